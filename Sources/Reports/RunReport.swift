@@ -1,0 +1,239 @@
+import Foundation
+import Metrics
+
+/// `report.json`: everything one run measured and decided. All fields except ``meta``,
+/// ``wallSeconds`` and ``peakMemoryBytes`` are a pure function of the profile and the seed.
+public struct RunReport: Codable, Sendable {
+  /// The version of this layout; bumped on any incompatible change.
+  public var schemaVersion = 1
+  /// `false` when the run was interrupted and this report holds only what it had.
+  public var complete: Bool
+  /// The tool that wrote it.
+  public var tool: Tool
+  /// The profile that ran.
+  public var profile: ProfileInfo
+  /// The root seed.
+  public var seed: UInt64
+  /// The root seed as `0x…`.
+  public var seedHex: String
+  /// One command that reproduces this run exactly.
+  public var repro: String
+  /// The rolling hash of every executed event, 16 hex digits.
+  public var traceHash: String
+  /// Events executed.
+  public var events: Int64
+  /// Simulated time covered, in seconds.
+  public var simulatedSeconds: Double
+  /// Why the event loop stopped: `endTime`, `eventBudget` or `quiescent`.
+  public var stopReason: String
+  /// Wall time of the event loop, in seconds (a measurement, not a result).
+  public var wallSeconds: Double
+  /// Peak heap bytes during the run, from jemalloc (a measurement, not a result).
+  public var peakMemoryBytes: UInt64
+  /// Who was simulated.
+  public var population: Population
+  /// `pass` or `fail`.
+  public var verdict: String
+  /// Latency summaries by metric name.
+  public var latencies: [String: LatencySummary]
+  /// Exact counters by name.
+  public var counters: [String: UInt64]
+  /// Invariants checked, with their violations.
+  public var invariants: [InvariantResult]
+  /// Fault kinds configured, with how often each fired.
+  public var faults: [FaultCount]
+  /// Pass/fail thresholds and their values.
+  public var thresholds: [ThresholdResult]
+  /// When and where the run happened; differs between two runs of the same seed.
+  public var meta: Meta
+
+  /// Creates a report.
+  public init(
+    complete: Bool, tool: Tool, profile: ProfileInfo, seed: UInt64, seedHex: String, repro: String,
+    traceHash: String, events: Int64, simulatedSeconds: Double, stopReason: String, wallSeconds: Double,
+    peakMemoryBytes: UInt64, population: Population, verdict: String, latencies: [String: LatencySummary],
+    counters: [String: UInt64], invariants: [InvariantResult], faults: [FaultCount],
+    thresholds: [ThresholdResult], meta: Meta
+  ) {
+    self.complete = complete
+    self.tool = tool
+    self.profile = profile
+    self.seed = seed
+    self.seedHex = seedHex
+    self.repro = repro
+    self.traceHash = traceHash
+    self.events = events
+    self.simulatedSeconds = simulatedSeconds
+    self.stopReason = stopReason
+    self.wallSeconds = wallSeconds
+    self.peakMemoryBytes = peakMemoryBytes
+    self.population = population
+    self.verdict = verdict
+    self.latencies = latencies
+    self.counters = counters
+    self.invariants = invariants
+    self.faults = faults
+    self.thresholds = thresholds
+    self.meta = meta
+  }
+
+  /// The tool's identity.
+  public struct Tool: Codable, Sendable {
+    /// Its name, `stampede`.
+    public var name: String
+    /// Its version.
+    public var version: String
+    /// Creates the tool block.
+    public init(name: String, version: String) {
+      self.name = name
+      self.version = version
+    }
+  }
+
+  /// The profile's identity.
+  public struct ProfileInfo: Codable, Sendable {
+    /// The profile's `name`.
+    public var name: String
+    /// The path it was read from.
+    public var path: String
+    /// SHA-256 of the file's bytes.
+    public var sha256: String
+    /// Creates the profile block.
+    public init(name: String, path: String, sha256: String) {
+      self.name = name
+      self.path = path
+      self.sha256 = sha256
+    }
+  }
+
+  /// Simulated users by role.
+  public struct Population: Codable, Sendable {
+    /// Viewers.
+    public var audience: Int
+    /// Room owners.
+    public var hosts: Int
+    /// Room admins.
+    public var admins: Int
+    /// Callers.
+    public var callers: Int
+    /// Everyone.
+    public var total: Int
+    /// Creates the population block.
+    public init(audience: Int, hosts: Int, admins: Int, callers: Int) {
+      self.audience = audience
+      self.hosts = hosts
+      self.admins = admins
+      self.callers = callers
+      total = audience + hosts + admins + callers
+    }
+  }
+
+  /// One invariant's result.
+  public struct InvariantResult: Codable, Sendable {
+    /// Stable ID, e.g. `seat.single-occupancy`.
+    public var id: String
+    /// `safety` or `liveness`.
+    public var kind: String
+    /// How many times it was violated.
+    public var violations: Int
+  }
+
+  /// One fault kind's injection count.
+  public struct FaultCount: Codable, Sendable {
+    /// Stable fault kind, e.g. `push.drop`.
+    public var kind: String
+    /// Times injected.
+    public var injected: Int
+  }
+
+  /// One threshold's evaluation.
+  public struct ThresholdResult: Codable, Sendable {
+    /// The expression as written.
+    public var expression: String
+    /// The measured value.
+    public var value: Double?
+    /// Whether it held.
+    public var passed: Bool
+  }
+
+  /// Facts about the machine and the moment; never used to decide anything.
+  public struct Meta: Codable, Sendable {
+    /// ISO-8601 wall-clock start.
+    public var startedAt: String
+    /// Simulated seconds per wall second.
+    public var speedup: Double
+    /// Events executed per wall second.
+    public var eventsPerSecond: Double
+    /// Peak heap bytes per simulated user.
+    public var bytesPerUser: Double
+    /// jemalloc version, or `unavailable`.
+    public var allocator: String
+    /// Creates the meta block.
+    public init(startedAt: String, speedup: Double, eventsPerSecond: Double, bytesPerUser: Double, allocator: String) {
+      self.startedAt = startedAt
+      self.speedup = speedup
+      self.eventsPerSecond = eventsPerSecond
+      self.bytesPerUser = bytesPerUser
+      self.allocator = allocator
+    }
+  }
+
+  /// Encodes the report as pretty-printed JSON with sorted keys.
+  public func jsonData() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    var data = try encoder.encode(self)
+    data.append(0x0A)
+    return data
+  }
+}
+
+/// A latency metric summarised for reports, with its buckets for later re-aggregation.
+public struct LatencySummary: Codable, Sendable, Equatable {
+  /// Number of samples.
+  public var count: UInt64
+  /// Mean, in milliseconds.
+  public var meanMs: Double?
+  /// Quantiles, in milliseconds (bucket midpoints, ≤ 0.8% off).
+  public var p50Ms: Double?
+  /// 90th percentile.
+  public var p90Ms: Double?
+  /// 99th percentile.
+  public var p99Ms: Double?
+  /// 99.9th percentile.
+  public var p999Ms: Double?
+  /// Exact minimum.
+  public var minMs: Double?
+  /// Exact maximum.
+  public var maxMs: Double?
+  /// Exact sum of all samples, in nanoseconds.
+  public var sumNs: UInt64
+  /// Non-empty buckets as `[index, count]`; see ``Histogram/scheme``.
+  public var buckets: [[UInt64]]
+
+  /// Summarises `h`.
+  public init(_ h: Histogram) {
+    func ms(_ v: UInt64?) -> Double? { v.map { (Double($0) / 1e6 * 1000).rounded() / 1000 } }
+    count = h.count
+    meanMs = h.mean.map { ($0 / 1e6 * 1000).rounded() / 1000 }
+    p50Ms = ms(h.quantile(0.5))
+    p90Ms = ms(h.quantile(0.9))
+    p99Ms = ms(h.quantile(0.99))
+    p999Ms = ms(h.quantile(0.999))
+    minMs = h.count == 0 ? nil : ms(h.min)
+    maxMs = h.count == 0 ? nil : ms(h.max)
+    sumNs = h.sum
+    buckets = h.nonEmptyBuckets.map { [UInt64($0.index), $0.count] }
+  }
+
+  /// The histogram these buckets describe.
+  public var histogram: Histogram? {
+    let pairs = buckets.compactMap { b -> (index: Int, count: UInt64)? in
+      b.count == 2 ? (Int(b[0]), b[1]) : nil
+    }
+    guard pairs.count == buckets.count else { return nil }
+    return Histogram(
+      buckets: pairs, sum: sumNs, min: UInt64(((minMs ?? 0) * 1e6).rounded()),
+      max: UInt64(((maxMs ?? 0) * 1e6).rounded()))
+  }
+}

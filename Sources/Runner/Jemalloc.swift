@@ -1,0 +1,87 @@
+import CJemalloc
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// jemalloc, the process allocator: confirmation that it is really serving `malloc`, and the
+/// statistics behind every memory figure Stampede reports.
+public enum Jemalloc {
+  /// jemalloc's version string, or `nil` if `mallctl` does not answer.
+  public static var version: String? {
+    var pointer: UnsafePointer<CChar>? = nil
+    var size = MemoryLayout<UnsafePointer<CChar>?>.size
+    guard mallctl("version", &pointer, &size, nil, 0) == 0, let pointer else { return nil }
+    return String(cString: pointer)
+  }
+
+  /// Whether jemalloc serves this process's allocations: 1 MiB allocated through the Swift runtime
+  /// (which calls `malloc`) must show up in jemalloc's per-thread allocation counter.
+  public static var isProcessAllocator: Bool {
+    guard let before = threadAllocated else { return false }
+    let block = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    block.storeBytes(of: 1, as: UInt8.self)
+    let after = threadAllocated
+    block.deallocate()
+    guard let after else { return false }
+    return after &- before >= 1 << 20
+  }
+
+  /// Bytes allocated by the calling thread since it started.
+  public static var threadAllocated: UInt64? { readUInt64("thread.allocated") }
+
+  /// Bytes currently allocated by the application, process-wide (refreshed first).
+  public static var allocated: UInt64? {
+    refresh()
+    return readSize("stats.allocated")
+  }
+
+  /// Bytes in physically resident pages mapped by the allocator (refreshed first).
+  public static var resident: UInt64? {
+    refresh()
+    return readSize("stats.resident")
+  }
+
+  /// Starts a new peak measurement for the calling thread.
+  public static func resetThreadPeak() { _ = mallctl("thread.peak.reset", nil, nil, nil, 0) }
+
+  /// The largest net allocation of the calling thread since ``resetThreadPeak()``.
+  public static var threadPeak: UInt64? { readUInt64("thread.peak.read") }
+
+  static func refresh() {
+    var current: UInt64 = 0
+    var next: UInt64 = 1
+    var size = MemoryLayout<UInt64>.size
+    _ = mallctl("epoch", &current, &size, &next, MemoryLayout<UInt64>.size)
+  }
+
+  static func readUInt64(_ name: String) -> UInt64? {
+    var value: UInt64 = 0
+    var size = MemoryLayout<UInt64>.size
+    return mallctl(name, &value, &size, nil, 0) == 0 ? value : nil
+  }
+
+  static func readSize(_ name: String) -> UInt64? {
+    var value: Int = 0
+    var size = MemoryLayout<Int>.size
+    return mallctl(name, &value, &size, nil, 0) == 0 ? UInt64(value) : nil
+  }
+}
+
+/// Peak heap use of one single-threaded run, from jemalloc: the process's allocation when the
+/// measurement started plus the thread's peak net allocation since.
+public struct PeakMemory: Sendable {
+  let baseline: UInt64
+
+  /// Starts measuring on the calling thread.
+  public init() {
+    baseline = Jemalloc.allocated ?? 0
+    Jemalloc.resetThreadPeak()
+  }
+
+  /// Bytes at the peak so far.
+  public var peakBytes: UInt64 { baseline &+ (Jemalloc.threadPeak ?? 0) }
+
+  /// Bytes the run itself added at its peak.
+  public var runPeakBytes: UInt64 { Jemalloc.threadPeak ?? 0 }
+}

@@ -1,0 +1,155 @@
+import Dispatch
+import Foundation
+import LiveStack
+import Metrics
+import Reports
+import Scenario
+import SimKernel
+
+/// A snapshot handed to progress reporters between slices of a run. Reading it never changes the
+/// run.
+public struct RunProgress: Sendable {
+  /// Simulated time reached.
+  public var simulated: SimInstant
+  /// Simulated time the run will end at.
+  public var end: SimInstant
+  /// Events executed so far.
+  public var events: Int64
+  /// Wall seconds since the loop started.
+  public var wallSeconds: Double
+  /// Invariant violations so far.
+  public var violations: Int
+}
+
+/// One run of a profile with one seed: builds the world, runs the kernel in slices, and
+/// assembles the report.
+public struct SimulationRun {
+  /// The validated profile.
+  public let profile: Profile
+  /// The profile file's path, as given (used in the repro line).
+  public let profilePath: String
+  /// SHA-256 of the profile file's bytes.
+  public let profileSHA256: String
+  /// The root seed.
+  public let seed: UInt64
+  /// Simulated time to run (the profile's, unless overridden).
+  public let duration: SimDuration
+  /// Whether the duration was overridden on the command line (it then appears in the repro line).
+  public let durationOverridden: Bool
+
+  /// Events per slice between progress callbacks and interruption checks.
+  public static let sliceEvents: Int64 = 1 << 18
+
+  /// Prepares a run.
+  public init(profile: Profile, profilePath: String, profileData: Data, seed: UInt64, duration: SimDuration? = nil) {
+    self.profile = profile
+    self.profilePath = profilePath
+    profileSHA256 = SHA256.hex(profileData)
+    self.seed = seed
+    self.duration = duration ?? profile.duration
+    durationOverridden = duration != nil && duration != profile.duration
+  }
+
+  /// The command that reproduces this run.
+  public var repro: String {
+    var parts = ["stampede", "run", ShellQuote.quote(profilePath), "--seed", SeedFormat.format(seed)]
+    if durationOverridden { parts += ["--duration", duration.description] }
+    return parts.joined(separator: " ")
+  }
+
+  /// The simulation's final state, before it is turned into a report.
+  public struct Result {
+    /// The world at the end.
+    public var world: LiveWorld
+    /// Events executed.
+    public var events: Int64
+    /// The trace hash.
+    public var traceHash: TraceHash
+    /// Simulated time reached.
+    public var simulated: SimInstant
+    /// Why the loop stopped.
+    public var stopReason: StopReason
+    /// Whether the run stopped early because it was asked to.
+    public var interrupted: Bool
+    /// Wall seconds of the event loop.
+    public var wallSeconds: Double
+    /// Peak heap bytes, from jemalloc.
+    public var peakMemoryBytes: UInt64
+  }
+
+  /// Runs the simulation. `progress` is called between slices; `shouldStop` is polled there too,
+  /// and a `true` ends the run early (the result is then marked interrupted).
+  public func execute(progress: ((RunProgress) -> Void)? = nil, shouldStop: () -> Bool = { false }) -> Result {
+    let memory = PeakMemory()
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+    var sim = Simulation(expectedPending: max(1024, profile.totalUsers * 2))
+    world.start(&sim.scheduler)
+    let end = SimInstant.zero + duration
+    let started = DispatchTime.now().uptimeNanoseconds
+    func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
+    var reason = StopReason.eventBudget
+    var interrupted = false
+    while true {
+      let budget = min(SimulationRun.sliceEvents, profile.maxEvents - sim.executedCount)
+      if budget <= 0 {
+        reason = .eventBudget
+        break
+      }
+      reason = sim.run(&world, until: end, maxEvents: budget)
+      progress?(
+        RunProgress(simulated: sim.now, end: end, events: sim.executedCount, wallSeconds: elapsed(), violations: 0))
+      if reason != .eventBudget { break }
+      if shouldStop() {
+        interrupted = true
+        break
+      }
+    }
+    return Result(
+      world: world, events: sim.executedCount, traceHash: sim.traceHash, simulated: sim.now, stopReason: reason,
+      interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes)
+  }
+
+  /// Builds `report.json`'s content from a result.
+  public func report(_ result: Result, startedAt: Date) -> RunReport {
+    let metrics = result.world.metrics
+    var latencies: [String: LatencySummary] = [:]
+    for (i, name) in LiveMetrics.latencyNames.enumerated() { latencies[name] = LatencySummary(metrics.latencies[i]) }
+    var counters: [String: UInt64] = [:]
+    for (name, value) in metrics.counters.sorted { counters[name] = value }
+    let p = profile.population
+    let population = RunReport.Population(
+      audience: p.rooms * p.audiencePerRoom, hosts: p.rooms, admins: p.rooms * p.adminsPerRoom, callers: 0)
+    let simulatedSeconds = Double(result.simulated.nanoseconds) / 1e9
+    let wall = max(result.wallSeconds, 1e-9)
+    let speedup: Double = (simulatedSeconds / wall * 10).rounded() / 10
+    let eventsPerSecond: Double = (Double(result.events) / wall).rounded()
+    let bytesPerUser: Double = (Double(result.peakMemoryBytes) / Double(max(1, population.total))).rounded()
+    let allocator: String = Jemalloc.version.map { "jemalloc " + $0 } ?? "unavailable"
+    let meta = RunReport.Meta(
+      startedAt: ISO8601DateFormatter().string(from: startedAt), speedup: speedup,
+      eventsPerSecond: eventsPerSecond, bytesPerUser: bytesPerUser, allocator: allocator)
+    let wallRounded: Double = (result.wallSeconds * 1000).rounded() / 1000
+    return RunReport(
+      complete: !result.interrupted,
+      tool: RunReport.Tool(name: "stampede", version: StampedeVersion.current),
+      profile: RunReport.ProfileInfo(name: profile.name, path: profilePath, sha256: profileSHA256),
+      seed: seed, seedHex: SeedFormat.format(seed), repro: repro,
+      traceHash: result.traceHash.description, events: result.events,
+      simulatedSeconds: simulatedSeconds, stopReason: result.stopReason.rawValue,
+      wallSeconds: wallRounded, peakMemoryBytes: result.peakMemoryBytes,
+      population: population, verdict: "pass", latencies: latencies, counters: counters,
+      invariants: [], faults: [], thresholds: [], meta: meta)
+  }
+}
+
+/// Quotes a word for a POSIX shell only when it needs it.
+public enum ShellQuote {
+  /// `word` as the shell would need it typed.
+  public static func quote(_ word: String) -> String {
+    let safe = word.unicodeScalars.allSatisfy {
+      CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0)
+    }
+    if safe && !word.isEmpty { return word }
+    return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+}
