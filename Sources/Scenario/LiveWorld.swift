@@ -56,11 +56,13 @@ public struct LiveWorld: World {
       switch profile.arrival {
       case .closed:
         for v in 0..<p.audiencePerRoom {
-          scheduler.schedule(after: .zero, Event(kind: LiveEvent.viewerArrive.rawValue, a: UInt32(base + staffPerRoom + v)))
+          scheduler.schedule(
+            after: .zero, Event(kind: LiveEvent.viewerArrive.rawValue, a: UInt32(base + staffPerRoom + v)))
         }
       case .poisson:
         // A chain per room: each arrival schedules the next, so the queue holds one per room.
-        scheduler.schedule(after: nextArrivalGap(), Event(kind: LiveEvent.viewerArrive.rawValue, a: UInt32(base + staffPerRoom)))
+        scheduler.schedule(
+          after: nextArrivalGap(), Event(kind: LiveEvent.viewerArrive.rawValue, a: UInt32(base + staffPerRoom)))
       }
     }
   }

@@ -130,7 +130,9 @@ extension Profile {
     let nameNode = try o.required("name")
     let name = try nameNode.string()
     guard !name.isEmpty, name.count <= 64,
-      name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
+      name.unicodeScalars.allSatisfy({
+        $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+      })
     else {
       throw nameNode.error("expected 1 to 64 letters, digits, '-' or '_', got \(nameNode.value.shortDescription)")
     }
@@ -139,7 +141,8 @@ extension Profile {
     let seed = try o.get("seed", default: 1) { n throws(ProfileError) in try n.seed() }
     var maxEvents: Int64 = 2_000_000_000
     if var limits = try o.optional("limits")?.object() {
-      maxEvents = Int64(try limits.get("maxEvents", default: Int(maxEvents)) { n throws(ProfileError) in try n.int(1...Int64.max) })
+      maxEvents = Int64(
+        try limits.get("maxEvents", default: Int(maxEvents)) { n throws(ProfileError) in try n.int(1...Int64.max) })
       try limits.finish()
     }
     let population = try readPopulation(o.required("population"))
@@ -163,7 +166,7 @@ extension Profile {
   static func readPopulation(_ node: ProfileNode) throws(ProfileError) -> Population {
     var o = try node.object()
     let rooms = try o.required("rooms").int(1...1_000_000)
-    let audience = try o.required("audiencePerRoom").int(0...100_000_000)
+    let audience = try o.required("audiencePerRoom").int()
     let admins = try o.get("adminsPerRoom", default: 0) { n throws(ProfileError) in try n.int(0...100) }
     try o.finish()
     return Population(rooms: rooms, audiencePerRoom: audience, adminsPerRoom: admins)

@@ -215,7 +215,9 @@ extension Distribution {
       var points: [EmpiricalPoint] = []
       for arg in args {
         let pieces = arg.split(separator: "@")
-        guard pieces.count == 2 else { throw DistributionParseError("empirical point \"\(arg)\" is not value@probability") }
+        guard pieces.count == 2 else {
+          throw DistributionParseError("empirical point \"\(arg)\" is not value@probability")
+        }
         let v = try parseValue(String(pieces[0]), quantity: quantity, role: "value")
         let p = try parseValue(String(pieces[1]), quantity: .number, role: "probability")
         points.append(EmpiricalPoint(probability: p, value: v))
@@ -223,7 +225,8 @@ extension Distribution {
       return try validated(.empirical(points))
     default:
       throw DistributionParseError(
-        "unknown distribution \"\(name)\"; expected constant, uniform, exponential, normal, lognormal, pareto or empirical")
+        "unknown distribution \"\(name)\"; expected constant, uniform, exponential, normal, lognormal, pareto or empirical"
+      )
     }
   }
 
@@ -233,7 +236,9 @@ extension Distribution {
   }
 
   /// Parses one parameter: a duration with a unit for `.duration`, a plain number for `.number`.
-  public static func parseValue(_ text: String, quantity: Quantity, role: String) throws(DistributionParseError) -> Double {
+  public static func parseValue(_ text: String, quantity: Quantity, role: String) throws(DistributionParseError)
+    -> Double
+  {
     switch quantity {
     case .duration:
       guard let d = DurationFormat.parse(text.trimmingSpaces) else {

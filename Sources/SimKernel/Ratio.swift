@@ -47,13 +47,15 @@ public struct Ratio: Hashable, Sendable, CustomStringConvertible {
       return Ratio(n, d)
     }
     if t.hasSuffix("%") {
-      guard let r = parseDecimal(String(t.dropLast())) else { return nil }
-      return Ratio(r.numerator, r.denominator * 100)
+      guard let (n, d) = parseDecimal(String(t.dropLast())) else { return nil }
+      return Ratio(n, d * 100)
     }
-    return parseDecimal(t)
+    guard let (n, d) = parseDecimal(t) else { return nil }
+    return Ratio(n, d)
   }
 
-  static func parseDecimal(_ text: String) -> Ratio? {
+  /// A non-negative decimal of at most 100 with at most 15 decimals, as an unreduced fraction.
+  static func parseDecimal(_ text: String) -> (UInt64, UInt64)? {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count <= 2, let wholeText = parts.first, !wholeText.isEmpty || parts.count == 2 else { return nil }
     let fraction = parts.count == 2 ? parts[1] : ""
@@ -64,7 +66,7 @@ public struct Ratio: Hashable, Sendable, CustomStringConvertible {
     for _ in 0..<fraction.count { denominator *= 10 }
     guard let whole = UInt64(wholeText.isEmpty ? "0" : String(wholeText)), whole <= 100 else { return nil }
     let fractionValue = fraction.isEmpty ? 0 : UInt64(fraction)!
-    return Ratio(whole * denominator + fractionValue, denominator)
+    return (whole * denominator + fractionValue, denominator)
   }
 
   /// `n/d` in lowest terms, e.g. `1/20`.

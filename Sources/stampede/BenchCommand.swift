@@ -27,7 +27,8 @@ enum BenchCommand {
     if !options.flags.contains("--no-reference") {
       guard let source = options.values["--reference"] ?? KernelBench.locateReferenceSource() else {
         throw UsageError(
-          "bench: cannot find Benchmarks/hold_reference.cpp; run from the repository, pass --reference FILE, or --no-reference")
+          "bench: cannot find Benchmarks/hold_reference.cpp; run from the repository, pass --reference FILE, or --no-reference"
+        )
       }
       reference = try KernelBench.buildReference(source: source)
     }

@@ -22,39 +22,39 @@ enum CLI {
 
   static let commandHelp: [String: String] = [
     "run": """
-      stampede run PROFILE [options]
+    stampede run PROFILE [options]
 
-      Runs one simulation and writes DIR/report.json atomically.
+    Runs one simulation and writes DIR/report.json atomically.
 
-      Options:
-        --seed N          root seed, decimal or 0x-hex (default: the profile's "seed", else 1)
-        --out DIR         report folder (default: reports/<profile-name>/seed-<N>)
-        --duration D      simulated time, e.g. 90s, 30m, 1h (default: the profile's "duration")
-        --progress MODE   auto (bar on a terminal, plain lines otherwise), bar, plain or none;
-                          progress goes to stderr and never changes the run (default: auto)
-      """,
+    Options:
+      --seed N          root seed, decimal or 0x-hex (default: the profile's "seed", else 1)
+      --out DIR         report folder (default: reports/<profile-name>/seed-<N>)
+      --duration D      simulated time, e.g. 90s, 30m, 1h (default: the profile's "duration")
+      --progress MODE   auto (bar on a terminal, plain lines otherwise), bar, plain or none;
+                        progress goes to stderr and never changes the run (default: auto)
+    """,
     "validate": """
-      stampede validate PROFILE...
+    stampede validate PROFILE...
 
-      Checks profiles without running them. Each error names the file, the key path and what was
-      expected; the exit code is 2 if any profile is invalid, 0 otherwise.
-      """,
+    Checks profiles without running them. Each error names the file, the key path and what was
+    expected; the exit code is 2 if any profile is invalid, 0 otherwise.
+    """,
     "bench": """
-      stampede bench [kernel] [options]
+    stampede bench [kernel] [options]
 
-      kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
-              successor at now + an exponential increment. The identical loop is compiled from
-              Benchmarks/hold_reference.cpp with g++ -O2 over std::priority_queue and run in the same
-              invocation; equal trace hashes prove the two loops did the same work.
+    kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
+            successor at now + an exponential increment. The identical loop is compiled from
+            Benchmarks/hold_reference.cpp with g++ -O2 over std::priority_queue and run in the same
+            invocation; equal trace hashes prove the two loops did the same work.
 
-      Options:
-        --pending LIST    pending-event counts (default: 1000,100000,1000000)
-        --holds M         holds per measurement (default: 10000000)
-        --repeat R        alternate our kernel and the reference R times, keep each one's best (default: 3)
-        --json            print {"kernel": [{pending, holds, opsPerSecond, referenceOpsPerSecond, ratio}]}
-        --no-reference    measure our kernel only (when no C++ compiler is available)
-        --reference FILE  the reference source (default: found from the working folder)
-      """,
+    Options:
+      --pending LIST    pending-event counts (default: 1000,100000,1000000)
+      --holds M         holds per measurement (default: 10000000)
+      --repeat R        alternate our kernel and the reference R times, keep each one's best (default: 3)
+      --json            print {"kernel": [{pending, holds, opsPerSecond, referenceOpsPerSecond, ratio}]}
+      --no-reference    measure our kernel only (when no C++ compiler is available)
+      --reference FILE  the reference source (default: found from the working folder)
+    """,
   ]
 
   static func dispatch(_ args: [String]) throws -> ExitCode {

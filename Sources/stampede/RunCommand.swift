@@ -43,11 +43,14 @@ enum RunCommand {
     let mode = try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto")
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
     guard Jemalloc.isProcessAllocator else {
-      printError("stampede: jemalloc is not the process allocator; memory figures would be wrong. Rebuild with libjemalloc-dev installed.")
+      printError(
+        "stampede: jemalloc is not the process allocator; memory figures would be wrong. Rebuild with libjemalloc-dev installed."
+      )
       return .usage
     }
 
-    let run = SimulationRun(profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration)
+    let run = SimulationRun(
+      profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration)
     signal(SIGINT) { _ in interruptRequested = 1 }
     signal(SIGTERM) { _ in interruptRequested = 1 }
     let printer = ProgressPrinter(mode: mode)

@@ -1,0 +1,34 @@
+# Stampede: the two set-up commands are `make run` and `make test`.
+PROFILE ?= profiles/smoke.json5
+SEED ?= 1
+SWIFT ?= swift
+
+.PHONY: run test build bench lint format deps clean
+
+deps:
+	@scripts/bootstrap
+
+build: deps
+	$(SWIFT) build -c release --product stampede
+
+## Runs the default profile and writes reports/<profile>/seed-<N>/report.json.
+run: build
+	.build/release/stampede run $(PROFILE) --seed $(SEED)
+
+## Runs the test suite.
+test: deps
+	$(SWIFT) test
+
+## Kernel benchmark against the C++ reference (numbers quoted in the README).
+bench: build
+	.build/release/stampede bench kernel
+
+## Fails if any Swift file is not formatted per .swift-format.
+lint:
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive --configuration .swift-format Package.swift Sources Tests
+
+clean:
+	rm -rf .build

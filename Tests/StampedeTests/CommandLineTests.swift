@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+
+@testable import Runner
+@testable import Scenario
+
+/// Runs the built `stampede` binary in a separate process.
+enum Tool {
+  static var binary: URL {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = dir.appendingPathComponent("stampede")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      dir = dir.deletingLastPathComponent()
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug/stampede")
+  }
+
+  static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+  }
+
+  static func temporaryFolder() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-test-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  static func report(at folder: URL) throws -> [String: Any] {
+    let data = try Data(contentsOf: folder.appendingPathComponent("report.json"))
+    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+  }
+}
+
+@Suite(.serialized) struct CommandLineTests {
+  @Test func theSameSeedInTwoProcessesGivesTheSameTraceAndDifferentSeedsDiffer() throws {
+    let folder = Tool.temporaryFolder()
+    var hashes: [String] = []
+    for (i, seed) in ["7", "7", "8"].enumerated() {
+      let out = folder.appendingPathComponent("r\(i)")
+      let r = try Tool.run(["run", "profiles/smoke.json5", "--seed", seed, "--out", out.path, "--progress", "none"])
+      #expect(r.status == 0, "\(r.stderr)")
+      let report = try Tool.report(at: out)
+      hashes.append(report["traceHash"] as! String)
+      #expect((report["events"] as! Int) > 1_000)
+      #expect(
+        r.stdout.contains("repro: stampede run profiles/smoke.json5 --seed 0x\(String(UInt64(seed)!, radix: 16))"))
+    }
+    #expect(hashes[0] == hashes[1])
+    #expect(hashes[0] != hashes[2])
+    #expect(hashes[0].count == 16)
+  }
+
+  @Test func reportsOfTheSameSeedDifferOnlyInMeasurements() throws {
+    let folder = Tool.temporaryFolder()
+    var reports: [[String: Any]] = []
+    var canonical: [Data] = []
+    for i in 0..<2 {
+      let out = folder.appendingPathComponent("r\(i)")
+      let r = try Tool.run(["run", "profiles/smoke.json5", "--seed", "3", "--out", out.path, "--progress", "none"])
+      #expect(r.status == 0)
+      var report = try Tool.report(at: out)
+      for key in ["meta", "wallSeconds", "peakMemoryBytes"] { report.removeValue(forKey: key) }
+      reports.append(report)
+      canonical.append(try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]))
+    }
+    #expect(canonical[0] == canonical[1])
+    let contract = [
+      "schemaVersion", "tool", "profile", "seed", "repro", "traceHash", "events", "simulatedSeconds", "population",
+      "verdict", "latencies", "counters", "invariants", "faults", "thresholds", "complete",
+    ]
+    for key in contract { #expect(reports[0][key] != nil, "report.json lacks \(key)") }
+    let latencies = reports[0]["latencies"] as! [String: Any]
+    let apply = latencies["seat.apply_to_response"] as! [String: Any]
+    #expect((apply["count"] as! Int) > 0)
+    for key in ["p50Ms", "p90Ms", "p99Ms", "p999Ms", "maxMs", "buckets"] { #expect(apply[key] != nil) }
+    let counters = reports[0]["counters"] as! [String: Int]
+    #expect(counters["seat.applications"]! > 0)
+    #expect(counters["seat.rejected.seat_limit"] != nil && counters["seat.rejected.all_taken"] != nil)
+  }
+
+  @Test func aBadProfileExitsTwoNamingFileKeyAndReason() throws {
+    let folder = Tool.temporaryFolder()
+    let path = folder.appendingPathComponent("x.json5").path
+    try minimalProfile.replacingOccurrences(of: "audiencePerRoom: 10", with: "audiencePerRoom: \"ten\"")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    for command in [["validate", path], ["run", path]] {
+      let r = try Tool.run(command)
+      #expect(r.status == 2)
+      #expect(
+        r.stderr.contains("\(path): population.audiencePerRoom: expected a whole number ≥ 0, got \"ten\""),
+        "\(r.stderr)")
+    }
+    let missing = try Tool.run(["validate", folder.appendingPathComponent("none.json5").path])
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("cannot read the file"))
+  }
+
+  @Test func usageErrorsExitTwo() throws {
+    for args in [
+      ["frobnicate"], ["run"], ["run", "profiles/smoke.json5", "--seed", "x"],
+      ["run", "profiles/smoke.json5", "--bogus"],
+      ["run", "profiles/smoke.json5", "--progress", "loud"], ["run", "profiles/smoke.json5", "--duration", "soon"],
+      ["bench", "nothing"],
+    ] {
+      let r = try Tool.run(args)
+      #expect(r.status == 2, "\(args)")
+      #expect(r.stderr.hasPrefix("stampede: "), "\(args): \(r.stderr)")
+    }
+    let help = try Tool.run(["help", "run"])
+    #expect(help.status == 0 && help.stdout.contains("--seed N"))
+    let version = try Tool.run(["version"])
+    #expect(version.stdout.hasPrefix("stampede \(StampedeVersion.current)"))
+  }
+
+  @Test func aShorterDurationAppearsInTheReproLine() throws {
+    let out = Tool.temporaryFolder()
+    let r = try Tool.run(["run", "profiles/smoke.json5", "--duration", "90s", "--out", out.path, "--progress", "none"])
+    #expect(r.status == 0)
+    let report = try Tool.report(at: out)
+    #expect(report["repro"] as? String == "stampede run profiles/smoke.json5 --seed 0x1 --duration 1.5m")
+    #expect(report["simulatedSeconds"] as? Double == 90)
+  }
+
+  @Test func theKernelBenchmarkMatchesTheReferenceLoop() throws {
+    let r = try Tool.run(["bench", "kernel", "--pending", "1000", "--holds", "20000", "--repeat", "1", "--json"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+    let rows = json["kernel"] as! [[String: Any]]
+    #expect(rows.count == 1)
+    #expect(rows[0]["pending"] as? Int == 1000)
+    #expect((rows[0]["opsPerSecond"] as! Double) > 0)
+    #expect((rows[0]["referenceOpsPerSecond"] as! Double) > 0)
+    #expect((rows[0]["ratio"] as! Double) > 0)
+  }
+}
+
+@Suite struct InProcessRunTests {
+  @Test func jemallocIsTheAllocatorAndReportsAPeak() {
+    #expect(Jemalloc.version != nil)
+    #expect(Jemalloc.isProcessAllocator)
+    let m = PeakMemory()
+    let block = [UInt8](repeating: 1, count: 4 << 20)
+    #expect(m.runPeakBytes >= 4 << 20)
+    #expect(block.count == 4 << 20)
+  }
+
+  @Test func runningTwiceInOneProcessGivesTheSameHash() throws {
+    let (profile, data) = try Profile.load(path: repositoryRoot.appendingPathComponent("profiles/smoke.json5").path)
+    let a = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: 5, duration: .minutes(3))
+      .execute()
+    let b = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: 5, duration: .minutes(3))
+      .execute()
+    #expect(a.traceHash == b.traceHash)
+    #expect(a.events == b.events)
+    #expect(a.stopReason == .endTime)
+  }
+
+  @Test func anInterruptedRunIsMarkedIncomplete() throws {
+    let (profile, data) = try Profile.load(path: repositoryRoot.appendingPathComponent("profiles/smoke.json5").path)
+    let run = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: 5)
+    var calls = 0
+    let original = SimulationRun.sliceEvents
+    #expect(original > 0)
+    let result = run.execute(shouldStop: {
+      calls += 1
+      return true
+    })
+    // The smoke run fits in one slice, so it can only be interrupted if it is larger than a slice.
+    if result.events >= SimulationRun.sliceEvents {
+      #expect(result.interrupted)
+      #expect(!run.report(result, startedAt: Date()).complete)
+    } else {
+      #expect(!result.interrupted)
+      #expect(calls == 0)
+    }
+  }
+
+  @Test func sha256MatchesTheStandardVectors() {
+    #expect(SHA256.hex(Array("".utf8)) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+    #expect(SHA256.hex(long) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+  }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import SimKernel
+
+@Suite struct DistributionTests {
+  static let golden: [(Distribution, [Int64])] = [
+    (.constant(5e9), [5_000_000_000, 5_000_000_000, 5_000_000_000, 5_000_000_000]),
+    (.uniform(low: 1e9, high: 5e9), [3_802_305_929, 2_115_004_918, 4_358_509_848, 4_924_390_900]),
+    (.exponential(mean: 2e9), [711_703_474, 2_554_871_091, 349_593_967, 38_166_413]),
+    (.normal(mean: 100e6, sd: 20e6), [119_287_237, 93_921_398, 106_095_887, 65_979_619]),
+    (.lognormal(median: 40e6, sigma: 0.6), [71_342_810, 33_332_116, 48_026_650, 14_414_981]),
+    (.pareto(scale: 100e6, shape: 1.5), [126_773_836, 234_344_882, 112_359_270, 101_280_341]),
+    (
+      .empirical([
+        .init(probability: 0.5, value: 10e6), .init(probability: 0.9, value: 40e6), .init(probability: 1, value: 200e6),
+      ]),
+      [25_043_236, 10_000_000, 35_472_060, 169_756_360]
+    ),
+  ]
+
+  @Test func firstSamplesOfEachDistributionArePinned() {
+    for (distribution, expected) in DistributionTests.golden {
+      var rng = Xoshiro256(seed: 7)
+      let got = (0..<4).map { _ in distribution.sampleDuration(&rng).nanoseconds }
+      #expect(got == expected, "\(distribution)")
+    }
+  }
+
+  @Test func sampleMeansApproachTheAnalyticMeans() {
+    for (distribution, _) in DistributionTests.golden {
+      guard case .pareto = distribution else {
+        var rng = Xoshiro256(seed: 99)
+        let n = 200_000
+        var sum = 0.0
+        for _ in 0..<n { sum += distribution.sample(&rng) }
+        let mean = sum / Double(n)
+        #expect(abs(mean - distribution.mean) / distribution.mean < 0.02, "\(distribution)")
+        continue
+      }
+    }
+  }
+
+  @Test func portableLogAndExpAgreeWithTheCorrectlyRoundedValues() {
+    #expect(PortableMath.log(2).bitPattern == 0x3FE6_2E42_FEFA_39EF)
+    // fdlibm's exp is within one ulp, not correctly rounded: e rounds to ...769, exp(1) gives ...76A.
+    #expect(PortableMath.exp(1).bitPattern == 0x4005_BF0A_8B14_576A)
+    var rng = Xoshiro256(seed: 4)
+    for _ in 0..<20_000 {
+      let x = rng.nextOpenUnit() * 1e6
+      let l = PortableMath.log(x)
+      #expect(abs(l - Foundation.log(x)) <= 2 * Foundation.log(x).ulp + 1e-300)
+      let y = (rng.nextUnit() - 0.5) * 80
+      #expect(abs(PortableMath.exp(y) - Foundation.exp(y)) <= 2 * Foundation.exp(y).ulp)
+    }
+    #expect(PortableMath.log(0) == -.infinity)
+    #expect(PortableMath.log(-1).isNaN)
+    #expect(PortableMath.exp(1000) == .infinity)
+    #expect(PortableMath.exp(-1000) == 0)
+  }
+
+  @Test(arguments: [
+    ("lognormal(40ms, 0.6)", Distribution.lognormal(median: 40e6, sigma: 0.6)),
+    ("exponential(2s)", .exponential(mean: 2e9)),
+    ("uniform(1s, 5s)", .uniform(low: 1e9, high: 5e9)),
+    ("normal(100ms, 20ms)", .normal(mean: 100e6, sd: 20e6)),
+    ("pareto(100ms, 1.5)", .pareto(scale: 100e6, shape: 1.5)),
+    ("constant(5s)", .constant(5e9)),
+    ("5s", .constant(5e9)),
+    (" LogNormal( 1m , 0.2 ) ", .lognormal(median: 60e9, sigma: 0.2)),
+    (
+      "empirical(10ms@0.5, 40ms@1)",
+      .empirical([.init(probability: 0.5, value: 10e6), .init(probability: 1, value: 40e6)])
+    ),
+  ])
+  func parsesEverySpelling(text: String, expected: Distribution) throws {
+    #expect(try Distribution.parse(text, quantity: .duration) == expected)
+  }
+
+  @Test(arguments: [
+    ("lognormal(40ms)", "lognormal takes 2 arguments"),
+    ("gamma(1s)", "unknown distribution \"gamma\""),
+    ("uniform(5s, 1s)", "lower bound must not exceed"),
+    ("exponential(0s)", "greater than zero"),
+    ("lognormal(40, 0.6)", "median: expected a duration"),
+    ("lognormal(40ms, x)", "sigma: expected a number"),
+    ("empirical(10ms@0.5)", "last probability must be 1"),
+    ("empirical(10ms@0.5, 5ms@1)", "non-decreasing"),
+    ("normal(1s, 1s", "missing ')'"),
+    ("ten", "expected a duration"),
+  ])
+  func reportsWhatWasExpected(text: String, fragment: String) {
+    do {
+      _ = try Distribution.parse(text, quantity: .duration)
+      Issue.record("\(text) was accepted")
+    } catch {
+      #expect(error.message.contains(fragment), "\(error.message)")
+    }
+  }
+}
+
+@Suite struct DurationTests {
+  @Test(arguments: [
+    ("250ms", Int64(250_000_000)), ("1.5s", 1_500_000_000), ("30m", 1_800_000_000_000), ("2h", 7_200_000_000_000),
+    ("1h30m", 5_400_000_000_000), ("0", 0), ("0s", 0), ("10us", 10_000), ("7ns", 7), ("0.001ms", 1_000),
+  ])
+  func parses(text: String, nanoseconds: Int64) {
+    #expect(DurationFormat.parse(text)?.nanoseconds == nanoseconds)
+  }
+
+  @Test(arguments: ["", "ms", "1.5", "5 s", "1.s", "-1s", "1.0000000001s", "9999999999h", "3d", "ten"])
+  func rejects(text: String) {
+    #expect(DurationFormat.parse(text) == nil)
+  }
+
+  @Test(arguments: [
+    (Int64(250_000_000), "250ms"), (1_500_000_000, "1.5s"), (1_800_000_000_000, "30m"), (0, "0s"),
+    (7_200_000_000_000, "2h"), (1_234, "1.234us"), (-2_000_000_000, "-2s"), (5_400_000_000_000, "1.5h"),
+  ])
+  func formats(nanoseconds: Int64, text: String) {
+    #expect(SimDuration(nanoseconds: nanoseconds).description == text)
+  }
+
+  @Test func formattingRoundTrips() {
+    var rng = Xoshiro256(seed: 2)
+    for _ in 0..<2_000 {
+      let d = SimDuration(nanoseconds: Int64(rng.next(below: 1 << 50)))
+      #expect(DurationFormat.parse(d.description) == d)
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import Testing
+
+@testable import SimKernel
+
+/// Records every event it sees, and optionally schedules follow-ups.
+struct RecordingWorld: World {
+  var seen: [(time: Int64, event: Event)] = []
+  var followUps: [UInt16: [(SimDuration, Event)]] = [:]
+
+  mutating func handle(_ event: Event, scheduler: inout Scheduler) {
+    seen.append((scheduler.now.nanoseconds, event))
+    for (delay, next) in followUps[event.kind] ?? [] { scheduler.schedule(after: delay, next) }
+  }
+}
+
+@Suite struct EventQueueTests {
+  @Test func eventsAtTheSameTimeRunInSchedulingOrder() {
+    var q = EventQueue()
+    for i in 0..<100 { q.push(time: 5, Event(kind: 1, a: UInt32(i))) }
+    q.push(time: 3, Event(kind: 2, a: 999))
+    #expect(q.popFirst()?.a == 999)
+    for i in 0..<100 { #expect(q.popFirst()?.a == UInt32(i)) }
+    #expect(q.popFirst() == nil)
+  }
+
+  @Test func popsInTimeThenSequenceOrderForRandomPushes() {
+    var rng = Xoshiro256(seed: 3)
+    var q = EventQueue()
+    var expected: [(Int64, UInt64)] = []
+    for i in 0..<5_000 {
+      let t = Int64(rng.next(below: 200))
+      q.push(time: t, Event(kind: 1, a: UInt32(i)))
+      expected.append((t, UInt64(i)))
+      if i % 7 == 0, let e = q.popFirst() {
+        let min = expected.min { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }!
+        #expect(e.time == min.0 && e.seq == min.1)
+        expected.removeAll { $0 == min }
+      }
+      #expect(q.count == expected.count)
+    }
+    #expect(q.isValidHeap())
+    expected.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+    for (t, seq) in expected {
+      let e = q.popFirst()!
+      #expect(e.time == t && e.seq == seq)
+    }
+  }
+
+  @Test func deferredTakeFollowedByPushEqualsPopThenPush() {
+    var a = EventQueue()
+    var b = EventQueue()
+    var rng = Xoshiro256(seed: 11)
+    for i in 0..<1_000 {
+      let t = Int64(rng.next(below: 10_000))
+      a.push(time: t, Event(kind: 1, a: UInt32(i)))
+      b.push(time: t, Event(kind: 1, a: UInt32(i)))
+    }
+    for step in 0..<3_000 {
+      let x = a.takeFirstDeferred()!
+      let y = b.popFirst()!
+      #expect(x.time == y.time && x.order == y.order && x.a == y.a)
+      // Sometimes no push at all, sometimes two: the vacant root must be handled either way.
+      let pushes = step % 5 == 0 ? 0 : (step % 5 == 1 ? 2 : 1)
+      for k in 0..<pushes {
+        let t = x.time + Int64(rng.next(below: 500))
+        a.push(time: t, Event(kind: 2, a: UInt32(step), b: UInt32(k)))
+        b.push(time: t, Event(kind: 2, a: UInt32(step), b: UInt32(k)))
+      }
+      #expect(a.count == b.count)
+    }
+    a.settle()
+    #expect(a.isValidHeap())
+  }
+
+  @Test func entriesAreTwentyFourBytes() {
+    #expect(MemoryLayout<QueueEntry>.stride == 24)
+  }
+}
+
+@Suite struct SimulationTests {
+  @Test func runStopsAtTheEndTimeAndLeavesLaterEventsQueued() {
+    var sim = Simulation()
+    var world = RecordingWorld()
+    sim.scheduler.schedule(at: SimInstant(nanoseconds: 10), Event(kind: 1))
+    sim.scheduler.schedule(at: SimInstant(nanoseconds: 30), Event(kind: 2))
+    let reason = sim.run(&world, until: SimInstant(nanoseconds: 20))
+    #expect(reason == .endTime)
+    #expect(world.seen.map(\.event.kind) == [1])
+    #expect(sim.now == SimInstant(nanoseconds: 20))
+    #expect(sim.scheduler.pendingCount == 1)
+    #expect(sim.run(&world, until: .distantFuture) == .quiescent)
+    #expect(world.seen.map(\.time) == [10, 30])
+  }
+
+  @Test func runStopsWhenTheEventBudgetIsSpent() {
+    var sim = Simulation()
+    var world = RecordingWorld()
+    world.followUps[1] = [(.milliseconds(1), Event(kind: 1))]
+    sim.scheduler.schedule(after: .zero, Event(kind: 1))
+    #expect(sim.run(&world, until: .distantFuture, maxEvents: 50) == .eventBudget)
+    #expect(sim.executedCount == 50)
+    #expect(sim.now == SimInstant(nanoseconds: 49_000_000))
+  }
+
+  @Test func slicedRunsGiveTheSameTraceAsOneRun() {
+    func build() -> (Simulation, RecordingWorld) {
+      var sim = Simulation()
+      var world = RecordingWorld()
+      // One chain (1 → 2 → 1 …) with a leaf event (3) per cycle: a steady, non-branching load.
+      world.followUps[1] = [(.microseconds(7), Event(kind: 2, a: 1)), (.microseconds(3), Event(kind: 3, a: 2))]
+      world.followUps[2] = [(.microseconds(5), Event(kind: 1, a: 3))]
+      sim.scheduler.schedule(after: .zero, Event(kind: 1))
+      return (sim, world)
+    }
+    var (one, w1) = build()
+    _ = one.run(&w1, until: SimInstant(nanoseconds: 5_000_000))
+    var (sliced, w2) = build()
+    while sliced.run(&w2, until: SimInstant(nanoseconds: 5_000_000), maxEvents: 37) == .eventBudget {}
+    #expect(one.executedCount > 1_000)
+    #expect(one.traceHash == sliced.traceHash)
+    #expect(one.executedCount == sliced.executedCount)
+  }
+
+  @Test func traceHashDependsOnTimeKindAndEntities() {
+    var base = TraceHash()
+    base.add(time: 1, kind: 2, a: 3, b: 4)
+    for (t, k, a, b) in [(2, 2, 3, 4), (1, 3, 3, 4), (1, 2, 4, 4), (1, 2, 3, 5)] as [(Int64, UInt16, UInt32, UInt32)] {
+      var h = TraceHash()
+      h.add(time: t, kind: k, a: a, b: b)
+      #expect(h != base)
+    }
+    #expect(base.description.count == 16)
+  }
+}
