@@ -51,15 +51,21 @@ public struct EventQueue: Sendable {
     }
     storage.append(entry)
     storage.withUnsafeMutableBufferPointer { heap in
-      var hole = heap.count &- 1
-      while hole > 0 {
-        let parent = (hole &- 1) >> 1
-        if !entry.runsBefore(heap[parent]) { break }
-        heap[hole] = heap[parent]
-        hole = parent
-      }
-      heap[hole] = entry
+      EventQueue.siftUp(entry, from: heap.count &- 1, in: heap)
     }
+  }
+
+  /// Moves the hole at `start` up until `entry` fits, then stores `entry` there.
+  @inlinable @inline(__always)
+  static func siftUp(_ entry: QueueEntry, from start: Int, in heap: UnsafeMutableBufferPointer<QueueEntry>) {
+    var hole = start
+    while hole > 0 {
+      let parent = (hole &- 1) >> 1
+      if !entry.runsBefore(heap[parent]) { break }
+      heap[hole] = heap[parent]
+      hole = parent
+    }
+    heap[hole] = entry
   }
 
   /// Removes and returns the earliest entry, or `nil` when the queue is empty.
@@ -113,13 +119,7 @@ public struct EventQueue: Sendable {
         hole = child
       }
       // Sift `entry` up from the leaf.
-      while hole > 0 {
-        let parent = (hole &- 1) >> 1
-        if !entry.runsBefore(heap[parent]) { break }
-        heap[hole] = heap[parent]
-        hole = parent
-      }
-      heap[hole] = entry
+      EventQueue.siftUp(entry, from: hole, in: heap)
     }
   }
 
