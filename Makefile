@@ -3,7 +3,7 @@ PROFILE ?= profiles/smoke.json5
 SEED ?= 1
 SWIFT ?= swift
 
-.PHONY: run test build bench lint format deps clean
+.PHONY: run test build bench instructions lint format deps clean
 
 deps:
 	@scripts/bootstrap
@@ -22,6 +22,10 @@ test: deps
 ## Kernel benchmark against the C++ reference (numbers quoted in the README).
 bench: build
 	.build/release/stampede bench kernel
+
+## Instructions executed in the event loop (exactly repeatable; needs valgrind).
+instructions: build
+	scripts/count-instructions
 
 ## Fails if any Swift file is not formatted per .swift-format.
 lint:
