@@ -30,22 +30,4 @@ public enum SeatError: Int32, Error, CaseIterable, Sendable, Codable {
   /// The user is not on a seat.
   case notOnSeat = 100_206
 
-  /// A short stable name used in counters and traces, e.g. `seat_limit`.
-  public var name: String {
-    switch self {
-    case .failed: return "failed"
-    case .invalidParameter: return "invalid_parameter"
-    case .refused: return "refused"
-    case .notInRoom: return "not_in_room"
-    case .alreadyProcessed: return "already_processed"
-    case .seatLimitExceeded: return "seat_limit"
-    case .seatIndexNotExist: return "seat_index_not_exist"
-    case .seatLocked: return "seat_locked"
-    case .seatOccupied: return "seat_occupied"
-    case .alreadyInQueue: return "already_in_queue"
-    case .alreadyOnSeat: return "already_on_seat"
-    case .allSeatsTaken: return "all_taken"
-    case .notOnSeat: return "not_on_seat"
-    }
-  }
 }

@@ -208,6 +208,10 @@ public struct LatencySummary: Codable, Sendable, Equatable {
   public var maxMs: Double?
   /// Exact sum of all samples, in nanoseconds.
   public var sumNs: UInt64
+  /// Exact minimum, in nanoseconds (0 when empty).
+  public var minNs: UInt64
+  /// Exact maximum, in nanoseconds.
+  public var maxNs: UInt64
   /// Non-empty buckets as `[index, count]`; see ``Histogram/scheme``.
   public var buckets: [[UInt64]]
 
@@ -223,6 +227,8 @@ public struct LatencySummary: Codable, Sendable, Equatable {
     minMs = h.count == 0 ? nil : ms(h.min)
     maxMs = h.count == 0 ? nil : ms(h.max)
     sumNs = h.sum
+    minNs = h.count == 0 ? 0 : h.min
+    maxNs = h.max
     buckets = h.nonEmptyBuckets.map { [UInt64($0.index), $0.count] }
   }
 
@@ -232,8 +238,6 @@ public struct LatencySummary: Codable, Sendable, Equatable {
       b.count == 2 ? (Int(b[0]), b[1]) : nil
     }
     guard pairs.count == buckets.count else { return nil }
-    return Histogram(
-      buckets: pairs, sum: sumNs, min: UInt64(((minMs ?? 0) * 1e6).rounded()),
-      max: UInt64(((maxMs ?? 0) * 1e6).rounded()))
+    return Histogram(buckets: pairs, sum: sumNs, min: minNs, max: maxNs)
   }
 }

@@ -43,7 +43,4 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case viewerLeave
   /// a = viewer: the server receives the leave.
   case serverLeave
-
-  /// A stable lower-case name for traces.
-  public var name: String { String(describing: self) }
 }

@@ -45,6 +45,13 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
 
   /// The shortest exact spelling in the largest whole unit: `250ms`, `1.5s`, `30m`, `2h`, `0s`.
   public var description: String { DurationFormat.format(nanoseconds) }
+
+  /// This duration rounded down to a multiple of `unit` (for display: `22m20.57s` would print
+  /// exactly as `1340570.243654ms`; rounded to 100 ms it prints `1340.5s`).
+  public func rounded(to unit: SimDuration) -> SimDuration {
+    precondition(unit.nanoseconds > 0, "the unit must be positive")
+    return SimDuration(nanoseconds: nanoseconds / unit.nanoseconds * unit.nanoseconds)
+  }
 }
 
 /// A point in simulated time: nanoseconds since the start of the run.

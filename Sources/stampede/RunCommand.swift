@@ -131,7 +131,7 @@ final class ProgressPrinter {
     let eta = fraction > 0 ? p.wallSeconds * (1 - fraction) / fraction : 0
     let text = String(
       format: "%@ / %@  %3.0f%%  %.2fM events/s  %.0fx real time  ETA %.0fs  violations %d",
-      SimDuration(nanoseconds: p.simulated.nanoseconds).description as NSString,
+      SimDuration(nanoseconds: p.simulated.nanoseconds).rounded(to: .milliseconds(100)).description as NSString,
       SimDuration(nanoseconds: p.end.nanoseconds).description as NSString, fraction * 100, rate / 1e6, speed, eta,
       p.violations)
     if mode == .bar {

@@ -121,6 +121,12 @@ import Testing
     #expect(SimDuration(nanoseconds: nanoseconds).description == text)
   }
 
+  @Test func roundingForDisplayGivesAReadableSpelling() {
+    let d = SimDuration(nanoseconds: 1_340_570_243_654)
+    #expect(d.rounded(to: .milliseconds(100)).description == "1340.5s")
+    #expect(d.rounded(to: .seconds(60)).description == "22m")
+  }
+
   @Test func formattingRoundTrips() {
     var rng = Xoshiro256(seed: 2)
     for _ in 0..<2_000 {

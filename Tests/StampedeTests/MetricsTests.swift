@@ -1,6 +1,8 @@
+import Foundation
 import Testing
 
 @testable import Metrics
+@testable import Reports
 @testable import SimKernel
 
 @Suite struct HistogramTests {
@@ -52,6 +54,17 @@ import Testing
     for p in parts.reversed() { backward.merge(p) }
     #expect(forward == whole)
     #expect(backward == whole)
+  }
+
+  @Test func aReportedSummaryRebuildsTheExactHistogram() throws {
+    var rng = Xoshiro256(seed: 31)
+    var h = Histogram()
+    for _ in 0..<5_000 { h.record(rng.next(below: 1 << 36)) }
+    let summary = LatencySummary(h)
+    #expect(summary.histogram == h)
+    let decoded = try JSONDecoder().decode(LatencySummary.self, from: JSONEncoder().encode(summary))
+    #expect(decoded.histogram == h)
+    #expect(LatencySummary(Histogram()).histogram == Histogram())
   }
 
   @Test func anEmptyHistogramHasNoQuantiles() {
