@@ -24,24 +24,11 @@ public struct Viewer: Sendable {
   public var status: ViewerStatus = .away
   /// Applications filed so far.
   public var applies: UInt8 = 0
-  /// The current request as ID + 1 (0 = none known yet).
-  public var request: UInt32 = 0
   /// When the current application was intended (the user tapped "apply"), in nanoseconds.
   public var applyIntendedAt: Int64 = 0
   /// When the server accepted the current application, in nanoseconds.
   public var acceptedAt: Int64 = 0
 
   /// A viewer who has not arrived.
-  public init() {}
-}
-
-/// One host's or admin's client state.
-public struct HostClient: Sendable {
-  /// Applications this host has seen and not yet seen end.
-  public var pendingApplications: Int32 = 0
-  /// Answers this host sent.
-  public var answered: UInt32 = 0
-
-  /// A host with nothing pending.
   public init() {}
 }

@@ -13,8 +13,6 @@ public struct LiveWorld: World {
   public private(set) var seats: SeatService
   /// Viewer clients by user ID (hosts' entries stay unused).
   public private(set) var viewers: [Viewer]
-  /// Host and admin clients by user ID (viewers' entries stay unused).
-  public private(set) var hosts: [HostClient]
   /// What was measured.
   public private(set) var metrics = LiveMetrics()
 
@@ -36,7 +34,6 @@ public struct LiveWorld: World {
       seatMode: profile.seats.mode)
     seats = SeatService(rooms: [RoomSettings](repeating: room, count: p.rooms), userCount: profile.totalUsers)
     viewers = [Viewer](repeating: Viewer(), count: profile.totalUsers)
-    hosts = [HostClient](repeating: HostClient(), count: profile.totalUsers)
     arrivals = streams.stream("arrivals")
     audienceRandom = streams.stream("audience")
     hostRandom = streams.stream("hosts")
@@ -111,9 +108,9 @@ public struct LiveWorld: World {
     case .viewerApplyFailed:
       viewerApplyFailed(event.a, code: Int32(bitPattern: event.b), now: now, &scheduler)
     case .viewerApplySent:
-      if viewers[Int(event.a)].status == .applying { viewers[Int(event.a)].request = event.b + 1 }
+      // The apply call's completion: the application is out; the answer comes as an event.
+      break
     case .hostApplicationReceived:
-      hosts[Int(event.b)].pendingApplications += 1
       after(profile.host.thinkTime.sampleDuration(&hostRandom), .hostDecide, a: event.a, b: event.b, &scheduler)
     case .hostDecide:
       hostDecide(request: event.a, host: event.b, &scheduler)
@@ -125,7 +122,9 @@ public struct LiveWorld: World {
       // No seat could be given: answer the applicant with a rejection rather than leave it waiting.
       send(.serverReject, a: event.a, b: event.b, &scheduler)
     case .hostApplicationGone:
-      hosts[Int(event.b)].pendingApplications -= 1
+      // The host's list drops the applicant; this world's hosts keep no list (they answer every
+      // application they saw, and a late answer gets -2311 from the server).
+      break
     case .viewerResponded:
       viewerResponded(request: event.a, accepted: event.b == 1, now: now, &scheduler)
     case .viewerNoResponse:
@@ -177,7 +176,6 @@ public struct LiveWorld: World {
     guard viewers[Int(user)].status == .watching else { return }
     viewers[Int(user)].status = .applying
     viewers[Int(user)].applies &+= 1
-    viewers[Int(user)].request = 0
     viewers[Int(user)].applyIntendedAt = now.nanoseconds
     send(.serverApply, a: user, b: 0, &scheduler)
   }
@@ -228,7 +226,6 @@ public struct LiveWorld: World {
   // MARK: - Host behaviour
 
   mutating func hostDecide(request: UInt32, host: UInt32, _ scheduler: inout Scheduler) {
-    hosts[Int(host)].answered += 1
     if hostRandom.chance(profile.host.acceptProbability) {
       send(.serverAccept, a: request, b: host, &scheduler)
     } else {
