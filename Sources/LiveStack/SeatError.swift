@@ -1,4 +1,4 @@
-/// Error codes of the live-seat and co-guest APIs, with the SDK's numeric values.
+/// Error codes of the login, room, live-seat, co-guest and device APIs, with the SDK's numeric values.
 ///
 /// The package limit (-2340) is deliberately distinct from "all seats taken" (100205): one is a plan
 /// cap that waiting will not lift while the room stays full of guests, the other a momentary state.
@@ -7,11 +7,28 @@ public enum SeatError: Int32, Error, CaseIterable, Sendable, Codable {
   case failed = -1
   /// Invalid parameter.
   case invalidParameter = -2
-  /// Refused in the current state.
+  /// Refused in the current state (an audience member applying while the room co-hosts, a viewer
+  /// calling a host-only operation, a second login).
   case refused = -3
+  /// Camera failed to start.
+  case cameraStartFailed = -1100
+  /// Camera permission denied.
+  case cameraNotAuthorized = -1101
+  /// Camera used by another app.
+  case cameraOccupied = -1102
+  /// Microphone failed to start.
+  case microphoneStartFailed = -1104
+  /// Microphone permission denied.
+  case microphoneNotAuthorized = -1105
+  /// Microphone used by another app.
+  case microphoneOccupied = -1106
+  /// Not logged in.
+  case notLoggedIn = -1201
+  /// The live room does not exist or has ended.
+  case roomNotExist = -2100
   /// The user is not in the room.
   case notInRoom = -2101
-  /// The request was already processed (by another host, or it ended).
+  /// The request was already processed (by another host, or it ended), or there is no such request.
   case alreadyProcessed = -2311
   /// Connected co-guests would exceed the package (plan) limit.
   case seatLimitExceeded = -2340
@@ -30,4 +47,6 @@ public enum SeatError: Int32, Error, CaseIterable, Sendable, Codable {
   /// The user is not on a seat.
   case notOnSeat = 100_206
 
+  /// The constant's name as the profile and reports spell it (`seatLimitExceeded`).
+  public var name: String { String(describing: self) }
 }

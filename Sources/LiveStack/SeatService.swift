@@ -8,6 +8,32 @@ public enum SeatMode: String, Sendable, Codable, CaseIterable {
   case apply
 }
 
+/// What `moveUserToSeat` does when the target seat is occupied.
+public enum MovePolicy: UInt8, Sendable, Codable, CaseIterable {
+  /// Fail with 100201 (seat occupied).
+  case abortWhenOccupied
+  /// Remove the occupant from its seat and move the user in.
+  case forceReplace
+  /// Exchange the two users' seats.
+  case swapPosition
+
+  /// The policy's name as profiles spell it.
+  public var name: String { String(describing: self) }
+}
+
+/// A user's role in the room it is in.
+public enum RoomRole: UInt8, Sendable, Codable, CaseIterable {
+  /// An audience member.
+  case audience
+  /// An admin: may do everything the owner does except end the live.
+  case admin
+  /// The room's owner (host).
+  case owner
+
+  /// Whether the role may answer applications, invite, kick, lock and move.
+  public var isStaff: Bool { self != .audience }
+}
+
 /// The fixed settings of one room.
 public struct RoomSettings: Hashable, Sendable {
   /// How many seats the room has (the owner's seat excluded).
@@ -16,14 +42,25 @@ public struct RoomSettings: Hashable, Sendable {
   public var packageLimit: Int
   /// Free or apply mode.
   public var seatMode: SeatMode
+  /// How many seats stay usable while the room co-hosts with another (the voice-room six-seat rule).
+  public var coHostSeatLimit: Int
 
   /// Creates room settings.
-  public init(maxSeatCount: Int, packageLimit: Int, seatMode: SeatMode) {
-    precondition(maxSeatCount >= 0 && packageLimit >= 0, "seat counts must not be negative")
+  public init(maxSeatCount: Int, packageLimit: Int, seatMode: SeatMode, coHostSeatLimit: Int = 6) {
+    precondition(maxSeatCount >= 0 && packageLimit >= 0 && coHostSeatLimit >= 0, "seat counts must not be negative")
     self.maxSeatCount = maxSeatCount
     self.packageLimit = packageLimit
     self.seatMode = seatMode
+    self.coHostSeatLimit = coHostSeatLimit
   }
+}
+
+/// Whether a request is an audience member's application or a host's invitation.
+public enum RequestKind: UInt8, Sendable, Codable, CaseIterable {
+  /// `applyForSeat`: an audience member asks; a host or admin answers.
+  case application
+  /// `inviteToSeat`: a host or admin asks; the audience member answers.
+  case invitation
 }
 
 /// Where a co-guest request is in its life. Every request ends in exactly one terminal state.
@@ -32,41 +69,103 @@ public enum RequestState: UInt8, Sendable, Codable, CaseIterable {
   case pending
   /// Accepted: the guest was given a seat.
   case accepted
-  /// Rejected by a host.
+  /// Rejected by the one who was asked.
   case rejected
-  /// Cancelled by the applicant (or because the applicant left).
+  /// Withdrawn by the one who asked.
   case cancelled
   /// Nobody answered within the timeout.
   case timedOut
-  /// Ended by an error (the applicant left the room before the answer, for example).
+  /// Ended by the server: the guest got a seat another way, left the room, or the live ended.
   case failed
 
   /// Whether the request has ended.
   public var isTerminal: Bool { self != .pending }
 }
 
-/// One co-guest application.
+/// Why the server ended a request as `failed`.
+public enum RequestFailure: UInt8, Sendable, Codable, CaseIterable {
+  /// Not failed.
+  case none
+  /// The guest took a seat by another request (`NoResponseReason.alreadySeated`).
+  case alreadySeated
+  /// The guest (or, for an invitation, the inviter) left the room.
+  case left
+  /// The live ended.
+  case liveEnded
+}
+
+/// One co-guest request: an application or an invitation.
 public struct SeatRequest: Sendable {
+  /// Application or invitation.
+  public var kind: RequestKind
   /// The room it was filed in.
   public var room: UInt32
-  /// The applicant.
-  public var user: UInt32
+  /// The audience member who would take the seat.
+  public var guest: UInt32
+  /// For an invitation, the inviting host or admin; for an application, who processed it (or
+  /// `UInt32.max`).
+  public var host: UInt32
   /// The seat asked for, or -1 for any.
   public var seatIndex: Int16
   /// Its state.
   public var state: RequestState
+  /// Why it failed, when `state == .failed`.
+  public var failure: RequestFailure
   /// When the server registered it.
   public var createdAt: SimInstant
   /// When it ended (meaningful once terminal).
   public var endedAt: SimInstant
-  /// The host that accepted or rejected it, if any.
-  public var processedBy: UInt32?
+
+  /// The host or admin that accepted or rejected an application, or that sent an invitation.
+  public var processedBy: UInt32? { host == .max ? nil : host }
 }
 
-/// The server side of live seats: rooms, seats, locks and co-guest applications.
+/// Why a user was put on a seat: the checkers verify every placement has a grant.
+public enum SeatGrant: UInt8, Sendable, CaseIterable {
+  /// An accepted application.
+  case acceptedApplication
+  /// An accepted invitation.
+  case acceptedInvitation
+  /// `takeSeat` in free mode (or by staff).
+  case freeTake
+  /// `moveUserToSeat` (the user was already seated).
+  case move
+}
+
+/// One change to a room's seat list, as observers see it (`seated`/`left` deltas).
+public struct SeatChange: Sendable, Equatable {
+  /// The room.
+  public var room: UInt32
+  /// The seat index.
+  public var seat: Int16
+  /// The user who sat down or left.
+  public var user: UInt32
+  /// `true` for seated, `false` for left.
+  public var seated: Bool
+  /// Why the user was seated (meaningful when `seated`).
+  public var grant: SeatGrant?
+  /// For a `left` change caused by someone else (kick, forced replace, co-host trim, live end), who
+  /// did it, or `UInt32.max` for the server itself; `nil` when the user left on its own.
+  public var removedBy: UInt32?
+
+  /// Creates a change.
+  public init(room: UInt32, seat: Int16, user: UInt32, seated: Bool, grant: SeatGrant? = nil, removedBy: UInt32? = nil)
+  {
+    self.room = room
+    self.seat = seat
+    self.user = user
+    self.seated = seated
+    self.grant = grant
+    self.removedBy = removedBy
+  }
+}
+
+/// The server side of live seats: rooms, seats, locks, co-hosting, applications and invitations.
 ///
 /// All state lives in arrays indexed by dense IDs (users, rooms, requests, seats), so a million
-/// users cost a few dozen bytes each and nothing depends on hash order.
+/// users cost a few dozen bytes each and nothing depends on hash order. Every mutation of a seat
+/// is appended to ``changes`` and every request that ends to ``ended``; the owner of the service
+/// drains both after each operation to notify observers.
 public struct SeatService: Sendable {
   /// Per-room settings.
   public private(set) var settings: [RoomSettings]
@@ -78,16 +177,32 @@ public struct SeatService: Sendable {
   var seatLocked: [Bool]
   /// Connected co-guests per room.
   public private(set) var connectedCount: [Int32]
+  /// Whether each room's live is on (it ends with `endLive`).
+  public private(set) var roomOpen: [Bool]
+  /// Each room's co-hosting partner as room ID + 1 (0 = none).
+  var coHostPartner: [UInt32]
   /// The room each user is in, as room ID + 1 (0 = none).
   var userRoom: [UInt32]
+  /// Each user's role in its room.
+  var userRole: [RoomRole]
   /// The seat index each user sits on, or -1.
   var userSeat: [Int16]
-  /// Each user's pending request as request ID + 1 (0 = none).
-  var userPending: [UInt32]
+  /// Each user's pending application as request ID + 1 (0 = none).
+  var userApplication: [UInt32]
+  /// Each user's pending invitation as request ID + 1 (0 = none).
+  var userInvitation: [UInt32]
   /// Every request ever filed, by ID.
   public private(set) var requests: [SeatRequest] = []
+  /// Pending applications and invitations right now.
+  public private(set) var pendingCount = 0
+  /// Occupied seats across all rooms right now.
+  public private(set) var occupiedTotal = 0
+  /// Seat changes since the last ``drain()``.
+  public private(set) var changes: [SeatChange] = []
+  /// Requests that ended since the last ``drain()``.
+  public private(set) var ended: [UInt32] = []
 
-  /// Creates the service for `rooms` rooms and `userCount` users, all outside any room.
+  /// Creates the service for `rooms` rooms, all live, and `userCount` users, all outside any room.
   public init(rooms: [RoomSettings], userCount: Int) {
     settings = rooms
     var base: [Int] = []
@@ -100,18 +215,34 @@ public struct SeatService: Sendable {
     seatOccupant = [UInt32](repeating: 0, count: total)
     seatLocked = [Bool](repeating: false, count: total)
     connectedCount = [Int32](repeating: 0, count: rooms.count)
+    roomOpen = [Bool](repeating: true, count: rooms.count)
+    coHostPartner = [UInt32](repeating: 0, count: rooms.count)
     userRoom = [UInt32](repeating: 0, count: userCount)
+    userRole = [RoomRole](repeating: .audience, count: userCount)
     userSeat = [Int16](repeating: -1, count: userCount)
-    userPending = [UInt32](repeating: 0, count: userCount)
+    userApplication = [UInt32](repeating: 0, count: userCount)
+    userInvitation = [UInt32](repeating: 0, count: userCount)
+  }
+
+  /// Empties ``changes`` and ``ended`` (keeping their capacity).
+  public mutating func drain() {
+    changes.removeAll(keepingCapacity: true)
+    ended.removeAll(keepingCapacity: true)
   }
 
   // MARK: - Queries
+
+  /// Number of rooms.
+  public var roomCount: Int { settings.count }
 
   /// The room `user` is in, if any.
   public func room(of user: UInt32) -> UInt32? {
     let r = userRoom[Int(user)]
     return r == 0 ? nil : r - 1
   }
+
+  /// The role of `user` in its room (audience when outside any room).
+  public func role(of user: UInt32) -> RoomRole { userRole[Int(user)] }
 
   /// The seat `user` sits on, if any.
   public func seat(of user: UInt32) -> Int? {
@@ -128,9 +259,15 @@ public struct SeatService: Sendable {
   /// Whether seat `index` of `room` is locked.
   public func isLocked(room: UInt32, seat index: Int) -> Bool { seatLocked[seatBase[Int(room)] + index] }
 
-  /// The pending request of `user`, if any.
-  public func pendingRequest(of user: UInt32) -> UInt32? {
-    let r = userPending[Int(user)]
+  /// The pending application of `user`, if any.
+  public func pendingApplication(of user: UInt32) -> UInt32? {
+    let r = userApplication[Int(user)]
+    return r == 0 ? nil : r - 1
+  }
+
+  /// The pending invitation to `user`, if any.
+  public func pendingInvitation(of user: UInt32) -> UInt32? {
+    let r = userInvitation[Int(user)]
     return r == 0 ? nil : r - 1
   }
 
@@ -142,55 +279,84 @@ public struct SeatService: Sendable {
     return n
   }
 
+  /// The room `room` co-hosts with, if any.
+  public func coHostPartner(of room: UInt32) -> UInt32? {
+    let p = coHostPartner[Int(room)]
+    return p == 0 ? nil : p - 1
+  }
+
+  /// Seats of `room` that can be used now: all of them, or the co-host limit while co-hosting.
+  public func usableSeats(room: UInt32) -> Int {
+    let s = settings[Int(room)]
+    return coHostPartner[Int(room)] == 0 ? s.maxSeatCount : min(s.maxSeatCount, s.coHostSeatLimit)
+  }
+
   // MARK: - Room membership
 
-  /// Puts `user` into `room`. Fails with `.refused` if the user is already in a room.
-  public mutating func join(user: UInt32, room: UInt32) -> SeatError? {
+  /// Puts `user` into `room` with `role`. Fails with -2100 if the live ended, -3 if the user is
+  /// already in a room.
+  public mutating func join(user: UInt32, room: UInt32, role: RoomRole = .audience) -> SeatError? {
+    guard roomOpen[Int(room)] else { return .roomNotExist }
     guard userRoom[Int(user)] == 0 else { return .refused }
     userRoom[Int(user)] = room + 1
+    userRole[Int(user)] = role
     return nil
   }
 
-  /// Takes `user` out of its room: a pending request is cancelled and a seat is vacated.
-  /// Returns the cancelled request, if there was one.
-  @discardableResult
-  public mutating func leave(user: UInt32, now: SimInstant) -> (cancelled: UInt32?, vacatedSeat: Int?) {
-    var cancelled: UInt32?
-    if let r = pendingRequest(of: user) {
-      end(request: r, as: .cancelled, by: nil, now: now)
-      cancelled = r
-    }
-    let seat = self.seat(of: user)
-    if seat != nil { _ = leaveSeat(user: user) }
+  /// Takes `user` out of its room: its pending requests fail (`left`), invitations it sent as staff
+  /// fail too, and its seat is vacated. Fails with -2101 if the user is in no room.
+  public mutating func leave(user: UInt32, now: SimInstant) -> SeatError? {
+    guard room(of: user) != nil else { return .notInRoom }
+    if let r = pendingApplication(of: user) { end(request: r, as: .failed, failure: .left, by: nil, now: now) }
+    if let r = pendingInvitation(of: user) { end(request: r, as: .failed, failure: .left, by: nil, now: now) }
+    if let s = seat(of: user) { vacate(room: room(of: user)!, seat: s, removedBy: nil) }
     userRoom[Int(user)] = 0
-    return (cancelled, seat)
+    userRole[Int(user)] = .audience
+    return nil
+  }
+
+  /// Ends the live of `room` (owner only): every guest is removed, every pending request fails,
+  /// and later joins get -2100. Fails with -3 unless `user` owns the room.
+  public mutating func endLive(user: UInt32, now: SimInstant) -> SeatError? {
+    guard let room = room(of: user) else { return .notInRoom }
+    guard userRole[Int(user)] == .owner else { return .refused }
+    roomOpen[Int(room)] = false
+    if coHostPartner[Int(room)] != 0 { disconnectCoHost(room: room) }
+    for i in 0..<settings[Int(room)].maxSeatCount where occupant(room: room, seat: i) != nil {
+      vacate(room: room, seat: i, removedBy: .max)
+    }
+    // Pending requests of this room: scan from the newest; only pending ones matter.
+    for id in requests.indices.reversed() where requests[id].room == room && requests[id].state == .pending {
+      end(request: UInt32(id), as: .failed, failure: .liveEnded, by: nil, now: now)
+    }
+    return nil
   }
 
   // MARK: - Applications
 
   /// Files an application from `user` for seat `seatIndex` (-1: any seat).
   ///
-  /// Checks, in order: in the room (-2101), not seated (100203), no pending request (100202), the
-  /// seat exists (-2344), the package limit (-2340), then the seat itself: locked (100200), occupied
-  /// (100201), or no free unlocked seat at all (100205).
+  /// Checks, in order: logged-in room membership (-2101), the room's live (-2100), co-hosting
+  /// (-3), not seated (100203), no pending application (100202), then seat availability.
   public mutating func apply(user: UInt32, seatIndex: Int, now: SimInstant) -> Result<UInt32, SeatError> {
     guard let room = room(of: user) else { return .failure(.notInRoom) }
+    guard roomOpen[Int(room)] else { return .failure(.roomNotExist) }
+    if coHostPartner[Int(room)] != 0 { return .failure(.refused) }
     if seat(of: user) != nil { return .failure(.alreadyOnSeat) }
-    if pendingRequest(of: user) != nil { return .failure(.alreadyInQueue) }
+    if pendingApplication(of: user) != nil { return .failure(.alreadyInQueue) }
     if let error = seatAvailabilityError(room: room, seatIndex: seatIndex) { return .failure(error) }
-    let id = UInt32(requests.count)
-    requests.append(
-      SeatRequest(
-        room: room, user: user, seatIndex: Int16(seatIndex), state: .pending, createdAt: now, endedAt: now,
-        processedBy: nil))
-    userPending[Int(user)] = id + 1
+    let id = file(.application, room: room, guest: user, host: .max, seatIndex: seatIndex, now: now)
+    userApplication[Int(user)] = id + 1
     return .success(id)
   }
 
   /// Why a guest could not be seated in `room` right now, or `nil` if a seat is available.
+  ///
+  /// Checks, in order: the seat exists (-2344), the package limit (-2340), then the seat itself:
+  /// locked (100200), occupied (100201), or no free unlocked seat at all (100205).
   public func seatAvailabilityError(room: UInt32, seatIndex: Int) -> SeatError? {
     let s = settings[Int(room)]
-    if seatIndex < -1 || seatIndex >= s.maxSeatCount { return .seatIndexNotExist }
+    if seatIndex < -1 || seatIndex >= usableSeats(room: room) { return .seatIndexNotExist }
     if Int(connectedCount[Int(room)]) >= s.packageLimit { return .seatLimitExceeded }
     if seatIndex >= 0 {
       if isLocked(room: room, seat: seatIndex) { return .seatLocked }
@@ -200,94 +366,291 @@ public struct SeatService: Sendable {
     return freeSeat(room: room) == nil ? .allSeatsTaken : nil
   }
 
-  /// The lowest free, unlocked seat of `room`.
+  /// The lowest free, unlocked, usable seat of `room`.
   public func freeSeat(room: UInt32) -> Int? {
     let base = seatBase[Int(room)]
-    for i in 0..<settings[Int(room)].maxSeatCount where seatOccupant[base + i] == 0 && !seatLocked[base + i] {
+    for i in 0..<usableSeats(room: room) where seatOccupant[base + i] == 0 && !seatLocked[base + i] {
       return i
     }
     return nil
   }
 
-  /// A host accepts request `id`: the applicant takes the asked-for seat (or the lowest free one).
+  /// Host or admin `host` accepts `guest`'s pending application: the guest takes the asked-for seat
+  /// (or the lowest free one), and any invitation to the guest fails as `alreadySeated`.
   ///
-  /// Fails with -2311 if the request already ended; with the seat errors if no seat can be given
-  /// now, in which case the request stays pending.
-  public mutating func accept(request id: UInt32, by host: UInt32, now: SimInstant) -> Result<Int, SeatError> {
+  /// Fails with -3 unless `host` is staff of the guest's room, -2311 if the guest has no pending
+  /// application there (another host processed it, or it ended), or a seat error if no seat can be
+  /// given now (the application then stays pending).
+  public mutating func acceptApplication(guest: UInt32, by host: UInt32, now: SimInstant) -> Result<Int, SeatError> {
+    guard let room = room(of: host), userRole[Int(host)].isStaff else { return .failure(.refused) }
+    guard let id = pendingApplication(of: guest), requests[Int(id)].room == room else {
+      return .failure(.alreadyProcessed)
+    }
     let r = requests[Int(id)]
-    guard r.state == .pending else { return .failure(.alreadyProcessed) }
-    if let error = seatAvailabilityError(room: r.room, seatIndex: Int(r.seatIndex)) { return .failure(error) }
-    let seat = r.seatIndex >= 0 ? Int(r.seatIndex) : freeSeat(room: r.room)!
-    end(request: id, as: .accepted, by: host, now: now)
-    place(user: r.user, room: r.room, seat: seat)
+    if let error = seatAvailabilityError(room: room, seatIndex: Int(r.seatIndex)) { return .failure(error) }
+    let seat = r.seatIndex >= 0 ? Int(r.seatIndex) : freeSeat(room: room)!
+    end(request: id, as: .accepted, failure: .none, by: host, now: now)
+    seatGranted(guest: guest, room: room, seat: seat, grant: .acceptedApplication, now: now)
     return .success(seat)
   }
 
-  /// A host rejects request `id`. Fails with -2311 if it already ended.
-  public mutating func reject(request id: UInt32, by host: UInt32, now: SimInstant) -> SeatError? {
-    guard requests[Int(id)].state == .pending else { return .alreadyProcessed }
-    end(request: id, as: .rejected, by: host, now: now)
+  /// Host or admin `host` rejects `guest`'s pending application. Fails with -3 unless staff, -2311 if
+  /// there is none.
+  public mutating func rejectApplication(guest: UInt32, by host: UInt32, now: SimInstant) -> SeatError? {
+    guard let room = room(of: host), userRole[Int(host)].isStaff else { return .refused }
+    guard let id = pendingApplication(of: guest), requests[Int(id)].room == room else { return .alreadyProcessed }
+    end(request: id, as: .rejected, failure: .none, by: host, now: now)
     return nil
   }
 
-  /// The applicant cancels request `id`. Fails with -2311 if it already ended (an accept won).
-  public mutating func cancel(request id: UInt32, now: SimInstant) -> SeatError? {
-    guard requests[Int(id)].state == .pending else { return .alreadyProcessed }
-    end(request: id, as: .cancelled, by: nil, now: now)
+  /// `user` withdraws its application. Fails with -2311 if it has none (an accept may have won).
+  public mutating func cancelApplication(user: UInt32, now: SimInstant) -> SeatError? {
+    guard let id = pendingApplication(of: user) else { return .alreadyProcessed }
+    end(request: id, as: .cancelled, failure: .none, by: nil, now: now)
     return nil
   }
 
-  /// The request's timeout fired. Returns whether it was still pending (and is now timed out).
+  // MARK: - Invitations
+
+  /// Host or admin `host` invites `guest` to seat `seatIndex` (-1: any seat).
+  ///
+  /// Checks, in order: staff of a room (-3), the live (-2100), the guest in the same room (-2101),
+  /// the guest not seated (100203), no pending invitation to the guest (100202), seat availability.
+  public mutating func invite(guest: UInt32, by host: UInt32, seatIndex: Int, now: SimInstant) -> Result<
+    UInt32, SeatError
+  > {
+    guard let room = room(of: host), userRole[Int(host)].isStaff else { return .failure(.refused) }
+    guard roomOpen[Int(room)] else { return .failure(.roomNotExist) }
+    guard self.room(of: guest) == room, !userRole[Int(guest)].isStaff else { return .failure(.notInRoom) }
+    if seat(of: guest) != nil { return .failure(.alreadyOnSeat) }
+    if pendingInvitation(of: guest) != nil { return .failure(.alreadyInQueue) }
+    if let error = seatAvailabilityError(room: room, seatIndex: seatIndex) { return .failure(error) }
+    let id = file(.invitation, room: room, guest: guest, host: host, seatIndex: seatIndex, now: now)
+    userInvitation[Int(guest)] = id + 1
+    return .success(id)
+  }
+
+  /// `host` withdraws its invitation to `guest`. Fails with -2311 if there is no pending invitation
+  /// from `host` to `guest`.
+  public mutating func cancelInvitation(guest: UInt32, by host: UInt32, now: SimInstant) -> SeatError? {
+    guard let id = pendingInvitation(of: guest), requests[Int(id)].host == host else { return .alreadyProcessed }
+    end(request: id, as: .cancelled, failure: .none, by: nil, now: now)
+    return nil
+  }
+
+  /// `user` accepts the invitation from `inviter`: it takes the seat, and a pending application of
+  /// its own fails as `alreadySeated`. Fails with -2311 if no pending invitation from `inviter`
+  /// exists, or with a seat error (the invitation then stays pending).
+  public mutating func acceptInvitation(user: UInt32, inviter: UInt32, now: SimInstant) -> Result<Int, SeatError> {
+    guard let id = pendingInvitation(of: user), requests[Int(id)].host == inviter else {
+      return .failure(.alreadyProcessed)
+    }
+    let r = requests[Int(id)]
+    if seat(of: user) != nil { return .failure(.alreadyOnSeat) }
+    if let error = seatAvailabilityError(room: r.room, seatIndex: Int(r.seatIndex)) { return .failure(error) }
+    let seat = r.seatIndex >= 0 ? Int(r.seatIndex) : freeSeat(room: r.room)!
+    end(request: id, as: .accepted, failure: .none, by: nil, now: now)
+    seatGranted(guest: user, room: r.room, seat: seat, grant: .acceptedInvitation, now: now)
+    return .success(seat)
+  }
+
+  /// `user` declines the invitation from `inviter`. Fails with -2311 if there is none.
+  public mutating func rejectInvitation(user: UInt32, inviter: UInt32, now: SimInstant) -> SeatError? {
+    guard let id = pendingInvitation(of: user), requests[Int(id)].host == inviter else { return .alreadyProcessed }
+    end(request: id, as: .rejected, failure: .none, by: nil, now: now)
+    return nil
+  }
+
+  /// The timeout of request `id` fired. Returns whether it was still pending (and is now timed out).
   public mutating func timeOut(request id: UInt32, now: SimInstant) -> Bool {
     guard requests[Int(id)].state == .pending else { return false }
-    end(request: id, as: .timedOut, by: nil, now: now)
+    end(request: id, as: .timedOut, failure: .none, by: nil, now: now)
     return true
   }
 
-  mutating func end(request id: UInt32, as state: RequestState, by host: UInt32?, now: SimInstant) {
+  mutating func file(
+    _ kind: RequestKind, room: UInt32, guest: UInt32, host: UInt32, seatIndex: Int, now: SimInstant
+  ) -> UInt32 {
+    precondition(requests.count < Int(UInt32.max - 1), "request IDs exhausted")
+    let id = UInt32(requests.count)
+    requests.append(
+      SeatRequest(
+        kind: kind, room: room, guest: guest, host: host, seatIndex: Int16(seatIndex), state: .pending,
+        failure: .none, createdAt: now, endedAt: now))
+    pendingCount += 1
+    return id
+  }
+
+  mutating func end(
+    request id: UInt32, as state: RequestState, failure: RequestFailure, by host: UInt32?, now: SimInstant
+  ) {
     precondition(state.isTerminal, "a request can only end in a terminal state")
     precondition(requests[Int(id)].state == .pending, "request \(id) already ended")
     requests[Int(id)].state = state
+    requests[Int(id)].failure = failure
     requests[Int(id)].endedAt = now
-    requests[Int(id)].processedBy = host
-    let user = requests[Int(id)].user
-    if userPending[Int(user)] == id + 1 { userPending[Int(user)] = 0 }
+    if let host, requests[Int(id)].kind == .application { requests[Int(id)].host = host }
+    let guest = Int(requests[Int(id)].guest)
+    if userApplication[guest] == id + 1 { userApplication[guest] = 0 }
+    if userInvitation[guest] == id + 1 { userInvitation[guest] = 0 }
+    pendingCount -= 1
+    ended.append(id)
   }
 
   // MARK: - Seats
 
-  mutating func place(user: UInt32, room: UInt32, seat: Int) {
+  /// Seats `guest` after a grant and fails its other pending request as `alreadySeated`.
+  mutating func seatGranted(guest: UInt32, room: UInt32, seat: Int, grant: SeatGrant, now: SimInstant) {
+    place(user: guest, room: room, seat: seat, grant: grant)
+    if let other = pendingApplication(of: guest) {
+      end(request: other, as: .failed, failure: .alreadySeated, by: nil, now: now)
+    }
+    if let other = pendingInvitation(of: guest) {
+      end(request: other, as: .failed, failure: .alreadySeated, by: nil, now: now)
+    }
+  }
+
+  mutating func place(user: UInt32, room: UInt32, seat: Int, grant: SeatGrant) {
     let slot = seatBase[Int(room)] + seat
     precondition(seatOccupant[slot] == 0, "seat \(seat) of room \(room) is occupied")
     precondition(userSeat[Int(user)] < 0, "user \(user) is already seated")
     seatOccupant[slot] = user + 1
     userSeat[Int(user)] = Int16(seat)
     connectedCount[Int(room)] += 1
+    occupiedTotal += 1
+    changes.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: true, grant: grant))
   }
 
-  /// Takes a seat directly (free mode). Same checks as an application, then the seat is taken.
-  public mutating func takeSeat(user: UInt32, seatIndex: Int) -> Result<Int, SeatError> {
+  mutating func vacate(room: UInt32, seat: Int, removedBy: UInt32?) {
+    let slot = seatBase[Int(room)] + seat
+    precondition(seatOccupant[slot] != 0, "seat \(seat) of room \(room) is empty")
+    let user = seatOccupant[slot] - 1
+    seatOccupant[slot] = 0
+    userSeat[Int(user)] = -1
+    connectedCount[Int(room)] -= 1
+    occupiedTotal -= 1
+    changes.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: false, removedBy: removedBy))
+  }
+
+  /// Takes a seat directly. Audience members may do so only in free mode (-3 otherwise); then the
+  /// same checks as an application apply, and a pending application fails as `alreadySeated`.
+  public mutating func takeSeat(user: UInt32, seatIndex: Int, now: SimInstant) -> Result<Int, SeatError> {
     guard let room = room(of: user) else { return .failure(.notInRoom) }
+    guard roomOpen[Int(room)] else { return .failure(.roomNotExist) }
+    if settings[Int(room)].seatMode == .apply && !userRole[Int(user)].isStaff { return .failure(.refused) }
     if seat(of: user) != nil { return .failure(.alreadyOnSeat) }
     if let error = seatAvailabilityError(room: room, seatIndex: seatIndex) { return .failure(error) }
     let seat = seatIndex >= 0 ? seatIndex : freeSeat(room: room)!
-    place(user: user, room: room, seat: seat)
+    seatGranted(guest: user, room: room, seat: seat, grant: .freeTake, now: now)
     return .success(seat)
   }
 
-  /// `user` leaves its seat. Fails with 100206 if not seated.
+  /// `user` leaves its own seat (`leaveSeat`, and `CoGuestStore.disConnect`). Fails with 100206 if
+  /// not seated.
   public mutating func leaveSeat(user: UInt32) -> Result<Int, SeatError> {
     guard let seat = seat(of: user), let room = room(of: user) else { return .failure(.notOnSeat) }
-    seatOccupant[seatBase[Int(room)] + seat] = 0
-    userSeat[Int(user)] = -1
-    connectedCount[Int(room)] -= 1
+    vacate(room: room, seat: seat, removedBy: nil)
     return .success(seat)
   }
 
-  /// Locks or unlocks seat `index` of `room`. A locked seat keeps its occupant but takes no one new.
+  /// Host or admin `host` removes `guest` from its seat (`kickUserOutOfSeat`). Fails with -3 unless
+  /// staff of the guest's room, 100206 if the guest is not seated.
+  public mutating func kick(guest: UInt32, by host: UInt32) -> Result<Int, SeatError> {
+    guard let room = room(of: host), userRole[Int(host)].isStaff else { return .failure(.refused) }
+    guard self.room(of: guest) == room, let seat = seat(of: guest) else { return .failure(.notOnSeat) }
+    vacate(room: room, seat: seat, removedBy: host)
+    return .success(seat)
+  }
+
+  /// Moves seated `user` to seat `target` (`moveUserToSeat`). Staff may move anyone in their room;
+  /// others only themselves (-3).
+  ///
+  /// Checks: seated (100206), target exists (-2344), target locked (100200); an occupied target is
+  /// handled by `policy`: fail with 100201, remove the occupant, or swap the two. Moving to one's own
+  /// seat changes nothing and succeeds. A swap off a locked seat fails with 100200, since the other
+  /// user would land on the locked seat.
+  public mutating func move(user: UInt32, to target: Int, policy: MovePolicy, by actor: UInt32) -> Result<
+    Int, SeatError
+  > {
+    guard let room = room(of: actor) else { return .failure(.notInRoom) }
+    if actor != user && !userRole[Int(actor)].isStaff { return .failure(.refused) }
+    guard self.room(of: user) == room, let from = seat(of: user) else { return .failure(.notOnSeat) }
+    guard target >= 0, target < usableSeats(room: room) else { return .failure(.seatIndexNotExist) }
+    if target == from { return .success(target) }
+    if isLocked(room: room, seat: target) { return .failure(.seatLocked) }
+    if let other = occupant(room: room, seat: target) {
+      switch policy {
+      case .abortWhenOccupied:
+        return .failure(.seatOccupied)
+      case .forceReplace:
+        vacate(room: room, seat: target, removedBy: actor)
+        vacate(room: room, seat: from, removedBy: nil)
+        place(user: user, room: room, seat: target, grant: .move)
+      case .swapPosition:
+        // The occupant would land on the user's seat: not if that seat is locked.
+        if isLocked(room: room, seat: from) { return .failure(.seatLocked) }
+        vacate(room: room, seat: target, removedBy: nil)
+        vacate(room: room, seat: from, removedBy: nil)
+        place(user: user, room: room, seat: target, grant: .move)
+        place(user: other, room: room, seat: from, grant: .move)
+      }
+    } else {
+      vacate(room: room, seat: from, removedBy: nil)
+      place(user: user, room: room, seat: target, grant: .move)
+    }
+    return .success(target)
+  }
+
+  /// Locks or unlocks seat `index` of the room of staff member `host`. A locked seat keeps its
+  /// occupant but takes no one new. Fails with -3 unless staff, -2344 for a bad index.
+  public mutating func setLocked(seat index: Int, _ locked: Bool, by host: UInt32) -> SeatError? {
+    guard let room = room(of: host), userRole[Int(host)].isStaff else { return .refused }
+    return setLocked(room: room, seat: index, locked)
+  }
+
+  /// Locks or unlocks seat `index` of `room` directly (workloads that open seats use this).
   public mutating func setLocked(room: UInt32, seat index: Int, _ locked: Bool) -> SeatError? {
     guard index >= 0, index < settings[Int(room)].maxSeatCount else { return .seatIndexNotExist }
     seatLocked[seatBase[Int(room)] + index] = locked
     return nil
+  }
+
+  // MARK: - Co-hosting
+
+  /// Connects rooms `a` and `b` into one co-hosting session: each keeps only its first
+  /// `coHostSeatLimit` seats, and guests beyond them are removed by the server. Fails with -3 if
+  /// either room already co-hosts, is the same room or has ended.
+  public mutating func connectCoHost(_ a: UInt32, _ b: UInt32) -> SeatError? {
+    guard a != b, coHostPartner[Int(a)] == 0, coHostPartner[Int(b)] == 0, roomOpen[Int(a)], roomOpen[Int(b)] else {
+      return .refused
+    }
+    coHostPartner[Int(a)] = b + 1
+    coHostPartner[Int(b)] = a + 1
+    for room in [a, b] {
+      for i in usableSeats(room: room)..<settings[Int(room)].maxSeatCount where occupant(room: room, seat: i) != nil {
+        vacate(room: room, seat: i, removedBy: .max)
+      }
+    }
+    return nil
+  }
+
+  /// Ends the co-hosting session `room` is in (no-op if none).
+  public mutating func disconnectCoHost(room: UInt32) {
+    guard let partner = coHostPartner(of: room) else { return }
+    coHostPartner[Int(room)] = 0
+    coHostPartner[Int(partner)] = 0
+  }
+}
+
+extension SeatService {
+  /// Places `user` on seat `index` of `room` without any check or grant record: a deliberately
+  /// broken server, for tests that plant a violation the checkers must catch.
+  public mutating func _forcePlace(user: UInt32, room: UInt32, seat index: Int) {
+    let slot = seatBase[Int(room)] + index
+    seatOccupant[slot] = user + 1
+    userSeat[Int(user)] = Int16(index)
+    connectedCount[Int(room)] += 1
+    occupiedTotal += 1
+    changes.append(SeatChange(room: room, seat: Int16(index), user: user, seated: true, grant: nil))
   }
 }

@@ -44,6 +44,8 @@ public struct RunReport: Codable, Sendable {
   public var faults: [FaultCount]
   /// Pass/fail thresholds and their values.
   public var thresholds: [ThresholdResult]
+  /// Gauges sampled over the run.
+  public var timeSeries: Series?
   /// When and where the run happened; differs between two runs of the same seed.
   public var meta: Meta
 
@@ -53,7 +55,7 @@ public struct RunReport: Codable, Sendable {
     traceHash: String, events: Int64, simulatedSeconds: Double, stopReason: String, wallSeconds: Double,
     peakMemoryBytes: UInt64, population: Population, verdict: String, latencies: [String: LatencySummary],
     counters: [String: UInt64], invariants: [InvariantResult], faults: [FaultCount],
-    thresholds: [ThresholdResult], meta: Meta
+    thresholds: [ThresholdResult], timeSeries: Series? = nil, meta: Meta
   ) {
     self.complete = complete
     self.tool = tool
@@ -74,6 +76,7 @@ public struct RunReport: Codable, Sendable {
     self.invariants = invariants
     self.faults = faults
     self.thresholds = thresholds
+    self.timeSeries = timeSeries
     self.meta = meta
   }
 
@@ -136,6 +139,56 @@ public struct RunReport: Codable, Sendable {
     public var kind: String
     /// How many times it was violated.
     public var violations: Int
+    /// One line saying what must hold.
+    public var description: String
+    /// The first violation, if any.
+    public var first: FirstViolation?
+
+    /// Creates a result.
+    public init(id: String, kind: String, violations: Int, description: String, first: FirstViolation?) {
+      self.id = id
+      self.kind = kind
+      self.violations = violations
+      self.description = description
+      self.first = first
+    }
+  }
+
+  /// Where and how an invariant first failed.
+  public struct FirstViolation: Codable, Sendable {
+    /// Simulated milliseconds since the start.
+    public var atMs: Double
+    /// Entities involved (`room:3`, `user:17`).
+    public var entities: [String]
+    /// What was seen.
+    public var message: String
+    /// The events leading up to it (filled in by trace capture; empty otherwise).
+    public var excerpt: [String]
+
+    /// Creates a record.
+    public init(atMs: Double, entities: [String], message: String, excerpt: [String] = []) {
+      self.atMs = atMs
+      self.entities = entities
+      self.message = message
+      self.excerpt = excerpt
+    }
+  }
+
+  /// Gauges sampled over simulated time.
+  public struct Series: Codable, Sendable, Equatable {
+    /// Sampling interval in simulated milliseconds.
+    public var intervalMs: Double
+    /// Sample times in simulated milliseconds.
+    public var timesMs: [Double]
+    /// One column of values per gauge name.
+    public var columns: [String: [Int64]]
+
+    /// Creates a series.
+    public init(intervalMs: Double, timesMs: [Double], columns: [String: [Int64]]) {
+      self.intervalMs = intervalMs
+      self.timesMs = timesMs
+      self.columns = columns
+    }
   }
 
   /// One fault kind's injection count.

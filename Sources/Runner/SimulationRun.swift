@@ -82,7 +82,7 @@ public struct SimulationRun {
   public func execute(progress: ((RunProgress) -> Void)? = nil, shouldStop: () -> Bool = { false }) -> Result {
     let memory = PeakMemory()
     var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
-    var sim = Simulation(expectedPending: max(1024, profile.totalUsers * 2))
+    var sim = Simulation(expectedPending: max(1024, world.layout.totalUsers * 2))
     world.start(&sim.scheduler)
     let end = SimInstant.zero + duration
     let started = DispatchTime.now().uptimeNanoseconds
@@ -97,7 +97,9 @@ public struct SimulationRun {
       }
       reason = sim.run(&world, until: end, maxEvents: budget)
       progress?(
-        RunProgress(simulated: sim.now, end: end, events: sim.executedCount, wallSeconds: elapsed(), violations: 0))
+        RunProgress(
+          simulated: sim.now, end: end, events: sim.executedCount, wallSeconds: elapsed(),
+          violations: world.checker.log.total))
       if reason != .eventBudget { break }
       if shouldStop() {
         interrupted = true
@@ -116,9 +118,24 @@ public struct SimulationRun {
     for (i, name) in LiveMetrics.latencyNames.enumerated() { latencies[name] = LatencySummary(metrics.latencies[i]) }
     var counters: [String: UInt64] = [:]
     for (name, value) in metrics.counters.sorted { counters[name] = value }
-    let p = profile.population
+    let layout = result.world.layout
     let population = RunReport.Population(
-      audience: p.rooms * p.audiencePerRoom, hosts: p.rooms, admins: p.rooms * p.adminsPerRoom, callers: 0)
+      audience: layout.audienceCount, hosts: layout.rooms, admins: layout.rooms * (layout.staffPerRoom - 1), callers: 0)
+    let log = result.world.checker.log
+    var invariants: [RunReport.InvariantResult] = []
+    for (i, inv) in log.catalogue.enumerated() {
+      let first = log.first[i].map {
+        RunReport.FirstViolation(atMs: Double($0.at.nanoseconds) / 1e6, entities: $0.entities, message: $0.message)
+      }
+      invariants.append(
+        RunReport.InvariantResult(
+          id: inv.id, kind: inv.kind.rawValue, violations: log.counts[i], description: inv.description, first: first))
+    }
+    let ts = result.world.series
+    var columns: [String: [Int64]] = [:]
+    for name in ts.names { columns[name] = ts.column(name) }
+    let series = RunReport.Series(
+      intervalMs: Double(ts.intervalNs) / 1e6, timesMs: ts.times.map { Double($0) / 1e6 }, columns: columns)
     let simulatedSeconds = Double(result.simulated.nanoseconds) / 1e9
     let wall = max(result.wallSeconds, 1e-9)
     let speedup: Double = (simulatedSeconds / wall * 10).rounded() / 10
@@ -137,8 +154,8 @@ public struct SimulationRun {
       traceHash: result.traceHash.description, events: result.events,
       simulatedSeconds: simulatedSeconds, stopReason: result.stopReason.rawValue,
       wallSeconds: wallRounded, peakMemoryBytes: result.peakMemoryBytes,
-      population: population, verdict: "pass", latencies: latencies, counters: counters,
-      invariants: [], faults: [], thresholds: [], meta: meta)
+      population: population, verdict: log.total == 0 ? "pass" : "fail", latencies: latencies, counters: counters,
+      invariants: invariants, faults: [], thresholds: [], timeSeries: series, meta: meta)
   }
 }
 

@@ -1,3 +1,4 @@
+import LiveStack
 import Metrics
 
 /// The named latencies and counters a live-seat run records.
@@ -8,29 +9,45 @@ public struct LiveMetrics: Sendable {
   public var counters = Counters()
 
   /// Latency names, in report order.
-  public static let latencyNames = ["seat.apply_to_response", "seat.accept_to_connected"]
-  /// Index of `seat.apply_to_response`: from the user tapping "apply" to the first terminal answer
-  /// (accepted, rejected, timed out, or the apply call failing).
+  public static let latencyNames = [
+    "seat.apply_to_response", "seat.accept_to_connected", "seat.invite_to_response", "login.to_room",
+  ]
+  /// Index of `seat.apply_to_response`: from the user tapping "apply" to the client receiving the
+  /// first terminal answer (the apply call failing, an accept, a rejection, a timeout).
   public static let applyToResponse = 0
-  /// Index of `seat.accept_to_connected`: from the server applying the accept to the guest's
-  /// microphone and camera being open.
+  /// Index of `seat.accept_to_connected`: from the server seating the guest to the client's status
+  /// becoming connected (microphone, then camera, open).
   public static let acceptToConnected = 1
+  /// Index of `seat.invite_to_response`: from the host's `inviteToSeat` call to the host learning the
+  /// outcome (or the call failing).
+  public static let inviteToResponse = 2
+  /// Index of `login.to_room`: from a client's `login` call to its `joinLive` completing.
+  public static let loginToRoom = 3
 
   // Counter indices, registered in this order.
   let applications: Int
   let connected: Int
   let rejectedSeatLimit: Int
   let rejectedAllTaken: Int
-  let rejectedOther: Int
   let accepted: Int
   let rejected: Int
   let timedOut: Int
   let cancelled: Int
-  let acceptFailed: Int
-  let acceptRaceLost: Int
+  let alreadyProcessed: Int
+  let invitations: Int
+  let invitationsAccepted: Int
+  let kicked: Int
+  let moved: Int
+  let locked: Int
+  let serverRemoved: Int
+  let micFailed: Int
+  let audioOnly: Int
   let viewersJoined: Int
   let viewersLeft: Int
-  let seatLeft: Int
+  let livesEnded: Int
+  let coHostSessions: Int
+  let seatTakes: Int
+  var errorCounter: [Int]
 
   /// Empty metrics with every counter registered (so zero counts are reported too).
   public init() {
@@ -39,15 +56,38 @@ public struct LiveMetrics: Sendable {
     connected = counters.register("seat.connected")
     rejectedSeatLimit = counters.register("seat.rejected.seat_limit")
     rejectedAllTaken = counters.register("seat.rejected.all_taken")
-    rejectedOther = counters.register("seat.rejected.other")
     accepted = counters.register("seat.accepted")
     rejected = counters.register("seat.rejected_by_host")
     timedOut = counters.register("seat.timed_out")
     cancelled = counters.register("seat.cancelled")
-    acceptFailed = counters.register("seat.accept_failed")
-    acceptRaceLost = counters.register("seat.accept_race_lost")
+    alreadyProcessed = counters.register("seat.already_processed")
+    invitations = counters.register("seat.invitations")
+    invitationsAccepted = counters.register("seat.invitations_accepted")
+    kicked = counters.register("seat.kicked")
+    moved = counters.register("seat.moved")
+    locked = counters.register("seat.locks")
+    serverRemoved = counters.register("seat.removed_by_server")
+    micFailed = counters.register("device.microphone_failed")
+    audioOnly = counters.register("device.audio_only")
     viewersJoined = counters.register("viewers.joined")
     viewersLeft = counters.register("viewers.left")
-    seatLeft = counters.register("seat.left")
+    livesEnded = counters.register("live.ended")
+    coHostSessions = counters.register("live.co_host_sessions")
+    seatTakes = counters.register("seat.free_takes")
+    errorCounter = [Int](repeating: -1, count: SeatError.allCases.count)
+  }
+
+  /// Counts an SDK call that failed with `error` (as `errors.<name>`), and the contract's seat-limit
+  /// and all-taken counters.
+  mutating func countError(_ error: SeatError) {
+    let i = SeatError.allCases.firstIndex(of: error)!
+    if errorCounter[i] < 0 { errorCounter[i] = counters.register("errors." + error.name) }
+    counters.add(errorCounter[i])
+    switch error {
+    case .seatLimitExceeded: counters.add(rejectedSeatLimit)
+    case .allSeatsTaken: counters.add(rejectedAllTaken)
+    case .alreadyProcessed: counters.add(alreadyProcessed)
+    default: break
+    }
   }
 }

@@ -1,291 +1,495 @@
 import Clients
 import LiveStack
+import Metrics
+import Oracles
 import SimKernel
 
-/// The live-seat world: rooms on a server, viewers who arrive, apply for seats and leave, and hosts
-/// and admins who answer applications after thinking. Every message crosses the network model.
-///
-/// User IDs are laid out room by room: the owner first, then the admins, then the viewers.
+/// Up to four seat-list changes delivered to one client in one message.
+struct SeatBatch {
+  var count = 0
+  var changes: (SeatChange?, SeatChange?, SeatChange?, SeatChange?) = (nil, nil, nil, nil)
+
+  subscript(i: Int) -> SeatChange {
+    switch i {
+    case 0: return changes.0!
+    case 1: return changes.1!
+    case 2: return changes.2!
+    default: return changes.3!
+    }
+  }
+
+  mutating func append(_ c: SeatChange) {
+    switch count {
+    case 0: changes.0 = c
+    case 1: changes.1 = c
+    case 2: changes.2 = c
+    default: changes.3 = c
+    }
+    count += 1
+  }
+
+  var isFull: Bool { count == 4 }
+}
+
+/// A server-to-client message in flight.
+enum Notice {
+  case guest(UInt32, GuestEvent, request: UInt32)
+  case host(UInt32, HostEvent, request: UInt32)
+  case applicantRemoved(host: UInt32, guest: UInt32)
+  case inviteeRemoved(host: UInt32, guest: UInt32)
+  case invitationRemoved(guest: UInt32, host: UInt32)
+  case seats(UInt32, SeatBatch)
+  case liveEnded(UInt32)
+
+  var user: UInt32 {
+    switch self {
+    case .guest(let u, _, _), .host(let u, _, _), .seats(let u, _), .liveEnded(let u): return u
+    case .applicantRemoved(let h, _), .inviteeRemoved(let h, _): return h
+    case .invitationRemoved(let g, _): return g
+    }
+  }
+}
+
+/// The live world: rooms on a server, and the phones of their owners, admins and viewers, each
+/// running a ``ClientBehavior`` against SDK-shaped stores. Every call and every event crosses the
+/// network model; each client's channel to the server is ordered (FIFO), like the SDK's.
 public struct LiveWorld: World {
   /// The profile this world runs.
   public let profile: Profile
-  /// The server side.
-  public private(set) var seats: SeatService
-  /// Viewer clients by user ID (hosts' entries stay unused).
-  public private(set) var viewers: [Viewer]
+  /// Who is who.
+  public let layout: Layout
+  /// The live-seat server.
+  public internal(set) var seats: SeatService
+  /// The login server.
+  public internal(set) var login: LoginService
+  /// Every client's SDK state and UI status.
+  public let runtime: ClientRuntime
+  /// The audience behaviour.
+  public let audience: any ClientBehavior
+  /// The owners' behaviour.
+  public let host: any ClientBehavior
+  /// The admins' behaviour.
+  public let admin: any ClientBehavior
+  /// The seat invariants.
+  public internal(set) var checker: SeatChecker
   /// What was measured.
-  public private(set) var metrics = LiveMetrics()
+  public internal(set) var metrics = LiveMetrics()
+  /// Sampled gauges.
+  public internal(set) var series: TimeSeries
 
-  var arrivals: Xoshiro256
   var audienceRandom: Xoshiro256
-  var hostRandom: Xoshiro256
+  var staffRandom: Xoshiro256
   var networkRandom: Xoshiro256
-  let usersPerRoom: Int
-  let staffPerRoom: Int
+  var deviceRandom: Xoshiro256
+  var workloadRandom: Xoshiro256
+  var arrivalRandom: [Xoshiro256] = []
+  var arrivalSum: [Double] = []
+  var arrivalTotal: [Double] = []
+  var arrivalNext: [UInt32] = []
 
-  /// Builds the world for `profile` with its random streams drawn from `streams`.
-  public init(profile: Profile, streams: RandomStreams) {
+  var ops: [PendingOperation?] = []
+  var freeOps: [UInt32] = []
+  var notices: [Notice?] = []
+  var freeNotices: [UInt32] = []
+  var timers: [(tag: UInt32, arg: UInt32)] = []
+  var freeTimers: [UInt32] = []
+  /// Per user: the last delivery time to it, and of it to the server (FIFO channels).
+  var downlinkAt: [Int64]
+  var uplinkAt: [Int64]
+  /// Per user: when the open `applyForSeat` was called (-1: answered), when it was seated by a
+  /// grant, when it called `login`.
+  var applyCalledAt: [Int64]
+  var grantedAt: [Int64]
+  var loginCalledAt: [Int64]
+  /// Per user: the `applyForSeat` call waiting for its outcome, as operation slot + 1.
+  var deferredApply: [UInt32]
+  /// Per request: when the call that filed it was made.
+  var requestCalledAt: [Int64] = []
+
+  static let sampleNames = [
+    "seats.occupied", "requests.pending", "clients.idle", "clients.applying", "clients.connecting",
+    "clients.connected", "devices.on",
+  ]
+
+  /// Builds the world for `profile` with its random streams drawn from `streams`. Behaviours default
+  /// to the built-in correct clients.
+  public init(
+    profile: Profile, streams: RandomStreams, audience: (any ClientBehavior)? = nil, host: (any ClientBehavior)? = nil,
+    admin: (any ClientBehavior)? = nil
+  ) {
     self.profile = profile
-    let p = profile.population
-    staffPerRoom = 1 + p.adminsPerRoom
-    usersPerRoom = staffPerRoom + p.audiencePerRoom
-    let room = RoomSettings(
-      maxSeatCount: profile.seats.maxSeatCount, packageLimit: profile.seats.packageLimit,
-      seatMode: profile.seats.mode)
-    seats = SeatService(rooms: [RoomSettings](repeating: room, count: p.rooms), userCount: profile.totalUsers)
-    viewers = [Viewer](repeating: Viewer(), count: profile.totalUsers)
-    arrivals = streams.stream("arrivals")
+    let layout = Layout(profile: profile, streams: streams)
+    self.layout = layout
+    let s = profile.seats
+    let settings = RoomSettings(
+      maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit)
+    let rooms = [RoomSettings](repeating: settings, count: layout.rooms)
+    let users = layout.totalUsers
+    seats = SeatService(rooms: rooms, userCount: users)
+    login = LoginService(userCount: users)
+    var staff: [(user: UInt32, room: UInt32)] = []
+    for r in 0..<UInt32(layout.rooms) {
+      for u in layout.staff(of: r) { staff.append((u, r)) }
+    }
+    runtime = ClientRuntime(
+      rooms: rooms, audienceRange: (0..<UInt32(layout.rooms)).map { layout.audience(of: $0) }, userCount: users,
+      staff: staff)
+    self.audience = audience ?? StandardAudience(settings: profile.audience, userCount: users)
+    self.host = host ?? StandardHost(settings: profile.host)
+    self.admin = admin ?? StandardHost(settings: profile.admin)
+    checker = SeatChecker(seats: seats)
+    series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
     audienceRandom = streams.stream("audience")
-    hostRandom = streams.stream("hosts")
+    staffRandom = streams.stream("hosts")
     networkRandom = streams.stream("network")
-  }
-
-  /// Schedules the first events: staff join at time zero; viewers arrive by the arrival pattern.
-  public mutating func start(_ scheduler: inout Scheduler) {
-    let p = profile.population
-    for room in 0..<p.rooms {
-      let base = room * usersPerRoom
-      for staff in 0..<staffPerRoom {
-        let user = UInt32(base + staff)
-        _ = seats.join(user: user, room: UInt32(room))
-      }
-      guard p.audiencePerRoom > 0 else { continue }
-      switch profile.arrival {
-      case .closed:
-        for v in 0..<p.audiencePerRoom {
-          scheduler.schedule(
-            after: .zero, Event(kind: LiveEvent.viewerArrive.rawValue, a: UInt32(base + staffPerRoom + v)))
-        }
-      case .poisson:
-        // A chain per room: each arrival schedules the next, so the queue holds one per room.
-        scheduler.schedule(
-          after: nextArrivalGap(), Event(kind: LiveEvent.viewerArrive.rawValue, a: UInt32(base + staffPerRoom)))
+    deviceRandom = streams.stream("devices")
+    workloadRandom = streams.stream("workload")
+    downlinkAt = [Int64](repeating: 0, count: users)
+    uplinkAt = [Int64](repeating: 0, count: users)
+    applyCalledAt = [Int64](repeating: -1, count: users)
+    grantedAt = [Int64](repeating: -1, count: users)
+    loginCalledAt = [Int64](repeating: -1, count: users)
+    deferredApply = [UInt32](repeating: 0, count: users)
+    let arrivals = streams.stream("arrivals")
+    if profile.arrival != .closed {
+      for r in 0..<layout.rooms {
+        // A stream per room, so one room's size never shifts another room's arrival times.
+        let rng = Xoshiro256(seed: arrivals.seedForRoom(r))
+        var probe = rng
+        var total = 0.0
+        for _ in 0...layout.audience(of: UInt32(r)).count { total += Distribution.exponential(mean: 1).sample(&probe) }
+        arrivalRandom.append(rng)
+        arrivalTotal.append(total)
+        arrivalSum.append(0)
+        arrivalNext.append(0)
       }
     }
   }
 
-  func roomOf(_ user: UInt32) -> UInt32 { UInt32(Int(user) / usersPerRoom) }
-  func isLastViewerOfRoom(_ user: UInt32) -> Bool { Int(user) % usersPerRoom == usersPerRoom - 1 }
-
-  mutating func nextArrivalGap() -> SimDuration {
-    guard case .poisson(let over) = profile.arrival else { return .zero }
-    let mean = Double(over.nanoseconds) / Double(profile.population.audiencePerRoom)
-    return Distribution.exponential(mean: mean).sampleDuration(&arrivals)
+  /// Schedules the first events: owners and admins start at time zero, viewers by the arrival
+  /// pattern, then the workload and the sampler.
+  public mutating func start(_ scheduler: inout Scheduler) {
+    for r in 0..<UInt32(layout.rooms) {
+      for u in layout.staff(of: r) { scheduler.schedule(after: .zero, event(.clientStart, u)) }
+      let viewers = layout.audience(of: r)
+      guard !viewers.isEmpty else { continue }
+      if profile.arrival == .closed {
+        for u in viewers { scheduler.schedule(after: .zero, event(.clientStart, u)) }
+      } else {
+        scheduleNextArrival(room: r, &scheduler)
+      }
+    }
+    if let flash = profile.workload.flashCrowd {
+      if flash.lockSeatsUntilOpen { setAllSeatsLocked(true) }
+      scheduler.schedule(after: flash.at, event(.flashCrowd, 0))
+    }
+    if let co = profile.workload.coHosting {
+      for r in stride(from: 0, to: layout.rooms - 1, by: 2) where workloadRandom.chance(co.fraction) {
+        scheduler.schedule(after: co.after.sampleDuration(&workloadRandom), event(.coHostStart, UInt32(r)))
+      }
+    }
+    scheduler.schedule(after: .zero, event(.sample, 0))
   }
 
-  mutating func latency() -> SimDuration { profile.network.clientServer.sampleDuration(&networkRandom) }
-
-  mutating func send(_ kind: LiveEvent, a: UInt32, b: UInt32 = 0, _ scheduler: inout Scheduler) {
-    scheduler.schedule(after: latency(), Event(kind: kind.rawValue, a: a, b: b))
-  }
-
-  mutating func after(_ delay: SimDuration, _ kind: LiveEvent, a: UInt32, b: UInt32 = 0, _ scheduler: inout Scheduler) {
-    scheduler.schedule(after: delay, Event(kind: kind.rawValue, a: a, b: b))
-  }
+  func event(_ kind: LiveEvent, _ a: UInt32, _ b: UInt32 = 0) -> Event { Event(kind: kind.rawValue, a: a, b: b) }
 
   /// Handles one event.
-  public mutating func handle(_ event: Event, scheduler: inout Scheduler) {
-    guard let kind = LiveEvent(rawValue: event.kind) else { preconditionFailure("unknown event kind \(event.kind)") }
-    let now = scheduler.now
+  public mutating func handle(_ e: Event, scheduler: inout Scheduler) {
+    guard let kind = LiveEvent(rawValue: e.kind) else { preconditionFailure("unknown event kind \(e.kind)") }
+    runtime.now = scheduler.now
     switch kind {
-    case .viewerArrive:
-      let user = event.a
-      viewers[Int(user)].status = .joining
-      send(.serverJoin, a: user, &scheduler)
-      if case .poisson = profile.arrival, !isLastViewerOfRoom(user) {
-        after(nextArrivalGap(), .viewerArrive, a: user + 1, &scheduler)
+    case .clientStart:
+      withClient(e.a, &scheduler) { b, c in b.start(&c) }
+    case .arrival:
+      scheduler.schedule(after: .zero, event(.clientStart, layout.audience(of: e.a).lowerBound + arrivalNext[Int(e.a)]))
+      arrivalNext[Int(e.a)] += 1
+      scheduleNextArrival(room: e.a, &scheduler)
+    case .serverCall:
+      serverCall(slot: e.a, &scheduler)
+    case .clientReply:
+      clientReply(slot: e.a, code: Int32(bitPattern: e.b), &scheduler)
+    case .deviceReply:
+      deviceReply(slot: e.a, &scheduler)
+    case .clientNotice:
+      clientNotice(slot: e.a, &scheduler)
+    case .clientTimer:
+      let t = timers[Int(e.b)]
+      freeTimers.append(e.b)
+      withClient(e.a, &scheduler) { b, c in b.timer(tag: t.tag, arg: t.arg, &c) }
+    case .applyIntent:
+      withClient(e.a, &scheduler) { b, c in b.applyIntent(&c) }
+    case .requestTimeout:
+      if seats.timeOut(request: e.a, now: scheduler.now) { metrics.counters.add(metrics.timedOut) }
+      drainServer(&scheduler)
+    case .coHostStart:
+      if seats.connectCoHost(e.a, e.a + 1) == nil {
+        metrics.counters.add(metrics.coHostSessions)
+        drainServer(&scheduler)
+        let d = profile.workload.coHosting!.duration.sampleDuration(&workloadRandom)
+        scheduler.schedule(after: d, event(.coHostEnd, e.a))
       }
-    case .serverJoin:
-      let error = seats.join(user: event.a, room: roomOf(event.a))
-      precondition(error == nil, "viewer \(event.a) joined twice")
-      send(.viewerJoined, a: event.a, &scheduler)
-    case .viewerJoined:
-      viewerJoined(event.a, &scheduler)
-    case .viewerApply:
-      viewerApply(event.a, now: now, &scheduler)
-    case .serverApply:
-      serverApply(user: event.a, seatIndex: Int(event.b) - 1, now: now, &scheduler)
-    case .viewerApplyFailed:
-      viewerApplyFailed(event.a, code: Int32(bitPattern: event.b), now: now, &scheduler)
-    case .viewerApplySent:
-      // The apply call's completion: the application is out; the answer comes as an event.
-      break
-    case .hostApplicationReceived:
-      after(profile.host.thinkTime.sampleDuration(&hostRandom), .hostDecide, a: event.a, b: event.b, &scheduler)
-    case .hostDecide:
-      hostDecide(request: event.a, host: event.b, &scheduler)
-    case .serverAccept:
-      serverAccept(request: event.a, host: event.b, now: now, &scheduler)
-    case .serverReject:
-      serverReject(request: event.a, host: event.b, now: now, &scheduler)
-    case .hostAcceptFailed:
-      // No seat could be given: answer the applicant with a rejection rather than leave it waiting.
-      send(.serverReject, a: event.a, b: event.b, &scheduler)
-    case .hostApplicationGone:
-      // The host's list drops the applicant; this world's hosts keep no list (they answer every
-      // application they saw, and a late answer gets -2311 from the server).
-      break
-    case .viewerResponded:
-      viewerResponded(request: event.a, accepted: event.b == 1, now: now, &scheduler)
-    case .viewerNoResponse:
-      viewerNoResponse(request: event.a, now: now, &scheduler)
-    case .serverTimeout:
-      serverTimeout(request: event.a, now: now, &scheduler)
-    case .viewerDevicesOpen:
-      viewerDevicesOpen(event.a, now: now, &scheduler)
-    case .viewerLeaveSeat:
-      if viewers[Int(event.a)].status == .connected {
-        viewers[Int(event.a)].status = .watching
-        send(.serverLeaveSeat, a: event.a, &scheduler)
-        scheduleNextApply(event.a, after: profile.audience.retryAfter, &scheduler)
-      }
-    case .serverLeaveSeat:
-      if case .success = seats.leaveSeat(user: event.a) { metrics.counters.add(metrics.seatLeft) }
-    case .viewerLeave:
-      guard viewers[Int(event.a)].status != .left else { break }
-      viewers[Int(event.a)].status = .left
-      metrics.counters.add(metrics.viewersLeft)
-      send(.serverLeave, a: event.a, &scheduler)
-    case .serverLeave:
-      let result = seats.leave(user: event.a, now: now)
-      if let r = result.cancelled {
-        metrics.counters.add(metrics.cancelled)
-        notifyStaff(of: r, .hostApplicationGone, except: nil, &scheduler)
+    case .coHostEnd:
+      seats.disconnectCoHost(room: e.a)
+    case .flashCrowd:
+      flashCrowd(&scheduler)
+    case .sample:
+      sample(scheduler.now)
+      if scheduler.pendingCount > 0 { scheduler.schedule(after: profile.sampleEvery, event(.sample, 0)) }
+    }
+  }
+
+  // MARK: - Workload
+
+  mutating func scheduleNextArrival(room r: UInt32, _ scheduler: inout Scheduler) {
+    let i = Int(r)
+    guard Int(arrivalNext[i]) < layout.audience(of: r).count else { return }
+    arrivalSum[i] += Distribution.exponential(mean: 1).sample(&arrivalRandom[i])
+    let u = min(1, arrivalSum[i] / arrivalTotal[i])
+    let over: SimDuration
+    let fraction: Double
+    switch profile.arrival {
+    case .closed: return
+    case .poisson(let o):
+      over = o
+      fraction = u
+    case .ramp(let o):
+      // Density growing linearly from zero: the square root of a uniform order statistic.
+      over = o
+      fraction = u.squareRoot()
+    }
+    let at = SimInstant(nanoseconds: Int64((Double(over.nanoseconds) * fraction).rounded(.down)))
+    scheduler.schedule(at: max(at, scheduler.now), event(.arrival, r))
+  }
+
+  mutating func setAllSeatsLocked(_ locked: Bool) {
+    for r in 0..<UInt32(layout.rooms) {
+      for i in 0..<profile.seats.maxSeatCount {
+        _ = seats.setLocked(room: r, seat: i, locked)
+        checker.observeLock(room: r, seat: i, seats: seats)
       }
     }
   }
 
-  // MARK: - Viewer behaviour
-
-  mutating func viewerJoined(_ user: UInt32, _ scheduler: inout Scheduler) {
-    guard viewers[Int(user)].status == .joining else { return }
-    viewers[Int(user)].status = .watching
-    metrics.counters.add(metrics.viewersJoined)
-    after(profile.audience.stay.sampleDuration(&audienceRandom), .viewerLeave, a: user, &scheduler)
-    if audienceRandom.chance(profile.audience.applyProbability) {
-      scheduleNextApply(user, after: profile.audience.applyAfter, &scheduler)
+  mutating func flashCrowd(_ scheduler: inout Scheduler) {
+    guard let flash = profile.workload.flashCrowd else { return }
+    if flash.lockSeatsUntilOpen { setAllSeatsLocked(false) }
+    let window = UInt64(max(1, flash.within.nanoseconds))
+    for r in 0..<UInt32(layout.rooms) {
+      for u in layout.audience(of: r) where runtime.status[Int(u)] == .idle && workloadRandom.chance(flash.fraction) {
+        let delay = SimDuration(nanoseconds: Int64(workloadRandom.next(below: window)))
+        scheduler.schedule(after: delay, event(.applyIntent, u))
+      }
     }
   }
 
-  mutating func scheduleNextApply(_ user: UInt32, after delay: Distribution, _ scheduler: inout Scheduler) {
-    guard Int(viewers[Int(user)].applies) < profile.audience.maxApplies else { return }
-    after(delay.sampleDuration(&audienceRandom), .viewerApply, a: user, &scheduler)
+  mutating func sample(_ now: SimInstant) {
+    let c = runtime.statusCounts
+    series.append(
+      atNs: now.nanoseconds,
+      [
+        Int64(seats.occupiedTotal), Int64(seats.pendingCount), Int64(c[Int(CoGuestStatus.idle.rawValue)]),
+        Int64(c[Int(CoGuestStatus.applying.rawValue)]), Int64(c[Int(CoGuestStatus.connecting.rawValue)]),
+        Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devices.onCount),
+      ])
   }
 
-  mutating func viewerApply(_ user: UInt32, now: SimInstant, _ scheduler: inout Scheduler) {
-    guard viewers[Int(user)].status == .watching else { return }
-    viewers[Int(user)].status = .applying
-    viewers[Int(user)].applies &+= 1
-    viewers[Int(user)].applyIntendedAt = now.nanoseconds
-    send(.serverApply, a: user, b: 0, &scheduler)
+  // MARK: - Clients
+
+  /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
+  /// the client.
+  mutating func withClient(
+    _ user: UInt32, sawOwnLeave: Bool = false, _ scheduler: inout Scheduler,
+    _ body: (any ClientBehavior, inout Client) -> Void
+  ) {
+    let role = layout.role(of: user)
+    let before = runtime.status[Int(user)]
+    var client = Client(
+      user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime,
+      random: role == .audience ? audienceRandom : staffRandom)
+    switch role {
+    case .audience: body(audience, &client)
+    case .owner: body(host, &client)
+    case .admin: body(admin, &client)
+    }
+    if role == .audience { audienceRandom = client.random } else { staffRandom = client.random }
+    executeCommands(&scheduler)
+    afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
   }
 
-  mutating func viewerApplyFailed(_ user: UInt32, code: Int32, now: SimInstant, _ scheduler: inout Scheduler) {
-    guard viewers[Int(user)].status == .applying else { return }
-    recordResponse(user, now: now)
-    viewers[Int(user)].status = .watching
-    scheduleNextApply(user, after: profile.audience.retryAfter, &scheduler)
+  mutating func afterClient(_ user: UInt32, before: CoGuestStatus, sawOwnLeave: Bool, now: SimInstant) {
+    let status = runtime.status[Int(user)]
+    if status != before && status == .connected {
+      metrics.counters.add(metrics.connected)
+      if grantedAt[Int(user)] >= 0 {
+        metrics.latencies[LiveMetrics.acceptToConnected].record(
+          SimDuration(nanoseconds: now.nanoseconds - grantedAt[Int(user)]))
+        grantedAt[Int(user)] = -1
+      }
+    }
+    let seen = runtime.seenSeat[Int(user)]
+    checker.observeClient(
+      user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.devices.anyOn(user: user),
+      sawOwnLeave: sawOwnLeave && seen < 0, at: now)
   }
 
-  mutating func viewerResponded(request: UInt32, accepted: Bool, now: SimInstant, _ scheduler: inout Scheduler) {
-    let user = seats.requests[Int(request)].user
-    guard viewers[Int(user)].status == .applying else { return }
-    recordResponse(user, now: now)
-    if accepted {
-      viewers[Int(user)].status = .connecting
-      viewers[Int(user)].acceptedAt = seats.requests[Int(request)].endedAt.nanoseconds
-      after(profile.audience.deviceOpen.sampleDuration(&audienceRandom), .viewerDevicesOpen, a: user, &scheduler)
+  mutating func executeCommands(_ scheduler: inout Scheduler) {
+    var i = 0
+    while i < runtime.commands.count {
+      switch runtime.commands[i] {
+      case .operation(let op):
+        let slot = allocate(op)
+        if op.kind.isLocal {
+          scheduler.schedule(
+            after: profile.devices.openTime.sampleDuration(&deviceRandom), event(.deviceReply, slot))
+        } else {
+          if op.kind == .applyForSeat { applyCalledAt[Int(op.user)] = scheduler.now.nanoseconds }
+          if op.kind == .login { loginCalledAt[Int(op.user)] = scheduler.now.nanoseconds }
+          let at = fifo(downlink: false, op.user, scheduler.now)
+          scheduler.schedule(at: at, event(.serverCall, slot))
+        }
+      case .closeDevice(let user, let device):
+        runtime.devices.set(device, user: user, on: false)
+      case .timer(let user, let delay, let tag, let arg):
+        let slot: UInt32
+        if let free = freeTimers.popLast() {
+          slot = free
+          timers[Int(slot)] = (tag, arg)
+        } else {
+          slot = UInt32(timers.count)
+          timers.append((tag, arg))
+        }
+        scheduler.schedule(after: delay, event(.clientTimer, user, slot))
+      }
+      i += 1
+    }
+    runtime.commands.removeAll(keepingCapacity: true)
+  }
+
+  /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency
+  /// draw, but never before the previous message on the same ordered channel.
+  mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant) -> SimInstant {
+    let latency = profile.network.clientServer.sampleDuration(&networkRandom).nanoseconds
+    let u = Int(user)
+    var t = now.nanoseconds &+ latency
+    if downlink {
+      t = max(t, downlinkAt[u])
+      downlinkAt[u] = t
     } else {
-      viewers[Int(user)].status = .watching
-      scheduleNextApply(user, after: profile.audience.retryAfter, &scheduler)
+      t = max(t, uplinkAt[u])
+      uplinkAt[u] = t
+    }
+    return SimInstant(nanoseconds: t)
+  }
+
+  mutating func allocate(_ op: PendingOperation) -> UInt32 {
+    if let slot = freeOps.popLast() {
+      ops[Int(slot)] = op
+      return slot
+    }
+    ops.append(op)
+    return UInt32(ops.count - 1)
+  }
+
+  mutating func takeOperation(_ slot: UInt32) -> PendingOperation {
+    let op = ops[Int(slot)]!
+    ops[Int(slot)] = nil
+    freeOps.append(slot)
+    return op
+  }
+
+  mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
+    let user = ops[Int(slot)]!.user
+    let at = fifo(downlink: true, user, scheduler.now)
+    scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)))
+  }
+
+  mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
+    let op = takeOperation(slot)
+    let u = Int(op.user)
+    let error = code == 0 ? nil : SeatError(rawValue: code)!
+    let now = scheduler.now
+    switch op.kind {
+    case .login:
+      if error == nil { runtime.loggedIn[u] = true }
+    case .logout:
+      runtime.loggedIn[u] = false
+      runtime.joinedRoom[u] = 0
+    case .joinLive:
+      if error == nil {
+        runtime.joinedRoom[u] = layout.homeRoom[u] + 1
+        if loginCalledAt[u] >= 0 {
+          metrics.latencies[LiveMetrics.loginToRoom].record(
+            SimDuration(nanoseconds: now.nanoseconds - loginCalledAt[u]))
+          loginCalledAt[u] = -1
+        }
+      }
+    case .leaveLive:
+      runtime.joinedRoom[u] = 0
+      runtime.seenSeat[u] = -1
+      runtime.invitation[u] = 0
+    case .applyForSeat:
+      if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
+    case .acceptInvitation, .rejectInvitation:
+      if error == nil || error == .alreadyProcessed { runtime.invitation[u] = 0 }
+    case .inviteToSeat:
+      if error == nil {
+        mutateStaff(op.user) { runtime.invitees[$0].append(op.target) }
+      } else {
+        metrics.latencies[LiveMetrics.inviteToResponse].record(
+          SimDuration(nanoseconds: now.nanoseconds - op.issuedAt.nanoseconds))
+      }
+    case .cancelInvitation:
+      mutateStaff(op.user) { slot in runtime.invitees[slot].removeAll { $0 == op.target } }
+    case .acceptApplication, .rejectApplication:
+      if error == nil || error == .alreadyProcessed {
+        mutateStaff(op.user) { slot in runtime.applicants[slot].removeAll { $0 == op.target } }
+      }
+    default:
+      break
+    }
+    complete(op, error, &scheduler)
+  }
+
+  mutating func complete(_ op: PendingOperation, _ error: SeatError?, _ scheduler: inout Scheduler) {
+    if let completion = op.completion {
+      let result: Result<Void, SeatError> = error.map { .failure($0) } ?? .success(())
+      withClient(op.user, &scheduler) { _, c in completion(&c, result) }
+    } else {
+      afterClient(op.user, before: runtime.status[Int(op.user)], sawOwnLeave: false, now: scheduler.now)
     }
   }
 
-  mutating func viewerNoResponse(request: UInt32, now: SimInstant, _ scheduler: inout Scheduler) {
-    let user = seats.requests[Int(request)].user
-    guard viewers[Int(user)].status == .applying else { return }
-    recordResponse(user, now: now)
-    viewers[Int(user)].status = .watching
-    scheduleNextApply(user, after: profile.audience.retryAfter, &scheduler)
+  func mutateStaff(_ user: UInt32, _ body: (Int) -> Void) {
+    let slot = runtime.staffSlot[Int(user)]
+    if slot >= 0 { body(Int(slot)) }
   }
 
-  mutating func viewerDevicesOpen(_ user: UInt32, now: SimInstant, _ scheduler: inout Scheduler) {
-    guard viewers[Int(user)].status == .connecting else { return }
-    viewers[Int(user)].status = .connected
-    metrics.counters.add(metrics.connected)
-    metrics.latencies[LiveMetrics.acceptToConnected].record(
-      SimDuration(nanoseconds: now.nanoseconds - viewers[Int(user)].acceptedAt))
-    after(profile.audience.seatTime.sampleDuration(&audienceRandom), .viewerLeaveSeat, a: user, &scheduler)
-  }
-
-  mutating func recordResponse(_ user: UInt32, now: SimInstant) {
+  mutating func recordApplyAnswer(_ user: UInt32, _ now: SimInstant) {
+    guard applyCalledAt[Int(user)] >= 0 else { return }
     metrics.latencies[LiveMetrics.applyToResponse].record(
-      SimDuration(nanoseconds: now.nanoseconds - viewers[Int(user)].applyIntendedAt))
+      SimDuration(nanoseconds: now.nanoseconds - applyCalledAt[Int(user)]))
+    applyCalledAt[Int(user)] = -1
   }
 
-  // MARK: - Host behaviour
-
-  mutating func hostDecide(request: UInt32, host: UInt32, _ scheduler: inout Scheduler) {
-    if hostRandom.chance(profile.host.acceptProbability) {
-      send(.serverAccept, a: request, b: host, &scheduler)
+  mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
+    let op = takeOperation(slot)
+    let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
+    let error = profile.devices.failures.draw(device, &deviceRandom)
+    if let error {
+      metrics.counters.add(device == .microphone ? metrics.micFailed : metrics.audioOnly)
+      metrics.countError(error)
     } else {
-      send(.serverReject, a: request, b: host, &scheduler)
+      runtime.devices.set(device, user: op.user, on: true)
     }
+    complete(op, error, &scheduler)
   }
+}
 
-  // MARK: - Server
-
-  mutating func serverApply(user: UInt32, seatIndex: Int, now: SimInstant, _ scheduler: inout Scheduler) {
-    switch seats.apply(user: user, seatIndex: seatIndex, now: now) {
-    case .failure(let error):
-      switch error {
-      case .seatLimitExceeded: metrics.counters.add(metrics.rejectedSeatLimit)
-      case .allSeatsTaken: metrics.counters.add(metrics.rejectedAllTaken)
-      default: metrics.counters.add(metrics.rejectedOther)
-      }
-      send(.viewerApplyFailed, a: user, b: UInt32(bitPattern: error.rawValue), &scheduler)
-    case .success(let request):
-      metrics.counters.add(metrics.applications)
-      send(.viewerApplySent, a: user, b: request, &scheduler)
-      notifyStaff(of: request, .hostApplicationReceived, except: nil, &scheduler)
-      let timeout = profile.seats.applyTimeout
-      if timeout > .zero { after(timeout, .serverTimeout, a: request, &scheduler) }
-    }
-  }
-
-  /// Sends `kind` about `request` to every host and admin of its room but `except`.
-  mutating func notifyStaff(of request: UInt32, _ kind: LiveEvent, except: UInt32?, _ scheduler: inout Scheduler) {
-    let base = UInt32(Int(seats.requests[Int(request)].room) * usersPerRoom)
-    for staff in 0..<UInt32(staffPerRoom) where base + staff != except {
-      send(kind, a: request, b: base + staff, &scheduler)
-    }
-  }
-
-  mutating func serverAccept(request: UInt32, host: UInt32, now: SimInstant, _ scheduler: inout Scheduler) {
-    switch seats.accept(request: request, by: host, now: now) {
-    case .success:
-      metrics.counters.add(metrics.accepted)
-      send(.viewerResponded, a: request, b: 1, &scheduler)
-      notifyStaff(of: request, .hostApplicationGone, except: nil, &scheduler)
-    case .failure(.alreadyProcessed):
-      metrics.counters.add(metrics.acceptRaceLost)
-    case .failure:
-      metrics.counters.add(metrics.acceptFailed)
-      send(.hostAcceptFailed, a: request, b: host, &scheduler)
-    }
-  }
-
-  mutating func serverReject(request: UInt32, host: UInt32, now: SimInstant, _ scheduler: inout Scheduler) {
-    guard seats.reject(request: request, by: host, now: now) == nil else { return }
-    metrics.counters.add(metrics.rejected)
-    send(.viewerResponded, a: request, b: 0, &scheduler)
-    notifyStaff(of: request, .hostApplicationGone, except: nil, &scheduler)
-  }
-
-  mutating func serverTimeout(request: UInt32, now: SimInstant, _ scheduler: inout Scheduler) {
-    guard seats.timeOut(request: request, now: now) else { return }
-    metrics.counters.add(metrics.timedOut)
-    send(.viewerNoResponse, a: request, &scheduler)
-    notifyStaff(of: request, .hostApplicationGone, except: nil, &scheduler)
+extension Xoshiro256 {
+  /// A seed for room `room`'s own stream, derived from this stream's state without advancing it.
+  func seedForRoom(_ room: Int) -> UInt64 {
+    var copy = self
+    var mix = SplitMix64(seed: copy.next() ^ (UInt64(room) &* 0x9E37_79B9_7F4A_7C15))
+    return mix.next()
   }
 }

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import LiveStack
 import SimKernel
@@ -24,18 +25,27 @@ public struct Profile: Sendable {
   /// Seat settings shared by every room.
   public var seats: Seats
   /// How viewers behave.
-  public var audience: Audience
-  /// How hosts and admins behave.
-  public var host: Host
+  public var audience: AudienceSettings
+  /// How hosts behave.
+  public var host: HostSettings
+  /// How admins behave (by default like hosts, without ending the live).
+  public var admin: HostSettings
+  /// The phones' capture devices.
+  public var devices: Devices
   /// Message latency between clients and the server.
   public var network: Network
+  /// Scripted load on top of the behaviours: flash crowds and co-hosting.
+  public var workload: Workload
+  /// Sampling interval of the time series.
+  public var sampleEvery: SimDuration
 
   /// Rooms and people.
   public struct Population: Sendable {
     /// Number of rooms; each has one owner (host).
     public var rooms: Int
-    /// Viewers per room.
-    public var audiencePerRoom: Int
+    /// Viewers per room: a constant, or a distribution drawn once per room (popular and quiet
+    /// rooms), rounded and clamped to 0…10,000,000.
+    public var audiencePerRoom: Distribution
     /// Admins per room, who answer applications like the host.
     public var adminsPerRoom: Int
   }
@@ -44,8 +54,18 @@ public struct Profile: Sendable {
   public enum Arrival: Sendable, Equatable {
     /// Everyone is in the room at the start.
     case closed
-    /// A Poisson process per room that brings all of its viewers in, on average, over this time.
+    /// Arrivals spread evenly at random over this time (a Poisson process given the count).
     case poisson(over: SimDuration)
+    /// Arrivals whose rate grows linearly from zero over this time.
+    case ramp(over: SimDuration)
+  }
+
+  /// When the `applyForSeat` completion fires; STACK.md documents both.
+  public enum ApplyCompletion: String, Sendable, CaseIterable {
+    /// When the server has filed the application.
+    case sent
+    /// At the application's final outcome: success if accepted, -1 otherwise.
+    case outcome
   }
 
   /// Seat settings.
@@ -56,34 +76,20 @@ public struct Profile: Sendable {
     public var packageLimit: Int
     /// Free or apply mode.
     public var mode: SeatMode
-    /// How long an application waits for an answer; zero means it never times out.
+    /// The timeout clients pass to `applyForSeat`; zero means it never times out.
     public var applyTimeout: SimDuration
+    /// When the `applyForSeat` completion fires.
+    public var applyCompletion: ApplyCompletion
+    /// Seats that stay usable while a room co-hosts.
+    public var coHostSeatLimit: Int
   }
 
-  /// Viewer behaviour.
-  public struct Audience: Sendable {
-    /// Time from arriving to leaving the room.
-    public var stay: Distribution
-    /// Probability that a viewer applies for a seat at all.
-    public var applyProbability: Ratio
-    /// Time from arriving (or from the last attempt) to applying.
-    public var applyAfter: Distribution
-    /// Time from an acceptance to the microphone and camera being open.
-    public var deviceOpen: Distribution
-    /// Time a guest stays on the seat before leaving it.
-    public var seatTime: Distribution
-    /// Wait before applying again after a refusal, a rejection or a timeout.
-    public var retryAfter: Distribution
-    /// The most applications one viewer files.
-    public var maxApplies: Int
-  }
-
-  /// Host and admin behaviour.
-  public struct Host: Sendable {
-    /// Time from seeing an application to answering it.
-    public var thinkTime: Distribution
-    /// Probability of accepting (otherwise rejecting) an application.
-    public var acceptProbability: Ratio
+  /// The phones' capture devices.
+  public struct Devices: Sendable {
+    /// Time for one device to open.
+    public var openTime: Distribution
+    /// How often opening fails.
+    public var failures: DeviceFailureRates
   }
 
   /// Network latency.
@@ -92,8 +98,35 @@ public struct Profile: Sendable {
     public var clientServer: Distribution
   }
 
-  /// The total number of simulated users: per room, one host, the admins and the viewers.
-  public var totalUsers: Int { population.rooms * (1 + population.adminsPerRoom + population.audiencePerRoom) }
+  /// Scripted load.
+  public struct Workload: Sendable {
+    /// A flash crowd, if any.
+    public var flashCrowd: FlashCrowd?
+    /// Co-hosting sessions, if any.
+    public var coHosting: CoHosting?
+  }
+
+  /// "The host opens seats and 30% of the viewers apply within 2 s."
+  public struct FlashCrowd: Sendable {
+    /// When the seats open.
+    public var at: SimDuration
+    /// Share of the viewers in the room at that moment who tap "apply".
+    public var fraction: Ratio
+    /// Window over which they tap, uniformly.
+    public var within: SimDuration
+    /// Whether every seat is locked from the start until `at`.
+    public var lockSeatsUntilOpen: Bool
+  }
+
+  /// Pairs of rooms (0 with 1, 2 with 3, …) that connect for a while.
+  public struct CoHosting: Sendable {
+    /// Share of room pairs that co-host.
+    public var fraction: Ratio
+    /// Time from the start to connecting.
+    public var after: Distribution
+    /// How long a session lasts.
+    public var duration: Distribution
+  }
 }
 
 extension Profile {
@@ -148,17 +181,37 @@ extension Profile {
     let population = try readPopulation(o.required("population"))
     let arrival = try o.get("arrival", default: Arrival.closed) { n throws(ProfileError) in try readArrival(n) }
     let seats = try readSeats(o.required("seats"))
-    let audience = try readAudience(o.required("audience"))
-    let host = try readHost(o.required("host"))
+    let audience = try readAudience(o.required("audience"), seats: seats)
+    let host = try readHost(o.required("host"), base: nil)
+    var adminBase = host
+    adminBase.endLiveAfter = nil
+    let admin = try o.get("admin", default: adminBase) { n throws(ProfileError) in try readHost(n, base: adminBase) }
+    let devices = try o.get(
+      "devices", default: Devices(openTime: .lognormal(median: 150e6, sigma: 0.3), failures: .none)
+    ) {
+      n throws(ProfileError) in try readDevices(n)
+    }
     let network = try o.get("network", default: Network(clientServer: .lognormal(median: 40e6, sigma: 0.4))) {
       n throws(ProfileError) in try readNetwork(n)
+    }
+    let workload = try o.get("workload", default: Workload(flashCrowd: nil, coHosting: nil)) {
+      n throws(ProfileError) in try readWorkload(n)
+    }
+    var sampleEvery = SimDuration.seconds(10)
+    if var ts = try o.optional("timeSeries")?.object() {
+      sampleEvery = try ts.get("interval", default: sampleEvery) { n throws(ProfileError) in
+        try n.duration(minimum: .milliseconds(1))
+      }
+      try ts.finish()
     }
     try o.finish()
     let profile = Profile(
       name: name, description: description, duration: duration, defaultSeed: seed, maxEvents: maxEvents,
-      population: population, arrival: arrival, seats: seats, audience: audience, host: host, network: network)
-    guard profile.totalUsers <= Int(UInt32.max / 2) else {
-      throw ProfileError(path: "population", message: "more than 2^31 users in total (\(profile.totalUsers))")
+      population: population, arrival: arrival, seats: seats, audience: audience, host: host, admin: admin,
+      devices: devices, network: network, workload: workload, sampleEvery: sampleEvery)
+    let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
+    guard expected <= Double(Int32.max) else {
+      throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")
     }
     return profile
   }
@@ -166,7 +219,22 @@ extension Profile {
   static func readPopulation(_ node: ProfileNode) throws(ProfileError) -> Population {
     var o = try node.object()
     let rooms = try o.required("rooms").int(1...1_000_000)
-    let audience = try o.required("audiencePerRoom").int()
+    let audienceNode = try o.required("audiencePerRoom")
+    let audience: Distribution
+    let what = "a whole number from 0 to 10000000 or a distribution such as \"lognormal(200, 1)\""
+    switch audienceNode.value {
+    case .integer(let n):
+      guard (0...10_000_000).contains(n) else { throw audienceNode.expected(what) }
+      audience = .constant(Double(n))
+    case .string, .object:
+      do {
+        audience = try audienceNode.distribution(.number)
+      } catch {
+        throw audienceNode.error("expected \(what), got \(audienceNode.value.shortDescription) (\(error.message))")
+      }
+    default:
+      throw audienceNode.expected(what)
+    }
     let admins = try o.get("adminsPerRoom", default: 0) { n throws(ProfileError) in try n.int(0...100) }
     try o.finish()
     return Population(rooms: rooms, audiencePerRoom: audience, adminsPerRoom: admins)
@@ -181,8 +249,11 @@ extension Profile {
       arrival = .closed
     case "poisson":
       arrival = .poisson(over: try o.required("over").duration(minimum: .nanoseconds(1)))
+    case "ramp":
+      arrival = .ramp(over: try o.required("over").duration(minimum: .nanoseconds(1)))
     default:
-      throw pattern.error("expected one of \"closed\", \"poisson\", got \(pattern.value.shortDescription)")
+      throw pattern.error(
+        "expected one of \"closed\", \"poisson\", \"ramp\", got \(pattern.value.shortDescription)")
     }
     try o.finish()
     return arrival
@@ -200,39 +271,128 @@ extension Profile {
     let timeout = try o.get("applyTimeout", default: SimDuration.seconds(30)) { n throws(ProfileError) in
       try n.duration()
     }
+    let completion = try o.get("applyCompletion", default: ApplyCompletion.sent) { n throws(ProfileError) in
+      try n.oneOf(ApplyCompletion.self)
+    }
+    let coHost = try o.get("coHostSeatLimit", default: 6) { n throws(ProfileError) in try n.int(0...Int64(Int16.max)) }
     try o.finish()
-    return Seats(maxSeatCount: maxSeats, packageLimit: limit, mode: mode, applyTimeout: timeout)
+    return Seats(
+      maxSeatCount: maxSeats, packageLimit: limit, mode: mode, applyTimeout: timeout, applyCompletion: completion,
+      coHostSeatLimit: coHost)
   }
 
-  static func readAudience(_ node: ProfileNode) throws(ProfileError) -> Audience {
+  static func readAudience(_ node: ProfileNode, seats: Seats) throws(ProfileError) -> AudienceSettings {
     var o = try node.object()
-    let a = Audience(
-      stay: try o.required("stay").distribution(),
-      applyProbability: try o.get("applyProbability", default: .zero) { n throws(ProfileError) in try n.ratio() },
-      applyAfter: try o.get("applyAfter", default: .exponential(mean: 60e9)) { n throws(ProfileError) in
-        try n.distribution()
-      },
-      deviceOpen: try o.get("deviceOpen", default: .lognormal(median: 150e6, sigma: 0.3)) { n throws(ProfileError) in
-        try n.distribution()
-      },
-      seatTime: try o.get("seatTime", default: .lognormal(median: 120e9, sigma: 0.5)) { n throws(ProfileError) in
-        try n.distribution()
-      },
-      retryAfter: try o.get("retryAfter", default: .exponential(mean: 30e9)) { n throws(ProfileError) in
-        try n.distribution()
-      },
-      maxApplies: try o.get("maxApplies", default: 3) { n throws(ProfileError) in try n.int(0...1_000) })
+    let stay = try o.required("stay").distribution()
+    let applyProbability = try o.get("applyProbability", default: .zero) { n throws(ProfileError) in try n.ratio() }
+    let applyAfter = try o.get("applyAfter", default: .exponential(mean: 60e9)) { n throws(ProfileError) in
+      try n.distribution()
+    }
+    let patience = try o.optional("patience")?.optionalDistribution()
+    let seatTime = try o.get("seatTime", default: .lognormal(median: 120e9, sigma: 0.5)) { n throws(ProfileError) in
+      try n.distribution()
+    }
+    let maxApplies = try o.get("maxApplies", default: 3) { n throws(ProfileError) in try n.int(0...255) }
+    let retry = try o.get("retry", default: defaultRetry) { n throws(ProfileError) in try readRetry(n) }
+    let think = try o.get("invitationThink", default: .lognormal(median: 2e9, sigma: 0.5)) { n throws(ProfileError) in
+      try n.distribution()
+    }
+    let acceptInvitation = try o.get("acceptInvitation", default: Ratio(1, 2)!) { n throws(ProfileError) in
+      try n.ratio()
+    }
     try o.finish()
-    return a
+    return AudienceSettings(
+      stay: stay, applyProbability: applyProbability, applyAfter: applyAfter, applyTimeout: seats.applyTimeout,
+      patience: patience, seatTime: seatTime, maxApplies: maxApplies, retry: retry, invitationThink: think,
+      acceptInvitation: acceptInvitation, freeMode: seats.mode == .free)
   }
 
-  static func readHost(_ node: ProfileNode) throws(ProfileError) -> Host {
+  static let defaultRetry = RetryPolicy(
+    rejected: .exponential(mean: 30e9), timedOut: .exponential(mean: 30e9), seatLimit: nil,
+    allSeatsTaken: .exponential(mean: 30e9), kicked: nil, other: .exponential(mean: 30e9))
+
+  static func readRetry(_ node: ProfileNode) throws(ProfileError) -> RetryPolicy {
     var o = try node.object()
-    let h = Host(
-      thinkTime: try o.required("thinkTime").distribution(),
-      acceptProbability: try o.get("acceptProbability", default: .one) { n throws(ProfileError) in try n.ratio() })
+    var r = defaultRetry
+    func read(_ key: String, _ fallback: Distribution?, _ o: inout ProfileObject) throws(ProfileError) -> Distribution?
+    {
+      guard let n = o.optional(key) else { return fallback }
+      return try n.optionalDistribution()
+    }
+    r.rejected = try read("rejected", r.rejected, &o)
+    r.timedOut = try read("timedOut", r.timedOut, &o)
+    r.seatLimit = try read("seatLimit", r.seatLimit, &o)
+    r.allSeatsTaken = try read("allSeatsTaken", r.allSeatsTaken, &o)
+    r.kicked = try read("kicked", r.kicked, &o)
+    r.other = try read("other", r.other, &o)
+    try o.finish()
+    return r
+  }
+
+  static func readHost(_ node: ProfileNode, base: HostSettings?) throws(ProfileError) -> HostSettings {
+    var o = try node.object()
+    func dist(_ key: String, _ fallback: Distribution?, _ o: inout ProfileObject) throws(ProfileError) -> Distribution?
+    {
+      guard let n = o.optional(key) else { return fallback }
+      return try n.optionalDistribution()
+    }
+    let think: Distribution
+    if let base {
+      think = try o.get("thinkTime", default: base.thinkTime) { n throws(ProfileError) in try n.distribution() }
+    } else {
+      think = try o.required("thinkTime").distribution()
+    }
+    let policiesNode = o.optional("movePolicies")
+    var policies = base?.movePolicies ?? MovePolicy.allCases
+    if let policiesNode {
+      let items = try policiesNode.array()
+      guard !items.isEmpty else { throw policiesNode.error("expected at least one move policy") }
+      policies = []
+      for item in items {
+        let names = MovePolicy.allCases.map { "\"\($0.name)\"" }.joined(separator: ", ")
+        guard case .string(let s) = item.value, let p = MovePolicy.allCases.first(where: { $0.name == s }) else {
+          throw item.error("expected one of \(names), got \(item.value.shortDescription)")
+        }
+        policies.append(p)
+      }
+    }
+    let h = HostSettings(
+      thinkTime: think,
+      acceptProbability: try o.get("acceptProbability", default: base?.acceptProbability ?? .one) {
+        n throws(ProfileError) in try n.ratio()
+      },
+      rejectWhenFull: try o.get("rejectWhenFull", default: base?.rejectWhenFull ?? true) { n throws(ProfileError) in
+        try n.bool()
+      },
+      inviteEvery: try dist("inviteEvery", base?.inviteEvery, &o),
+      inviteTimeout: try o.get("inviteTimeout", default: base?.inviteTimeout ?? .seconds(30)) {
+        n throws(ProfileError) in try n.duration()
+      },
+      kickEvery: try dist("kickEvery", base?.kickEvery, &o),
+      lockEvery: try dist("lockEvery", base?.lockEvery, &o),
+      lockFor: try o.get("lockFor", default: base?.lockFor ?? .exponential(mean: 60e9)) { n throws(ProfileError) in
+        try n.distribution()
+      },
+      moveEvery: try dist("moveEvery", base?.moveEvery, &o),
+      movePolicies: policies,
+      endLiveAfter: try dist("endLiveAfter", base == nil ? nil : base?.endLiveAfter, &o))
     try o.finish()
     return h
+  }
+
+  static func readDevices(_ node: ProfileNode) throws(ProfileError) -> Devices {
+    var o = try node.object()
+    let open = try o.get("openTime", default: .lognormal(median: 150e6, sigma: 0.3)) { n throws(ProfileError) in
+      try n.distribution()
+    }
+    func rate(_ key: String, _ o: inout ProfileObject) throws(ProfileError) -> Ratio {
+      try o.get(key, default: .zero) { n throws(ProfileError) in try n.ratio() }
+    }
+    let failures = DeviceFailureRates(
+      microphoneDenied: try rate("microphoneDenied", &o), microphoneOccupied: try rate("microphoneOccupied", &o),
+      cameraDenied: try rate("cameraDenied", &o), cameraOccupied: try rate("cameraOccupied", &o))
+    try o.finish()
+    return Devices(openTime: open, failures: failures)
   }
 
   static func readNetwork(_ node: ProfileNode) throws(ProfileError) -> Network {
@@ -240,6 +400,28 @@ extension Profile {
     let n = Network(clientServer: try o.required("clientServer").distribution())
     try o.finish()
     return n
+  }
+
+  static func readWorkload(_ node: ProfileNode) throws(ProfileError) -> Workload {
+    var o = try node.object()
+    var w = Workload(flashCrowd: nil, coHosting: nil)
+    if var f = try o.optional("flashCrowd")?.object() {
+      w.flashCrowd = FlashCrowd(
+        at: try f.required("at").duration(),
+        fraction: try f.required("fraction").ratio(),
+        within: try f.get("within", default: .seconds(2)) { n throws(ProfileError) in try n.duration() },
+        lockSeatsUntilOpen: try f.get("lockSeatsUntilOpen", default: true) { n throws(ProfileError) in try n.bool() })
+      try f.finish()
+    }
+    if var c = try o.optional("coHosting")?.object() {
+      w.coHosting = CoHosting(
+        fraction: try c.required("fraction").ratio(),
+        after: try c.required("after").distribution(),
+        duration: try c.required("duration").distribution())
+      try c.finish()
+    }
+    try o.finish()
+    return w
   }
 }
 

@@ -119,6 +119,14 @@ public struct ProfileNode: Sendable {
     }
   }
 
+  /// Reads a distribution that may be switched off with `null` or `"never"` (giving `nil`).
+  public func optionalDistribution(_ quantity: Distribution.Quantity = .duration) throws(ProfileError) -> Distribution?
+  {
+    if case .null = value { return nil }
+    if case .string("never") = value { return nil }
+    return try distribution(quantity)
+  }
+
   /// The value as a `Double`, if it is a number.
   var numberValue: Double? {
     switch value {

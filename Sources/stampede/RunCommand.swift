@@ -95,6 +95,11 @@ enum Summary {
     }
     let top = r.counters.filter { $0.value > 0 }.sorted { $0.key < $1.key }
     lines.append("  counters: " + top.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+    for inv in r.invariants where inv.violations > 0 {
+      var line = "  VIOLATED \(inv.id): \(inv.violations)x"
+      if let f = inv.first { line += ", first at \(n(f.atMs))ms: \(f.message)" }
+      lines.append(line)
+    }
     lines.append("  report: \(reportPath)")
     lines.append("repro: \(r.repro)")
     Swift.print(lines.joined(separator: "\n"))
@@ -161,7 +166,7 @@ enum ValidateCommand {
     for path in args {
       do {
         let p = try Profile.load(path: path).profile
-        print("\(path): ok (\(p.name), \(p.totalUsers) users, \(p.duration))")
+        print("\(path): ok (\(p.name), \(p.population.rooms) rooms, \(p.duration))")
       } catch {
         printError(error.description)
         failed = true

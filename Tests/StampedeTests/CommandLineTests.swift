@@ -100,7 +100,7 @@ enum Tool {
       let r = try Tool.run(command)
       #expect(r.status == 2)
       #expect(
-        r.stderr.contains("\(path): population.audiencePerRoom: expected a whole number ≥ 0, got \"ten\""),
+        r.stderr.contains("\(path): population.audiencePerRoom: expected a whole number from 0 to 10000000"),
         "\(r.stderr)")
     }
     let missing = try Tool.run(["validate", folder.appendingPathComponent("none.json5").path])

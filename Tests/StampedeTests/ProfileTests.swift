@@ -34,7 +34,6 @@ func profileError(_ text: String) -> ProfileError? {
     #expect(p.arrival == .closed)
     #expect(p.audience.applyProbability == .zero)
     #expect(p.host.acceptProbability == .one)
-    #expect(p.totalUsers == 11)
     #expect(p.defaultSeed == 1)
   }
 
@@ -53,7 +52,37 @@ func profileError(_ text: String) -> ProfileError? {
     // (replace this, with that, expected path, expected message fragment)
     (
       "audiencePerRoom: 10", "audiencePerRoom: \"ten\"", "population.audiencePerRoom",
-      "expected a whole number ≥ 0, got \"ten\""
+      "expected a whole number from 0 to 10000000 or a distribution such as \"lognormal(200, 1)\", got \"ten\""
+    ),
+    (
+      "host: { thinkTime: \"1s\" }", "host: { thinkTime: \"1s\" }, arrival: { pattern: \"ramp\" }", "arrival.over",
+      "missing"
+    ),
+    (
+      "host: { thinkTime: \"1s\" }", "host: { thinkTime: \"1s\", movePolicies: [\"teleport\"] }",
+      "host.movePolicies[0]",
+      "expected one of \"abortWhenOccupied\", \"forceReplace\", \"swapPosition\""
+    ),
+    (
+      "host: { thinkTime: \"1s\" }", "host: { thinkTime: \"1s\" }, admin: { kickEvry: \"1m\" }", "admin.kickEvry",
+      "did you mean \"kickEvery\""
+    ),
+    (
+      "host: { thinkTime: \"1s\" }",
+      "host: { thinkTime: \"1s\" }, workload: { flashCrowd: { at: \"1m\", fraction: \"150%\" } }",
+      "workload.flashCrowd.fraction", "expected a probability"
+    ),
+    (
+      "host: { thinkTime: \"1s\" }", "host: { thinkTime: \"1s\" }, devices: { microphoneDenied: 2 }",
+      "devices.microphoneDenied", "expected a probability"
+    ),
+    (
+      "host: { thinkTime: \"1s\" }", "host: { thinkTime: \"1s\" }, timeSeries: { interval: \"0s\" }",
+      "timeSeries.interval", "must be at least"
+    ),
+    (
+      "maxSeatCount: 4", "maxSeatCount: 4, applyCompletion: \"later\"", "seats.applyCompletion",
+      "expected one of \"sent\", \"outcome\""
     ),
     ("audiencePerRoom: 10", "audiencePerRoom: -1", "population.audiencePerRoom", "expected a whole number"),
     ("audiencePerRoom: 10", "audiencePerRoom: 2.5", "population.audiencePerRoom", "got 2.5"),

@@ -1,0 +1,276 @@
+import LiveStack
+import SimKernel
+
+/// One simulated phone, as a behaviour sees it while handling an event: who it is, the SDK stores
+/// it can call, a random stream, and timers.
+///
+/// Calls made through the stores do not act at once: each becomes a message that crosses the
+/// network, and its completion runs when the answer comes back, exactly as with the real SDK.
+public struct Client {
+  /// The user's ID.
+  public let user: UInt32
+  /// The room the user belongs to.
+  public let room: UInt32
+  /// The user's role in that room.
+  public let role: RoomRole
+  /// The SDK state of every client.
+  public let runtime: ClientRuntime
+  /// The random stream of this client's population. Draw only from this (or from the behaviour's
+  /// own seeded streams) to keep runs reproducible.
+  public var random: Xoshiro256
+
+  /// Creates the view of `user` (the world does this for each callback).
+  public init(user: UInt32, room: UInt32, role: RoomRole, runtime: ClientRuntime, random: Xoshiro256) {
+    self.user = user
+    self.room = room
+    self.role = role
+    self.runtime = runtime
+    self.random = random
+  }
+
+  /// The simulated time now.
+  public var now: SimInstant { runtime.now }
+
+  /// The co-guest status the UI shows. Setting it is what a view model's `status = …` does.
+  public var status: CoGuestStatus {
+    get { runtime.status[Int(user)] }
+    nonmutating set { runtime.setStatus(user, newValue) }
+  }
+
+  /// `CoGuestStore.create(liveID:)` for this client's room.
+  public var coGuest: CoGuestStore { CoGuestStore(user: user, runtime: runtime) }
+  /// `LiveSeatStore` for this client's room.
+  public var liveSeat: LiveSeatStore { LiveSeatStore(user: user, room: room, runtime: runtime) }
+  /// `DeviceStore.shared`.
+  public var device: DeviceStore { DeviceStore(user: user, runtime: runtime) }
+  /// `LoginStore.shared`.
+  public var login: LoginStore { LoginStore(user: user, runtime: runtime) }
+  /// `LiveListStore.shared`.
+  public var liveList: LiveListStore { LiveListStore(user: user, room: room, runtime: runtime) }
+
+  /// Wakes this client's behaviour (`timer(tag:arg:)`) after `delay`.
+  public func schedule(after delay: SimDuration, tag: UInt32, arg: UInt32 = 0) {
+    runtime.commands.append(.timer(user: user, delay: delay, tag: tag, arg: arg))
+  }
+
+  /// A random audience member of this room who is in the room and not on a seat, as the audience
+  /// list shows it (`LiveAudienceStore`), or `nil` if none was found in a few draws.
+  public mutating func randomAudienceMember() -> UInt32? {
+    let range = runtime.audienceRange[Int(room)]
+    guard !range.isEmpty else { return nil }
+    for _ in 0..<8 {
+      let u = range.lowerBound + UInt32(random.next(below: UInt64(range.count)))
+      if runtime.joinedRoom[Int(u)] == room + 1 && runtime.seenSeat[Int(u)] < 0 && runtime.status[Int(u)] == .idle {
+        return u
+      }
+    }
+    return nil
+  }
+}
+
+func call(
+  _ runtime: ClientRuntime, _ user: UInt32, _ kind: OperationKind, target: UInt32 = 0, seat: Int = -1,
+  policy: MovePolicy = .abortWhenOccupied, timeout: SimDuration = .zero, _ completion: Completion?
+) {
+  runtime.commands.append(
+    .operation(
+      PendingOperation(
+        user: user, kind: kind, target: target, seat: Int16(clamping: seat), policy: policy, timeout: timeout,
+        issuedAt: runtime.now, completion: completion)))
+}
+
+/// `CoGuestStore`: applications and invitations.
+public struct CoGuestStore {
+  let user: UInt32
+  let runtime: ClientRuntime
+
+  /// Subscribes to `guestEventPublisher` (audience events).
+  public func subscribeGuestEvents() { runtime.subscriptions[Int(user)].insert(.guestEvents) }
+  /// Subscribes to `hostEventPublisher` (host and admin events).
+  public func subscribeHostEvents() { runtime.subscriptions[Int(user)].insert(.hostEvents) }
+  /// Drops both subscriptions (what an unretained `AnyCancellable` does).
+  public func unsubscribe() { runtime.subscriptions[Int(user)].subtract([.guestEvents, .hostEvents]) }
+
+  /// Audience: asks for seat `seatIndex` (-1: any). `timeout` zero means the request never times
+  /// out. The completion fires when the request is sent or at its final outcome, as the profile's
+  /// `seats.applyCompletion` says.
+  public func applyForSeat(
+    seatIndex: Int = -1, timeout: SimDuration, extraInfo: String? = nil, completion: Completion? = nil
+  ) {
+    call(runtime, user, .applyForSeat, seat: seatIndex, timeout: timeout, completion)
+  }
+
+  /// Audience: withdraws the pending application. Fails with -2311 if an answer won the race.
+  public func cancelApplication(completion: Completion? = nil) {
+    call(runtime, user, .cancelApplication, completion)
+  }
+
+  /// Audience: accepts the invitation sent by `inviterID`.
+  public func acceptInvitation(inviterID: UInt32, completion: Completion? = nil) {
+    call(runtime, user, .acceptInvitation, target: inviterID, completion)
+  }
+
+  /// Audience: declines the invitation sent by `inviterID`.
+  public func rejectInvitation(inviterID: UInt32, completion: Completion? = nil) {
+    call(runtime, user, .rejectInvitation, target: inviterID, completion)
+  }
+
+  /// Leaves the caller's own seat. It takes no user: kicking a guest is
+  /// `LiveSeatStore.kickUserOutOfSeat`.
+  public func disConnect(completion: Completion? = nil) { call(runtime, user, .disConnect, completion) }
+
+  /// Host or admin: accepts `userID`'s application. Fails with -2311 if another host processed it.
+  public func acceptApplication(userID: UInt32, completion: Completion? = nil) {
+    call(runtime, user, .acceptApplication, target: userID, completion)
+  }
+
+  /// Host or admin: rejects `userID`'s application.
+  public func rejectApplication(userID: UInt32, completion: Completion? = nil) {
+    call(runtime, user, .rejectApplication, target: userID, completion)
+  }
+
+  /// Host or admin: invites `userID` to seat `seatIndex` (-1: any). `timeout` zero: no timeout.
+  public func inviteToSeat(
+    userID: UInt32, seatIndex: Int = -1, timeout: SimDuration, extraInfo: String? = nil,
+    completion: Completion? = nil
+  ) {
+    call(runtime, user, .inviteToSeat, target: userID, seat: seatIndex, timeout: timeout, completion)
+  }
+
+  /// Host or admin: withdraws the invitation to `inviteeID`.
+  public func cancelInvitation(inviteeID: UInt32, completion: Completion? = nil) {
+    call(runtime, user, .cancelInvitation, target: inviteeID, completion)
+  }
+
+  /// `state.applicants`: applications this host or admin can still answer (empty for audience).
+  public var applicants: [UInt32] {
+    let slot = runtime.staffSlot[Int(user)]
+    return slot < 0 ? [] : runtime.applicants[Int(slot)]
+  }
+
+  /// `state.invitees`: invitations this host or admin sent that are still open.
+  public var invitees: [UInt32] {
+    let slot = runtime.staffSlot[Int(user)]
+    return slot < 0 ? [] : runtime.invitees[Int(slot)]
+  }
+
+  /// `state.connected`: the guests on seats, derived from the seat list. An audience member's SDK
+  /// reports itself when seated.
+  public var connected: [UInt32] {
+    let slot = runtime.staffSlot[Int(user)]
+    if slot < 0 { return runtime.seenSeat[Int(user)] >= 0 ? [user] : [] }
+    return runtime.seatView[Int(slot)].compactMap { $0 == 0 ? nil : $0 - 1 }
+  }
+
+  /// The host whose invitation this audience member holds, if any.
+  public var invitation: UInt32? {
+    let i = runtime.invitation[Int(user)]
+    return i == 0 ? nil : i - 1
+  }
+}
+
+/// `LiveSeatStore`: the seat list and direct seat operations.
+public struct LiveSeatStore {
+  let user: UInt32
+  let room: UInt32
+  let runtime: ClientRuntime
+
+  /// Subscribes to seat-list changes (`seated`/`left` deltas).
+  public func subscribe() { runtime.subscriptions[Int(user)].insert(.seatList) }
+
+  /// The room's seat count.
+  public var maxSeatCount: Int { runtime.rooms[Int(room)].maxSeatCount }
+  /// The room's package limit on connected co-guests.
+  public var packageLimit: Int { runtime.rooms[Int(room)].packageLimit }
+  /// This user's seat as the seat list shows it.
+  public var mySeatIndex: Int? {
+    let s = runtime.seenSeat[Int(user)]
+    return s < 0 ? nil : Int(s)
+  }
+
+  /// The seat list (occupant per seat) as a host or admin sees it; empty for audience members.
+  public var seatList: [UInt32?] {
+    let slot = runtime.staffSlot[Int(user)]
+    return slot < 0 ? [] : runtime.seatView[Int(slot)].map { $0 == 0 ? nil : $0 - 1 }
+  }
+
+  /// Takes seat `index` (-1: any) directly: free mode, or staff.
+  public func takeSeat(index: Int = -1, completion: Completion? = nil) {
+    call(runtime, user, .takeSeat, seat: index, completion)
+  }
+  /// Leaves the caller's seat.
+  public func leaveSeat(completion: Completion? = nil) { call(runtime, user, .leaveSeat, completion) }
+  /// Locks seat `index`: its occupant stays, nobody new may sit.
+  public func lockSeat(index: Int, completion: Completion? = nil) {
+    call(runtime, user, .lockSeat, seat: index, completion)
+  }
+  /// Unlocks seat `index`.
+  public func unlockSeat(index: Int, completion: Completion? = nil) {
+    call(runtime, user, .unlockSeat, seat: index, completion)
+  }
+  /// Removes `userID` from its seat.
+  public func kickUserOutOfSeat(userID: UInt32, completion: Completion? = nil) {
+    call(runtime, user, .kickUserOutOfSeat, target: userID, completion)
+  }
+  /// Moves `userID` to seat `targetIndex`, resolving an occupied target by `policy`.
+  public func moveUserToSeat(userID: UInt32, targetIndex: Int, policy: MovePolicy, completion: Completion? = nil) {
+    call(runtime, user, .moveUserToSeat, target: userID, seat: targetIndex, policy: policy, completion)
+  }
+}
+
+/// `DeviceStore`: the phone's microphone and camera.
+public struct DeviceStore {
+  let user: UInt32
+  let runtime: ClientRuntime
+
+  /// Opens the microphone. May fail with -1105 (denied) or -1106 (occupied).
+  public func openLocalMicrophone(completion: Completion? = nil) {
+    call(runtime, user, .openLocalMicrophone, completion)
+  }
+  /// Opens the camera. May fail with -1101 (denied) or -1102 (occupied).
+  public func openLocalCamera(isFront: Bool = true, completion: Completion? = nil) {
+    call(runtime, user, .openLocalCamera, completion)
+  }
+  /// Closes the microphone at once.
+  public func closeLocalMicrophone() { runtime.commands.append(.closeDevice(user: user, .microphone)) }
+  /// Closes the camera at once.
+  public func closeLocalCamera() { runtime.commands.append(.closeDevice(user: user, .camera)) }
+  /// Whether the microphone is on.
+  public var microphoneOn: Bool { runtime.devices.isOn(.microphone, user: user) }
+  /// Whether the camera is on.
+  public var cameraOn: Bool { runtime.devices.isOn(.camera, user: user) }
+}
+
+/// `LoginStore`: login state and events.
+public struct LoginStore {
+  let user: UInt32
+  let runtime: ClientRuntime
+
+  /// Subscribes to `kickedOffline` and `loginExpired`. Subscribing after `login` misses events that
+  /// came before.
+  public func subscribeEvents() { runtime.subscriptions[Int(user)].insert(.loginEvents) }
+  /// Logs in (`login(sdkAppID, userID, userSig)`).
+  public func login(completion: Completion? = nil) { call(runtime, user, .login, completion) }
+  /// Logs out.
+  public func logout(completion: Completion? = nil) { call(runtime, user, .logout, completion) }
+  /// Whether the SDK believes it is logged in.
+  public var isLogin: Bool { runtime.loggedIn[Int(user)] }
+}
+
+/// `LiveListStore`: entering, leaving and ending lives.
+public struct LiveListStore {
+  let user: UInt32
+  let room: UInt32
+  let runtime: ClientRuntime
+
+  /// Subscribes to live events (the live ending).
+  public func subscribe() { runtime.subscriptions[Int(user)].insert(.liveEvents) }
+  /// Enters this client's room.
+  public func joinLive(completion: Completion? = nil) { call(runtime, user, .joinLive, completion) }
+  /// Leaves the room: a pending application or invitation fails and a seat is vacated.
+  public func leaveLive(completion: Completion? = nil) { call(runtime, user, .leaveLive, completion) }
+  /// Owner: ends the live for everyone.
+  public func endLive(completion: Completion? = nil) { call(runtime, user, .endLive, completion) }
+  /// Whether the SDK believes it is in the room.
+  public var isInRoom: Bool { runtime.joinedRoom[Int(user)] == room + 1 }
+}

@@ -1,0 +1,59 @@
+/// The logic of a client: what a view model does with the SDK. Implement it to run your own view
+/// model against the simulated stack; ``StandardAudience`` and ``StandardHost`` are the built-in,
+/// correct ones.
+///
+/// Every callback gets the client `inout`. Calls made through its stores are carried out after the
+/// callback returns. A behaviour is shared by every client of its population, so per-client state
+/// belongs in arrays indexed by `client.user` (or in the UI `status`).
+public protocol ClientBehavior: AnyObject {
+  /// The user arrives: log in, subscribe, join the room.
+  func start(_ client: inout Client)
+  /// The user taps "apply" (workloads such as a flash crowd send this too).
+  func applyIntent(_ client: inout Client)
+  /// A timer set with `client.schedule(after:tag:arg:)` fired.
+  func timer(tag: UInt32, arg: UInt32, _ client: inout Client)
+  /// An audience event arrived (only if subscribed).
+  func guestEvent(_ event: GuestEvent, _ client: inout Client)
+  /// A host event arrived (only if subscribed).
+  func hostEvent(_ event: HostEvent, _ client: inout Client)
+  /// The seat list changed (only if subscribed). The SDK's own state is already updated.
+  func seatListChanged(_ change: SeatChangeEvent, _ client: inout Client)
+  /// A login event arrived (only if subscribed).
+  func loginEvent(_ event: LoginEvent, _ client: inout Client)
+  /// The live ended (only if subscribed to live events).
+  func liveEnded(_ client: inout Client)
+}
+
+extension ClientBehavior {
+  /// Does nothing.
+  public func applyIntent(_ client: inout Client) {}
+  /// Does nothing.
+  public func timer(tag: UInt32, arg: UInt32, _ client: inout Client) {}
+  /// Does nothing.
+  public func guestEvent(_ event: GuestEvent, _ client: inout Client) {}
+  /// Does nothing.
+  public func hostEvent(_ event: HostEvent, _ client: inout Client) {}
+  /// Does nothing.
+  public func seatListChanged(_ change: SeatChangeEvent, _ client: inout Client) {}
+  /// Does nothing.
+  public func loginEvent(_ event: LoginEvent, _ client: inout Client) {}
+  /// Does nothing.
+  public func liveEnded(_ client: inout Client) {}
+}
+
+/// A `seated` or `left` delta of the seat list.
+public struct SeatChangeEvent: Sendable, Equatable {
+  /// The seat index.
+  public var seatIndex: Int
+  /// The user who sat down or left.
+  public var user: UInt32
+  /// `true` for seated, `false` for left.
+  public var seated: Bool
+
+  /// Creates a delta.
+  public init(seatIndex: Int, user: UInt32, seated: Bool) {
+    self.seatIndex = seatIndex
+    self.user = user
+    self.seated = seated
+  }
+}

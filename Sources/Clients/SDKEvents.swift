@@ -1,0 +1,84 @@
+import LiveStack
+
+/// Why an application or invitation got no answer (`NoResponseReason`).
+public enum NoResponseReason: UInt8, Sendable, CaseIterable {
+  /// Nobody answered within the timeout.
+  case timeout
+  /// The guest got a seat another way first.
+  case alreadySeated
+}
+
+/// Events `CoGuestStore.guestEventPublisher` delivers to an audience member.
+public enum GuestEvent: Sendable, Equatable {
+  /// `onHostInvitationReceived(hostUser)`.
+  case onHostInvitationReceived(host: UInt32)
+  /// `onHostInvitationCancelled(hostUser)`.
+  case onHostInvitationCancelled(host: UInt32)
+  /// `onGuestApplicationResponded(isAccept, hostUser)`.
+  case onGuestApplicationResponded(isAccept: Bool, host: UInt32)
+  /// `onGuestApplicationNoResponse(reason)`.
+  case onGuestApplicationNoResponse(reason: NoResponseReason)
+  /// `onKickedOffSeat(seatIndex, hostUser)`.
+  case onKickedOffSeat(seatIndex: Int, host: UInt32)
+}
+
+/// Events `CoGuestStore.hostEventPublisher` delivers to a host or admin.
+public enum HostEvent: Sendable, Equatable {
+  /// `onGuestApplicationReceived(guestUser)`.
+  case onGuestApplicationReceived(guest: UInt32)
+  /// `onGuestApplicationCancelled(guestUser)`.
+  case onGuestApplicationCancelled(guest: UInt32)
+  /// `onGuestApplicationProcessedByOtherHost(guestUser, hostUser)`.
+  case onGuestApplicationProcessedByOtherHost(guest: UInt32, host: UInt32)
+  /// `onHostInvitationResponded(isAccept, guestUser)`.
+  case onHostInvitationResponded(isAccept: Bool, guest: UInt32)
+  /// `onHostInvitationNoResponse(guestUser, reason)`.
+  case onHostInvitationNoResponse(guest: UInt32, reason: NoResponseReason)
+}
+
+/// Events `LoginStore` delivers.
+public enum LoginEvent: UInt8, Sendable, CaseIterable {
+  /// The same user logged in elsewhere.
+  case kickedOffline
+  /// The UserSig expired.
+  case loginExpired
+}
+
+/// The co-guest status a client's UI shows (the seed view model's `CoGuestStatus`, with the states
+/// around it that a whole session needs).
+public enum CoGuestStatus: UInt8, Sendable, CaseIterable {
+  /// Not in the room yet.
+  case away
+  /// In the room, not applying and not on a seat.
+  case idle
+  /// An application is out.
+  case applying
+  /// Accepted; opening the microphone and camera.
+  case connecting
+  /// On a seat.
+  case connected
+  /// Left the room for good.
+  case left
+
+  /// The status's name as reports spell it.
+  public var name: String { String(describing: self) }
+}
+
+/// The event streams a client can subscribe to. A client receives events only on streams it
+/// subscribed to; state (seat list, applicants) is kept by the SDK either way.
+public struct Subscriptions: OptionSet, Sendable {
+  /// The raw bits.
+  public let rawValue: UInt8
+  /// Creates a set from raw bits.
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+  /// `CoGuestStore.guestEventPublisher`.
+  public static let guestEvents = Subscriptions(rawValue: 1)
+  /// `CoGuestStore.hostEventPublisher`.
+  public static let hostEvents = Subscriptions(rawValue: 2)
+  /// `LiveSeatStore` seat-list changes.
+  public static let seatList = Subscriptions(rawValue: 4)
+  /// `LoginStore` events.
+  public static let loginEvents = Subscriptions(rawValue: 8)
+  /// `LiveListStore` events (the live ending).
+  public static let liveEvents = Subscriptions(rawValue: 16)
+}

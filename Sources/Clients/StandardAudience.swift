@@ -1,0 +1,303 @@
+import LiveStack
+import SimKernel
+
+/// When an audience member tries again after an attempt ends, per outcome. `nil` means never.
+public struct RetryPolicy: Sendable {
+  /// After a host rejected the application.
+  public var rejected: Distribution?
+  /// After the application timed out.
+  public var timedOut: Distribution?
+  /// After -2340 (package limit): waiting does not lift a plan limit while the guests stay, so the
+  /// default is never.
+  public var seatLimit: Distribution?
+  /// After 100205 (all seats taken).
+  public var allSeatsTaken: Distribution?
+  /// After being removed from the seat by someone else.
+  public var kicked: Distribution?
+  /// After any other failure.
+  public var other: Distribution?
+
+  /// Creates a policy.
+  public init(
+    rejected: Distribution?, timedOut: Distribution?, seatLimit: Distribution?, allSeatsTaken: Distribution?,
+    kicked: Distribution?, other: Distribution?
+  ) {
+    self.rejected = rejected
+    self.timedOut = timedOut
+    self.seatLimit = seatLimit
+    self.allSeatsTaken = allSeatsTaken
+    self.kicked = kicked
+    self.other = other
+  }
+
+  /// The delay before retrying after an apply call failed with `error`.
+  public func delay(after error: SeatError) -> Distribution? {
+    switch error {
+    case .seatLimitExceeded: return seatLimit
+    case .allSeatsTaken: return allSeatsTaken
+    default: return other
+    }
+  }
+}
+
+/// Settings of ``StandardAudience``; every one is a profile key under `audience`.
+public struct AudienceSettings: Sendable {
+  /// Time from joining the room to leaving it.
+  public var stay: Distribution
+  /// Probability that a viewer applies at all.
+  public var applyProbability: Ratio
+  /// Time from joining (or leaving a seat) to tapping "apply".
+  public var applyAfter: Distribution
+  /// The `timeout` passed to `applyForSeat` (zero: none).
+  public var applyTimeout: SimDuration
+  /// How long the viewer waits for an answer before cancelling; `nil`: forever.
+  public var patience: Distribution?
+  /// Time on the seat before leaving it.
+  public var seatTime: Distribution
+  /// The most applications one viewer files.
+  public var maxApplies: Int
+  /// When to try again.
+  public var retry: RetryPolicy
+  /// Time to answer an invitation.
+  public var invitationThink: Distribution
+  /// Probability of accepting an invitation.
+  public var acceptInvitation: Ratio
+  /// Whether the room is in free mode (take a seat directly instead of applying).
+  public var freeMode: Bool
+
+  /// Creates settings.
+  public init(
+    stay: Distribution, applyProbability: Ratio, applyAfter: Distribution, applyTimeout: SimDuration,
+    patience: Distribution?, seatTime: Distribution, maxApplies: Int, retry: RetryPolicy,
+    invitationThink: Distribution, acceptInvitation: Ratio, freeMode: Bool
+  ) {
+    self.stay = stay
+    self.applyProbability = applyProbability
+    self.applyAfter = applyAfter
+    self.applyTimeout = applyTimeout
+    self.patience = patience
+    self.seatTime = seatTime
+    self.maxApplies = maxApplies
+    self.retry = retry
+    self.invitationThink = invitationThink
+    self.acceptInvitation = acceptInvitation
+    self.freeMode = freeMode
+  }
+}
+
+/// The built-in audience member: seed 000's `AudienceCoGuestViewModel`, corrected where STACK.md
+/// says the seed is wrong.
+///
+/// - Its "connected" state follows the seat list, not callbacks alone: a seat it appears on makes it
+///   open devices even if the accept event was lost, and a seat it disappears from ends the session.
+/// - -2340 (package limit) is not "wait for a free seat": it retries only if the profile says so.
+/// - An invitation that arrives while applying is declined; `alreadySeated` is handled by the seat
+///   list.
+public final class StandardAudience: ClientBehavior {
+  /// The settings.
+  public let settings: AudienceSettings
+  var applies: [UInt8]
+  var epoch: [UInt32]
+
+  /// Timer tags.
+  enum Tag: UInt32 {
+    case apply = 1
+    case giveUp, leaveSeat, leaveRoom, answerInvitation
+  }
+
+  /// Creates the behaviour for `userCount` users.
+  public init(settings: AudienceSettings, userCount: Int) {
+    self.settings = settings
+    applies = [UInt8](repeating: 0, count: userCount)
+    epoch = [UInt32](repeating: 0, count: userCount)
+  }
+
+  /// How many applications `user` filed.
+  public func applications(of user: UInt32) -> Int { Int(applies[Int(user)]) }
+
+  public func start(_ client: inout Client) {
+    client.coGuest.subscribeGuestEvents()
+    client.liveSeat.subscribe()
+    client.login.subscribeEvents()
+    client.liveList.subscribe()
+    client.login.login { [unowned self] c, result in
+      guard case .success = result else {
+        c.status = .left
+        return
+      }
+      c.liveList.joinLive { [unowned self] c, result in
+        guard case .success = result else {
+          c.status = .left
+          return
+        }
+        self.joined(&c)
+      }
+    }
+  }
+
+  func joined(_ c: inout Client) {
+    guard c.status == .away else { return }
+    c.status = .idle
+    c.schedule(after: settings.stay.sampleDuration(&c.random), tag: Tag.leaveRoom.rawValue)
+    if c.random.chance(settings.applyProbability) {
+      c.schedule(after: settings.applyAfter.sampleDuration(&c.random), tag: Tag.apply.rawValue)
+    }
+  }
+
+  public func applyIntent(_ c: inout Client) {
+    let u = Int(c.user)
+    // Not while the seat list still shows a seat being left: the server would answer 100203.
+    guard c.status == .idle, Int(applies[u]) < settings.maxApplies, c.liveList.isInRoom, c.liveSeat.mySeatIndex == nil
+    else { return }
+    applies[u] &+= 1
+    epoch[u] &+= 1
+    c.status = .applying
+    let failed: Completion = { [unowned self] c, result in
+      guard case .failure(let error) = result, c.status == .applying else { return }
+      c.status = .idle
+      self.retry(after: self.settings.retry.delay(after: error), &c)
+    }
+    if settings.freeMode {
+      c.liveSeat.takeSeat(index: -1, completion: failed)
+    } else {
+      c.coGuest.applyForSeat(seatIndex: -1, timeout: settings.applyTimeout, completion: failed)
+      if let patience = settings.patience {
+        c.schedule(after: patience.sampleDuration(&c.random), tag: Tag.giveUp.rawValue, arg: epoch[u])
+      }
+    }
+  }
+
+  public func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
+    switch Tag(rawValue: tag) {
+    case .apply:
+      applyIntent(&c)
+    case .giveUp:
+      guard c.status == .applying, arg == epoch[Int(c.user)] else { return }
+      c.coGuest.cancelApplication { c, result in
+        // -2311: an answer won the race; the seat list or the response event decides.
+        if case .success = result, c.status == .applying { c.status = .idle }
+      }
+    case .leaveSeat:
+      guard c.status == .connected, arg == epoch[Int(c.user)] else { return }
+      endSession(&c)
+      c.coGuest.disConnect()
+      retry(after: settings.applyAfter, &c)
+    case .leaveRoom:
+      guard c.status != .left else { return }
+      closeDevices(&c)
+      c.status = .left
+      c.liveList.leaveLive()
+    case .answerInvitation:
+      guard c.status == .idle, c.coGuest.invitation == arg else { return }
+      if c.random.chance(settings.acceptInvitation) {
+        c.coGuest.acceptInvitation(inviterID: arg) { [unowned self] c, result in
+          if case .success = result { self.beginConnecting(&c) }
+        }
+      } else {
+        c.coGuest.rejectInvitation(inviterID: arg)
+      }
+    case nil:
+      preconditionFailure("unknown audience timer tag \(tag)")
+    }
+  }
+
+  public func guestEvent(_ event: GuestEvent, _ c: inout Client) {
+    switch event {
+    case .onGuestApplicationResponded(let isAccept, _):
+      guard c.status == .applying else { return }
+      if isAccept {
+        beginConnecting(&c)
+      } else {
+        c.status = .idle
+        retry(after: settings.retry.rejected, &c)
+      }
+    case .onGuestApplicationNoResponse(let reason):
+      guard reason == .timeout, c.status == .applying else { return }
+      c.status = .idle
+      retry(after: settings.retry.timedOut, &c)
+    case .onHostInvitationReceived(let host):
+      if c.status == .idle {
+        c.schedule(
+          after: settings.invitationThink.sampleDuration(&c.random), tag: Tag.answerInvitation.rawValue, arg: host)
+      } else {
+        c.coGuest.rejectInvitation(inviterID: host)
+      }
+    case .onKickedOffSeat:
+      removedFromSeat(&c)
+    case .onHostInvitationCancelled:
+      break
+    }
+  }
+
+  public func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
+    guard change.user == c.user else { return }
+    if change.seated {
+      if c.status == .applying || c.status == .idle { beginConnecting(&c) }
+    } else if c.liveSeat.mySeatIndex == nil {
+      removedFromSeat(&c)
+    }
+  }
+
+  public func liveEnded(_ c: inout Client) {
+    closeDevices(&c)
+    c.status = .left
+  }
+
+  public func loginEvent(_ event: LoginEvent, _ c: inout Client) {
+    // Logged out by the server: the session is over for this viewer.
+    closeDevices(&c)
+    c.status = .left
+  }
+
+  func beginConnecting(_ c: inout Client) {
+    guard c.status == .applying || c.status == .idle else { return }
+    epoch[Int(c.user)] &+= 1
+    c.status = .connecting
+    c.device.openLocalMicrophone { [unowned self] c, result in
+      guard c.status == .connecting else {
+        // The session ended while the microphone was opening.
+        c.device.closeLocalMicrophone()
+        return
+      }
+      guard case .success = result else {
+        self.endSession(&c)
+        c.coGuest.disConnect()
+        self.retry(after: self.settings.retry.other, &c)
+        return
+      }
+      c.device.openLocalCamera(isFront: true) { [unowned self] c, _ in
+        // A camera failure leaves the guest audio-only.
+        guard c.status == .connecting else {
+          self.closeDevices(&c)
+          return
+        }
+        c.status = .connected
+        c.schedule(
+          after: self.settings.seatTime.sampleDuration(&c.random), tag: Tag.leaveSeat.rawValue,
+          arg: self.epoch[Int(c.user)])
+      }
+    }
+  }
+
+  func removedFromSeat(_ c: inout Client) {
+    guard c.status == .connecting || c.status == .connected else { return }
+    endSession(&c)
+    retry(after: settings.retry.kicked, &c)
+  }
+
+  func endSession(_ c: inout Client) {
+    epoch[Int(c.user)] &+= 1
+    closeDevices(&c)
+    c.status = .idle
+  }
+
+  func closeDevices(_ c: inout Client) {
+    if c.device.cameraOn { c.device.closeLocalCamera() }
+    if c.device.microphoneOn { c.device.closeLocalMicrophone() }
+  }
+
+  func retry(after delay: Distribution?, _ c: inout Client) {
+    guard let delay, Int(applies[Int(c.user)]) < settings.maxApplies else { return }
+    c.schedule(after: delay.sampleDuration(&c.random), tag: Tag.apply.rawValue)
+  }
+}

@@ -1,0 +1,103 @@
+import SimKernel
+
+/// A phone's capture devices.
+public enum CaptureDevice: UInt8, Sendable, CaseIterable {
+  /// The microphone.
+  case microphone
+  /// The camera.
+  case camera
+}
+
+/// How often opening a device fails, and how. All zero by default.
+public struct DeviceFailureRates: Sendable, Equatable {
+  /// Microphone permission denied (-1105).
+  public var microphoneDenied: Ratio
+  /// Microphone held by another app (-1106).
+  public var microphoneOccupied: Ratio
+  /// Camera permission denied (-1101).
+  public var cameraDenied: Ratio
+  /// Camera held by another app (-1102).
+  public var cameraOccupied: Ratio
+
+  /// No failures.
+  public static let none = DeviceFailureRates(
+    microphoneDenied: .zero, microphoneOccupied: .zero, cameraDenied: .zero, cameraOccupied: .zero)
+
+  /// Creates failure rates.
+  public init(microphoneDenied: Ratio, microphoneOccupied: Ratio, cameraDenied: Ratio, cameraOccupied: Ratio) {
+    self.microphoneDenied = microphoneDenied
+    self.microphoneOccupied = microphoneOccupied
+    self.cameraDenied = cameraDenied
+    self.cameraOccupied = cameraOccupied
+  }
+
+  /// Draws whether opening `device` fails, and with which error.
+  public func draw(_ device: CaptureDevice, _ rng: inout Xoshiro256) -> SeatError? {
+    switch device {
+    case .microphone:
+      if rng.chance(microphoneDenied) { return .microphoneNotAuthorized }
+      if rng.chance(microphoneOccupied) { return .microphoneOccupied }
+    case .camera:
+      if rng.chance(cameraDenied) { return .cameraNotAuthorized }
+      if rng.chance(cameraOccupied) { return .cameraOccupied }
+    }
+    return nil
+  }
+}
+
+/// Which capture devices are on, per user: two bits each, stored densely.
+public struct DeviceService: Sendable {
+  var bits: [UInt8]
+  /// Devices on right now, across all users.
+  public private(set) var onCount = 0
+
+  /// All devices off for `userCount` users.
+  public init(userCount: Int) { bits = [UInt8](repeating: 0, count: userCount) }
+
+  /// Whether `device` of `user` is on.
+  public func isOn(_ device: CaptureDevice, user: UInt32) -> Bool { bits[Int(user)] & (1 << device.rawValue) != 0 }
+
+  /// Whether any capture device of `user` is on.
+  public func anyOn(user: UInt32) -> Bool { bits[Int(user)] != 0 }
+
+  /// Turns `device` of `user` on or off. Returns whether it changed.
+  @discardableResult
+  public mutating func set(_ device: CaptureDevice, user: UInt32, on: Bool) -> Bool {
+    let mask: UInt8 = 1 << device.rawValue
+    let was = bits[Int(user)] & mask != 0
+    guard was != on else { return false }
+    bits[Int(user)] ^= mask
+    onCount += on ? 1 : -1
+    return true
+  }
+}
+
+/// Login state per user (`LoginStore`): `unlogin` → `logined`.
+public struct LoginService: Sendable {
+  var loggedIn: [Bool]
+  /// Users logged in right now.
+  public private(set) var loggedInCount = 0
+
+  /// Everyone logged out.
+  public init(userCount: Int) { loggedIn = [Bool](repeating: false, count: userCount) }
+
+  /// Whether `user` is logged in.
+  public func isLoggedIn(_ user: UInt32) -> Bool { loggedIn[Int(user)] }
+
+  /// Logs `user` in. Fails with -3 (repeated operation) if already logged in.
+  public mutating func login(_ user: UInt32) -> SeatError? {
+    guard !loggedIn[Int(user)] else { return .refused }
+    loggedIn[Int(user)] = true
+    loggedInCount += 1
+    return nil
+  }
+
+  /// Logs `user` out (also what `kickedOffline` and `loginExpired` do). Returns whether it was in.
+  @discardableResult
+  public mutating func logout(_ user: UInt32) -> Bool {
+    guard loggedIn[Int(user)] else { return false }
+    loggedIn[Int(user)] = false
+    loggedInCount -= 1
+    return true
+  }
+}

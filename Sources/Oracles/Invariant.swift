@@ -1,0 +1,68 @@
+import SimKernel
+
+/// Whether an invariant must hold at every event or eventually.
+public enum InvariantKind: String, Sendable, Codable {
+  /// Must hold at every event.
+  case safety
+  /// Must hold within a bound once faults have healed.
+  case liveness
+}
+
+/// One checked property: a stable ID, its kind and a one-line description.
+public struct Invariant: Sendable, Hashable {
+  /// Stable ID, used in reports and profiles (`seat.single-occupancy`).
+  public let id: String
+  /// Safety or liveness.
+  public let kind: InvariantKind
+  /// One line saying what must hold.
+  public let description: String
+}
+
+/// The first (or any) breach of an invariant, as data.
+public struct Violation: Sendable, Equatable {
+  /// The invariant's ID.
+  public var id: String
+  /// When it happened.
+  public var at: SimInstant
+  /// The entities involved (`room:3`, `user:17`, `request:120`).
+  public var entities: [String]
+  /// What was seen.
+  public var message: String
+}
+
+/// Counts violations per invariant and keeps the first of each. A checker records findings here;
+/// it never stops or changes the run.
+public struct ViolationLog: Sendable {
+  /// The invariants this log covers, in report order.
+  public let catalogue: [Invariant]
+  /// Violations per invariant, index-aligned with `catalogue`.
+  public private(set) var counts: [Int]
+  /// The first violation of each invariant.
+  public private(set) var first: [Violation?]
+
+  /// An empty log over `catalogue`.
+  public init(catalogue: [Invariant]) {
+    self.catalogue = catalogue
+    counts = [Int](repeating: 0, count: catalogue.count)
+    first = [Violation?](repeating: nil, count: catalogue.count)
+  }
+
+  /// All violations so far.
+  public var total: Int { counts.reduce(0, +) }
+
+  /// Records a breach of invariant `index`.
+  public mutating func record(
+    _ index: Int, at: SimInstant, entities: @autoclosure () -> [String], _ message: @autoclosure () -> String
+  ) {
+    counts[index] += 1
+    if first[index] == nil {
+      first[index] = Violation(id: catalogue[index].id, at: at, entities: entities(), message: message())
+    }
+  }
+
+  /// The count for invariant `id` (0 if unknown).
+  public func count(_ id: String) -> Int {
+    guard let i = catalogue.firstIndex(where: { $0.id == id }) else { return 0 }
+    return counts[i]
+  }
+}

@@ -1,0 +1,169 @@
+import Clients
+import LiveStack
+import SimKernel
+
+/// The live-seat safety invariants of STACK.md §6, checked at the moment of each event.
+///
+/// The world calls the `observe…` methods after the server or a client changed state. Each method
+/// reads, never writes, what it is given; findings go to ``log``.
+public struct SeatChecker: Sendable {
+  /// The seat invariants, in report order.
+  public static let catalogue: [Invariant] = [
+    Invariant(
+      id: "seat.single-occupancy", kind: .safety,
+      description: "a seat holds at most one user and a user sits on at most one seat"),
+    Invariant(
+      id: "seat.locked-no-newcomer", kind: .safety,
+      description: "nobody sits on a locked seat they were not on when it was locked"),
+    Invariant(
+      id: "seat.capacity", kind: .safety,
+      description: "occupied seats never exceed the usable seat count, connected guests never the package limit"),
+    Invariant(
+      id: "seat.connected-requires-grant", kind: .safety,
+      description: "a guest sits only after an accepted application, an accepted invitation, a free take or a move"),
+    Invariant(
+      id: "request.one-terminal-outcome", kind: .safety,
+      description: "each request reaches its client with at most one terminal answer, and nothing after it"),
+    Invariant(
+      id: "coguest.no-duplicate-applicants", kind: .safety,
+      description: "a host's applicants list holds no one twice and no one already connected"),
+    Invariant(
+      id: "client.not-applying-while-seated", kind: .safety,
+      description: "no client shows \"applying\" while its seat list shows it seated"),
+    Invariant(
+      id: "device.capture-only-while-seated", kind: .safety,
+      description: "capture devices are on only while the client is connecting or connected on a seat"),
+  ]
+
+  static let singleOccupancy = 0
+  static let lockedNoNewcomer = 1
+  static let capacity = 2
+  static let requiresGrant = 3
+  static let oneTerminal = 4
+  static let noDuplicateApplicants = 5
+  static let notApplyingWhileSeated = 6
+  static let captureOnlyWhileSeated = 7
+
+  /// What was found.
+  public private(set) var log = ViolationLog(catalogue: SeatChecker.catalogue)
+  /// Per request: terminal answers delivered to its client.
+  var terminalAnswers: [UInt8] = []
+  /// Per flat seat: occupant + 1 when the seat was locked (0: empty or unlocked).
+  var lockedOccupant: [UInt32]
+  let seatBase: [Int]
+
+  /// A checker for the rooms of `seats`.
+  public init(seats: SeatService) {
+    var base: [Int] = []
+    var total = 0
+    for r in 0..<seats.roomCount {
+      base.append(total)
+      total += seats.settings[r].maxSeatCount
+    }
+    seatBase = base
+    lockedOccupant = [UInt32](repeating: 0, count: total)
+  }
+
+  /// A seat was locked or unlocked: remember who was on it.
+  public mutating func observeLock(room: UInt32, seat: Int, seats: SeatService) {
+    let slot = seatBase[Int(room)] + seat
+    lockedOccupant[slot] =
+      seats.isLocked(room: room, seat: seat) ? (seats.occupant(room: room, seat: seat).map { $0 + 1 } ?? 0) : 0
+  }
+
+  /// A seat changed: check the grant, then the whole room.
+  public mutating func observe(_ change: SeatChange, seats: SeatService, at now: SimInstant) {
+    if change.seated && change.grant == nil {
+      log.record(
+        SeatChecker.requiresGrant, at: now, entities: ["room:\(change.room)", "user:\(change.user)"],
+        "user \(change.user) was seated on seat \(change.seat) of room \(change.room) without an accept, an accepted invitation, a free take or a move"
+      )
+    }
+    observeRoom(change.room, seats: seats, at: now)
+  }
+
+  /// Checks occupancy, capacity and locks of `room`. O(seats of the room).
+  public mutating func observeRoom(_ room: UInt32, seats: SeatService, at now: SimInstant) {
+    let s = seats.settings[Int(room)]
+    var occupied = 0
+    for i in 0..<s.maxSeatCount {
+      guard let user = seats.occupant(room: room, seat: i) else { continue }
+      occupied += 1
+      if seats.seat(of: user) != i || seats.room(of: user) != room {
+        log.record(
+          SeatChecker.singleOccupancy, at: now, entities: ["room:\(room)", "user:\(user)"],
+          "user \(user) occupies seat \(i) of room \(room) but its own seat is \(seats.seat(of: user).map(String.init) ?? "none")"
+        )
+      }
+      let slot = seatBase[Int(room)] + i
+      if seats.isLocked(room: room, seat: i) && lockedOccupant[slot] != user + 1 {
+        log.record(
+          SeatChecker.lockedNoNewcomer, at: now, entities: ["room:\(room)", "user:\(user)"],
+          "user \(user) sits on locked seat \(i) of room \(room)")
+      }
+    }
+    let connected = Int(seats.connectedCount[Int(room)])
+    if occupied > seats.usableSeats(room: room) || connected > s.packageLimit || connected != occupied {
+      log.record(
+        SeatChecker.capacity, at: now, entities: ["room:\(room)"],
+        "room \(room) has \(occupied) occupied seats (\(seats.usableSeats(room: room)) usable, package limit \(s.packageLimit), \(seats.connectedCount[Int(room)]) counted connected)"
+      )
+    }
+  }
+
+  /// A terminal answer to `request` (accepted, rejected, no response) reached its client.
+  public mutating func observeTerminalAnswer(request: UInt32, user: UInt32, at now: SimInstant) {
+    let i = Int(request)
+    if i >= terminalAnswers.count {
+      terminalAnswers.append(contentsOf: repeatElement(0, count: i + 1 - terminalAnswers.count))
+    }
+    terminalAnswers[i] &+= 1
+    if terminalAnswers[i] > 1 {
+      log.record(
+        SeatChecker.oneTerminal, at: now, entities: ["request:\(request)", "user:\(user)"],
+        "request \(request) reached user \(user) with a second terminal answer")
+    }
+  }
+
+  /// An event about `request` reached its client after its terminal answer.
+  public mutating func observeEventAfterTerminal(request: UInt32, user: UInt32, at now: SimInstant) {
+    let i = Int(request)
+    guard i < terminalAnswers.count, terminalAnswers[i] > 0 else { return }
+    log.record(
+      SeatChecker.oneTerminal, at: now, entities: ["request:\(request)", "user:\(user)"],
+      "an event for request \(request) reached user \(user) after its terminal answer")
+  }
+
+  /// A host's applicants list changed: check it holds no duplicate and no connected guest.
+  public mutating func observeApplicants(host: UInt32, applicants: [UInt32], connected: [UInt32], at now: SimInstant) {
+    guard let last = applicants.last else { return }
+    if applicants.dropLast().contains(last) {
+      log.record(
+        SeatChecker.noDuplicateApplicants, at: now, entities: ["user:\(host)", "user:\(last)"],
+        "host \(host) lists applicant \(last) twice")
+    } else if connected.contains(last) {
+      log.record(
+        SeatChecker.noDuplicateApplicants, at: now, entities: ["user:\(host)", "user:\(last)"],
+        "host \(host) lists applicant \(last), who is already connected")
+    }
+  }
+
+  /// A client finished handling an event (and its commands ran). `sawOwnLeave` says the event told
+  /// it that it left its seat.
+  public mutating func observeClient(
+    user: UInt32, status: CoGuestStatus, seenSeat: Int?, captureOn: Bool, sawOwnLeave: Bool, at now: SimInstant
+  ) {
+    if status == .applying && seenSeat != nil {
+      log.record(
+        SeatChecker.notApplyingWhileSeated, at: now, entities: ["user:\(user)"],
+        "user \(user) shows \"applying\" while its seat list shows it on seat \(seenSeat!)")
+    }
+    if captureOn && (sawOwnLeave || (status != .connecting && status != .connected)) {
+      log.record(
+        SeatChecker.captureOnlyWhileSeated, at: now, entities: ["user:\(user)"],
+        sawOwnLeave
+          ? "user \(user) kept capturing after its seat list showed it left the seat"
+          : "user \(user) has a capture device on while \(status.name)")
+    }
+  }
+}

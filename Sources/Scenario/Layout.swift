@@ -1,0 +1,63 @@
+import LiveStack
+import SimKernel
+
+/// Who is who: user IDs laid out room by room, the owner first, then the admins, then the viewers.
+///
+/// Room sizes are drawn from the profile's `audiencePerRoom` with the `rooms` random stream, so a
+/// seed fixes them.
+public struct Layout: Sendable {
+  /// Number of rooms.
+  public let rooms: Int
+  /// Owner plus admins per room.
+  public let staffPerRoom: Int
+  /// First user ID of each room, plus the total as a last element.
+  public let roomBase: [UInt32]
+  /// Each user's room.
+  public let homeRoom: [UInt32]
+
+  /// Draws the layout of `profile` from `streams`.
+  public init(profile: Profile, streams: RandomStreams) {
+    var rng = streams.stream("rooms")
+    let p = profile.population
+    rooms = p.rooms
+    staffPerRoom = 1 + p.adminsPerRoom
+    var base: [UInt32] = []
+    base.reserveCapacity(p.rooms + 1)
+    var total = 0
+    for _ in 0..<p.rooms {
+      base.append(UInt32(total))
+      let drawn = p.audiencePerRoom.sample(&rng)
+      let viewers = drawn.isFinite ? Int(max(0, min(10_000_000, drawn.rounded()))) : 10_000_000
+      total += staffPerRoom + viewers
+      precondition(total < Int(Int32.max), "more than 2^31 users")
+    }
+    base.append(UInt32(total))
+    roomBase = base
+    var home = [UInt32](repeating: 0, count: total)
+    for r in 0..<p.rooms {
+      for u in Int(base[r])..<Int(base[r + 1]) { home[u] = UInt32(r) }
+    }
+    homeRoom = home
+  }
+
+  /// All users.
+  public var totalUsers: Int { Int(roomBase[rooms]) }
+  /// All audience members.
+  public var audienceCount: Int { totalUsers - rooms * staffPerRoom }
+
+  /// The audience user IDs of `room`.
+  public func audience(of room: UInt32) -> Range<UInt32> {
+    (roomBase[Int(room)] + UInt32(staffPerRoom))..<roomBase[Int(room) + 1]
+  }
+
+  /// The owner and admins of `room`.
+  public func staff(of room: UInt32) -> Range<UInt32> {
+    roomBase[Int(room)]..<(roomBase[Int(room)] + UInt32(staffPerRoom))
+  }
+
+  /// The role of `user` in its room.
+  public func role(of user: UInt32) -> RoomRole {
+    let offset = user - roomBase[Int(homeRoom[Int(user)])]
+    return offset == 0 ? .owner : (Int(offset) < staffPerRoom ? .admin : .audience)
+  }
+}

@@ -1,0 +1,337 @@
+import Clients
+import LiveStack
+import SimKernel
+
+extension LiveWorld {
+  /// An SDK call reaches the server: carry it out, notify whoever it concerns, and answer.
+  mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
+    let op = ops[Int(slot)]!
+    let user = op.user
+    let now = scheduler.now
+    var error: SeatError?
+    var deferReply = false
+    if op.kind != .login && !login.isLoggedIn(user) {
+      error = .notLoggedIn
+    } else {
+      switch op.kind {
+      case .login:
+        error = login.login(user)
+      case .logout:
+        login.logout(user)
+        _ = seats.leave(user: user, now: now)
+      case .joinLive:
+        error = seats.join(user: user, room: layout.homeRoom[Int(user)], role: layout.role(of: user))
+        if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersJoined) }
+      case .leaveLive:
+        error = seats.leave(user: user, now: now)
+        if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersLeft) }
+      case .endLive:
+        error = seats.endLive(user: user, now: now)
+        if error == nil { liveEnded(room: layout.homeRoom[Int(user)], &scheduler) }
+      case .applyForSeat:
+        switch seats.apply(user: user, seatIndex: Int(op.seat), now: now) {
+        case .failure(let e):
+          error = e
+        case .success(let id):
+          metrics.counters.add(metrics.applications)
+          filed(id, op, &scheduler)
+          for s in layout.staff(of: seats.requests[Int(id)].room) {
+            send(.host(s, .onGuestApplicationReceived(guest: user), request: id), &scheduler)
+          }
+          if profile.seats.applyCompletion == .outcome {
+            deferredApply[Int(user)] = slot + 1
+            deferReply = true
+          }
+        }
+      case .cancelApplication:
+        error = seats.cancelApplication(user: user, now: now)
+        if error == nil { metrics.counters.add(metrics.cancelled) }
+      case .acceptApplication:
+        if case .failure(let e) = seats.acceptApplication(guest: op.target, by: user, now: now) {
+          error = e
+        } else {
+          metrics.counters.add(metrics.accepted)
+        }
+      case .rejectApplication:
+        error = seats.rejectApplication(guest: op.target, by: user, now: now)
+        if error == nil { metrics.counters.add(metrics.rejected) }
+      case .inviteToSeat:
+        switch seats.invite(guest: op.target, by: user, seatIndex: Int(op.seat), now: now) {
+        case .failure(let e):
+          error = e
+        case .success(let id):
+          metrics.counters.add(metrics.invitations)
+          filed(id, op, &scheduler)
+          send(.guest(op.target, .onHostInvitationReceived(host: user), request: id), &scheduler)
+        }
+      case .cancelInvitation:
+        error = seats.cancelInvitation(guest: op.target, by: user, now: now)
+      case .acceptInvitation:
+        if case .failure(let e) = seats.acceptInvitation(user: user, inviter: op.target, now: now) {
+          error = e
+        } else {
+          metrics.counters.add(metrics.invitationsAccepted)
+        }
+      case .rejectInvitation:
+        error = seats.rejectInvitation(user: user, inviter: op.target, now: now)
+      case .disConnect, .leaveSeat:
+        if case .failure(let e) = seats.leaveSeat(user: user) { error = e }
+      case .takeSeat:
+        if case .failure(let e) = seats.takeSeat(user: user, seatIndex: Int(op.seat), now: now) {
+          error = e
+        } else {
+          metrics.counters.add(metrics.seatTakes)
+        }
+      case .lockSeat, .unlockSeat:
+        error = seats.setLocked(seat: Int(op.seat), op.kind == .lockSeat, by: user)
+        if error == nil, let room = seats.room(of: user) {
+          if op.kind == .lockSeat { metrics.counters.add(metrics.locked) }
+          checker.observeLock(room: room, seat: Int(op.seat), seats: seats)
+          checker.observeRoom(room, seats: seats, at: now)
+        }
+      case .kickUserOutOfSeat:
+        if case .failure(let e) = seats.kick(guest: op.target, by: user) {
+          error = e
+        } else {
+          metrics.counters.add(metrics.kicked)
+        }
+      case .moveUserToSeat:
+        if case .failure(let e) = seats.move(user: op.target, to: Int(op.seat), policy: op.policy, by: user) {
+          error = e
+        } else {
+          metrics.counters.add(metrics.moved)
+        }
+      case .openLocalMicrophone, .openLocalCamera:
+        preconditionFailure("device calls are answered by the phone")
+      }
+    }
+    if let error { metrics.countError(error) }
+    drainServer(&scheduler)
+    if !deferReply { reply(slot, error, &scheduler) }
+  }
+
+  /// A request was filed: remember when it was asked for and arm its timeout.
+  mutating func filed(_ id: UInt32, _ op: PendingOperation, _ scheduler: inout Scheduler) {
+    precondition(Int(id) == requestCalledAt.count, "requests are filed in ID order")
+    requestCalledAt.append(op.issuedAt.nanoseconds)
+    if op.timeout > .zero { scheduler.schedule(after: op.timeout, event(.requestTimeout, id)) }
+  }
+
+  /// The live of `room` ended: everyone still in it is taken out and told.
+  mutating func liveEnded(room: UInt32, _ scheduler: inout Scheduler) {
+    metrics.counters.add(metrics.livesEnded)
+    let all = layout.roomBase[Int(room)]..<layout.roomBase[Int(room) + 1]
+    for u in all where seats.room(of: u) == room {
+      _ = seats.leave(user: u, now: scheduler.now)
+      send(.liveEnded(u), &scheduler)
+    }
+  }
+
+  /// Sends a server event to its client over the client's ordered channel.
+  mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
+    let user = notice.user
+    let slot: UInt32
+    if let free = freeNotices.popLast() {
+      slot = free
+      notices[Int(slot)] = notice
+    } else {
+      slot = UInt32(notices.count)
+      notices.append(notice)
+    }
+    let at = fifo(downlink: true, user, scheduler.now)
+    scheduler.schedule(at: at, event(.clientNotice, slot))
+  }
+
+  /// Turns what the server changed into events: seat-list deltas, answers to requests.
+  mutating func drainServer(_ scheduler: inout Scheduler) {
+    let now = scheduler.now
+    let n = seats.changes.count
+    if n > 0 {
+      for i in 0..<n {
+        let c = seats.changes[i]
+        checker.observe(c, seats: seats, at: now)
+        if c.seated, let grant = c.grant, grant != .move { grantedAt[Int(c.user)] = now.nanoseconds }
+        if !c.seated && c.removedBy == .max { metrics.counters.add(metrics.serverRemoved) }
+      }
+      for i in 0..<n {
+        let c = seats.changes[i]
+        if !(0..<i).contains(where: { seats.changes[$0].room == c.room }) {
+          for s in layout.staff(of: c.room) { sendSeatBatch(to: s, &scheduler) { $0.room == c.room } }
+        }
+        if layout.role(of: c.user) == .audience && !(0..<i).contains(where: { seats.changes[$0].user == c.user }) {
+          sendSeatBatch(to: c.user, &scheduler) { $0.user == c.user }
+          if !c.seated, let by = c.removedBy, by != .max {
+            send(.guest(c.user, .onKickedOffSeat(seatIndex: Int(c.seat), host: by), request: .max), &scheduler)
+          }
+        }
+      }
+    }
+    for i in 0..<seats.ended.count { notifyEnded(seats.ended[i], &scheduler) }
+    seats.drain()
+  }
+
+  /// Sends the pending seat changes that `include` selects to `user`, four per message, in order.
+  mutating func sendSeatBatch(to user: UInt32, _ scheduler: inout Scheduler, where include: (SeatChange) -> Bool) {
+    var batch = SeatBatch()
+    for i in 0..<seats.changes.count where include(seats.changes[i]) {
+      batch.append(seats.changes[i])
+      if batch.isFull {
+        send(.seats(user, batch), &scheduler)
+        batch = SeatBatch()
+      }
+    }
+    if batch.count > 0 { send(.seats(user, batch), &scheduler) }
+  }
+
+  /// A request ended: tell its client and every host and admin what their SDKs would learn.
+  mutating func notifyEnded(_ id: UInt32, _ scheduler: inout Scheduler) {
+    let r = seats.requests[Int(id)]
+    let guest = r.guest
+    switch r.kind {
+    case .application:
+      var event: GuestEvent?
+      switch r.state {
+      case .accepted: event = .onGuestApplicationResponded(isAccept: true, host: r.host)
+      case .rejected: event = .onGuestApplicationResponded(isAccept: false, host: r.host)
+      case .timedOut: event = .onGuestApplicationNoResponse(reason: .timeout)
+      case .failed where r.failure == .alreadySeated: event = .onGuestApplicationNoResponse(reason: .alreadySeated)
+      default: event = nil
+      }
+      if let event { send(.guest(guest, event, request: id), &scheduler) }
+      let deferred = deferredApply[Int(guest)]
+      if deferred != 0 {
+        deferredApply[Int(guest)] = 0
+        reply(deferred - 1, r.state == .accepted ? nil : .failed, &scheduler)
+      }
+      for s in layout.staff(of: r.room) {
+        switch r.state {
+        case .accepted, .rejected:
+          if s == r.host {
+            send(.applicantRemoved(host: s, guest: guest), &scheduler)
+          } else {
+            send(.host(s, .onGuestApplicationProcessedByOtherHost(guest: guest, host: r.host), request: id), &scheduler)
+          }
+        case .cancelled:
+          send(.host(s, .onGuestApplicationCancelled(guest: guest), request: id), &scheduler)
+        default:
+          send(.applicantRemoved(host: s, guest: guest), &scheduler)
+        }
+      }
+    case .invitation:
+      let inviter = r.host
+      var event: HostEvent?
+      switch r.state {
+      case .accepted: event = .onHostInvitationResponded(isAccept: true, guest: guest)
+      case .rejected: event = .onHostInvitationResponded(isAccept: false, guest: guest)
+      case .timedOut: event = .onHostInvitationNoResponse(guest: guest, reason: .timeout)
+      case .failed where r.failure == .alreadySeated:
+        event = .onHostInvitationNoResponse(guest: guest, reason: .alreadySeated)
+      default: event = nil
+      }
+      if let event {
+        send(.host(inviter, event, request: id), &scheduler)
+      } else {
+        send(.inviteeRemoved(host: inviter, guest: guest), &scheduler)
+      }
+      if r.state == .cancelled {
+        send(.guest(guest, .onHostInvitationCancelled(host: inviter), request: id), &scheduler)
+      } else {
+        send(.invitationRemoved(guest: guest, host: inviter), &scheduler)
+      }
+    }
+  }
+
+  /// A server event reaches its client: the SDK updates its state, then the behaviour hears of it if
+  /// it subscribed.
+  mutating func clientNotice(slot: UInt32, _ scheduler: inout Scheduler) {
+    let notice = notices[Int(slot)]!
+    notices[Int(slot)] = nil
+    freeNotices.append(slot)
+    let now = scheduler.now
+    let user = notice.user
+    let u = Int(user)
+    let subscribed = runtime.subscriptions[u]
+    switch notice {
+    case .guest(_, let event, let request):
+      switch event {
+      case .onHostInvitationReceived(let host):
+        runtime.invitation[u] = host + 1
+      case .onHostInvitationCancelled(let host):
+        if runtime.invitation[u] == host + 1 { runtime.invitation[u] = 0 }
+      case .onGuestApplicationResponded, .onGuestApplicationNoResponse:
+        recordApplyAnswer(user, now)
+        checker.observeTerminalAnswer(request: request, user: user, at: now)
+      case .onKickedOffSeat:
+        break
+      }
+      guard subscribed.contains(.guestEvents) else { return }
+      var kicked = false
+      if case .onKickedOffSeat = event { kicked = true }
+      withClient(user, sawOwnLeave: kicked, &scheduler) { b, c in b.guestEvent(event, &c) }
+    case .host(_, let event, let request):
+      let slot = Int(runtime.staffSlot[u])
+      precondition(slot >= 0, "host events go to hosts and admins")
+      switch event {
+      case .onGuestApplicationReceived(let guest):
+        if !runtime.applicants[slot].contains(guest) { runtime.applicants[slot].append(guest) }
+        checker.observeApplicants(
+          host: user, applicants: runtime.applicants[slot],
+          connected: runtime.seatView[slot].compactMap { $0 == 0 ? nil : $0 - 1 }, at: now)
+      case .onGuestApplicationCancelled(let guest), .onGuestApplicationProcessedByOtherHost(let guest, _):
+        runtime.applicants[slot].removeAll { $0 == guest }
+      case .onHostInvitationResponded(_, let guest), .onHostInvitationNoResponse(let guest, _):
+        runtime.invitees[slot].removeAll { $0 == guest }
+        metrics.latencies[LiveMetrics.inviteToResponse].record(
+          SimDuration(nanoseconds: now.nanoseconds - requestCalledAt[Int(request)]))
+        checker.observeTerminalAnswer(request: request, user: user, at: now)
+      }
+      guard subscribed.contains(.hostEvents) else { return }
+      withClient(user, &scheduler) { b, c in b.hostEvent(event, &c) }
+    case .applicantRemoved(_, let guest):
+      mutateStaff(user) { slot in runtime.applicants[slot].removeAll { $0 == guest } }
+    case .inviteeRemoved(_, let guest):
+      mutateStaff(user) { slot in runtime.invitees[slot].removeAll { $0 == guest } }
+    case .invitationRemoved(_, let host):
+      if runtime.invitation[u] == host + 1 { runtime.invitation[u] = 0 }
+    case .seats(_, let batch):
+      let slot = Int(runtime.staffSlot[u])
+      var ownLeave = false
+      for i in 0..<batch.count {
+        let c = batch[i]
+        if c.user == user {
+          if c.seated {
+            runtime.seenSeat[u] = c.seat
+          } else if runtime.seenSeat[u] == c.seat {
+            runtime.seenSeat[u] = -1
+            ownLeave = true
+          }
+        }
+        if slot >= 0 {
+          if c.seated {
+            runtime.seatView[slot][Int(c.seat)] = c.user + 1
+          } else if runtime.seatView[slot][Int(c.seat)] == c.user + 1 {
+            runtime.seatView[slot][Int(c.seat)] = 0
+          }
+        }
+      }
+      guard subscribed.contains(.seatList) else { return }
+      withClient(user, sawOwnLeave: ownLeave, &scheduler) { b, c in
+        for i in 0..<batch.count {
+          let ch = batch[i]
+          b.seatListChanged(SeatChangeEvent(seatIndex: Int(ch.seat), user: ch.user, seated: ch.seated), &c)
+        }
+      }
+    case .liveEnded:
+      runtime.joinedRoom[u] = 0
+      runtime.seenSeat[u] = -1
+      runtime.invitation[u] = 0
+      mutateStaff(user) { slot in
+        runtime.applicants[slot].removeAll()
+        runtime.invitees[slot].removeAll()
+        for i in runtime.seatView[slot].indices { runtime.seatView[slot][i] = 0 }
+      }
+      guard subscribed.contains(.liveEvents) else { return }
+      withClient(user, &scheduler) { b, c in b.liveEnded(&c) }
+    }
+  }
+}
