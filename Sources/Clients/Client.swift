@@ -236,9 +236,9 @@ public struct DeviceStore {
   /// Closes the camera at once.
   public func closeLocalCamera() { runtime.commands.append(.closeDevice(user: user, .camera)) }
   /// Whether the microphone is on.
-  public var microphoneOn: Bool { runtime.devices.isOn(.microphone, user: user) }
+  public var microphoneOn: Bool { runtime.isOn(.microphone, user: user) }
   /// Whether the camera is on.
-  public var cameraOn: Bool { runtime.devices.isOn(.camera, user: user) }
+  public var cameraOn: Bool { runtime.isOn(.camera, user: user) }
 }
 
 /// `LoginStore`: login state and events.

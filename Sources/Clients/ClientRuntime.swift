@@ -101,29 +101,31 @@ public final class ClientRuntime {
   /// The simulated time of the event being handled.
   public var now: SimInstant = .zero
   /// UI status per user.
-  public private(set) var status: [CoGuestStatus]
+  public let status: Column<CoGuestStatus>
   /// How many users show each status, indexed by `CoGuestStatus.rawValue`.
-  public private(set) var statusCounts: [Int]
+  public let statusCounts: Column<Int>
   /// Event streams each user subscribed to.
-  public var subscriptions: [Subscriptions]
+  public let subscriptions: Column<Subscriptions>
   /// Each user's own seat as its seat list shows it, or -1.
-  public var seenSeat: [Int16]
+  public let seenSeat: Column<Int16>
   /// The room each user's SDK believes it is in, as room ID + 1.
-  public var joinedRoom: [UInt32]
+  public let joinedRoom: Column<UInt32>
   /// Whether each user's SDK believes it is logged in.
-  public var loggedIn: [Bool]
+  public let loggedIn: Column<Bool>
   /// Each audience member's pending invitation as inviter ID + 1 (0 = none).
-  public var invitation: [UInt32]
+  public let invitation: Column<UInt32>
   /// Each user's slot in the staff tables, or -1 for audience.
-  public let staffSlot: [Int32]
+  public let staffSlot: Column<Int32>
+  /// Capture devices on, per user: bit 0 microphone, bit 1 camera.
+  public let deviceBits: Column<UInt8>
+  /// Capture devices on across all users.
+  public let devicesOn: Column<Int>
   /// Per staff member: the applicants list (`CoGuestStore.state.applicants`).
   public var applicants: [[UInt32]]
   /// Per staff member: the invitees list (`CoGuestStore.state.invitees`).
   public var invitees: [[UInt32]]
   /// Per staff member: the seat list, occupant user ID + 1 per seat (0 = empty).
   public var seatView: [[UInt32]]
-  /// Capture devices, per user.
-  public var devices: DeviceService
   /// Calls and timers requested during the current callback.
   public var commands: [ClientCommand] = []
 
@@ -133,15 +135,17 @@ public final class ClientRuntime {
   ) {
     self.rooms = rooms
     self.audienceRange = audienceRange
-    status = [CoGuestStatus](repeating: .away, count: userCount)
-    statusCounts = [Int](repeating: 0, count: CoGuestStatus.allCases.count)
+    status = Column(repeating: .away, count: userCount)
+    statusCounts = Column(repeating: 0, count: CoGuestStatus.allCases.count)
     statusCounts[Int(CoGuestStatus.away.rawValue)] = userCount
-    subscriptions = [Subscriptions](repeating: [], count: userCount)
-    seenSeat = [Int16](repeating: -1, count: userCount)
-    joinedRoom = [UInt32](repeating: 0, count: userCount)
-    loggedIn = [Bool](repeating: false, count: userCount)
-    invitation = [UInt32](repeating: 0, count: userCount)
-    var slots = [Int32](repeating: -1, count: userCount)
+    subscriptions = Column(repeating: [], count: userCount)
+    seenSeat = Column(repeating: -1, count: userCount)
+    joinedRoom = Column(repeating: 0, count: userCount)
+    loggedIn = Column(repeating: false, count: userCount)
+    invitation = Column(repeating: 0, count: userCount)
+    deviceBits = Column(repeating: 0, count: userCount)
+    devicesOn = Column(repeating: 0, count: 1)
+    let slots = Column<Int32>(repeating: -1, count: userCount)
     var views: [[UInt32]] = []
     for (i, s) in staff.enumerated() {
       slots[Int(s.user)] = Int32(i)
@@ -151,7 +155,23 @@ public final class ClientRuntime {
     applicants = [[UInt32]](repeating: [], count: staff.count)
     invitees = [[UInt32]](repeating: [], count: staff.count)
     seatView = views
-    devices = DeviceService(userCount: userCount)
+  }
+
+  /// Whether `device` of `user` is on.
+  public func isOn(_ device: CaptureDevice, user: UInt32) -> Bool {
+    deviceBits[Int(user)] & (1 << device.rawValue) != 0
+  }
+
+  /// Whether any capture device of `user` is on.
+  public func anyDeviceOn(user: UInt32) -> Bool { deviceBits[Int(user)] != 0 }
+
+  /// Turns `device` of `user` on or off.
+  public func setDevice(_ device: CaptureDevice, user: UInt32, on: Bool) {
+    let mask: UInt8 = 1 << device.rawValue
+    let was = deviceBits[Int(user)] & mask != 0
+    guard was != on else { return }
+    deviceBits[Int(user)] ^= mask
+    devicesOn[0] += on ? 1 : -1
   }
 
   /// Sets the UI status of `user`, keeping the per-status counts.

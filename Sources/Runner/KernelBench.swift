@@ -67,7 +67,11 @@ public enum KernelBench {
   }
 
   /// Finds `Benchmarks/hold_reference.cpp` from the working folder or the executable's location.
-  public static func locateReferenceSource() -> String? {
+  public static func locateReferenceSource() -> String? { locate("Benchmarks/hold_reference.cpp") }
+
+  /// Finds a file of the repository, by its path inside it, from the working folder or the
+  /// executable's location.
+  public static func locate(_ relativePath: String) -> String? {
     var candidates: [URL] = []
     var dir = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     for _ in 0..<6 {
@@ -80,7 +84,7 @@ public enum KernelBench {
       exe = exe.deletingLastPathComponent()
     }
     for c in candidates {
-      let path = c.appendingPathComponent("Benchmarks/hold_reference.cpp").path
+      let path = c.appendingPathComponent(relativePath).path
       if FileManager.default.fileExists(atPath: path) { return path }
     }
     return nil

@@ -289,7 +289,7 @@ public struct LiveWorld: World {
       [
         Int64(seats.occupiedTotal), Int64(seats.pendingCount), Int64(c[Int(CoGuestStatus.idle.rawValue)]),
         Int64(c[Int(CoGuestStatus.applying.rawValue)]), Int64(c[Int(CoGuestStatus.connecting.rawValue)]),
-        Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devices.onCount),
+        Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devicesOn[0]),
       ])
   }
 
@@ -328,7 +328,7 @@ public struct LiveWorld: World {
     }
     let seen = runtime.seenSeat[Int(user)]
     checker.observeClient(
-      user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.devices.anyOn(user: user),
+      user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
       sawOwnLeave: sawOwnLeave && seen < 0, at: now)
   }
 
@@ -348,7 +348,7 @@ public struct LiveWorld: World {
           scheduler.schedule(at: at, event(.serverCall, slot))
         }
       case .closeDevice(let user, let device):
-        runtime.devices.set(device, user: user, on: false)
+        runtime.setDevice(device, user: user, on: false)
       case .timer(let user, let delay, let tag, let arg):
         let slot: UInt32
         if let free = freeTimers.popLast() {
@@ -479,7 +479,7 @@ public struct LiveWorld: World {
       metrics.counters.add(device == .microphone ? metrics.micFailed : metrics.audioOnly)
       metrics.countError(error)
     } else {
-      runtime.devices.set(device, user: op.user, on: true)
+      runtime.setDevice(device, user: op.user, on: true)
     }
     complete(op, error, &scheduler)
   }

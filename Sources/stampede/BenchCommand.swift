@@ -1,15 +1,82 @@
 import Foundation
 import Runner
+import Scenario
+import SimKernel
 
 /// `stampede bench`.
 enum BenchCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--pending", "--holds", "--repeat", "--reference"], flags: ["--json", "--no-reference"])
+      args, valued: ["--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration"],
+      flags: ["--json", "--no-reference"])
     let what = options.positional.first ?? "kernel"
-    guard options.positional.count <= 1, what == "kernel" || what == "all" else {
-      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, all)")
+    guard options.positional.count <= 1, ["kernel", "stack", "all"].contains(what) else {
+      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, all)")
     }
+    guard let repeats = Int(options.values["--repeat"] ?? "3"), (1...50).contains(repeats) else {
+      throw UsageError("--repeat: expected a whole number from 1 to 50")
+    }
+    let json = options.flags.contains("--json")
+    var kernelRows: [KernelBenchRow]?
+    var stack: StackBenchResult?
+    if what != "stack" { kernelRows = try kernel(options, repeats: repeats, json: json) }
+    if what != "kernel" { stack = try self.stack(options, repeats: repeats, json: json) }
+    if json {
+      struct Output: Codable {
+        var kernel: [KernelBenchRow]?
+        var stack: StackBenchResult?
+      }
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      print(String(decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack)), as: UTF8.self))
+    }
+    return .pass
+  }
+
+  /// The target of `bench stack`: stack events/s at least this share of kernel holds/s.
+  static let stackTargetRatio = 0.3
+
+  static func stack(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
+    guard let path = options.values["--profile"] ?? KernelBench.locate("profiles/seat-rush.json5") else {
+      throw UsageError("bench stack: cannot find profiles/seat-rush.json5; run from the repository or pass --profile FILE")
+    }
+    let profile: Profile
+    do {
+      profile = try Profile.load(path: path).profile
+    } catch {
+      throw UsageError(error.description)
+    }
+    guard let rooms = Int(options.values["--rooms"] ?? "1000"), (1...1_000_000).contains(rooms) else {
+      throw UsageError("--rooms: expected a whole number from 1 to 1000000")
+    }
+    guard let audience = Int(options.values["--audience"] ?? "100"), (0...10_000_000).contains(audience) else {
+      throw UsageError("--audience: expected viewers per room, a whole number from 0 to 10000000")
+    }
+    let durationText = options.values["--duration"] ?? "1h"
+    guard let duration = DurationFormat.parse(durationText), duration > .zero else {
+      throw UsageError("--duration: expected a duration such as 1h or 30m, got '\(durationText)'")
+    }
+    let scaled = StackBench.scaled(profile, rooms: rooms, audiencePerRoom: audience, duration: duration)
+    let r = StackBench.measure(profile: scaled, seed: profile.defaultSeed, repeats: repeats)
+    if !json {
+      print(
+        String(
+          format: "stack  %@ x%d rooms x%d viewers, %@: %.2fM events/s (%lld events, mean queue %d)",
+          profile.name, rooms, audience, duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
+      print(
+        String(
+          format: "       kernel hold at queue %d: %.2fM ops/s; ratio %.3fx (target >= %.1fx: %@)", r.meanPending,
+          r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
+      print(
+        String(
+          format: "       peak memory %.1f MiB, %.0f B per audience member (target <= 2048: %@); violations %d; hash %@",
+          Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerAudienceMember,
+          r.bytesPerAudienceMember <= 2048 ? "met" : "MISSED", r.violations, r.traceHash))
+    }
+    return r
+  }
+
+  static func kernel(_ options: Options, repeats: Int, json: Bool) throws -> [KernelBenchRow] {
     let pendings = try (options.values["--pending"] ?? "1000,100000,1000000").split(separator: ",").map {
       guard let n = Int($0), n >= 1, n <= 50_000_000 else {
         throw UsageError("--pending: expected whole numbers from 1 to 50000000, got '\($0)'")
@@ -19,10 +86,6 @@ enum BenchCommand {
     guard let holds = Int(options.values["--holds"] ?? "10000000"), holds >= 1 else {
       throw UsageError("--holds: expected a whole number ≥ 1")
     }
-    guard let repeats = Int(options.values["--repeat"] ?? "3"), (1...50).contains(repeats) else {
-      throw UsageError("--repeat: expected a whole number from 1 to 50")
-    }
-    let json = options.flags.contains("--json")
     var reference: String?
     if !options.flags.contains("--no-reference") {
       guard let source = options.values["--reference"] ?? KernelBench.locateReferenceSource() else {
@@ -64,12 +127,6 @@ enum BenchCommand {
         print(line + "  hash \(hash)")
       }
     }
-    if json {
-      struct Output: Codable { var kernel: [KernelBenchRow] }
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
-      print(String(decoding: try encoder.encode(Output(kernel: rows)), as: UTF8.self))
-    }
-    return .pass
+    return rows
   }
 }

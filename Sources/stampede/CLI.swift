@@ -9,7 +9,7 @@ enum CLI {
     Usage:
       stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--progress auto|bar|plain|none]
       stampede validate PROFILE...
-      stampede bench [kernel] [--pending N,N,...] [--holds M] [--repeat R] [--json] [--no-reference]
+      stampede bench [kernel|stack|all] [--json] [options]
       stampede help [COMMAND]
       stampede version
 
@@ -40,20 +40,35 @@ enum CLI {
     expected; the exit code is 2 if any profile is invalid, 0 otherwise.
     """,
     "bench": """
-    stampede bench [kernel] [options]
+    stampede bench [kernel|stack|all] [options]
 
     kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
             successor at now + an exponential increment. The identical loop is compiled from
             Benchmarks/hold_reference.cpp with g++ -O2 over std::priority_queue and run in the same
             invocation; equal trace hashes prove the two loops did the same work.
+    stack   profiles/seat-rush.json5 scaled to 1,000 rooms of 100 viewers for one simulated hour,
+            then the kernel's hold loop at the stack run's mean queue size for as many events, in
+            the same process. Targets: stack events/s >= 0.3x kernel holds/s; peak heap <= 2 KiB
+            per audience member (from jemalloc).
+    all     both (the default is kernel).
 
     Options:
+      --json            print {"kernel": [...], "stack": {eventsPerSecond, kernelOpsPerSecond, ratio,
+                        population, audience, peakMemoryBytes, bytesPerAudienceMember, events,
+                        meanPending, traceHash, violations}}
+      --repeat R        repeats per measurement, keeping the best (default: 3)
+
+    Kernel options:
       --pending LIST    pending-event counts (default: 1000,100000,1000000)
       --holds M         holds per measurement (default: 10000000)
-      --repeat R        alternate our kernel and the reference R times, keep each one's best (default: 3)
-      --json            print {"kernel": [{pending, holds, opsPerSecond, referenceOpsPerSecond, ratio}]}
       --no-reference    measure our kernel only (when no C++ compiler is available)
       --reference FILE  the reference source (default: found from the working folder)
+
+    Stack options:
+      --profile FILE    the profile to scale (default: profiles/seat-rush.json5)
+      --rooms N         rooms (default: 1000)
+      --audience N      viewers per room (default: 100)
+      --duration D      simulated time (default: 1h)
     """,
   ]
 

@@ -45,33 +45,6 @@ public struct DeviceFailureRates: Sendable, Equatable {
   }
 }
 
-/// Which capture devices are on, per user: two bits each, stored densely.
-public struct DeviceService: Sendable {
-  var bits: [UInt8]
-  /// Devices on right now, across all users.
-  public private(set) var onCount = 0
-
-  /// All devices off for `userCount` users.
-  public init(userCount: Int) { bits = [UInt8](repeating: 0, count: userCount) }
-
-  /// Whether `device` of `user` is on.
-  public func isOn(_ device: CaptureDevice, user: UInt32) -> Bool { bits[Int(user)] & (1 << device.rawValue) != 0 }
-
-  /// Whether any capture device of `user` is on.
-  public func anyOn(user: UInt32) -> Bool { bits[Int(user)] != 0 }
-
-  /// Turns `device` of `user` on or off. Returns whether it changed.
-  @discardableResult
-  public mutating func set(_ device: CaptureDevice, user: UInt32, on: Bool) -> Bool {
-    let mask: UInt8 = 1 << device.rawValue
-    let was = bits[Int(user)] & mask != 0
-    guard was != on else { return false }
-    bits[Int(user)] ^= mask
-    onCount += on ? 1 : -1
-    return true
-  }
-}
-
 /// Login state per user (`LoginStore`): `unlogin` → `logined`.
 public struct LoginService: Sendable {
   var loggedIn: [Bool]

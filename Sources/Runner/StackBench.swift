@@ -1,0 +1,86 @@
+import Dispatch
+import Foundation
+import Scenario
+import SimKernel
+
+/// One measurement of the whole live-seat stack against the bare kernel, taken in the same process.
+public struct StackBenchResult: Codable, Sendable {
+  /// Simulated events per wall second of the stack run.
+  public var eventsPerSecond: Double
+  /// Kernel hold operations per wall second at the stack run's mean queue size.
+  public var kernelOpsPerSecond: Double
+  /// `eventsPerSecond / kernelOpsPerSecond`.
+  public var ratio: Double
+  /// Simulated users.
+  public var population: Int
+  /// Audience members among them.
+  public var audience: Int
+  /// Peak heap bytes of the stack run, from jemalloc.
+  public var peakMemoryBytes: UInt64
+  /// Peak heap bytes per audience member.
+  public var bytesPerAudienceMember: Double
+  /// Events the stack run executed.
+  public var events: Int64
+  /// Mean number of pending events over the run (sampled between slices).
+  public var meanPending: Int
+  /// The stack run's trace hash (the same for every repeat).
+  public var traceHash: String
+  /// Invariant violations seen (zero with the built-in clients).
+  public var violations: Int
+}
+
+/// `stampede bench stack`: the seat-rush evening scaled up, against the kernel's hold loop.
+public enum StackBench {
+  /// `profile` scaled to `rooms` rooms of `audiencePerRoom` viewers for `duration`.
+  public static func scaled(_ profile: Profile, rooms: Int, audiencePerRoom: Int, duration: SimDuration) -> Profile {
+    var p = profile
+    p.population.rooms = rooms
+    p.population.audiencePerRoom = .constant(Double(audiencePerRoom))
+    p.duration = duration
+    return p
+  }
+
+  /// Runs `profile` once with `seed` and then the kernel hold loop at the same mean queue size for
+  /// the same number of events. Each is the best of `repeats` runs.
+  public static func measure(profile: Profile, seed: UInt64, repeats: Int) -> StackBenchResult {
+    precondition(repeats >= 1, "at least one repeat")
+    var best = 0.0
+    var result: StackBenchResult?
+    for _ in 0..<repeats {
+      let memory = PeakMemory()
+      var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+      var sim = Simulation(expectedPending: max(1024, world.layout.totalUsers * 2))
+      world.start(&sim.scheduler)
+      let end = SimInstant.zero + profile.duration
+      var pendingSum = 0
+      var samples = 0
+      let start = DispatchTime.now().uptimeNanoseconds
+      while sim.run(&world, until: end, maxEvents: 1 << 16) == .eventBudget {
+        pendingSum += sim.scheduler.pendingCount
+        samples += 1
+      }
+      let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+      let rate = Double(sim.executedCount) / seconds
+      let peak = memory.peakBytes
+      if rate > best || result == nil {
+        best = max(best, rate)
+        let layout = world.layout
+        result = StackBenchResult(
+          eventsPerSecond: rate.rounded(), kernelOpsPerSecond: 0, ratio: 0, population: layout.totalUsers,
+          audience: layout.audienceCount, peakMemoryBytes: peak,
+          bytesPerAudienceMember: (Double(peak) / Double(max(1, layout.audienceCount))).rounded(),
+          events: sim.executedCount, meanPending: samples == 0 ? sim.scheduler.pendingCount : pendingSum / samples,
+          traceHash: sim.traceHash.description, violations: world.checker.log.total)
+      }
+    }
+    var r = result!
+    var kernel = 0.0
+    for _ in 0..<repeats {
+      kernel = max(
+        kernel, KernelBench.measure(pending: max(1, r.meanPending), holds: Int(r.events), seed: seed).opsPerSecond)
+    }
+    r.kernelOpsPerSecond = kernel.rounded()
+    r.ratio = (r.eventsPerSecond / kernel * 1000).rounded() / 1000
+    return r
+  }
+}
