@@ -82,7 +82,8 @@ func call(
 /// `CoGuestStore`: applications and invitations.
 public struct CoGuestStore {
   let user: UInt32
-  let runtime: ClientRuntime
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
 
   /// Subscribes to `guestEventPublisher` (audience events).
   public func subscribeGuestEvents() { runtime.subscriptions[Int(user)].insert(.guestEvents) }
@@ -173,7 +174,8 @@ public struct CoGuestStore {
 public struct LiveSeatStore {
   let user: UInt32
   let room: UInt32
-  let runtime: ClientRuntime
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
 
   /// Subscribes to seat-list changes (`seated`/`left` deltas).
   public func subscribe() { runtime.subscriptions[Int(user)].insert(.seatList) }
@@ -221,7 +223,8 @@ public struct LiveSeatStore {
 /// `DeviceStore`: the phone's microphone and camera.
 public struct DeviceStore {
   let user: UInt32
-  let runtime: ClientRuntime
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
 
   /// Opens the microphone. May fail with -1105 (denied) or -1106 (occupied).
   public func openLocalMicrophone(completion: Completion? = nil) {
@@ -244,7 +247,8 @@ public struct DeviceStore {
 /// `LoginStore`: login state and events.
 public struct LoginStore {
   let user: UInt32
-  let runtime: ClientRuntime
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
 
   /// Subscribes to `kickedOffline` and `loginExpired`. Subscribing after `login` misses events that
   /// came before.
@@ -261,7 +265,8 @@ public struct LoginStore {
 public struct LiveListStore {
   let user: UInt32
   let room: UInt32
-  let runtime: ClientRuntime
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
 
   /// Subscribes to live events (the live ending).
   public func subscribe() { runtime.subscriptions[Int(user)].insert(.liveEvents) }

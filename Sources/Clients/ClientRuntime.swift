@@ -98,8 +98,13 @@ public final class ClientRuntime {
   public let rooms: [RoomSettings]
   /// Each room's audience user IDs.
   public let audienceRange: [Range<UInt32>]
+  /// The simulated time of the event being handled (one cell).
+  let clock = Column<SimInstant>(repeating: .zero, count: 1)
   /// The simulated time of the event being handled.
-  public var now: SimInstant = .zero
+  public var now: SimInstant {
+    get { clock[0] }
+    set { clock[0] = newValue }
+  }
   /// UI status per user.
   public let status: Column<CoGuestStatus>
   /// How many users show each status, indexed by `CoGuestStatus.rawValue`.
@@ -127,7 +132,7 @@ public final class ClientRuntime {
   /// Per staff member: the seat list, occupant user ID + 1 per seat (0 = empty).
   public var seatView: [[UInt32]]
   /// Calls and timers requested during the current callback.
-  public var commands: [ClientCommand] = []
+  public let commands = CommandQueue()
 
   /// Creates the runtime for `userCount` users; `staff` lists (user, room) for every host and admin.
   public init(

@@ -96,8 +96,8 @@ public struct AudienceSettings: Sendable {
 public final class StandardAudience: ClientBehavior {
   /// The settings.
   public let settings: AudienceSettings
-  var applies: [UInt8]
-  var epoch: [UInt32]
+  let applies: Column<UInt8>
+  let epoch: Column<UInt32>
 
   /// Timer tags.
   enum Tag: UInt32 {
@@ -108,8 +108,8 @@ public final class StandardAudience: ClientBehavior {
   /// Creates the behaviour for `userCount` users.
   public init(settings: AudienceSettings, userCount: Int) {
     self.settings = settings
-    applies = [UInt8](repeating: 0, count: userCount)
-    epoch = [UInt32](repeating: 0, count: userCount)
+    applies = Column(repeating: 0, count: userCount)
+    epoch = Column(repeating: 0, count: userCount)
   }
 
   /// How many applications `user` filed.

@@ -47,7 +47,7 @@ public struct DeviceFailureRates: Sendable, Equatable {
 
 /// Login state per user (`LoginStore`): `unlogin` → `logined`.
 public struct LoginService: Sendable {
-  var loggedIn: [Bool]
+  @usableFromInline var loggedIn: [Bool]
   /// Users logged in right now.
   public private(set) var loggedInCount = 0
 
@@ -55,7 +55,7 @@ public struct LoginService: Sendable {
   public init(userCount: Int) { loggedIn = [Bool](repeating: false, count: userCount) }
 
   /// Whether `user` is logged in.
-  public func isLoggedIn(_ user: UInt32) -> Bool { loggedIn[Int(user)] }
+  @inlinable public func isLoggedIn(_ user: UInt32) -> Bool { loggedIn[Int(user)] }
 
   /// Logs `user` in. Fails with -3 (repeated operation) if already logged in.
   public mutating func login(_ user: UInt32) -> SeatError? {

@@ -226,8 +226,8 @@ public struct SeatService: Sendable {
 
   /// Empties ``changes`` and ``ended`` (keeping their capacity).
   public mutating func drain() {
-    changes.removeAll(keepingCapacity: true)
-    ended.removeAll(keepingCapacity: true)
+    if !changes.isEmpty { changes.removeAll(keepingCapacity: true) }
+    if !ended.isEmpty { ended.removeAll(keepingCapacity: true) }
   }
 
   // MARK: - Queries

@@ -14,6 +14,8 @@ public struct Layout: Sendable {
   public let roomBase: [UInt32]
   /// Each user's room.
   public let homeRoom: [UInt32]
+  /// Each user's role.
+  let roles: [RoomRole]
 
   /// Draws the layout of `profile` from `streams`.
   public init(profile: Profile, streams: RandomStreams) {
@@ -38,6 +40,12 @@ public struct Layout: Sendable {
       for u in Int(base[r])..<Int(base[r + 1]) { home[u] = UInt32(r) }
     }
     homeRoom = home
+    var roles = [RoomRole](repeating: .audience, count: total)
+    for r in 0..<p.rooms {
+      roles[Int(base[r])] = .owner
+      for a in 1..<staffPerRoom { roles[Int(base[r]) + a] = .admin }
+    }
+    self.roles = roles
   }
 
   /// All users.
@@ -56,8 +64,5 @@ public struct Layout: Sendable {
   }
 
   /// The role of `user` in its room.
-  public func role(of user: UInt32) -> RoomRole {
-    let offset = user - roomBase[Int(homeRoom[Int(user)])]
-    return offset == 0 ? .owner : (Int(offset) < staffPerRoom ? .admin : .audience)
-  }
+  public func role(of user: UInt32) -> RoomRole { roles[Int(user)] }
 }

@@ -5,7 +5,8 @@ import SimKernel
 extension LiveWorld {
   /// An SDK call reaches the server: carry it out, notify whoever it concerns, and answer.
   mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
-    let op = ops[Int(slot)]!
+    let op = ops[Int(slot)]
+    precondition(op.live, "operation slot \(slot) is free")
     let user = op.user
     let now = scheduler.now
     var error: SeatError?
@@ -111,7 +112,7 @@ extension LiveWorld {
   }
 
   /// A request was filed: remember when it was asked for and arm its timeout.
-  mutating func filed(_ id: UInt32, _ op: PendingOperation, _ scheduler: inout Scheduler) {
+  mutating func filed(_ id: UInt32, _ op: OperationRecord, _ scheduler: inout Scheduler) {
     precondition(Int(id) == requestCalledAt.count, "requests are filed in ID order")
     requestCalledAt.append(op.issuedAt.nanoseconds)
     if op.timeout > .zero { scheduler.schedule(after: op.timeout, event(.requestTimeout, id)) }

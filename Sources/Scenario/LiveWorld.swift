@@ -87,7 +87,8 @@ public struct LiveWorld: World {
   var arrivalTotal: [Double] = []
   var arrivalNext: [UInt32] = []
 
-  var ops: [PendingOperation?] = []
+  var ops: [OperationRecord] = []
+  var completions: [Completion?] = []
   var freeOps: [UInt32] = []
   var notices: [Notice?] = []
   var freeNotices: [UInt32] = []
@@ -334,8 +335,9 @@ public struct LiveWorld: World {
 
   mutating func executeCommands(_ scheduler: inout Scheduler) {
     var i = 0
-    while i < runtime.commands.count {
-      switch runtime.commands[i] {
+    let commands = runtime.commands
+    while i < commands.count {
+      switch commands.take(i) {
       case .operation(let op):
         let slot = allocate(op)
         if op.kind.isLocal {
@@ -362,7 +364,7 @@ public struct LiveWorld: World {
       }
       i += 1
     }
-    runtime.commands.removeAll(keepingCapacity: true)
+    commands.reset()
   }
 
   /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency
@@ -382,29 +384,35 @@ public struct LiveWorld: World {
   }
 
   mutating func allocate(_ op: PendingOperation) -> UInt32 {
+    let record = OperationRecord(op)
     if let slot = freeOps.popLast() {
-      ops[Int(slot)] = op
+      ops[Int(slot)] = record
+      completions[Int(slot)] = op.completion
       return slot
     }
-    ops.append(op)
+    ops.append(record)
+    completions.append(op.completion)
     return UInt32(ops.count - 1)
   }
 
-  mutating func takeOperation(_ slot: UInt32) -> PendingOperation {
-    let op = ops[Int(slot)]!
-    ops[Int(slot)] = nil
+  mutating func takeOperation(_ slot: UInt32) -> (OperationRecord, Completion?) {
+    let op = ops[Int(slot)]
+    precondition(op.live, "operation slot \(slot) is free")
+    ops[Int(slot)].live = false
+    let completion = completions[Int(slot)]
+    completions[Int(slot)] = nil
     freeOps.append(slot)
-    return op
+    return (op, completion)
   }
 
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
-    let user = ops[Int(slot)]!.user
+    let user = ops[Int(slot)].user
     let at = fifo(downlink: true, user, scheduler.now)
     scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)))
   }
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
-    let op = takeOperation(slot)
+    let (op, completion) = takeOperation(slot)
     let u = Int(op.user)
     let error = code == 0 ? nil : SeatError(rawValue: code)!
     let now = scheduler.now
@@ -447,11 +455,13 @@ public struct LiveWorld: World {
     default:
       break
     }
-    complete(op, error, &scheduler)
+    complete(op, completion, error, &scheduler)
   }
 
-  mutating func complete(_ op: PendingOperation, _ error: SeatError?, _ scheduler: inout Scheduler) {
-    if let completion = op.completion {
+  mutating func complete(
+    _ op: OperationRecord, _ completion: Completion?, _ error: SeatError?, _ scheduler: inout Scheduler
+  ) {
+    if let completion {
       let result: Result<Void, SeatError> = error.map { .failure($0) } ?? .success(())
       withClient(op.user, &scheduler) { _, c in completion(&c, result) }
     } else {
@@ -472,7 +482,7 @@ public struct LiveWorld: World {
   }
 
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
-    let op = takeOperation(slot)
+    let (op, completion) = takeOperation(slot)
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
     let error = profile.devices.failures.draw(device, &deviceRandom)
     if let error {
@@ -481,7 +491,31 @@ public struct LiveWorld: World {
     } else {
       runtime.setDevice(device, user: op.user, on: true)
     }
-    complete(op, error, &scheduler)
+    complete(op, completion, error, &scheduler)
+  }
+}
+
+/// An SDK call in flight, without its completion (kept apart so that copying a record never
+/// touches a reference count).
+struct OperationRecord {
+  var user: UInt32
+  var kind: OperationKind
+  var live: Bool
+  var seat: Int16
+  var policy: MovePolicy
+  var target: UInt32
+  var timeout: SimDuration
+  var issuedAt: SimInstant
+
+  init(_ op: PendingOperation) {
+    user = op.user
+    kind = op.kind
+    live = true
+    seat = op.seat
+    policy = op.policy
+    target = op.target
+    timeout = op.timeout
+    issuedAt = op.issuedAt
   }
 }
 

@@ -57,21 +57,36 @@ public enum Distribution: Hashable, Sendable {
     let x = sample(&rng)
     if !(x > 0) { return .zero }
     if x >= 9.2e18 { return SimDuration(nanoseconds: Int64.max / 4) }
-    return SimDuration(nanoseconds: Int64(x.rounded()))
+    // Round half away from zero without a libm call: x - trunc(x) is exact.
+    let whole = Int64(x)
+    return SimDuration(nanoseconds: x - Double(whole) >= 0.5 ? whole + 1 : whole)
   }
 
-  /// A standard normal deviate by Marsaglia's polar method (only `log` and `sqrt`, both exact across
-  /// platforms: `sqrt` is correctly rounded by IEEE-754, `log` is our own). The second deviate is
-  /// discarded so the distribution keeps no state.
+  /// A standard normal deviate by the ziggurat method of Marsaglia and Tsang (128 layers).
+  ///
+  /// About 98.8% of draws cost one 64-bit random number, a table lookup and a multiply; the rest
+  /// fall back to `exp` (the wedges) or `log` (the tail), both our own, so the stream of deviates
+  /// is identical on every platform. The layer index comes from the low 7 bits and the magnitude
+  /// from the high 32 bits of the same draw, which keeps them independent.
   @inlinable
   public static func standardNormal(_ rng: inout Xoshiro256) -> Double {
+    let z = Ziggurat.table
     while true {
-      let u = 2 * rng.nextUnit() - 1
-      let v = 2 * rng.nextUnit() - 1
-      let s = u * u + v * v
-      if s > 0 && s < 1 {
-        return u * (-2 * PortableMath.log(s) / s).squareRoot()
+      let bits = rng.next()
+      let i = Int(bits & 127)
+      let hz = Int32(truncatingIfNeeded: bits >> 32)
+      let x = Double(hz) * z.w[i]
+      if UInt32(hz.magnitude) < z.k[i] { return x }
+      if i == 0 {
+        // The tail beyond r: Marsaglia's exponential rejection.
+        while true {
+          let t = -PortableMath.log(rng.nextOpenUnit()) / Ziggurat.r
+          let y = -PortableMath.log(rng.nextOpenUnit())
+          if y + y >= t * t { return hz > 0 ? Ziggurat.r + t : -(Ziggurat.r + t) }
+        }
       }
+      // A wedge: accept under the density.
+      if z.f[i] + rng.nextUnit() * (z.f[i - 1] - z.f[i]) < PortableMath.exp(-0.5 * x * x) { return x }
     }
   }
 
@@ -262,4 +277,49 @@ public struct DistributionParseError: Error, Equatable, Sendable, CustomStringCo
   public init(_ message: String) { self.message = message }
   /// The message.
   public var description: String { message }
+}
+
+/// The ziggurat tables for ``Distribution/standardNormal(_:)``, computed once from our own `exp`
+/// and `log` (and IEEE `sqrt`), so they are bit-identical everywhere.
+@usableFromInline
+struct Ziggurat: Sendable {
+  /// Where the tail starts.
+  @usableFromInline static let r = 3.442619855899
+  /// Area of each layer.
+  static let v = 9.91256303526217e-3
+  /// Per layer: the magnitude threshold (in units of 2^-31 of the layer's width) under which a
+  /// draw is inside the rectangle.
+  @usableFromInline let k: [UInt32]
+  /// Per layer: width divided by 2^31.
+  @usableFromInline let w: [Double]
+  /// Per layer: the density at the layer's edge.
+  @usableFromInline let f: [Double]
+
+  @usableFromInline static let table = Ziggurat()
+
+  init() {
+    let m = 2147483648.0
+    var k = [UInt32](repeating: 0, count: 128)
+    var w = [Double](repeating: 0, count: 128)
+    var f = [Double](repeating: 0, count: 128)
+    var d = Ziggurat.r
+    var t = d
+    let q = Ziggurat.v / PortableMath.exp(-0.5 * d * d)
+    k[0] = UInt32((d / q) * m)
+    k[1] = 0
+    w[0] = q / m
+    w[127] = d / m
+    f[0] = 1
+    f[127] = PortableMath.exp(-0.5 * d * d)
+    for i in stride(from: 126, through: 1, by: -1) {
+      d = (-2 * PortableMath.log(Ziggurat.v / d + PortableMath.exp(-0.5 * d * d))).squareRoot()
+      k[i + 1] = UInt32((d / t) * m)
+      t = d
+      f[i] = PortableMath.exp(-0.5 * d * d)
+      w[i] = d / m
+    }
+    self.k = k
+    self.w = w
+    self.f = f
+  }
 }

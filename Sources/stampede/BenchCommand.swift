@@ -7,7 +7,8 @@ import SimKernel
 enum BenchCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration"],
+      args,
+      valued: ["--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration"],
       flags: ["--json", "--no-reference"])
     let what = options.positional.first ?? "kernel"
     guard options.positional.count <= 1, ["kernel", "stack", "all"].contains(what) else {
@@ -38,7 +39,8 @@ enum BenchCommand {
 
   static func stack(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
     guard let path = options.values["--profile"] ?? KernelBench.locate("profiles/seat-rush.json5") else {
-      throw UsageError("bench stack: cannot find profiles/seat-rush.json5; run from the repository or pass --profile FILE")
+      throw UsageError(
+        "bench stack: cannot find profiles/seat-rush.json5; run from the repository or pass --profile FILE")
     }
     let profile: Profile
     do {
@@ -69,7 +71,8 @@ enum BenchCommand {
           r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
       print(
         String(
-          format: "       peak memory %.1f MiB, %.0f B per audience member (target <= 2048: %@); violations %d; hash %@",
+          format:
+            "       peak memory %.1f MiB, %.0f B per audience member (target <= 2048: %@); violations %d; hash %@",
           Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerAudienceMember,
           r.bytesPerAudienceMember <= 2048 ? "met" : "MISSED", r.violations, r.traceHash))
     }
