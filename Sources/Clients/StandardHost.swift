@@ -101,6 +101,8 @@ public final class StandardHost: ClientBehavior {
 
   public func liveEnded(_ c: inout Client) { c.status = .left }
 
+  public func loginEvent(_ event: LoginEvent, _ c: inout Client) { c.status = .left }
+
   public func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
     guard c.status == .idle else { return }
     switch Tag(rawValue: tag) {

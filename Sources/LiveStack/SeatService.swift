@@ -293,10 +293,12 @@ public struct SeatService: Sendable {
 
   // MARK: - Room membership
 
-  /// Puts `user` into `room` with `role`. Fails with -2100 if the live ended, -3 if the user is
-  /// already in a room.
+  /// Puts `user` into `room` with `role`. Fails with -2100 if the live ended, -3 if the user is in
+  /// another room. Joining the room one is already in (a rejoin, say after the app restarted
+  /// without leaving) succeeds and keeps the seat and any pending request.
   public mutating func join(user: UInt32, room: UInt32, role: RoomRole = .audience) -> SeatError? {
     guard roomOpen[Int(room)] else { return .roomNotExist }
+    if userRoom[Int(user)] == room + 1 { return nil }
     guard userRoom[Int(user)] == 0 else { return .refused }
     userRoom[Int(user)] = room + 1
     userRole[Int(user)] = role

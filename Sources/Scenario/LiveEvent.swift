@@ -26,4 +26,7 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case flashCrowd
   /// A time-series sample.
   case sample
+  /// a = user, b = `LoginEvent` raw value: the server ends the user's login (kicked offline by a
+  /// login elsewhere, or the UserSig expired); it leaves its room.
+  case loginEnded
 }

@@ -265,9 +265,9 @@ extension LiveWorld {
       case .onKickedOffSeat:
         break
       }
-      guard subscribed.contains(.guestEvents) else { return }
       var kicked = false
       if case .onKickedOffSeat = event { kicked = true }
+      guard subscribed.contains(.guestEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, sawOwnLeave: kicked, &scheduler) { b, c in b.guestEvent(event, &c) }
     case .host(_, let event, let request):
       let slot = Int(runtime.staffSlot[u])
@@ -286,7 +286,7 @@ extension LiveWorld {
           SimDuration(nanoseconds: now.nanoseconds - requestCalledAt[Int(request)]))
         checker.observeTerminalAnswer(request: request, user: user, at: now)
       }
-      guard subscribed.contains(.hostEvents) else { return }
+      guard subscribed.contains(.hostEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.hostEvent(event, &c) }
     case .applicantRemoved(_, let guest):
       mutateStaff(user) { slot in runtime.applicants[slot].removeAll { $0 == guest } }
@@ -315,13 +315,20 @@ extension LiveWorld {
           }
         }
       }
-      guard subscribed.contains(.seatList) else { return }
+      guard subscribed.contains(.seatList) else { return unheard(user, sawOwnLeave: ownLeave, now) }
       withClient(user, sawOwnLeave: ownLeave, &scheduler) { b, c in
         for i in 0..<batch.count {
           let ch = batch[i]
           b.seatListChanged(SeatChangeEvent(seatIndex: Int(ch.seat), user: ch.user, seated: ch.seated), &c)
         }
       }
+    case .login(_, let loginEvent):
+      runtime.loggedIn[u] = false
+      runtime.joinedRoom[u] = 0
+      runtime.seenSeat[u] = -1
+      runtime.invitation[u] = 0
+      guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
+      withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .liveEnded:
       runtime.joinedRoom[u] = 0
       runtime.seenSeat[u] = -1
@@ -331,8 +338,14 @@ extension LiveWorld {
         runtime.invitees[slot].removeAll()
         for i in runtime.seatView[slot].indices { runtime.seatView[slot][i] = 0 }
       }
-      guard subscribed.contains(.liveEvents) else { return }
+      guard subscribed.contains(.liveEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.liveEnded(&c) }
     }
+  }
+
+  /// The SDK took in an event the client did not subscribe to: its state moved on without the
+  /// behaviour hearing of it, so the client is checked as it now stands.
+  mutating func unheard(_ user: UInt32, sawOwnLeave: Bool, _ now: SimInstant) {
+    afterClient(user, before: runtime.status[Int(user)], sawOwnLeave: sawOwnLeave, now: now)
   }
 }

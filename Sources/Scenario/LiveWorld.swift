@@ -40,10 +40,11 @@ enum Notice {
   case invitationRemoved(guest: UInt32, host: UInt32)
   case seats(UInt32, SeatBatch)
   case liveEnded(UInt32)
+  case login(UInt32, LoginEvent)
 
   var user: UInt32 {
     switch self {
-    case .guest(let u, _, _), .host(let u, _, _), .seats(let u, _), .liveEnded(let u): return u
+    case .guest(let u, _, _), .host(let u, _, _), .seats(let u, _), .liveEnded(let u), .login(let u, _): return u
     case .applicantRemoved(let h, _), .inviteeRemoved(let h, _): return h
     case .invitationRemoved(let g, _): return g
     }
@@ -236,6 +237,11 @@ public struct LiveWorld: World {
     case .sample:
       sample(scheduler.now)
       if scheduler.pendingCount > 0 { scheduler.schedule(after: profile.sampleEvery, event(.sample, 0)) }
+    case .loginEnded:
+      guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), login.logout(e.a) else { break }
+      _ = seats.leave(user: e.a, now: scheduler.now)
+      drainServer(&scheduler)
+      send(.login(e.a, loginEvent), &scheduler)
     }
   }
 
@@ -352,19 +358,21 @@ public struct LiveWorld: World {
       case .closeDevice(let user, let device):
         runtime.setDevice(device, user: user, on: false)
       case .timer(let user, let delay, let tag, let arg):
-        let slot: UInt32
-        if let free = freeTimers.popLast() {
-          slot = free
-          timers[Int(slot)] = (tag, arg)
-        } else {
-          slot = UInt32(timers.count)
-          timers.append((tag, arg))
-        }
-        scheduler.schedule(after: delay, event(.clientTimer, user, slot))
+        scheduler.schedule(after: delay, event(.clientTimer, user, timerSlot(tag: tag, arg: arg)))
       }
       i += 1
     }
     commands.reset()
+  }
+
+  /// Stores a timer's tag and argument; the `clientTimer` event carries the returned slot.
+  mutating func timerSlot(tag: UInt32, arg: UInt32) -> UInt32 {
+    if let free = freeTimers.popLast() {
+      timers[Int(free)] = (tag, arg)
+      return free
+    }
+    timers.append((tag, arg))
+    return UInt32(timers.count - 1)
   }
 
   /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency

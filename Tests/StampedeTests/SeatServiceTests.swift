@@ -132,7 +132,22 @@ func failure<T>(_ result: Result<T, SeatError>) -> SeatError? {
     #expect(s.leave(user: 3, now: t0) == nil)
     #expect(s.changes == [SeatChange(room: 0, seat: 0, user: 3, seated: false)])
     #expect(s.leave(user: 3, now: t0) == .notInRoom)
-    #expect(s.join(user: 4, room: 0) == .refused)
+  }
+
+  @Test func aRejoinWhileSeatedKeepsTheSeatAndAnotherRoomIsRefused() throws {
+    var s = SeatService(
+      rooms: [RoomSettings(maxSeatCount: 2, packageLimit: 2, seatMode: .apply)] + [
+        RoomSettings(maxSeatCount: 2, packageLimit: 2, seatMode: .apply)
+      ], userCount: 4)
+    #expect(s.join(user: 0, room: 0, role: .owner) == nil)
+    #expect(s.join(user: 2, room: 0) == nil)
+    _ = try s.apply(user: 2, seatIndex: -1, now: t0).get()
+    _ = try s.acceptApplication(guest: 2, by: 0, now: t0).get()
+    s.drain()
+    #expect(s.join(user: 2, room: 0) == nil)
+    #expect(s.seat(of: 2) == 0)
+    #expect(s.changes.isEmpty)
+    #expect(s.join(user: 2, room: 1) == .refused)
   }
 
   // MARK: Invitations

@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Oracles
+@testable import Scenario
+@testable import SimKernel
+
+@Suite struct InvariantTests {
+  let t0 = SimInstant.zero
+
+  /// One room of 4 seats (package limit 3): owner 0, audience 1...5, all in the room.
+  func room() -> (SeatService, SeatChecker) {
+    var s = SeatService(rooms: [RoomSettings(maxSeatCount: 4, packageLimit: 3, seatMode: .apply)], userCount: 6)
+    _ = s.join(user: 0, room: 0, role: .owner)
+    for u in 1...5 as ClosedRange<UInt32> { _ = s.join(user: u, room: 0) }
+    return (s, SeatChecker(seats: s))
+  }
+
+  func observeAll(_ s: inout SeatService, _ c: inout SeatChecker) {
+    for change in s.changes { c.observe(change, seats: s, at: t0) }
+    s.drain()
+  }
+
+  @Test func everyInvariantHasAStableIDAKindAndADescription() {
+    let ids = SeatChecker.catalogue.map(\.id)
+    #expect(Set(ids).count == ids.count)
+    #expect(ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
+    #expect(SeatChecker.catalogue.allSatisfy { !$0.description.isEmpty && $0.kind == .safety })
+  }
+
+  @Test func correctOperationsTripNothing() throws {
+    var (s, c) = room()
+    _ = try s.apply(user: 1, seatIndex: -1, now: t0).get()
+    _ = try s.acceptApplication(guest: 1, by: 0, now: t0).get()
+    _ = try s.invite(guest: 2, by: 0, seatIndex: 3, now: t0).get()
+    _ = try s.acceptInvitation(user: 2, inviter: 0, now: t0).get()
+    #expect(s.setLocked(seat: 0, true, by: 0) == nil)
+    c.observeLock(room: 0, seat: 0, seats: s)
+    _ = try s.move(user: 2, to: 1, policy: .abortWhenOccupied, by: 0).get()
+    observeAll(&s, &c)
+    c.observeRoom(0, seats: s, at: t0)
+    #expect(c.log.total == 0)
+  }
+
+  @Test func aUserOnTwoSeatsIsCaught() throws {
+    var (s, c) = room()
+    _ = try s.apply(user: 1, seatIndex: 0, now: t0).get()
+    _ = try s.acceptApplication(guest: 1, by: 0, now: t0).get()
+    s._forcePlace(user: 1, room: 0, seat: 2)
+    observeAll(&s, &c)
+    #expect(c.log.count("seat.single-occupancy") >= 1)
+    #expect(c.log.first[SeatChecker.singleOccupancy]?.entities == ["room:0", "user:1"])
+  }
+
+  @Test func aNewcomerOnALockedSeatIsCaughtButTheOccupantAtLockTimeIsNot() throws {
+    var (s, c) = room()
+    _ = try s.apply(user: 1, seatIndex: 0, now: t0).get()
+    _ = try s.acceptApplication(guest: 1, by: 0, now: t0).get()
+    observeAll(&s, &c)
+    #expect(s.setLocked(seat: 0, true, by: 0) == nil)
+    #expect(s.setLocked(seat: 1, true, by: 0) == nil)
+    c.observeLock(room: 0, seat: 0, seats: s)
+    c.observeLock(room: 0, seat: 1, seats: s)
+    c.observeRoom(0, seats: s, at: t0)
+    #expect(c.log.total == 0)
+    s._forcePlace(user: 2, room: 0, seat: 1)
+    observeAll(&s, &c)
+    #expect(c.log.count("seat.locked-no-newcomer") == 1)
+  }
+
+  @Test func exceedingThePackageLimitIsCaught() throws {
+    var (s, c) = room()
+    for u in 1...3 as ClosedRange<UInt32> {
+      _ = try s.apply(user: u, seatIndex: -1, now: t0).get()
+      _ = try s.acceptApplication(guest: u, by: 0, now: t0).get()
+    }
+    observeAll(&s, &c)
+    #expect(c.log.total == 0)
+    s._forcePlace(user: 4, room: 0, seat: 3)
+    observeAll(&s, &c)
+    #expect(c.log.count("seat.capacity") == 1)
+  }
+
+  @Test func aSeatWithoutAGrantIsCaught() {
+    var (s, c) = room()
+    s._forcePlace(user: 1, room: 0, seat: 0)
+    observeAll(&s, &c)
+    #expect(c.log.count("seat.connected-requires-grant") == 1)
+    #expect(c.log.first[SeatChecker.requiresGrant]?.message.contains("without an accept") == true)
+  }
+
+  @Test func aSecondTerminalAnswerOrALaterEventIsCaught() {
+    var (_, c) = room()
+    c.observeTerminalAnswer(request: 7, user: 1, at: t0)
+    #expect(c.log.total == 0)
+    c.observeTerminalAnswer(request: 7, user: 1, at: t0)
+    #expect(c.log.count("request.one-terminal-outcome") == 1)
+    c.observeEventAfterTerminal(request: 7, user: 1, at: t0)
+    #expect(c.log.count("request.one-terminal-outcome") == 2)
+    c.observeEventAfterTerminal(request: 8, user: 1, at: t0)
+    #expect(c.log.count("request.one-terminal-outcome") == 2)
+  }
+
+  @Test func duplicateOrConnectedApplicantsAreCaught() {
+    var (_, c) = room()
+    c.observeApplicants(host: 0, applicants: [1, 2], connected: [3], at: t0)
+    #expect(c.log.total == 0)
+    c.observeApplicants(host: 0, applicants: [1, 2, 1], connected: [3], at: t0)
+    c.observeApplicants(host: 0, applicants: [1, 3], connected: [3], at: t0)
+    #expect(c.log.count("coguest.no-duplicate-applicants") == 2)
+  }
+
+  @Test func clientStatesAreChecked() {
+    var (_, c) = room()
+    c.observeClient(user: 1, status: .connecting, seenSeat: nil, captureOn: true, sawOwnLeave: false, at: t0)
+    c.observeClient(user: 1, status: .connected, seenSeat: 2, captureOn: true, sawOwnLeave: false, at: t0)
+    #expect(c.log.total == 0)
+    c.observeClient(user: 1, status: .applying, seenSeat: 2, captureOn: false, sawOwnLeave: false, at: t0)
+    #expect(c.log.count("client.not-applying-while-seated") == 1)
+    c.observeClient(user: 1, status: .idle, seenSeat: nil, captureOn: true, sawOwnLeave: false, at: t0)
+    c.observeClient(user: 1, status: .connected, seenSeat: nil, captureOn: true, sawOwnLeave: true, at: t0)
+    #expect(c.log.count("device.capture-only-while-seated") == 2)
+  }
+
+  // MARK: Whole runs
+
+  /// A viewer whose client opens the microphone as soon as it applies: the device invariant must
+  /// catch it in a real run.
+  final class MicOnApply: ClientBehavior {
+    func start(_ c: inout Client) {
+      c.login.login { c, _ in c.liveList.joinLive { c, _ in c.status = .idle } }
+    }
+    func applyIntent(_ c: inout Client) {
+      c.status = .applying
+      c.coGuest.applyForSeat(timeout: .seconds(30))
+      c.device.openLocalMicrophone()
+    }
+  }
+
+  /// A viewer whose UI status follows only the response callback, and who never subscribed to the
+  /// seat list: when the accept event is slower than the seat list, it shows "applying" while
+  /// seated.
+  final class CallbackOnlyStatus: ClientBehavior {
+    func start(_ c: inout Client) {
+      c.coGuest.subscribeGuestEvents()
+      c.login.login { c, _ in c.liveList.joinLive { c, _ in c.status = .idle } }
+    }
+    func applyIntent(_ c: inout Client) {
+      c.status = .applying
+      c.coGuest.applyForSeat(timeout: .seconds(30))
+    }
+    func guestEvent(_ e: GuestEvent, _ c: inout Client) {
+      if case .onGuestApplicationResponded(let ok, _) = e { c.status = ok ? .connected : .idle }
+    }
+  }
+
+  static let mistakeProfile = """
+    {
+      name: "mistake", duration: "10m",
+      population: { rooms: 3, audiencePerRoom: 30, adminsPerRoom: 1 },
+      seats: { maxSeatCount: 4, packageLimit: 4 },
+      audience: { stay: "1h", applyProbability: 1, applyAfter: "exponential(30s)" },
+      host: { thinkTime: "lognormal(2s, 0.5)" },
+      network: { clientServer: "lognormal(50ms, 0.8)" },
+    }
+    """
+
+  func run(_ audience: ClientBehavior, flash: Bool = true) throws -> LiveWorld {
+    let text = InvariantTests.mistakeProfile.replacingOccurrences(
+      of: "network:",
+      with:
+        "workload: { flashCrowd: { at: \"1m\", fraction: 1, within: \"20s\", lockSeatsUntilOpen: false } }, network:")
+    let profile = try Profile.parse(Data((flash ? text : InvariantTests.mistakeProfile).utf8))
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 5), audience: audience)
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + profile.duration)
+    return world
+  }
+
+  @Test func aClientCapturingBeforeItIsSeatedIsCaughtInARun() throws {
+    let world = try run(MicOnApply())
+    #expect(world.checker.log.count("device.capture-only-while-seated") > 0)
+  }
+
+  @Test func aClientWhoseStatusIgnoresTheSeatListIsCaughtInARun() throws {
+    let world = try run(CallbackOnlyStatus())
+    // The seat list is not subscribed, but the SDK keeps it: the client shows "applying" while
+    // the SDK already knows it is seated.
+    #expect(world.checker.log.count("client.not-applying-while-seated") > 0)
+  }
+
+  @Test func theBuiltInClientsRunTheSameWorkloadClean() throws {
+    let profile = try Profile.parse(Data(InvariantTests.mistakeProfile.utf8))
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 5))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + profile.duration)
+    #expect(world.metrics.counters.value("seat.connected")! > 10)
+    #expect(world.checker.log.total == 0)
+  }
+
+  @Test func seatRushRunsCleanAndHitsBothSeatLimits() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/seat-rush.json5").path
+    let profile = try Profile.load(path: path).profile
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: profile.defaultSeed))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + profile.duration)
+    let log = world.checker.log
+    #expect(log.total == 0, "\(log.first.compactMap { $0 })")
+    #expect(world.metrics.counters.value("seat.rejected.seat_limit")! > 1000)
+    #expect(world.metrics.counters.value("seat.rejected.all_taken")! > 1000)
+    #expect(world.metrics.counters.value("seat.connected")! > 1000)
+    for name in ["seat.invitations", "seat.kicked", "seat.moved", "seat.locks", "live.co_host_sessions", "live.ended"] {
+      #expect(world.metrics.counters.value(name)! > 0, "\(name)")
+    }
+  }
+
+  @Test func everyRequestReachesATerminalStateAtQuiescence() throws {
+    // Everyone leaves and every live ends, so the world runs out of events.
+    let text = """
+      {
+        name: "drain", duration: "100h",
+        population: { rooms: 4, audiencePerRoom: 60, adminsPerRoom: 1 },
+        seats: { maxSeatCount: 4, packageLimit: 3, applyTimeout: "0s" },
+        audience: { stay: "lognormal(10m, 0.5)", applyProbability: 0.8, applyAfter: "exponential(1m)",
+                    patience: null, maxApplies: 3 },
+        host: { thinkTime: "lognormal(20s, 1)", acceptProbability: 0.5, inviteEvery: "exponential(2m)",
+                inviteTimeout: "0s", endLiveAfter: "30m" },
+        devices: { microphoneDenied: "5%" },
+      }
+      """
+    let profile = try Profile.parse(Data(text.utf8))
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 3))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    let reason = sim.run(&world, until: .zero + profile.duration)
+    #expect(reason == .quiescent)
+    #expect(world.seats.requests.count > 100)
+    #expect(world.seats.requests.allSatisfy { $0.state.isTerminal })
+    #expect(world.seats.pendingCount == 0)
+    #expect(world.seats.occupiedTotal == 0)
+    #expect(world.runtime.devicesOn[0] == 0)
+    #expect(world.checker.log.total == 0)
+  }
+}

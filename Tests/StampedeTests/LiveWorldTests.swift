@@ -1,0 +1,273 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Oracles
+@testable import Scenario
+@testable import SimKernel
+
+/// A client whose every reaction a test scripts; it logs what it hears.
+final class ScriptedClient: ClientBehavior {
+  var log: [String] = []
+  var onApply: ((inout Client) -> Void)?
+  var onTimer: ((UInt32, inout Client) -> Void)?
+  var onGuest: ((GuestEvent, inout Client) -> Void)?
+  var onHost: ((HostEvent, inout Client) -> Void)?
+  var onSeat: ((SeatChangeEvent, inout Client) -> Void)?
+  var logsIn = true
+
+  func start(_ client: inout Client) {
+    guard logsIn else { return }
+    client.coGuest.subscribeGuestEvents()
+    client.coGuest.subscribeHostEvents()
+    client.liveSeat.subscribe()
+    client.login.subscribeEvents()
+    client.liveList.subscribe()
+    client.login.login { c, _ in c.liveList.joinLive { c, r in if case .success = r { c.status = .idle } } }
+  }
+  func applyIntent(_ c: inout Client) { onApply?(&c) }
+  func timer(tag: UInt32, arg: UInt32, _ c: inout Client) { onTimer?(tag, &c) }
+  func guestEvent(_ e: GuestEvent, _ c: inout Client) {
+    log.append("\(c.user) \(e)")
+    onGuest?(e, &c)
+  }
+  func hostEvent(_ e: HostEvent, _ c: inout Client) {
+    log.append("\(c.user) \(e)")
+    onHost?(e, &c)
+  }
+  func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
+    log.append("\(c.user) seat \(change.seatIndex) \(change.seated ? "+" : "-")\(change.user)")
+    onSeat?(change, &c)
+  }
+  func loginEvent(_ e: LoginEvent, _ c: inout Client) { log.append("\(c.user) login \(e)") }
+
+  /// A completion that logs `label` and the outcome.
+  func logged(_ label: String) -> Completion {
+    { [unowned self] c, r in
+      switch r {
+      case .success: self.log.append("\(c.user) \(label) ok")
+      case .failure(let e): self.log.append("\(c.user) \(label) \(e.rawValue)")
+      }
+    }
+  }
+}
+
+/// One room: user 0 owns it, user 1 is an admin, users 2, 3 and 4 watch. Every message takes
+/// exactly 10 ms and every device opens in 100 ms, so races can be staged to the millisecond.
+let stagedProfile = """
+  {
+    name: "staged", duration: "10m",
+    population: { rooms: 1, audiencePerRoom: 3, adminsPerRoom: 1 },
+    seats: { maxSeatCount: 2, packageLimit: 2, applyTimeout: "30s" },
+    audience: { stay: "1h" },
+    host: { thinkTime: "1s" },
+    network: { clientServer: "constant(10ms)" },
+    devices: { openTime: "constant(100ms)" },
+  }
+  """
+
+struct Staged {
+  var world: LiveWorld
+  var sim = Simulation()
+
+  init(
+    _ text: String = stagedProfile, audience: ClientBehavior? = nil, host: ClientBehavior? = nil,
+    admin: ClientBehavior? = nil, seed: UInt64 = 1
+  ) throws {
+    let profile = try Profile.parse(Data(text.utf8))
+    world = LiveWorld(
+      profile: profile, streams: RandomStreams(rootSeed: seed), audience: audience, host: host, admin: admin)
+    world.start(&sim.scheduler)
+  }
+
+  /// Makes `user` tap "apply" at `ms`.
+  mutating func apply(_ user: UInt32, atMs ms: Int64) {
+    sim.scheduler.schedule(
+      at: .zero + .milliseconds(ms), Event(kind: LiveEvent.applyIntent.rawValue, a: user))
+  }
+
+  mutating func run(untilMs ms: Int64) { _ = sim.run(&world, until: .zero + .milliseconds(ms)) }
+
+  var violations: Int { world.checker.log.total }
+  func counter(_ name: String) -> UInt64 { world.metrics.counters.value(name) ?? 0 }
+}
+
+@Suite struct LiveWorldTests {
+  @Test func twoHostsAcceptingOneApplicationSeatTheGuestOnceAndTheLoserGetsAlreadyProcessed() throws {
+    let hosts = ScriptedClient()
+    hosts.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e {
+        c.coGuest.acceptApplication(userID: guest, completion: hosts.logged("accept"))
+      }
+    }
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30), completion: audience.logged("apply")) }
+    var s = try Staged(audience: audience, host: hosts, admin: hosts)
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    #expect(hosts.log.filter { $0.hasSuffix("accept ok") }.count == 1)
+    #expect(hosts.log.filter { $0.hasSuffix("accept -2311") }.count == 1)
+    #expect(hosts.log.contains("1 onGuestApplicationProcessedByOtherHost(guest: 2, host: 0)"))
+    #expect(audience.log.filter { $0.contains("onGuestApplicationResponded(isAccept: true") }.count == 1)
+    #expect(audience.log.contains("2 seat 0 +2"))
+    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.counter("seat.already_processed") == 1)
+    #expect(s.violations == 0)
+  }
+
+  /// The host accepts as soon as it hears of the application; its accept reaches the server 30 ms
+  /// after the application did. A cancel sent 15 ms after the apply arrives first and wins; one
+  /// sent 25 ms after arrives later and loses.
+  @Test(arguments: [(15, true), (25, false)])
+  func cancelRacingAcceptHasExactlyOneWinner(cancelAfterMs: Int, cancelWins: Bool) throws {
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e {
+        c.coGuest.acceptApplication(userID: guest, completion: host.logged("accept"))
+      }
+    }
+    let audience = ScriptedClient()
+    audience.onApply = { c in
+      c.coGuest.applyForSeat(timeout: .seconds(30))
+      c.schedule(after: .milliseconds(Int64(cancelAfterMs)), tag: 1)
+    }
+    audience.onTimer = { _, c in c.coGuest.cancelApplication(completion: audience.logged("cancel")) }
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    let request = s.world.seats.requests[0]
+    if cancelWins {
+      #expect(request.state == .cancelled)
+      #expect(audience.log.contains("2 cancel ok"))
+      #expect(host.log.contains("0 accept -2311"))
+      #expect(host.log.contains("0 onGuestApplicationCancelled(guest: 2)"))
+      #expect(s.world.seats.seat(of: 2) == nil)
+    } else {
+      #expect(request.state == .accepted)
+      #expect(audience.log.contains("2 cancel -2311"))
+      #expect(host.log.contains("0 accept ok"))
+      #expect(s.world.seats.seat(of: 2) == 0)
+    }
+    #expect(audience.log.filter { $0.contains("onGuestApplicationResponded") }.count == (cancelWins ? 0 : 1))
+    #expect(s.violations == 0)
+  }
+
+  @Test func seatsLockedBetweenApplyAndAcceptFailTheAcceptAndTheApplicationTimesOut() throws {
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e {
+        c.liveSeat.lockSeat(index: 0)
+        c.liveSeat.lockSeat(index: 1)
+        c.coGuest.acceptApplication(userID: guest, completion: host.logged("accept"))
+      }
+    }
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 40_000)
+    #expect(host.log.contains("0 accept \(SeatError.allSeatsTaken.rawValue)"))
+    #expect(audience.log == ["2 onGuestApplicationNoResponse(reason: Clients.NoResponseReason.timeout)"])
+    #expect(s.world.seats.requests[0].state == .timedOut)
+    #expect(s.counter("seat.rejected.all_taken") == 1)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aRejoinWhileSeatedSucceedsAndKeepsTheSeat() throws {
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.acceptApplication(userID: guest) }
+    }
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    audience.onTimer = { _, c in c.liveList.joinLive(completion: audience.logged("rejoin")) }
+    audience.onSeat = { change, c in if change.seated { c.schedule(after: .seconds(1), tag: 1) } }
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    #expect(audience.log.contains("2 rejoin ok"))
+    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.world.runtime.seenSeat[2] == 0)
+    #expect(s.violations == 0)
+  }
+
+  @Test func invitationsRoundTripAndTheInviterHearsTheAnswer() throws {
+    let host = ScriptedClient()
+    host.onTimer = { _, c in c.coGuest.inviteToSeat(userID: 3, timeout: .seconds(30), completion: host.logged("invite"))
+    }
+    let audience = ScriptedClient()
+    audience.onGuest = { e, c in
+      if case .onHostInvitationReceived(let inviter) = e {
+        c.coGuest.acceptInvitation(inviterID: inviter, completion: audience.logged("accept-invitation"))
+      }
+    }
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    let slot = s.world.timerSlot(tag: 1, arg: 0)
+    s.sim.scheduler.schedule(at: .zero + .seconds(1), Event(kind: LiveEvent.clientTimer.rawValue, a: 0, b: slot))
+    s.run(untilMs: 5000)
+    #expect(host.log.contains("0 invite ok"))
+    #expect(audience.log.contains("3 onHostInvitationReceived(host: 0)"))
+    #expect(audience.log.contains("3 accept-invitation ok"))
+    #expect(host.log.contains("0 onHostInvitationResponded(isAccept: true, guest: 3)"))
+    #expect(s.world.seats.seat(of: 3) == 0)
+    #expect(s.world.metrics.latencies[LiveMetrics.inviteToResponse].count == 1)
+    #expect(s.world.runtime.invitees[0].isEmpty)
+    #expect(s.violations == 0)
+  }
+
+  @Test func callsBeforeLoginFailWithNotLoggedIn() throws {
+    let audience = ScriptedClient()
+    audience.logsIn = false
+    var s = try Staged(audience: audience, host: ScriptedClient(), admin: ScriptedClient())
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .zero, completion: audience.logged("apply")) }
+    s.apply(2, atMs: 0)
+    s.run(untilMs: 1000)
+    #expect(audience.log.first == "2 apply \(SeatError.notLoggedIn.rawValue)")
+  }
+
+  @Test func withApplyCompletionAtTheOutcomeTheCompletionWaitsForTheAnswer() throws {
+    let text = stagedProfile.replacingOccurrences(
+      of: "applyTimeout: \"30s\"", with: "applyTimeout: \"30s\", applyCompletion: \"outcome\"")
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e { c.schedule(after: .seconds(2), tag: guest) }
+    }
+    host.onTimer = { guest, c in c.coGuest.rejectApplication(userID: guest) }
+    let audience = ScriptedClient()
+    var completedAt: SimInstant?
+    audience.onApply = { c in
+      c.coGuest.applyForSeat(timeout: .seconds(30)) { c, r in
+        completedAt = c.now
+        audience.log.append("completion \(r)")
+      }
+    }
+    var s = try Staged(text, audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 10_000)
+    // Sent at 1.000 s, filed at 1.010 s, heard by the host at 1.020 s, rejected at 3.020 s, which
+    // reaches the server at 3.030 s and the client at 3.040 s.
+    #expect(completedAt == .zero + .milliseconds(3040))
+    #expect(audience.log.contains("completion failure(LiveStack.SeatError.failed)"))
+  }
+
+  @Test func beingLoggedOutByTheServerEndsTheSessionAndLaterCallsFail() throws {
+    let text = stagedProfile.replacingOccurrences(
+      of: "audience: { stay: \"1h\" }", with: "audience: { stay: \"1h\", applyProbability: 1, applyAfter: \"1s\" }")
+    var s = try Staged(text)
+    s.run(untilMs: 20_000)
+    let seated = (2...4).compactMap { u -> UInt32? in s.world.seats.seat(of: UInt32(u)) == nil ? nil : UInt32(u) }
+    let guest = try #require(seated.first)
+    #expect(s.world.runtime.anyDeviceOn(user: guest))
+    s.sim.scheduler.schedule(
+      at: .zero + .seconds(21),
+      Event(kind: LiveEvent.loginEnded.rawValue, a: guest, b: UInt32(LoginEvent.kickedOffline.rawValue)))
+    s.run(untilMs: 22_000)
+    #expect(s.world.seats.seat(of: guest) == nil)
+    #expect(s.world.seats.room(of: guest) == nil)
+    #expect(!s.world.login.isLoggedIn(guest))
+    #expect(s.world.runtime.status[Int(guest)] == .left)
+    #expect(!s.world.runtime.anyDeviceOn(user: guest))
+    #expect(s.violations == 0)
+  }
+}
