@@ -13,8 +13,9 @@ public struct Client {
   public let room: UInt32
   /// The user's role in that room.
   public let role: RoomRole
-  /// The SDK state of every client.
-  public let runtime: ClientRuntime
+  /// The SDK state of every client. A `Client` is valid only during the callback it is handed to;
+  /// the world keeps the runtime alive meanwhile.
+  public unowned(unsafe) let runtime: ClientRuntime
   /// The random stream of this client's population. Draw only from this (or from the behaviour's
   /// own seeded streams) to keep runs reproducible.
   public var random: Xoshiro256

@@ -144,6 +144,41 @@ public final class StandardAudience: ClientBehavior {
     }
   }
 
+  // Completions made once, so that calls do not allocate a closure each.
+  lazy var applyFailed: Completion = { [unowned self] c, result in
+    guard case .failure(let error) = result, c.status == .applying else { return }
+    c.status = .idle
+    self.retry(after: self.settings.retry.delay(after: error), &c)
+  }
+  lazy var microphoneOpened: Completion = { [unowned self] c, result in
+    guard c.status == .connecting else {
+      // The session ended while the microphone was opening.
+      c.device.closeLocalMicrophone()
+      return
+    }
+    guard case .success = result else {
+      self.endSession(&c)
+      c.coGuest.disConnect()
+      self.retry(after: self.settings.retry.other, &c)
+      return
+    }
+    c.device.openLocalCamera(isFront: true, completion: self.cameraOpened)
+  }
+  lazy var cameraOpened: Completion = { [unowned self] c, _ in
+    // A camera failure leaves the guest audio-only.
+    guard c.status == .connecting else {
+      self.closeDevices(&c)
+      return
+    }
+    c.status = .connected
+    c.schedule(
+      after: self.settings.seatTime.sampleDuration(&c.random), tag: Tag.leaveSeat.rawValue,
+      arg: self.epoch[Int(c.user)])
+  }
+  lazy var invitationAccepted: Completion = { [unowned self] c, result in
+    if case .success = result { self.beginConnecting(&c) }
+  }
+
   public func applyIntent(_ c: inout Client) {
     let u = Int(c.user)
     // Not while the seat list still shows a seat being left: the server would answer 100203.
@@ -152,11 +187,7 @@ public final class StandardAudience: ClientBehavior {
     applies[u] &+= 1
     epoch[u] &+= 1
     c.status = .applying
-    let failed: Completion = { [unowned self] c, result in
-      guard case .failure(let error) = result, c.status == .applying else { return }
-      c.status = .idle
-      self.retry(after: self.settings.retry.delay(after: error), &c)
-    }
+    let failed = applyFailed
     if settings.freeMode {
       c.liveSeat.takeSeat(index: -1, completion: failed)
     } else {
@@ -190,9 +221,7 @@ public final class StandardAudience: ClientBehavior {
     case .answerInvitation:
       guard c.status == .idle, c.coGuest.invitation == arg else { return }
       if c.random.chance(settings.acceptInvitation) {
-        c.coGuest.acceptInvitation(inviterID: arg) { [unowned self] c, result in
-          if case .success = result { self.beginConnecting(&c) }
-        }
+        c.coGuest.acceptInvitation(inviterID: arg, completion: invitationAccepted)
       } else {
         c.coGuest.rejectInvitation(inviterID: arg)
       }
@@ -253,30 +282,7 @@ public final class StandardAudience: ClientBehavior {
     guard c.status == .applying || c.status == .idle else { return }
     epoch[Int(c.user)] &+= 1
     c.status = .connecting
-    c.device.openLocalMicrophone { [unowned self] c, result in
-      guard c.status == .connecting else {
-        // The session ended while the microphone was opening.
-        c.device.closeLocalMicrophone()
-        return
-      }
-      guard case .success = result else {
-        self.endSession(&c)
-        c.coGuest.disConnect()
-        self.retry(after: self.settings.retry.other, &c)
-        return
-      }
-      c.device.openLocalCamera(isFront: true) { [unowned self] c, _ in
-        // A camera failure leaves the guest audio-only.
-        guard c.status == .connecting else {
-          self.closeDevices(&c)
-          return
-        }
-        c.status = .connected
-        c.schedule(
-          after: self.settings.seatTime.sampleDuration(&c.random), tag: Tag.leaveSeat.rawValue,
-          arg: self.epoch[Int(c.user)])
-      }
-    }
+    c.device.openLocalMicrophone(completion: microphoneOpened)
   }
 
   func removedFromSeat(_ c: inout Client) {

@@ -89,7 +89,10 @@ public struct LiveWorld: World {
   var arrivalNext: [UInt32] = []
 
   var ops: [OperationRecord] = []
-  var completions: [Completion?] = []
+  /// Completions of the operations in flight, by slot. Kept inside a struct: array elements of
+  /// function type are stored at maximal abstraction, which wraps every store and load in a
+  /// freshly allocated reabstraction thunk.
+  var completions: [CompletionSlot] = []
   var freeOps: [UInt32] = []
   var notices: [Notice?] = []
   var freeNotices: [UInt32] = []
@@ -395,22 +398,24 @@ public struct LiveWorld: World {
     let record = OperationRecord(op)
     if let slot = freeOps.popLast() {
       ops[Int(slot)] = record
-      completions[Int(slot)] = op.completion
+      completions[Int(slot)] = CompletionSlot(op.completion)
       return slot
     }
     ops.append(record)
-    completions.append(op.completion)
+    completions.append(CompletionSlot(op.completion))
     return UInt32(ops.count - 1)
   }
 
-  mutating func takeOperation(_ slot: UInt32) -> (OperationRecord, Completion?) {
+  /// Frees operation `slot`, returning its record; its completion is moved into `completion`.
+  /// (Returned separately: a tuple holding a closure is destroyed through the runtime's generic
+  /// path, which costs hundreds of instructions.)
+  mutating func takeOperation(_ slot: UInt32, completion: inout Completion?) -> OperationRecord {
     let op = ops[Int(slot)]
     precondition(op.live, "operation slot \(slot) is free")
     ops[Int(slot)].live = false
-    let completion = completions[Int(slot)]
-    completions[Int(slot)] = nil
+    completion = completions[Int(slot)].take()
     freeOps.append(slot)
-    return (op, completion)
+    return op
   }
 
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
@@ -420,7 +425,8 @@ public struct LiveWorld: World {
   }
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
-    let (op, completion) = takeOperation(slot)
+    var completion: Completion?
+    let op = takeOperation(slot, completion: &completion)
     let u = Int(op.user)
     let error = code == 0 ? nil : SeatError(rawValue: code)!
     let now = scheduler.now
@@ -490,7 +496,8 @@ public struct LiveWorld: World {
   }
 
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
-    let (op, completion) = takeOperation(slot)
+    var completion: Completion?
+    let op = takeOperation(slot, completion: &completion)
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
     let error = profile.devices.failures.draw(device, &deviceRandom)
     if let error {
@@ -500,6 +507,28 @@ public struct LiveWorld: World {
       runtime.setDevice(device, user: op.user, on: true)
     }
     complete(op, completion, error, &scheduler)
+  }
+}
+
+/// One stored completion (see `LiveWorld.completions`).
+struct CompletionSlot {
+  var fn: Completion
+  var isSet: Bool
+
+  nonisolated(unsafe) static let none: Completion = { _, _ in }
+
+  init(_ fn: Completion?) {
+    self.fn = fn ?? CompletionSlot.none
+    isSet = fn != nil
+  }
+
+  /// Moves the completion out, leaving the slot empty.
+  mutating func take() -> Completion? {
+    guard isSet else { return nil }
+    let f = fn
+    fn = CompletionSlot.none
+    isSet = false
+    return f
   }
 }
 

@@ -70,7 +70,7 @@ public enum Distribution: Hashable, Sendable {
   /// from the high 32 bits of the same draw, which keeps them independent.
   @inlinable
   public static func standardNormal(_ rng: inout Xoshiro256) -> Double {
-    let z = Ziggurat.table
+    let z = Ziggurat.tables
     while true {
       let bits = rng.next()
       let i = Int(bits & 127)
@@ -280,28 +280,32 @@ public struct DistributionParseError: Error, Equatable, Sendable, CustomStringCo
 }
 
 /// The ziggurat tables for ``Distribution/standardNormal(_:)``, computed once from our own `exp`
-/// and `log` (and IEEE `sqrt`), so they are bit-identical everywhere.
+/// and `log` (and IEEE `sqrt`), so they are bit-identical everywhere. They live in one allocation
+/// that is never freed, read through plain pointers (no reference counting per draw).
 @usableFromInline
-struct Ziggurat: Sendable {
+struct Ziggurat: @unchecked Sendable {  // immutable after init
   /// Where the tail starts.
   @usableFromInline static let r = 3.442619855899
   /// Area of each layer.
   static let v = 9.91256303526217e-3
   /// Per layer: the magnitude threshold (in units of 2^-31 of the layer's width) under which a
   /// draw is inside the rectangle.
-  @usableFromInline let k: [UInt32]
+  @usableFromInline let k: UnsafePointer<UInt32>
   /// Per layer: width divided by 2^31.
-  @usableFromInline let w: [Double]
+  @usableFromInline let w: UnsafePointer<Double>
   /// Per layer: the density at the layer's edge.
-  @usableFromInline let f: [Double]
+  @usableFromInline let f: UnsafePointer<Double>
 
-  @usableFromInline static let table = Ziggurat()
+  @usableFromInline static let tables = Ziggurat()
 
   init() {
     let m = 2147483648.0
-    var k = [UInt32](repeating: 0, count: 128)
-    var w = [Double](repeating: 0, count: 128)
-    var f = [Double](repeating: 0, count: 128)
+    let k = UnsafeMutablePointer<UInt32>.allocate(capacity: 128)
+    let w = UnsafeMutablePointer<Double>.allocate(capacity: 128)
+    let f = UnsafeMutablePointer<Double>.allocate(capacity: 128)
+    k.initialize(repeating: 0, count: 128)
+    w.initialize(repeating: 0, count: 128)
+    f.initialize(repeating: 0, count: 128)
     var d = Ziggurat.r
     var t = d
     let q = Ziggurat.v / PortableMath.exp(-0.5 * d * d)
@@ -318,8 +322,8 @@ struct Ziggurat: Sendable {
       f[i] = PortableMath.exp(-0.5 * d * d)
       w[i] = d / m
     }
-    self.k = k
-    self.w = w
-    self.f = f
+    self.k = UnsafePointer(k)
+    self.w = UnsafePointer(w)
+    self.f = UnsafePointer(f)
   }
 }
