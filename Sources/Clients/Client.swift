@@ -34,7 +34,7 @@ public struct Client {
 
   /// The co-guest status the UI shows. Setting it is what a view model's `status = …` does.
   public var status: CoGuestStatus {
-    get { runtime.status[Int(user)] }
+    get { runtime.clients[Int(user)].status }
     nonmutating set { runtime.setStatus(user, newValue) }
   }
 
@@ -61,7 +61,9 @@ public struct Client {
     guard !range.isEmpty else { return nil }
     for _ in 0..<8 {
       let u = range.lowerBound + UInt32(random.next(below: UInt64(range.count)))
-      if runtime.joinedRoom[Int(u)] == room + 1 && runtime.seenSeat[Int(u)] < 0 && runtime.status[Int(u)] == .idle {
+      if runtime.clients[Int(u)].joinedRoom == room + 1 && runtime.clients[Int(u)].seenSeat < 0
+        && runtime.clients[Int(u)].status == .idle
+      {
         return u
       }
     }
@@ -87,11 +89,11 @@ public struct CoGuestStore {
   unowned(unsafe) let runtime: ClientRuntime
 
   /// Subscribes to `guestEventPublisher` (audience events).
-  public func subscribeGuestEvents() { runtime.subscriptions[Int(user)].insert(.guestEvents) }
+  public func subscribeGuestEvents() { runtime.clients[Int(user)].subscriptions.insert(.guestEvents) }
   /// Subscribes to `hostEventPublisher` (host and admin events).
-  public func subscribeHostEvents() { runtime.subscriptions[Int(user)].insert(.hostEvents) }
+  public func subscribeHostEvents() { runtime.clients[Int(user)].subscriptions.insert(.hostEvents) }
   /// Drops both subscriptions (what an unretained `AnyCancellable` does).
-  public func unsubscribe() { runtime.subscriptions[Int(user)].subtract([.guestEvents, .hostEvents]) }
+  public func unsubscribe() { runtime.clients[Int(user)].subscriptions.subtract([.guestEvents, .hostEvents]) }
 
   /// Audience: asks for seat `seatIndex` (-1: any). `timeout` zero means the request never times
   /// out. The completion fires when the request is sent or at its final outcome, as the profile's
@@ -146,27 +148,42 @@ public struct CoGuestStore {
 
   /// `state.applicants`: applications this host or admin can still answer (empty for audience).
   public var applicants: [UInt32] {
-    let slot = runtime.staffSlot[Int(user)]
+    let slot = runtime.clients[Int(user)].staffSlot
     return slot < 0 ? [] : runtime.applicants[Int(slot)]
+  }
+
+  /// Whether `userID` is in `state.applicants` (without copying the list).
+  public func hasApplicant(_ userID: UInt32) -> Bool {
+    let slot = runtime.clients[Int(user)].staffSlot
+    return slot >= 0 && runtime.applicants[Int(slot)].contains(userID)
+  }
+
+  /// How many guests are connected, as the seat list shows it (without building the list).
+  public var connectedCount: Int {
+    let slot = runtime.clients[Int(user)].staffSlot
+    if slot < 0 { return runtime.clients[Int(user)].seenSeat >= 0 ? 1 : 0 }
+    var n = 0
+    for occupant in runtime.seatView[Int(slot)] where occupant != 0 { n += 1 }
+    return n
   }
 
   /// `state.invitees`: invitations this host or admin sent that are still open.
   public var invitees: [UInt32] {
-    let slot = runtime.staffSlot[Int(user)]
+    let slot = runtime.clients[Int(user)].staffSlot
     return slot < 0 ? [] : runtime.invitees[Int(slot)]
   }
 
   /// `state.connected`: the guests on seats, derived from the seat list. An audience member's SDK
   /// reports itself when seated.
   public var connected: [UInt32] {
-    let slot = runtime.staffSlot[Int(user)]
-    if slot < 0 { return runtime.seenSeat[Int(user)] >= 0 ? [user] : [] }
+    let slot = runtime.clients[Int(user)].staffSlot
+    if slot < 0 { return runtime.clients[Int(user)].seenSeat >= 0 ? [user] : [] }
     return runtime.seatView[Int(slot)].compactMap { $0 == 0 ? nil : $0 - 1 }
   }
 
   /// The host whose invitation this audience member holds, if any.
   public var invitation: UInt32? {
-    let i = runtime.invitation[Int(user)]
+    let i = runtime.clients[Int(user)].invitation
     return i == 0 ? nil : i - 1
   }
 }
@@ -179,7 +196,7 @@ public struct LiveSeatStore {
   unowned(unsafe) let runtime: ClientRuntime
 
   /// Subscribes to seat-list changes (`seated`/`left` deltas).
-  public func subscribe() { runtime.subscriptions[Int(user)].insert(.seatList) }
+  public func subscribe() { runtime.clients[Int(user)].subscriptions.insert(.seatList) }
 
   /// The room's seat count.
   public var maxSeatCount: Int { runtime.rooms[Int(room)].maxSeatCount }
@@ -187,13 +204,13 @@ public struct LiveSeatStore {
   public var packageLimit: Int { runtime.rooms[Int(room)].packageLimit }
   /// This user's seat as the seat list shows it.
   public var mySeatIndex: Int? {
-    let s = runtime.seenSeat[Int(user)]
+    let s = runtime.clients[Int(user)].seenSeat
     return s < 0 ? nil : Int(s)
   }
 
   /// The seat list (occupant per seat) as a host or admin sees it; empty for audience members.
   public var seatList: [UInt32?] {
-    let slot = runtime.staffSlot[Int(user)]
+    let slot = runtime.clients[Int(user)].staffSlot
     return slot < 0 ? [] : runtime.seatView[Int(slot)].map { $0 == 0 ? nil : $0 - 1 }
   }
 
@@ -253,13 +270,13 @@ public struct LoginStore {
 
   /// Subscribes to `kickedOffline` and `loginExpired`. Subscribing after `login` misses events that
   /// came before.
-  public func subscribeEvents() { runtime.subscriptions[Int(user)].insert(.loginEvents) }
+  public func subscribeEvents() { runtime.clients[Int(user)].subscriptions.insert(.loginEvents) }
   /// Logs in (`login(sdkAppID, userID, userSig)`).
   public func login(completion: Completion? = nil) { call(runtime, user, .login, completion) }
   /// Logs out.
   public func logout(completion: Completion? = nil) { call(runtime, user, .logout, completion) }
   /// Whether the SDK believes it is logged in.
-  public var isLogin: Bool { runtime.loggedIn[Int(user)] }
+  public var isLogin: Bool { runtime.clients[Int(user)].loggedIn }
 }
 
 /// `LiveListStore`: entering, leaving and ending lives.
@@ -270,7 +287,7 @@ public struct LiveListStore {
   unowned(unsafe) let runtime: ClientRuntime
 
   /// Subscribes to live events (the live ending).
-  public func subscribe() { runtime.subscriptions[Int(user)].insert(.liveEvents) }
+  public func subscribe() { runtime.clients[Int(user)].subscriptions.insert(.liveEvents) }
   /// Enters this client's room.
   public func joinLive(completion: Completion? = nil) { call(runtime, user, .joinLive, completion) }
   /// Leaves the room: a pending application or invitation fails and a seat is vacated.
@@ -278,5 +295,5 @@ public struct LiveListStore {
   /// Owner: ends the live for everyone.
   public func endLive(completion: Completion? = nil) { call(runtime, user, .endLive, completion) }
   /// Whether the SDK believes it is in the room.
-  public var isInRoom: Bool { runtime.joinedRoom[Int(user)] == room + 1 }
+  public var isInRoom: Bool { runtime.clients[Int(user)].joinedRoom == room + 1 }
 }

@@ -87,6 +87,29 @@ public enum ClientCommand {
   case timer(user: UInt32, delay: SimDuration, tag: UInt32, arg: UInt32)
 }
 
+/// One client's SDK state and UI status.
+public struct ClientState: Sendable {
+  /// The UI status (set through `ClientRuntime.setStatus`, which keeps the counts).
+  public internal(set) var status: CoGuestStatus = .away
+  /// Event streams subscribed to.
+  public var subscriptions: Subscriptions = []
+  /// Capture devices on: bit 0 microphone, bit 1 camera.
+  public internal(set) var deviceBits: UInt8 = 0
+  /// Whether the SDK believes it is logged in.
+  public var loggedIn = false
+  /// Its own seat as its seat list shows it, or -1.
+  public var seenSeat: Int16 = -1
+  /// The room the SDK believes it is in, as room ID + 1.
+  public var joinedRoom: UInt32 = 0
+  /// A pending invitation, as inviter ID + 1 (0 = none).
+  public var invitation: UInt32 = 0
+  /// The slot in the staff tables, or -1 for audience.
+  public internal(set) var staffSlot: Int32 = -1
+
+  /// A client that has not arrived.
+  public init() {}
+}
+
 /// The client side of every simulated phone: what each SDK instance knows (seat list, applicants,
 /// invitations, subscriptions, devices), the UI status, and the calls made but not yet carried
 /// out.
@@ -105,24 +128,11 @@ public final class ClientRuntime {
     get { clock[0] }
     set { clock[0] = newValue }
   }
-  /// UI status per user.
-  public let status: Column<CoGuestStatus>
+  /// Each user's SDK state and UI status, 16 bytes a user, kept together so that handling one
+  /// event for a user touches one cache line.
+  public let clients: Column<ClientState>
   /// How many users show each status, indexed by `CoGuestStatus.rawValue`.
   public let statusCounts: Column<Int>
-  /// Event streams each user subscribed to.
-  public let subscriptions: Column<Subscriptions>
-  /// Each user's own seat as its seat list shows it, or -1.
-  public let seenSeat: Column<Int16>
-  /// The room each user's SDK believes it is in, as room ID + 1.
-  public let joinedRoom: Column<UInt32>
-  /// Whether each user's SDK believes it is logged in.
-  public let loggedIn: Column<Bool>
-  /// Each audience member's pending invitation as inviter ID + 1 (0 = none).
-  public let invitation: Column<UInt32>
-  /// Each user's slot in the staff tables, or -1 for audience.
-  public let staffSlot: Column<Int32>
-  /// Capture devices on, per user: bit 0 microphone, bit 1 camera.
-  public let deviceBits: Column<UInt8>
   /// Capture devices on across all users.
   public let devicesOn: Column<Int>
   /// Per staff member: the applicants list (`CoGuestStore.state.applicants`).
@@ -140,23 +150,16 @@ public final class ClientRuntime {
   ) {
     self.rooms = rooms
     self.audienceRange = audienceRange
-    status = Column(repeating: .away, count: userCount)
+    let clients = Column(repeating: ClientState(), count: userCount)
     statusCounts = Column(repeating: 0, count: CoGuestStatus.allCases.count)
     statusCounts[Int(CoGuestStatus.away.rawValue)] = userCount
-    subscriptions = Column(repeating: [], count: userCount)
-    seenSeat = Column(repeating: -1, count: userCount)
-    joinedRoom = Column(repeating: 0, count: userCount)
-    loggedIn = Column(repeating: false, count: userCount)
-    invitation = Column(repeating: 0, count: userCount)
-    deviceBits = Column(repeating: 0, count: userCount)
     devicesOn = Column(repeating: 0, count: 1)
-    let slots = Column<Int32>(repeating: -1, count: userCount)
     var views: [[UInt32]] = []
     for (i, s) in staff.enumerated() {
-      slots[Int(s.user)] = Int32(i)
+      clients[Int(s.user)].staffSlot = Int32(i)
       views.append([UInt32](repeating: 0, count: rooms[Int(s.room)].maxSeatCount))
     }
-    staffSlot = slots
+    self.clients = clients
     applicants = [[UInt32]](repeating: [], count: staff.count)
     invitees = [[UInt32]](repeating: [], count: staff.count)
     seatView = views
@@ -164,27 +167,27 @@ public final class ClientRuntime {
 
   /// Whether `device` of `user` is on.
   public func isOn(_ device: CaptureDevice, user: UInt32) -> Bool {
-    deviceBits[Int(user)] & (1 << device.rawValue) != 0
+    clients[Int(user)].deviceBits & (1 << device.rawValue) != 0
   }
 
   /// Whether any capture device of `user` is on.
-  public func anyDeviceOn(user: UInt32) -> Bool { deviceBits[Int(user)] != 0 }
+  public func anyDeviceOn(user: UInt32) -> Bool { clients[Int(user)].deviceBits != 0 }
 
   /// Turns `device` of `user` on or off.
   public func setDevice(_ device: CaptureDevice, user: UInt32, on: Bool) {
     let mask: UInt8 = 1 << device.rawValue
-    let was = deviceBits[Int(user)] & mask != 0
+    let was = clients[Int(user)].deviceBits & mask != 0
     guard was != on else { return }
-    deviceBits[Int(user)] ^= mask
+    clients[Int(user)].deviceBits ^= mask
     devicesOn[0] += on ? 1 : -1
   }
 
   /// Sets the UI status of `user`, keeping the per-status counts.
   public func setStatus(_ user: UInt32, _ new: CoGuestStatus) {
-    let old = status[Int(user)]
+    let old = clients[Int(user)].status
     guard old != new else { return }
     statusCounts[Int(old.rawValue)] -= 1
     statusCounts[Int(new.rawValue)] += 1
-    status[Int(user)] = new
+    clients[Int(user)].status = new
   }
 }

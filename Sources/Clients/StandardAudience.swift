@@ -144,13 +144,14 @@ public final class StandardAudience: ClientBehavior {
     }
   }
 
-  // Completions made once, so that calls do not allocate a closure each.
-  lazy var applyFailed: Completion = { [unowned self] c, result in
+  // Completions made once, so that calls do not allocate a closure each. They hold `self`
+  // unowned (the behaviour owns them) and unchecked (it outlives every call it makes).
+  lazy var applyFailed: Completion = { [unowned(unsafe) self] c, result in
     guard case .failure(let error) = result, c.status == .applying else { return }
     c.status = .idle
     self.retry(after: self.settings.retry.delay(after: error), &c)
   }
-  lazy var microphoneOpened: Completion = { [unowned self] c, result in
+  lazy var microphoneOpened: Completion = { [unowned(unsafe) self] c, result in
     guard c.status == .connecting else {
       // The session ended while the microphone was opening.
       c.device.closeLocalMicrophone()
@@ -164,7 +165,7 @@ public final class StandardAudience: ClientBehavior {
     }
     c.device.openLocalCamera(isFront: true, completion: self.cameraOpened)
   }
-  lazy var cameraOpened: Completion = { [unowned self] c, _ in
+  lazy var cameraOpened: Completion = { [unowned(unsafe) self] c, _ in
     // A camera failure leaves the guest audio-only.
     guard c.status == .connecting else {
       self.closeDevices(&c)
@@ -175,7 +176,7 @@ public final class StandardAudience: ClientBehavior {
       after: self.settings.seatTime.sampleDuration(&c.random), tag: Tag.leaveSeat.rawValue,
       arg: self.epoch[Int(c.user)])
   }
-  lazy var invitationAccepted: Completion = { [unowned self] c, result in
+  lazy var invitationAccepted: Completion = { [unowned(unsafe) self] c, result in
     if case .success = result { self.beginConnecting(&c) }
   }
 

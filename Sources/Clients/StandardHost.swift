@@ -141,7 +141,7 @@ public final class StandardHost: ClientBehavior {
   func decide(guest: UInt32, _ c: inout Client) {
     // Answer only what is still open: cancelled, timed-out and otherwise-processed applications
     // have left the SDK's applicants list.
-    guard c.coGuest.applicants.contains(guest) else { return }
+    guard c.coGuest.hasApplicant(guest) else { return }
     if settings.rejectWhenFull && !hasRoom(c) {
       c.coGuest.rejectApplication(userID: guest)
       return
@@ -158,9 +158,8 @@ public final class StandardHost: ClientBehavior {
   }
 
   func hasRoom(_ c: Client) -> Bool {
-    let seats = c.liveSeat.seatList
-    let guests = seats.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-    return guests < c.liveSeat.packageLimit && guests < seats.count
+    let guests = c.coGuest.connectedCount
+    return guests < c.liveSeat.packageLimit && guests < c.liveSeat.maxSeatCount
   }
 
   func move(_ c: inout Client) {

@@ -40,7 +40,7 @@ extension LiveWorld {
             send(.host(s, .onGuestApplicationReceived(guest: user), request: id), &scheduler)
           }
           if profile.seats.applyCompletion == .outcome {
-            deferredApply[Int(user)] = slot + 1
+            users[Int(user)].deferredApply = slot + 1
             deferReply = true
           }
         }
@@ -151,7 +151,7 @@ extension LiveWorld {
       for i in 0..<n {
         let c = seats.changes[i]
         checker.observe(c, seats: seats, at: now)
-        if c.seated, let grant = c.grant, grant != .move { grantedAt[Int(c.user)] = now.nanoseconds }
+        if c.seated, let grant = c.grant, grant != .move { users[Int(c.user)].grantedAt = now.nanoseconds }
         if !c.seated && c.removedBy == .max { metrics.counters.add(metrics.serverRemoved) }
       }
       for i in 0..<n {
@@ -199,9 +199,9 @@ extension LiveWorld {
       default: event = nil
       }
       if let event { send(.guest(guest, event, request: id), &scheduler) }
-      let deferred = deferredApply[Int(guest)]
+      let deferred = users[Int(guest)].deferredApply
       if deferred != 0 {
-        deferredApply[Int(guest)] = 0
+        users[Int(guest)].deferredApply = 0
         reply(deferred - 1, r.state == .accepted ? nil : .failed, &scheduler)
       }
       for s in layout.staff(of: r.room) {
@@ -251,14 +251,14 @@ extension LiveWorld {
     let now = scheduler.now
     let user = notice.user
     let u = Int(user)
-    let subscribed = runtime.subscriptions[u]
+    let subscribed = runtime.clients[u].subscriptions
     switch notice {
     case .guest(_, let event, let request):
       switch event {
       case .onHostInvitationReceived(let host):
-        runtime.invitation[u] = host + 1
+        runtime.clients[u].invitation = host + 1
       case .onHostInvitationCancelled(let host):
-        if runtime.invitation[u] == host + 1 { runtime.invitation[u] = 0 }
+        if runtime.clients[u].invitation == host + 1 { runtime.clients[u].invitation = 0 }
       case .onGuestApplicationResponded, .onGuestApplicationNoResponse:
         recordApplyAnswer(user, now)
         checker.observeTerminalAnswer(request: request, user: user, at: now)
@@ -270,7 +270,7 @@ extension LiveWorld {
       guard subscribed.contains(.guestEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, sawOwnLeave: kicked, &scheduler) { b, c in b.guestEvent(event, &c) }
     case .host(_, let event, let request):
-      let slot = Int(runtime.staffSlot[u])
+      let slot = Int(runtime.clients[u].staffSlot)
       precondition(slot >= 0, "host events go to hosts and admins")
       switch event {
       case .onGuestApplicationReceived(let guest):
@@ -293,17 +293,17 @@ extension LiveWorld {
     case .inviteeRemoved(_, let guest):
       mutateStaff(user) { slot in runtime.invitees[slot].removeAll { $0 == guest } }
     case .invitationRemoved(_, let host):
-      if runtime.invitation[u] == host + 1 { runtime.invitation[u] = 0 }
+      if runtime.clients[u].invitation == host + 1 { runtime.clients[u].invitation = 0 }
     case .seats(_, let batch):
-      let slot = Int(runtime.staffSlot[u])
+      let slot = Int(runtime.clients[u].staffSlot)
       var ownLeave = false
       for i in 0..<batch.count {
         let c = batch[i]
         if c.user == user {
           if c.seated {
-            runtime.seenSeat[u] = c.seat
-          } else if runtime.seenSeat[u] == c.seat {
-            runtime.seenSeat[u] = -1
+            runtime.clients[u].seenSeat = c.seat
+          } else if runtime.clients[u].seenSeat == c.seat {
+            runtime.clients[u].seenSeat = -1
             ownLeave = true
           }
         }
@@ -323,16 +323,16 @@ extension LiveWorld {
         }
       }
     case .login(_, let loginEvent):
-      runtime.loggedIn[u] = false
-      runtime.joinedRoom[u] = 0
-      runtime.seenSeat[u] = -1
-      runtime.invitation[u] = 0
+      runtime.clients[u].loggedIn = false
+      runtime.clients[u].joinedRoom = 0
+      runtime.clients[u].seenSeat = -1
+      runtime.clients[u].invitation = 0
       guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .liveEnded:
-      runtime.joinedRoom[u] = 0
-      runtime.seenSeat[u] = -1
-      runtime.invitation[u] = 0
+      runtime.clients[u].joinedRoom = 0
+      runtime.clients[u].seenSeat = -1
+      runtime.clients[u].invitation = 0
       mutateStaff(user) { slot in
         runtime.applicants[slot].removeAll()
         runtime.invitees[slot].removeAll()
@@ -346,6 +346,6 @@ extension LiveWorld {
   /// The SDK took in an event the client did not subscribe to: its state moved on without the
   /// behaviour hearing of it, so the client is checked as it now stands.
   mutating func unheard(_ user: UInt32, sawOwnLeave: Bool, _ now: SimInstant) {
-    afterClient(user, before: runtime.status[Int(user)], sawOwnLeave: sawOwnLeave, now: now)
+    afterClient(user, before: runtime.clients[Int(user)].status, sawOwnLeave: sawOwnLeave, now: now)
   }
 }

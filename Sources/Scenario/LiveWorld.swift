@@ -98,16 +98,8 @@ public struct LiveWorld: World {
   var freeNotices: [UInt32] = []
   var timers: [(tag: UInt32, arg: UInt32)] = []
   var freeTimers: [UInt32] = []
-  /// Per user: the last delivery time to it, and of it to the server (FIFO channels).
-  var downlinkAt: [Int64]
-  var uplinkAt: [Int64]
-  /// Per user: when the open `applyForSeat` was called (-1: answered), when it was seated by a
-  /// grant, when it called `login`.
-  var applyCalledAt: [Int64]
-  var grantedAt: [Int64]
-  var loginCalledAt: [Int64]
-  /// Per user: the `applyForSeat` call waiting for its outcome, as operation slot + 1.
-  var deferredApply: [UInt32]
+  /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
+  var users: [UserRecord]
   /// Per request: when the call that filed it was made.
   var requestCalledAt: [Int64] = []
 
@@ -149,12 +141,7 @@ public struct LiveWorld: World {
     networkRandom = streams.stream("network")
     deviceRandom = streams.stream("devices")
     workloadRandom = streams.stream("workload")
-    downlinkAt = [Int64](repeating: 0, count: users)
-    uplinkAt = [Int64](repeating: 0, count: users)
-    applyCalledAt = [Int64](repeating: -1, count: users)
-    grantedAt = [Int64](repeating: -1, count: users)
-    loginCalledAt = [Int64](repeating: -1, count: users)
-    deferredApply = [UInt32](repeating: 0, count: users)
+    self.users = [UserRecord](repeating: UserRecord(), count: users)
     let arrivals = streams.stream("arrivals")
     if profile.arrival != .closed {
       for r in 0..<layout.rooms {
@@ -285,7 +272,8 @@ public struct LiveWorld: World {
     if flash.lockSeatsUntilOpen { setAllSeatsLocked(false) }
     let window = UInt64(max(1, flash.within.nanoseconds))
     for r in 0..<UInt32(layout.rooms) {
-      for u in layout.audience(of: r) where runtime.status[Int(u)] == .idle && workloadRandom.chance(flash.fraction) {
+      for u in layout.audience(of: r)
+      where runtime.clients[Int(u)].status == .idle && workloadRandom.chance(flash.fraction) {
         let delay = SimDuration(nanoseconds: Int64(workloadRandom.next(below: window)))
         scheduler.schedule(after: delay, event(.applyIntent, u))
       }
@@ -312,7 +300,7 @@ public struct LiveWorld: World {
     _ body: (any ClientBehavior, inout Client) -> Void
   ) {
     let role = layout.role(of: user)
-    let before = runtime.status[Int(user)]
+    let before = runtime.clients[Int(user)].status
     var client = Client(
       user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime,
       random: role == .audience ? audienceRandom : staffRandom)
@@ -327,16 +315,16 @@ public struct LiveWorld: World {
   }
 
   mutating func afterClient(_ user: UInt32, before: CoGuestStatus, sawOwnLeave: Bool, now: SimInstant) {
-    let status = runtime.status[Int(user)]
+    let status = runtime.clients[Int(user)].status
     if status != before && status == .connected {
       metrics.counters.add(metrics.connected)
-      if grantedAt[Int(user)] >= 0 {
+      if users[Int(user)].grantedAt >= 0 {
         metrics.latencies[LiveMetrics.acceptToConnected].record(
-          SimDuration(nanoseconds: now.nanoseconds - grantedAt[Int(user)]))
-        grantedAt[Int(user)] = -1
+          SimDuration(nanoseconds: now.nanoseconds - users[Int(user)].grantedAt))
+        users[Int(user)].grantedAt = -1
       }
     }
-    let seen = runtime.seenSeat[Int(user)]
+    let seen = runtime.clients[Int(user)].seenSeat
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
       sawOwnLeave: sawOwnLeave && seen < 0, at: now)
@@ -353,8 +341,8 @@ public struct LiveWorld: World {
           scheduler.schedule(
             after: profile.devices.openTime.sampleDuration(&deviceRandom), event(.deviceReply, slot))
         } else {
-          if op.kind == .applyForSeat { applyCalledAt[Int(op.user)] = scheduler.now.nanoseconds }
-          if op.kind == .login { loginCalledAt[Int(op.user)] = scheduler.now.nanoseconds }
+          if op.kind == .applyForSeat { users[Int(op.user)].applyCalledAt = scheduler.now.nanoseconds }
+          if op.kind == .login { users[Int(op.user)].loginCalledAt = scheduler.now.nanoseconds }
           let at = fifo(downlink: false, op.user, scheduler.now)
           scheduler.schedule(at: at, event(.serverCall, slot))
         }
@@ -385,11 +373,11 @@ public struct LiveWorld: World {
     let u = Int(user)
     var t = now.nanoseconds &+ latency
     if downlink {
-      t = max(t, downlinkAt[u])
-      downlinkAt[u] = t
+      t = max(t, users[u].downlinkAt)
+      users[u].downlinkAt = t
     } else {
-      t = max(t, uplinkAt[u])
-      uplinkAt[u] = t
+      t = max(t, users[u].uplinkAt)
+      users[u].uplinkAt = t
     }
     return SimInstant(nanoseconds: t)
   }
@@ -432,27 +420,27 @@ public struct LiveWorld: World {
     let now = scheduler.now
     switch op.kind {
     case .login:
-      if error == nil { runtime.loggedIn[u] = true }
+      if error == nil { runtime.clients[u].loggedIn = true }
     case .logout:
-      runtime.loggedIn[u] = false
-      runtime.joinedRoom[u] = 0
+      runtime.clients[u].loggedIn = false
+      runtime.clients[u].joinedRoom = 0
     case .joinLive:
       if error == nil {
-        runtime.joinedRoom[u] = layout.homeRoom[u] + 1
-        if loginCalledAt[u] >= 0 {
+        runtime.clients[u].joinedRoom = layout.homeRoom[u] + 1
+        if users[u].loginCalledAt >= 0 {
           metrics.latencies[LiveMetrics.loginToRoom].record(
-            SimDuration(nanoseconds: now.nanoseconds - loginCalledAt[u]))
-          loginCalledAt[u] = -1
+            SimDuration(nanoseconds: now.nanoseconds - users[u].loginCalledAt))
+          users[u].loginCalledAt = -1
         }
       }
     case .leaveLive:
-      runtime.joinedRoom[u] = 0
-      runtime.seenSeat[u] = -1
-      runtime.invitation[u] = 0
+      runtime.clients[u].joinedRoom = 0
+      runtime.clients[u].seenSeat = -1
+      runtime.clients[u].invitation = 0
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
     case .acceptInvitation, .rejectInvitation:
-      if error == nil || error == .alreadyProcessed { runtime.invitation[u] = 0 }
+      if error == nil || error == .alreadyProcessed { runtime.clients[u].invitation = 0 }
     case .inviteToSeat:
       if error == nil {
         mutateStaff(op.user) { runtime.invitees[$0].append(op.target) }
@@ -479,20 +467,20 @@ public struct LiveWorld: World {
       let result: Result<Void, SeatError> = error.map { .failure($0) } ?? .success(())
       withClient(op.user, &scheduler) { _, c in completion(&c, result) }
     } else {
-      afterClient(op.user, before: runtime.status[Int(op.user)], sawOwnLeave: false, now: scheduler.now)
+      afterClient(op.user, before: runtime.clients[Int(op.user)].status, sawOwnLeave: false, now: scheduler.now)
     }
   }
 
   func mutateStaff(_ user: UInt32, _ body: (Int) -> Void) {
-    let slot = runtime.staffSlot[Int(user)]
+    let slot = runtime.clients[Int(user)].staffSlot
     if slot >= 0 { body(Int(slot)) }
   }
 
   mutating func recordApplyAnswer(_ user: UInt32, _ now: SimInstant) {
-    guard applyCalledAt[Int(user)] >= 0 else { return }
+    guard users[Int(user)].applyCalledAt >= 0 else { return }
     metrics.latencies[LiveMetrics.applyToResponse].record(
-      SimDuration(nanoseconds: now.nanoseconds - applyCalledAt[Int(user)]))
-    applyCalledAt[Int(user)] = -1
+      SimDuration(nanoseconds: now.nanoseconds - users[Int(user)].applyCalledAt))
+    users[Int(user)].applyCalledAt = -1
   }
 
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
@@ -508,6 +496,21 @@ public struct LiveWorld: World {
     }
     complete(op, completion, error, &scheduler)
   }
+}
+
+/// What the world keeps per user.
+struct UserRecord {
+  /// The last delivery time of a message to the user, and from it to the server (FIFO channels).
+  var downlinkAt: Int64 = 0
+  var uplinkAt: Int64 = 0
+  /// When the open `applyForSeat` was called (-1: answered).
+  var applyCalledAt: Int64 = -1
+  /// When the user was seated by a grant (-1: not waiting to connect).
+  var grantedAt: Int64 = -1
+  /// When it called `login` (-1: joined since).
+  var loginCalledAt: Int64 = -1
+  /// The `applyForSeat` call waiting for its outcome, as operation slot + 1.
+  var deferredApply: UInt32 = 0
 }
 
 /// One stored completion (see `LiveWorld.completions`).

@@ -288,7 +288,7 @@ extension Profile {
     let applyAfter = try o.get("applyAfter", default: .exponential(mean: 60e9)) { n throws(ProfileError) in
       try n.distribution()
     }
-    let patience = try o.optional("patience")?.optionalDistribution()
+    let patience = try o.present("patience")?.optionalDistribution()
     let seatTime = try o.get("seatTime", default: .lognormal(median: 120e9, sigma: 0.5)) { n throws(ProfileError) in
       try n.distribution()
     }
@@ -316,7 +316,7 @@ extension Profile {
     var r = defaultRetry
     func read(_ key: String, _ fallback: Distribution?, _ o: inout ProfileObject) throws(ProfileError) -> Distribution?
     {
-      guard let n = o.optional(key) else { return fallback }
+      guard let n = o.present(key) else { return fallback }
       return try n.optionalDistribution()
     }
     r.rejected = try read("rejected", r.rejected, &o)
@@ -333,7 +333,7 @@ extension Profile {
     var o = try node.object()
     func dist(_ key: String, _ fallback: Distribution?, _ o: inout ProfileObject) throws(ProfileError) -> Distribution?
     {
-      guard let n = o.optional(key) else { return fallback }
+      guard let n = o.present(key) else { return fallback }
       return try n.optionalDistribution()
     }
     let think: Distribution

@@ -166,6 +166,14 @@ public struct ProfileObject: Sendable {
     return ProfileNode(path: childPath(key), value: v)
   }
 
+  /// The value at `key` if the key is there, even when its value is `null` (for settings where
+  /// `null` means "off" rather than "default").
+  public mutating func present(_ key: String) -> ProfileNode? {
+    read.append(key)
+    guard let v = fields[key] else { return nil }
+    return ProfileNode(path: childPath(key), value: v)
+  }
+
   /// The value at `key`; missing is an error.
   public mutating func required(_ key: String) throws(ProfileError) -> ProfileNode {
     guard let node = optional(key) else {

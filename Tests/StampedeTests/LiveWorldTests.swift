@@ -188,7 +188,7 @@ struct Staged {
     s.run(untilMs: 5000)
     #expect(audience.log.contains("2 rejoin ok"))
     #expect(s.world.seats.seat(of: 2) == 0)
-    #expect(s.world.runtime.seenSeat[2] == 0)
+    #expect(s.world.runtime.clients[2].seenSeat == 0)
     #expect(s.violations == 0)
   }
 
@@ -266,7 +266,7 @@ struct Staged {
     #expect(s.world.seats.seat(of: guest) == nil)
     #expect(s.world.seats.room(of: guest) == nil)
     #expect(!s.world.login.isLoggedIn(guest))
-    #expect(s.world.runtime.status[Int(guest)] == .left)
+    #expect(s.world.runtime.clients[Int(guest)].status == .left)
     #expect(!s.world.runtime.anyDeviceOn(user: guest))
     #expect(s.violations == 0)
   }

@@ -37,6 +37,22 @@ func profileError(_ text: String) -> ProfileError? {
     #expect(p.defaultSeed == 1)
   }
 
+  @Test func nullAndNeverSwitchABehaviourOffWhileAMissingKeyInheritsIt() throws {
+    let text = minimalProfile.replacingOccurrences(
+      of: "host: { thinkTime: \"1s\" },",
+      with: """
+        host: { thinkTime: "1s", inviteEvery: "1m", lockEvery: "2m", kickEvery: "3m" },
+        admin: { inviteEvery: null, lockEvery: "never" },
+        """)
+    let p = try Profile.parse(Data(text.utf8))
+    #expect(p.host.inviteEvery != nil)
+    #expect(p.admin.inviteEvery == nil)
+    #expect(p.admin.lockEvery == nil)
+    #expect(p.admin.kickEvery != nil)
+    #expect(p.admin.endLiveAfter == nil)
+    #expect(p.admin.thinkTime == p.host.thinkTime)
+  }
+
   @Test func json5CommentsTrailingCommasAndObjectDistributionsAreAccepted() throws {
     let text = minimalProfile.replacingOccurrences(
       of: "host: { thinkTime: \"1s\" },",
