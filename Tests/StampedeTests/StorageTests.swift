@@ -1,0 +1,42 @@
+import Testing
+
+@testable import Clients
+@testable import SimKernel
+
+@Suite struct StorageTests {
+  @Test func aColumnStoresValuesByIndexAndSharesThemByReference() {
+    let column = Column<Int16>(repeating: -1, count: 5)
+    let alias = column
+    alias[3] = 42
+    #expect(column[3] == 42)
+    #expect(column.elements == [-1, -1, -1, 42, -1])
+    #expect(Column<UInt8>(repeating: 0, count: 0).elements.isEmpty)
+  }
+
+  @Test func theCommandQueueGrowsAndKeepsTheOrderOfCommands() {
+    let queue = CommandQueue()
+    for i in 0..<100 as Range<UInt32> {
+      queue.append(.timer(user: i, delay: .milliseconds(Int64(i)), tag: i, arg: 0))
+    }
+    #expect(queue.count == 100)
+    var users: [UInt32] = []
+    for i in 0..<queue.count {
+      if case .timer(let user, _, _, _) = queue.take(i) { users.append(user) }
+    }
+    queue.reset()
+    #expect(users == Array(0..<100))
+    #expect(queue.count == 0)
+    var completions = 0
+    queue.append(
+      .operation(
+        PendingOperation(
+          user: 1, kind: .login, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: .zero,
+          completion: { _, _ in completions += 1 })))
+    guard case .operation(let op) = queue.take(0) else {
+      Issue.record("expected an operation")
+      return
+    }
+    queue.reset()
+    #expect(op.kind == .login && op.completion != nil)
+  }
+}
