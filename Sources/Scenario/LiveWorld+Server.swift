@@ -22,7 +22,10 @@ extension LiveWorld {
         _ = seats.leave(user: user, now: now)
       case .joinLive:
         error = seats.join(user: user, room: layout.homeRoom[Int(user)], role: layout.role(of: user))
-        if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersJoined) }
+        if error == nil {
+          if layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersJoined) }
+          sendSnapshot(to: user, &scheduler)
+        }
       case .leaveLive:
         error = seats.leave(user: user, now: now)
         if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersLeft) }
@@ -169,6 +172,24 @@ extension LiveWorld {
     }
     for i in 0..<seats.ended.count { notifyEnded(seats.ended[i], &scheduler) }
     seats.drain()
+  }
+
+  /// A client entered its room: its SDK gets the seat list as it stands, as `seated` rows ahead of
+  /// the join's completion. Hosts and admins get every occupied seat; an audience member only its
+  /// own seat (the only row its client keeps).
+  mutating func sendSnapshot(to user: UInt32, _ scheduler: inout Scheduler) {
+    guard let room = seats.room(of: user) else { return }
+    let staff = layout.role(of: user) != .audience
+    var batch = SeatBatch()
+    for i in 0..<seats.settings[Int(room)].maxSeatCount {
+      guard let occupant = seats.occupant(room: room, seat: i), staff || occupant == user else { continue }
+      batch.append(SeatChange(room: room, seat: Int16(i), user: occupant, seated: true))
+      if batch.isFull {
+        send(.seats(user, batch), &scheduler)
+        batch = SeatBatch()
+      }
+    }
+    if batch.count > 0 { send(.seats(user, batch), &scheduler) }
   }
 
   /// Sends the pending seat changes that `include` selects to `user`, four per message, in order.

@@ -192,6 +192,31 @@ struct Staged {
     #expect(s.violations == 0)
   }
 
+  @Test func aHostJoiningLateGetsTheSeatListAsItStands() throws {
+    // The admin (user 1) logs in only at 3 s, after user 2 took seat 0.
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.acceptApplication(userID: guest) }
+    }
+    let admin = ScriptedClient()
+    admin.logsIn = false
+    admin.onApply = { c in
+      c.liveSeat.subscribe()
+      c.login.login { c, _ in c.liveList.joinLive() }
+    }
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    var s = try Staged(audience: audience, host: host, admin: admin)
+    s.apply(2, atMs: 1000)
+    s.apply(1, atMs: 3000)
+    s.run(untilMs: 5000)
+    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(admin.log == ["1 seat 0 +2"])
+    #expect(
+      Client(user: 1, room: 0, role: .admin, runtime: s.world.runtime, random: Xoshiro256(seed: 0)).coGuest
+        .connected == [2])
+  }
+
   @Test func invitationsRoundTripAndTheInviterHearsTheAnswer() throws {
     let host = ScriptedClient()
     host.onTimer = { _, c in c.coGuest.inviteToSeat(userID: 3, timeout: .seconds(30), completion: host.logged("invite"))
