@@ -197,6 +197,12 @@ public struct RunReport: Codable, Sendable {
     public var kind: String
     /// Times injected.
     public var injected: Int
+
+    /// Creates a count.
+    public init(kind: String, injected: Int) {
+      self.kind = kind
+      self.injected = injected
+    }
   }
 
   /// One threshold's evaluation.
@@ -207,6 +213,16 @@ public struct RunReport: Codable, Sendable {
     public var value: Double?
     /// Whether it held.
     public var passed: Bool
+    /// `ms` when the value is a time in milliseconds; absent for plain numbers.
+    public var unit: String?
+
+    /// Creates a result.
+    public init(expression: String, value: Double?, passed: Bool, unit: String? = nil) {
+      self.expression = expression
+      self.value = value
+      self.passed = passed
+      self.unit = unit
+    }
   }
 
   /// Facts about the machine and the moment; never used to decide anything.

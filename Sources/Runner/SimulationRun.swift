@@ -146,7 +146,7 @@ public struct SimulationRun {
       startedAt: ISO8601DateFormatter().string(from: startedAt), speedup: speedup,
       eventsPerSecond: eventsPerSecond, bytesPerUser: bytesPerUser, allocator: allocator)
     let wallRounded: Double = (result.wallSeconds * 1000).rounded() / 1000
-    return RunReport(
+    var report = RunReport(
       complete: !result.interrupted,
       tool: RunReport.Tool(name: "stampede", version: StampedeVersion.current),
       profile: RunReport.ProfileInfo(name: profile.name, path: profilePath, sha256: profileSHA256),
@@ -156,6 +156,8 @@ public struct SimulationRun {
       wallSeconds: wallRounded, peakMemoryBytes: result.peakMemoryBytes,
       population: population, verdict: log.total == 0 ? "pass" : "fail", latencies: latencies, counters: counters,
       invariants: invariants, faults: [], thresholds: [], timeSeries: series, meta: meta)
+    report.evaluate(profile.thresholds)
+    return report
   }
 }
 

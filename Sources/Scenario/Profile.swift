@@ -38,6 +38,8 @@ public struct Profile: Sendable {
   public var workload: Workload
   /// Sampling interval of the time series.
   public var sampleEvery: SimDuration
+  /// Pass/fail criteria checked after the run.
+  public var thresholds: [Threshold] = []
 
   /// Rooms and people.
   public struct Population: Sendable {
@@ -204,11 +206,25 @@ extension Profile {
       }
       try ts.finish()
     }
+    var thresholds: [Threshold] = []
+    if let list = try o.optional("thresholds")?.array() {
+      for item in list {
+        guard case .string(let text) = item.value else {
+          throw item.expected("a threshold such as \"seat.apply_to_response.p99 < 3s\"")
+        }
+        do {
+          thresholds.append(try Threshold.parse(text))
+        } catch {
+          throw item.error("\(error.message) in \"\(text)\"")
+        }
+      }
+    }
     try o.finish()
-    let profile = Profile(
+    var profile = Profile(
       name: name, description: description, duration: duration, defaultSeed: seed, maxEvents: maxEvents,
       population: population, arrival: arrival, seats: seats, audience: audience, host: host, admin: admin,
       devices: devices, network: network, workload: workload, sampleEvery: sampleEvery)
+    profile.thresholds = thresholds
     let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
     guard expected <= Double(Int32.max) else {
       throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")

@@ -60,9 +60,9 @@ enum RunCommand {
     let report = run.report(result, startedAt: startedAt)
     let reportPath = out + "/report.json"
     do {
-      try AtomicFile.write(try report.jsonData(), to: reportPath)
+      try ReportFiles.write(report, to: out)
     } catch {
-      printError("stampede: cannot write \(reportPath): \(error)")
+      printError("stampede: cannot write the report to \(out): \(error)")
       return .usage
     }
     Summary.print(report, reportPath: reportPath)
@@ -70,7 +70,11 @@ enum RunCommand {
       printError("stampede: interrupted; the report is marked incomplete.")
       return .interrupted
     }
-    return report.verdict == "pass" ? .pass : .invariantViolated
+    switch report.exitStatus {
+    case 1: return .invariantViolated
+    case 3: return .thresholdFailed
+    default: return .pass
+    }
   }
 }
 
@@ -100,7 +104,10 @@ enum Summary {
       if let f = inv.first { line += ", first at \(n(f.atMs))ms: \(f.message)" }
       lines.append(line)
     }
-    lines.append("  report: \(reportPath)")
+    for t in r.thresholds where !t.passed {
+      lines.append("  THRESHOLD FAILED \(t.expression): measured \(Spell.value(t))")
+    }
+    lines.append("  report: \(reportPath) (also report.md, report.html, junit.xml)")
     lines.append("repro: \(r.repro)")
     Swift.print(lines.joined(separator: "\n"))
   }
@@ -173,5 +180,15 @@ enum ValidateCommand {
       }
     }
     return failed ? .usage : .pass
+  }
+}
+
+/// Spellings for the summary.
+enum Spell {
+  /// A threshold's measured value.
+  static func value(_ t: RunReport.ThresholdResult) -> String {
+    guard let v = t.value else { return "no samples" }
+    if t.unit == "ms" { return String(format: "%.1fms", v) }
+    return v == v.rounded() ? String(Int64(v)) : String(v)
   }
 }

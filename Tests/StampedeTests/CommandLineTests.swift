@@ -166,6 +166,49 @@ enum Tool {
     #expect(bad.stderr.contains("--rooms"))
   }
 
+  @Test func aFailedThresholdExitsThreeAndIsInEveryReportFile() throws {
+    let folder = Tool.temporaryFolder()
+    let smoke = try String(contentsOf: repositoryRoot.appendingPathComponent("profiles/smoke.json5"), encoding: .utf8)
+    let text = smoke.replacingOccurrences(of: "\"counter.seat.connected > 0\"", with: "\"counter.seat.connected == 0\"")
+    #expect(text != smoke)
+    let profile = folder.appendingPathComponent("strict.json5")
+    try text.write(to: profile, atomically: true, encoding: .utf8)
+    let out = folder.appendingPathComponent("out")
+    let r = try Tool.run(["run", profile.path, "--duration", "3m", "--out", out.path, "--progress", "none"])
+    #expect(r.status == 3, "\(r.stderr)")
+    #expect(r.stdout.contains("THRESHOLD FAILED counter.seat.connected == 0: measured"))
+    let report = try Tool.report(at: out)
+    #expect(report["verdict"] as? String == "fail")
+    let thresholds = report["thresholds"] as! [[String: Any]]
+    #expect(thresholds.count == 4)
+    #expect(
+      thresholds.filter { ($0["passed"] as! Bool) == false }.map { $0["expression"] as! String } == [
+        "counter.seat.connected == 0"
+      ])
+    let md = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+    #expect(md.contains("| `counter.seat.connected == 0` |") && md.contains("**FAIL**"))
+    let junit = try String(contentsOf: out.appendingPathComponent("junit.xml"), encoding: .utf8)
+    #expect(JUnitReader.read(junit)?.failures == 1)
+    #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.html").path))
+  }
+
+  @Test func aThresholdOnAnUnknownMetricIsRefusedBeforeTheRun() throws {
+    let folder = Tool.temporaryFolder()
+    let profile = folder.appendingPathComponent("bad.json5")
+    let text = minimalProfile.replacingOccurrences(
+      of: "host: { thinkTime: \"1s\" },", with: "host: { thinkTime: \"1s\" }, thresholds: [\"push.sent.p99 < 1s\"],")
+    try text.write(to: profile, atomically: true, encoding: .utf8)
+    for command in ["run", "validate"] {
+      let r = try Tool.run(
+        [command, profile.path, "--out", folder.appendingPathComponent("o").path].prefix(command == "run" ? 4 : 2).map {
+          $0
+        })
+      #expect(r.status == 2)
+      #expect(r.stderr.contains("thresholds[0]: unknown latency 'push.sent'"), "\(r.stderr)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("o").path))
+  }
+
   @Test func aReportListsEveryInvariantAndTheTimeSeries() throws {
     let out = Tool.temporaryFolder()
     let r = try Tool.run(["run", "profiles/smoke.json5", "--out", out.path, "--progress", "none"])

@@ -1,0 +1,324 @@
+import Foundation
+import Metrics
+
+/// `report.html`: one self-contained page (inline CSS, SVG and a few lines of script; nothing is
+/// fetched) with the verdict, the repro command and a copy button, the invariants with their
+/// first violations, thresholds, latency CDFs, time series, fault coverage and counters.
+public enum HTMLReport {
+  /// Renders `report`.
+  public static func render(_ r: RunReport) -> String {
+    var body = ""
+    body += header(r)
+    body += section("Invariants", invariants(r))
+    if !r.thresholds.isEmpty { body += section("Thresholds", thresholds(r)) }
+    body += section("Latencies", latencies(r))
+    if let ts = r.timeSeries, !ts.timesMs.isEmpty { body += section("Time series", series(ts)) }
+    body += section("Fault coverage", faults(r))
+    body += section("Counters", counters(r))
+    body +=
+      "<footer>stampede \(html(r.tool.version)) · report schema \(r.schemaVersion) · profile sha256 "
+      + "<code>\(html(r.profile.sha256))</code></footer>\n"
+    return """
+      <!DOCTYPE html>
+      <html lang="en">
+      <head>
+      <meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <title>\(html(r.profile.name)) seed \(html(r.seedHex)): \(html(Spell.verdict(r)))</title>
+      <style>\(css)</style>
+      </head>
+      <body>
+      \(body)<script>\(script)</script>
+      </body>
+      </html>
+
+      """
+  }
+
+  // MARK: - Sections
+
+  static func header(_ r: RunReport) -> String {
+    let cls = !r.complete ? "incomplete" : (r.verdict == "pass" ? "pass" : "fail")
+    var reasons: [String] = []
+    if r.violationCount > 0 { reasons.append("\(Spell.int(r.violationCount)) invariant violation(s)") }
+    if !r.failedThresholds.isEmpty { reasons.append("\(r.failedThresholds.count) threshold(s) failed") }
+    if !r.complete { reasons.append("interrupted before the end: partial results") }
+    let facts: [(String, String)] = [
+      ("seed", r.seedHex), ("events", Spell.int(r.events)),
+      ("simulated", Spell.ms(r.simulatedSeconds * 1000)), ("wall", String(format: "%.2f s", r.wallSeconds)),
+      ("users", Spell.int(r.population.total)), ("peak memory", Spell.bytes(r.peakMemoryBytes)),
+      ("trace hash", r.traceHash), ("stop", r.stopReason),
+    ]
+    var s = "<header>\n<h1>\(html(r.profile.name)) <span class=\"badge \(cls)\">\(html(Spell.verdict(r)))</span></h1>\n"
+    if !reasons.isEmpty { s += "<p class=\"why\">\(html(reasons.joined(separator: "; ")))</p>\n" }
+    s += "<dl class=\"facts\">"
+    for (k, v) in facts { s += "<div><dt>\(html(k))</dt><dd>\(html(v))</dd></div>" }
+    s += "</dl>\n"
+    s += "<div class=\"repro\"><code id=\"repro\">\(html(r.repro))</code>"
+    s += "<button type=\"button\" id=\"copy\" onclick=\"copyRepro()\">Copy</button></div>\n</header>\n"
+    return s
+  }
+
+  static func section(_ title: String, _ content: String) -> String {
+    "<section>\n<h2>\(html(title))</h2>\n\(content)</section>\n"
+  }
+
+  static func invariants(_ r: RunReport) -> String {
+    var s =
+      "<table>\n<thead><tr><th>invariant</th><th>kind</th><th class=\"n\">violations</th><th>first violation</th></tr></thead>\n<tbody>\n"
+    for i in r.invariants {
+      let bad = i.violations > 0
+      s +=
+        "<tr class=\"\(bad ? "bad" : "ok")\"><td><code>\(html(i.id))</code><div class=\"desc\">\(html(i.description))</div></td>"
+      s += "<td>\(html(i.kind))</td><td class=\"n\">\(Spell.int(i.violations))</td><td>"
+      if let f = i.first {
+        s += "at \(html(Spell.ms(f.atMs))) · \(f.entities.map { "<code>\(html($0))</code>" }.joined(separator: " "))"
+        s += "<div>\(html(f.message))</div>"
+        if !f.excerpt.isEmpty {
+          s += "<details><summary>causal excerpt (\(f.excerpt.count) events)</summary><pre>"
+          s += f.excerpt.map(html).joined(separator: "\n") + "</pre></details>"
+        }
+      }
+      s += "</td></tr>\n"
+    }
+    return s + "</tbody>\n</table>\n"
+  }
+
+  static func thresholds(_ r: RunReport) -> String {
+    var s = "<table>\n<thead><tr><th>threshold</th><th class=\"n\">value</th><th>result</th></tr></thead>\n<tbody>\n"
+    for t in r.thresholds {
+      s += "<tr class=\"\(t.passed ? "ok" : "bad")\"><td><code>\(html(t.expression))</code></td>"
+      s += "<td class=\"n\">\(html(Spell.thresholdValue(t)))</td><td>\(t.passed ? "pass" : "FAIL")</td></tr>\n"
+    }
+    return s + "</tbody>\n</table>\n"
+  }
+
+  static func latencies(_ r: RunReport) -> String {
+    var s =
+      "<table>\n<thead><tr><th>metric</th><th class=\"n\">count</th><th class=\"n\">p50</th><th class=\"n\">p90</th>"
+    s += "<th class=\"n\">p99</th><th class=\"n\">p99.9</th><th class=\"n\">max</th></tr></thead>\n<tbody>\n"
+    for name in r.latencies.keys.sorted() {
+      let l = r.latencies[name]!
+      s += "<tr><td><code>\(html(name))</code></td><td class=\"n\">\(Spell.int(l.count))</td>"
+      for v in [l.p50Ms, l.p90Ms, l.p99Ms, l.p999Ms, l.maxMs] { s += "<td class=\"n\">\(html(Spell.ms(v)))</td>" }
+      s += "</tr>\n"
+    }
+    s += "</tbody>\n</table>\n<div class=\"charts\">\n"
+    for name in r.latencies.keys.sorted() where r.latencies[name]!.count > 0 {
+      s +=
+        "<figure>" + cdf(r.latencies[name]!)
+        + "<figcaption>\(html(name)): cumulative share of samples</figcaption></figure>\n"
+    }
+    return s + "</div>\n"
+  }
+
+  static func series(_ ts: RunReport.Series) -> String {
+    var s = "<div class=\"charts\">\n"
+    for name in ts.columns.keys.sorted() {
+      let values = ts.columns[name]!
+      s += "<figure>" + line(times: ts.timesMs, values: values)
+      s +=
+        "<figcaption>\(html(name)) (max \(Spell.int(values.max() ?? 0)), last \(Spell.int(values.last ?? 0)))</figcaption></figure>\n"
+    }
+    return s + "</div>\n"
+  }
+
+  static func faults(_ r: RunReport) -> String {
+    guard !r.faults.isEmpty else { return "<p class=\"muted\">No faults were configured in this profile.</p>\n" }
+    let most = max(1, r.faults.map(\.injected).max() ?? 1)
+    let rowHeight = 22
+    let width = 640
+    var svg =
+      "<svg class=\"bars\" viewBox=\"0 0 \(width) \(r.faults.count * rowHeight + 4)\" role=\"img\" aria-label=\"faults injected\">"
+    for (i, f) in r.faults.enumerated() {
+      let y = i * rowHeight + 2
+      let w = Double(width - 260) * Double(f.injected) / Double(most)
+      svg += "<text x=\"0\" y=\"\(y + 15)\" class=\"label\">\(html(f.kind))</text>"
+      svg +=
+        "<rect x=\"200\" y=\"\(y + 3)\" width=\"\(fmt(max(w, f.injected > 0 ? 2 : 0)))\" height=\"14\" class=\"\(f.injected > 0 ? "hit" : "miss")\"/>"
+      let count = f.injected > 0 ? Spell.int(f.injected) : "0: never injected, so this run did not exercise it"
+      svg +=
+        "<text x=\"\(fmt(206 + w))\" y=\"\(y + 15)\" class=\"label\(f.injected > 0 ? "" : " never")\">\(count)</text>"
+    }
+    return svg + "</svg>\n"
+  }
+
+  static func counters(_ r: RunReport) -> String {
+    let moved = r.counters.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+    guard !moved.isEmpty else { return "<p class=\"muted\">No counter moved.</p>\n" }
+    var s = "<table class=\"compact\">\n<tbody>\n"
+    for (k, v) in moved { s += "<tr><td><code>\(html(k))</code></td><td class=\"n\">\(Spell.int(v))</td></tr>\n" }
+    let zero = r.counters.filter { $0.value == 0 }.keys.sorted()
+    s += "</tbody>\n</table>\n"
+    if !zero.isEmpty { s += "<p class=\"muted\">Zero: \(zero.map(html).joined(separator: ", "))</p>\n" }
+    return s
+  }
+
+  // MARK: - Charts
+
+  static let chartWidth = 420.0
+  static let chartHeight = 200.0
+  static let pad = (left: 44.0, right: 12.0, top: 10.0, bottom: 30.0)
+
+  /// The cumulative distribution of a latency from its buckets, on a logarithmic time axis.
+  static func cdf(_ l: LatencySummary) -> String {
+    let pairs = l.buckets.compactMap { b -> (index: Int, count: UInt64)? in
+      b.count == 2 ? (Int(b[0]), b[1]) : nil
+    }
+    guard l.count > 0, !pairs.isEmpty else { return "" }
+    // Bucket upper edges in ms; the exact max closes the curve.
+    var points: [(ms: Double, share: Double)] = []
+    var seen: UInt64 = 0
+    let firstLower = Double(Histogram.bucketLowerBound(pairs[0].index)) / 1e6
+    points.append((max(firstLower, 1e-6), 0))
+    for (index, count) in pairs {
+      seen += count
+      let upper = Double(Histogram.bucketLowerBound(index) + Histogram.bucketWidth(index)) / 1e6
+      points.append((upper, Double(seen) / Double(l.count)))
+    }
+    let lo = log10(max(points.first!.ms, 1e-6))
+    var hi = log10(max(points.last!.ms, points.first!.ms * 1.01))
+    if hi - lo < 0.3 { hi = lo + 0.3 }
+    let x0 = floor(lo)
+    let x1 = ceil(hi)
+    let w = chartWidth - pad.left - pad.right
+    let h = chartHeight - pad.top - pad.bottom
+    func x(_ ms: Double) -> Double { pad.left + (log10(max(ms, 1e-6)) - x0) / (x1 - x0) * w }
+    func y(_ share: Double) -> Double { pad.top + (1 - share) * h }
+    var svg = svgOpen("latency distribution")
+    // Grid: decades on x, quarters on y.
+    for d in stride(from: x0, through: x1, by: 1) {
+      let px = pad.left + (d - x0) / (x1 - x0) * w
+      let anchor = d == x0 ? "start" : (d == x1 ? "end" : "middle")
+      svg +=
+        "<line x1=\"\(fmt(px))\" y1=\"\(fmt(pad.top))\" x2=\"\(fmt(px))\" y2=\"\(fmt(pad.top + h))\" class=\"grid\"/>"
+      svg +=
+        "<text x=\"\(fmt(px))\" y=\"\(fmt(chartHeight - 12))\" class=\"tick\" text-anchor=\"\(anchor)\">\(html(axisTime(pow(10, d))))</text>"
+    }
+    for q in [0.0, 0.5, 0.9, 1.0] {
+      svg +=
+        "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(q)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(q)))\" class=\"grid\"/>"
+      svg +=
+        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(q) + 4))\" class=\"tick\" text-anchor=\"end\">\(Int(q * 100))%</text>"
+    }
+    var path = "M\(fmt(x(points[0].ms))),\(fmt(y(0)))"
+    var previous = points[0]
+    for p in points.dropFirst() {
+      path += " L\(fmt(x(p.ms))),\(fmt(y(previous.share))) L\(fmt(x(p.ms))),\(fmt(y(p.share)))"
+      previous = p
+    }
+    svg += "<path d=\"\(path)\" class=\"curve\"/>"
+    // Markers, labelled on their own rows, right of the line unless that would leave the chart.
+    for (row, (label, v)) in [("p50", l.p50Ms), ("p99", l.p99Ms)].enumerated() {
+      guard let v else { continue }
+      let px = x(v)
+      let text = "\(label) \(Spell.ms(v))"
+      let leftward = px > pad.left + w - 80
+      svg +=
+        "<line x1=\"\(fmt(px))\" y1=\"\(fmt(pad.top))\" x2=\"\(fmt(px))\" y2=\"\(fmt(pad.top + h))\" class=\"marker\"/>"
+      svg +=
+        "<text x=\"\(fmt(leftward ? px - 3 : px + 3))\" y=\"\(fmt(pad.top + 24 + Double(row) * 13))\" class=\"tick\""
+      svg += " text-anchor=\"\(leftward ? "end" : "start")\">\(html(text))</text>"
+    }
+    return svg + "</svg>"
+  }
+
+  /// A line chart of one sampled gauge over simulated time.
+  static func line(times: [Double], values: [Int64]) -> String {
+    let n = min(times.count, values.count)
+    guard n > 0 else { return "" }
+    let tMax = max(times[n - 1], 1)
+    let vMax = Double(max(values.prefix(n).max() ?? 1, 1))
+    let w = chartWidth - pad.left - pad.right
+    let h = chartHeight - pad.top - pad.bottom
+    func x(_ t: Double) -> Double { pad.left + t / tMax * w }
+    func y(_ v: Double) -> Double { pad.top + (1 - v / vMax) * h }
+    var svg = svgOpen("time series")
+    for f in [0.0, 0.5, 1.0] {
+      svg +=
+        "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(vMax * f)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(vMax * f)))\" class=\"grid\"/>"
+      svg +=
+        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(vMax * f) + 4))\" class=\"tick\" text-anchor=\"end\">\(Spell.int(Int64((vMax * f).rounded())))</text>"
+    }
+    for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
+      let anchor = f == 0 ? "start" : (f == 1 ? "end" : "middle")
+      svg += "<text x=\"\(fmt(x(tMax * f)))\" y=\"\(fmt(chartHeight - 12))\" class=\"tick\" text-anchor=\"\(anchor)\">"
+      svg += "\(html(clockTime(tMax * f, scale: tMax)))</text>"
+    }
+    var path = ""
+    for i in 0..<n { path += (i == 0 ? "M" : " L") + "\(fmt(x(times[i]))),\(fmt(y(Double(values[i]))))" }
+    return svg + "<path d=\"\(path)\" class=\"curve\"/></svg>"
+  }
+
+  /// A decade tick of the latency axis: `1 ms`, `100 ms`, `10 s`.
+  static func axisTime(_ ms: Double) -> String {
+    if ms < 1 { return ms >= 0.1 ? "0.1 ms" : (ms >= 0.01 ? "0.01 ms" : "1 us") }
+    if ms < 1000 { return "\(Int(ms.rounded())) ms" }
+    if ms < 60_000 { return "\(Int((ms / 1000).rounded())) s" }
+    return String(format: "%.0f min", ms / 60_000)
+  }
+
+  /// A simulated-time tick: minutes when the axis spans two minutes or more, else seconds.
+  static func clockTime(_ ms: Double, scale: Double) -> String {
+    if ms == 0 { return "0" }
+    if scale >= 120_000 {
+      return String(format: ms.truncatingRemainder(dividingBy: 60_000) == 0 ? "%.0f min" : "%.1f min", ms / 60_000)
+    }
+    return String(format: "%.0f s", ms / 1000)
+  }
+
+  static func svgOpen(_ label: String) -> String {
+    "<svg viewBox=\"0 0 \(fmt(chartWidth)) \(fmt(chartHeight))\" role=\"img\" aria-label=\"\(html(label))\">"
+  }
+
+  static func fmt(_ v: Double) -> String { String(format: "%.1f", v.isFinite ? v : 0) }
+
+  // MARK: - Escaping
+
+  /// Escapes `s` for HTML text and attribute values.
+  public static func html(_ s: String) -> String {
+    var out = ""
+    out.reserveCapacity(s.utf8.count)
+    for ch in s.unicodeScalars {
+      switch ch {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&#39;"
+      default: out.unicodeScalars.append(ch)
+      }
+    }
+    return out
+  }
+
+  static let css = """
+    :root{--fg:#1b1f24;--muted:#5b6470;--line:#d8dde3;--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--accent:#0969da}
+    *{box-sizing:border-box}body{margin:0;padding:24px 32px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);max-width:1400px}
+    h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
+    .badge{display:inline-block;padding:2px 10px;border-radius:12px;font-size:14px;color:#fff;vertical-align:middle}
+    .badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.incomplete{background:var(--warn)}
+    .why{color:var(--bad);margin:4px 0 10px}.facts{display:flex;flex-wrap:wrap;gap:6px 22px;margin:8px 0 12px}
+    .facts div{display:flex;gap:6px}.facts dt{color:var(--muted)}.facts dd{margin:0;font-variant-numeric:tabular-nums}
+    .repro{display:flex;gap:8px;align-items:center;background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:8px 10px}
+    .repro code{flex:1;overflow-x:auto;white-space:pre}button{font:inherit;padding:3px 12px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}
+    table{border-collapse:collapse;width:100%;margin:6px 0}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+    th{color:var(--muted);font-weight:600}.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+    tr.bad td{background:#fff1f0}tr.bad td:first-child{border-left:3px solid var(--bad)}.desc{color:var(--muted);font-size:12px}
+    table.compact{width:auto;min-width:420px}code{font:12.5px ui-monospace,SFMono-Regular,Menlo,monospace}
+    .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:14px}figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:6px}
+    figcaption{color:var(--muted);font-size:12px;text-align:center}svg{width:100%;height:auto;display:block}
+    .grid{stroke:#e6e9ed;stroke-width:1}.tick,.label{font-size:10px;fill:var(--muted)}.label{font-size:12px;fill:var(--fg)}
+    .curve{fill:none;stroke:var(--accent);stroke-width:1.6}.marker{stroke:var(--warn);stroke-dasharray:3 3}
+    .bars{max-width:680px}.hit{fill:var(--accent)}.miss{fill:var(--bad)}.never{fill:var(--bad)}.muted{color:var(--muted)}
+    details pre{background:#f6f8fa;padding:6px;overflow-x:auto;font-size:12px}footer{margin-top:32px;color:var(--muted);font-size:12px}
+    """
+
+  static let script = """
+    function copyRepro(){var t=document.getElementById('repro').textContent;var b=document.getElementById('copy');
+    function done(){b.textContent='Copied';setTimeout(function(){b.textContent='Copy'},1500)}
+    if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(t).then(done,fallback)}else{fallback()}
+    function fallback(){var r=document.createRange();r.selectNodeContents(document.getElementById('repro'));
+    var s=window.getSelection();s.removeAllRanges();s.addRange(r);try{document.execCommand('copy');done()}catch(e){}}}
+    """
+}

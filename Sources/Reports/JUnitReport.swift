@@ -1,0 +1,109 @@
+import Foundation
+
+/// `junit.xml`: one test case per invariant and per threshold (and one for the run finishing), in
+/// the JUnit XML that CI systems read (Jenkins, GitLab, GitHub test reporters).
+public enum JUnitReport {
+  /// Renders `report`.
+  public static func render(_ r: RunReport) -> String {
+    struct Case {
+      var classname: String
+      var name: String
+      var failure: (message: String, detail: String)?
+    }
+    var cases: [Case] = []
+    cases.append(
+      Case(
+        classname: "run", name: "completes",
+        failure: r.complete
+          ? nil
+          : ("the run was interrupted at \(String(format: "%.1f", r.simulatedSeconds)) s simulated", r.repro)))
+    for i in r.invariants {
+      var failure: (String, String)?
+      if i.violations > 0 {
+        var detail = "\(i.description)\nviolations: \(i.violations)"
+        if let f = i.first {
+          detail +=
+            "\nfirst at \(String(format: "%.3f", f.atMs)) ms, entities \(f.entities.joined(separator: " ")): \(f.message)"
+          for line in f.excerpt { detail += "\n  " + line }
+        }
+        detail += "\nreproduce: \(r.repro)"
+        failure = ("\(i.violations) violation(s)" + (i.first.map { ": " + $0.message } ?? ""), detail)
+      }
+      cases.append(Case(classname: "invariants.\(i.kind)", name: i.id, failure: failure))
+    }
+    for t in r.thresholds {
+      let value = Spell.thresholdValue(t)
+      cases.append(
+        Case(
+          classname: "thresholds", name: t.expression,
+          failure: t.passed
+            ? nil : ("measured \(value)", "\(t.expression) failed: measured \(value)\nreproduce: \(r.repro)")))
+    }
+    let failures = cases.filter { $0.failure != nil }.count
+    let suite = "stampede.\(r.profile.name).seed-\(r.seedHex)"
+    var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    out += "<testsuites name=\"stampede\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\""
+    out += " time=\"\(String(format: "%.3f", r.wallSeconds))\">\n"
+    out += "  <testsuite name=\"\(attr(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\""
+    out += " skipped=\"0\" time=\"\(String(format: "%.3f", r.wallSeconds))\">\n"
+    out += "    <properties>\n"
+    for (k, v) in [
+      ("profile", r.profile.name), ("profile.sha256", r.profile.sha256), ("seed", r.seedHex),
+      ("traceHash", r.traceHash),
+      ("repro", r.repro), ("verdict", r.verdict), ("version", r.tool.version),
+    ] {
+      out += "      <property name=\"\(attr(k))\" value=\"\(attr(v))\"/>\n"
+    }
+    out += "    </properties>\n"
+    for c in cases {
+      out += "    <testcase classname=\"\(attr(c.classname))\" name=\"\(attr(c.name))\" time=\"0\""
+      if let f = c.failure {
+        out += ">\n      <failure message=\"\(attr(f.message))\" type=\"failure\">\(text(f.detail))</failure>\n"
+        out += "    </testcase>\n"
+      } else {
+        out += "/>\n"
+      }
+    }
+    out += "  </testsuite>\n</testsuites>\n"
+    return out
+  }
+
+  /// Escapes `s` for an XML attribute value, dropping characters XML 1.0 cannot carry.
+  static func attr(_ s: String) -> String {
+    var out = ""
+    for u in s.unicodeScalars {
+      switch u {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&apos;"
+      case "\n": out += "&#10;"
+      case "\r": out += "&#13;"
+      case "\t": out += "&#9;"
+      default: if isXMLChar(u) { out.unicodeScalars.append(u) }
+      }
+    }
+    return out
+  }
+
+  /// Escapes `s` for XML character data.
+  static func text(_ s: String) -> String {
+    var out = ""
+    for u in s.unicodeScalars {
+      switch u {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      default: if isXMLChar(u) || u == "\n" || u == "\t" { out.unicodeScalars.append(u) }
+      }
+    }
+    return out
+  }
+
+  static func isXMLChar(_ u: Unicode.Scalar) -> Bool {
+    let v = u.value
+    return v == 0x9 || v == 0xA || v == 0xD || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)
+      || (0x10000...0x10FFFF).contains(v)
+  }
+}

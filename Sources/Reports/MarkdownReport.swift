@@ -1,0 +1,142 @@
+import Foundation
+
+/// Number and time spellings shared by the human-readable reports.
+enum Spell {
+  /// `354 ms`, `1.97 s`, `2.5 min`, or `–` for no value.
+  static func ms(_ v: Double?) -> String {
+    guard let v else { return "–" }
+    if v < 1 { return String(format: "%.3f ms", v) }
+    if v < 1000 { return String(format: v < 10 ? "%.2f ms" : "%.1f ms", v) }
+    if v < 120_000 { return String(format: "%.2f s", v / 1000) }
+    return String(format: "%.1f min", v / 60_000)
+  }
+
+  /// `12,345`.
+  static func int<T: BinaryInteger>(_ v: T) -> String {
+    let digits = String(v.magnitude)
+    var out = ""
+    for (i, c) in digits.enumerated() {
+      if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+      out.append(c)
+    }
+    return (v < 0 ? "-" : "") + out
+  }
+
+  /// A threshold's measured value: a time for latency statistics, a number otherwise.
+  static func thresholdValue(_ t: RunReport.ThresholdResult) -> String {
+    guard let v = t.value else { return "no samples" }
+    if t.unit == "ms" { return ms(v) }
+    return v == v.rounded() && abs(v) < 1e15 ? int(Int64(v)) : String(v)
+  }
+
+  /// Bytes as `22.3 MiB`.
+  static func bytes(_ b: UInt64) -> String {
+    let d = Double(b)
+    if d >= 1_073_741_824 { return String(format: "%.2f GiB", d / 1_073_741_824) }
+    if d >= 1_048_576 { return String(format: "%.1f MiB", d / 1_048_576) }
+    return String(format: "%.0f KiB", d / 1024)
+  }
+
+  /// The verdict as a word for people.
+  static func verdict(_ r: RunReport) -> String {
+    r.complete ? r.verdict.uppercased() : r.verdict.uppercased() + " (incomplete)"
+  }
+}
+
+/// `report.md`: a summary fit for a pull-request comment.
+public enum MarkdownReport {
+  /// Renders `report`.
+  public static func render(_ r: RunReport) -> String {
+    var out: [String] = []
+    let mark = r.verdict == "pass" ? "✅" : "❌"
+    out.append("## \(mark) \(cell(r.profile.name)) seed \(r.seedHex): \(Spell.verdict(r))")
+    out.append("")
+    var why: [String] = []
+    if r.violationCount > 0 { why.append("\(Spell.int(r.violationCount)) invariant violation(s)") }
+    if !r.failedThresholds.isEmpty { why.append("\(r.failedThresholds.count) threshold(s) failed") }
+    if !r.complete { why.append("the run was interrupted before its end") }
+    if !why.isEmpty { out.append("**Why:** " + why.joined(separator: "; ") + ".\n") }
+    out.append("Reproduce:\n")
+    out.append("```sh\n\(r.repro)\n```\n")
+    out.append(
+      "\(Spell.int(r.events)) events, \(String(format: "%.1f", r.simulatedSeconds)) s simulated in "
+        + "\(String(format: "%.2f", r.wallSeconds)) s; \(Spell.int(r.population.total)) users; trace hash "
+        + "`\(r.traceHash)`; profile sha256 `\(r.profile.sha256.prefix(16))…`; stampede \(r.tool.version).\n")
+
+    out.append("### Invariants\n")
+    out.append("| invariant | kind | violations | first |")
+    out.append("|---|---|---:|---|")
+    for i in r.invariants {
+      let first = i.first.map { "at \(Spell.ms($0.atMs)): \(cell($0.message))" } ?? ""
+      out.append("| `\(i.id)` | \(i.kind) | \(i.violations == 0 ? "0" : "**\(Spell.int(i.violations))**") | \(first) |")
+    }
+    out.append("")
+
+    if !r.thresholds.isEmpty {
+      out.append("### Thresholds\n")
+      out.append("| threshold | value | result |")
+      out.append("|---|---:|---|")
+      for t in r.thresholds {
+        out.append("| \(code(t.expression)) | \(Spell.thresholdValue(t)) | \(t.passed ? "pass" : "**FAIL**") |")
+      }
+      out.append("")
+    }
+
+    out.append("### Latencies\n")
+    out.append("| metric | count | p50 | p90 | p99 | p99.9 | max |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    for name in r.latencies.keys.sorted() {
+      let l = r.latencies[name]!
+      out.append(
+        "| `\(name)` | \(Spell.int(l.count)) | \(Spell.ms(l.p50Ms)) | \(Spell.ms(l.p90Ms)) | \(Spell.ms(l.p99Ms)) | "
+          + "\(Spell.ms(l.p999Ms)) | \(Spell.ms(l.maxMs)) |")
+    }
+    out.append("")
+
+    out.append("### Fault coverage\n")
+    if r.faults.isEmpty {
+      out.append("No faults were configured in this profile.\n")
+    } else {
+      out.append("| fault | injected |")
+      out.append("|---|---:|")
+      for f in r.faults { out.append("| `\(f.kind)` | \(Spell.int(f.injected)) |") }
+      out.append("")
+    }
+
+    out.append("### Top counters\n")
+    let top = r.counters.filter { $0.value > 0 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(15)
+    if top.isEmpty {
+      out.append("No counter moved.\n")
+    } else {
+      out.append("| counter | value |")
+      out.append("|---|---:|")
+      for (k, v) in top { out.append("| `\(k)` | \(Spell.int(v)) |") }
+      out.append("")
+    }
+    return out.joined(separator: "\n") + "\n"
+  }
+
+  /// `s` as an inline code span safe inside a table cell (code spans show their text literally,
+  /// so only pipes, line breaks and backticks need care).
+  static func code(_ s: String) -> String {
+    let flat = s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    return flat.contains("`") ? "`` " + flat + " ``" : "`" + flat + "`"
+  }
+
+  /// Text safe inside a Markdown table cell: no pipes, no line breaks, no HTML.
+  static func cell(_ s: String) -> String {
+    var out = ""
+    for ch in s {
+      switch ch {
+      case "|": out += "\\|"
+      case "\n", "\r": out += " "
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "&": out += "&amp;"
+      case "`": out += "'"
+      default: out.append(ch)
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// The files of one run's report folder.
+public enum ReportFiles {
+  /// File names, in the order they are written (`report.json` last, so a reader that waits for it
+  /// finds the others complete).
+  public static let names = ["report.md", "report.html", "junit.xml", "report.json"]
+
+  /// Writes `report.md`, `report.html`, `junit.xml` and `report.json` into `folder`, each
+  /// atomically. Returns their paths.
+  @discardableResult
+  public static func write(_ report: RunReport, to folder: String) throws -> [String] {
+    let contents: [Data] = [
+      Data(MarkdownReport.render(report).utf8), Data(HTMLReport.render(report).utf8),
+      Data(JUnitReport.render(report).utf8), try report.jsonData(),
+    ]
+    var paths: [String] = []
+    for (name, data) in zip(names, contents) {
+      let path = (folder as NSString).appendingPathComponent(name)
+      try AtomicFile.write(data, to: path)
+      paths.append(path)
+    }
+    return paths
+  }
+}
+
+extension RunReport {
+  /// The exit status the contract gives this report: 1 if an invariant was violated (even if
+  /// thresholds failed too), else 3 if a threshold failed, else 0. (Interruption and
+  /// nondeterminism are decided by the caller.)
+  public var exitStatus: Int32 {
+    if violationCount > 0 { return 1 }
+    if !failedThresholds.isEmpty { return 3 }
+    return 0
+  }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+@testable import Metrics
+@testable import Reports
+@testable import Scenario
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// Counts test cases and failures of a JUnit document, and fails on malformed XML.
+final class JUnitReader: NSObject, XMLParserDelegate {
+  var cases = 0
+  var failures = 0
+  var names: [String] = []
+  var suiteFailures: Int?
+
+  func parser(
+    _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+    attributes: [String: String] = [:]
+  ) {
+    if name == "testcase" {
+      cases += 1
+      names.append(attributes["name"] ?? "")
+    }
+    if name == "failure" { failures += 1 }
+    if name == "testsuite" { suiteFailures = Int(attributes["failures"] ?? "") }
+  }
+
+  static func read(_ text: String) -> JUnitReader? {
+    let reader = JUnitReader()
+    let parser = XMLParser(data: Data(text.utf8))
+    parser.delegate = reader
+    return parser.parse() ? reader : nil
+  }
+}
+
+@Suite struct ReportWriterTests {
+  /// A report whose every free-text field is hostile.
+  func hostileReport() throws -> RunReport {
+    var r = sampleReport(
+      name: "x\"><b>bold</b>", repro: "stampede run '/tmp/<script>alert(1)</script>.json5' --seed 0x1")
+    r.invariants[2].violations = 3
+    r.invariants[2].first = RunReport.FirstViolation(
+      atMs: 1234.5, entities: ["room:<1>"], message: "seat <img src=x onerror=alert(2)> & \"quotes\" | pipe",
+      excerpt: ["</pre><script>alert(3)</script>", "control \u{1}\u{8} chars"])
+    r.counters["weird&<name>"] = 5
+    var h = Histogram()
+    for i in 1...1000 as ClosedRange<UInt64> { h.record(i * i * 1000) }
+    r.latencies["seat.accept_to_connected"] = LatencySummary(h)
+    r.timeSeries = RunReport.Series(
+      intervalMs: 1000, timesMs: [0, 1000, 2000], columns: ["seats.occupied": [0, 3, 2]])
+    r.evaluate([
+      try Threshold.parse("seat.apply_to_response.p99 < 2s"), try Threshold.parse("counter.seat.connected > 0"),
+    ])
+    return r
+  }
+
+  @Test func theHTMLEscapesEveryStringAndLoadsNothingFromOutside() throws {
+    let html = HTMLReport.render(try hostileReport())
+    #expect(html.components(separatedBy: "<script").count == 2, "only the page's own script")
+    #expect(!html.contains("<img"))
+    #expect(!html.contains("<b>bold"))
+    #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+    #expect(html.contains("seat &lt;img src=x onerror=alert(2)&gt; &amp; &quot;quotes&quot;"))
+    #expect(html.contains("&lt;/pre&gt;&lt;script&gt;alert(3)"))
+    #expect(html.contains("weird&amp;&lt;name&gt;"))
+    for external in ["http://", "https://", "src=\"", "href=\"", "@import", "url("] {
+      #expect(!html.contains(external), "\(external)")
+    }
+    #expect(html.contains("<svg"))
+    #expect(html.contains("FAIL"))
+  }
+
+  @Test func theJUnitFileIsValidXMLWithACasePerInvariantAndThreshold() throws {
+    let r = try hostileReport()
+    let xml = JUnitReport.render(r)
+    let reader = try #require(JUnitReader.read(xml))
+    #expect(reader.cases == 1 + r.invariants.count + r.thresholds.count)
+    #expect(reader.failures == 2)
+    #expect(reader.suiteFailures == 2)
+    #expect(reader.names.contains("seat.capacity"))
+    #expect(reader.names.contains("seat.apply_to_response.p99 < 2s"))
+    #expect(!xml.contains("\u{1}"))
+  }
+
+  @Test func anIncompleteRunFailsTheCompletesCase() throws {
+    var r = sampleReport()
+    r.complete = false
+    let reader = try #require(JUnitReader.read(JUnitReport.render(r)))
+    #expect(reader.failures == 1)
+    #expect(MarkdownReport.render(r).contains("PASS (incomplete)"))
+    #expect(MarkdownReport.render(r).contains("interrupted before its end"))
+  }
+
+  @Test func theMarkdownShowsVerdictReproInvariantsThresholdsAndLatencies() throws {
+    let md = MarkdownReport.render(try hostileReport())
+    #expect(md.hasPrefix("## ❌ x\"&gt;&lt;b&gt;bold&lt;/b&gt; seed 0x1: FAIL"))
+    #expect(md.contains("**Why:** 3 invariant violation(s); 1 threshold(s) failed."))
+    #expect(md.contains("```sh\nstampede run '/tmp/<script>alert(1)</script>.json5' --seed 0x1\n```"))
+    #expect(md.contains("| `seat.capacity` | safety | **3** | at 1.23 s: seat &lt;img"))
+    #expect(md.contains("\\| pipe"))
+    #expect(md.contains("| `seat.apply_to_response.p99 < 2s` | 2.50 s | **FAIL** |"))
+    #expect(md.contains("| `seat.apply_to_response` | 100 | 120.0 ms | 900.0 ms | 2.50 s | 2.90 s | 3.00 s |"))
+    #expect(md.contains("No faults were configured"))
+  }
+
+  @Test func allFourFilesAreWrittenIntoTheFolder() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-files-\(UUID().uuidString)")
+    let paths = try ReportFiles.write(sampleReport(), to: folder.path)
+    #expect(
+      paths.map { URL(fileURLWithPath: $0).lastPathComponent } == [
+        "report.md", "report.html", "junit.xml", "report.json",
+      ])
+    for p in paths { #expect(FileManager.default.fileExists(atPath: p)) }
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+    #expect(leftovers.isEmpty)
+  }
+
+  @Test func aWriteThatFailsLeavesTheOldFileIntact() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-atomic-\(UUID().uuidString)")
+    let target = folder.appendingPathComponent("report.json")
+    try AtomicFile.write(Data("old".utf8), to: target.path)
+    // Block the temporary file's name, so the write fails before the rename.
+    let temp = folder.appendingPathComponent(".report.json.tmp-\(getpid())")
+    try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+    #expect(throws: (any Error).self) { try AtomicFile.write(Data("new".utf8), to: target.path) }
+    #expect(try String(contentsOf: target, encoding: .utf8) == "old")
+    try FileManager.default.removeItem(at: temp)
+    try AtomicFile.write(Data("new".utf8), to: target.path)
+    #expect(try String(contentsOf: target, encoding: .utf8) == "new")
+  }
+}
