@@ -277,19 +277,7 @@ public enum HTMLReport {
 
   /// Escapes `s` for HTML text and attribute values.
   public static func html(_ s: String) -> String {
-    var out = ""
-    out.reserveCapacity(s.utf8.count)
-    for ch in s.unicodeScalars {
-      switch ch {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.unicodeScalars.append(ch)
-      }
-    }
-    return out
+    Markup.escape(s, quotes: true, encodeLineBreaks: false, xmlOnly: false)
   }
 
   static let css = """

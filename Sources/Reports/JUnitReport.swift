@@ -69,41 +69,39 @@ public enum JUnitReport {
   }
 
   /// Escapes `s` for an XML attribute value, dropping characters XML 1.0 cannot carry.
-  static func attr(_ s: String) -> String {
-    var out = ""
-    for u in s.unicodeScalars {
-      switch u {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&apos;"
-      case "\n": out += "&#10;"
-      case "\r": out += "&#13;"
-      case "\t": out += "&#9;"
-      default: if isXMLChar(u) { out.unicodeScalars.append(u) }
-      }
-    }
-    return out
-  }
+  static func attr(_ s: String) -> String { Markup.escape(s, quotes: true, encodeLineBreaks: true, xmlOnly: true) }
 
   /// Escapes `s` for XML character data.
-  static func text(_ s: String) -> String {
-    var out = ""
-    for u in s.unicodeScalars {
-      switch u {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      default: if isXMLChar(u) || u == "\n" || u == "\t" { out.unicodeScalars.append(u) }
-      }
-    }
-    return out
-  }
+  static func text(_ s: String) -> String { Markup.escape(s, quotes: false, encodeLineBreaks: false, xmlOnly: true) }
 
   static func isXMLChar(_ u: Unicode.Scalar) -> Bool {
     let v = u.value
     return v == 0x9 || v == 0xA || v == 0xD || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)
       || (0x10000...0x10FFFF).contains(v)
+  }
+}
+
+/// Escaping for HTML and XML, in one place.
+enum Markup {
+  /// `s` with `&`, `<`, `>` (and, with `quotes`, both quote marks) replaced by entities. With
+  /// `encodeLineBreaks`, line breaks and tabs become character references (attribute values keep
+  /// them that way); with `xmlOnly`, characters XML 1.0 cannot carry are dropped.
+  static func escape(_ s: String, quotes: Bool, encodeLineBreaks: Bool, xmlOnly: Bool) -> String {
+    var out = ""
+    out.reserveCapacity(s.utf8.count)
+    for u in s.unicodeScalars {
+      switch u {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"" where quotes: out += "&quot;"
+      case "'" where quotes: out += "&#39;"
+      case "\n" where encodeLineBreaks: out += "&#10;"
+      case "\r" where encodeLineBreaks: out += "&#13;"
+      case "\t" where encodeLineBreaks: out += "&#9;"
+      default: if !xmlOnly || JUnitReport.isXMLChar(u) { out.unicodeScalars.append(u) }
+      }
+    }
+    return out
   }
 }
