@@ -11,7 +11,7 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product stampede
 
-## Runs the default profile and writes reports/<profile>/seed-<N>/report.json.
+## Runs the default profile and writes reports/<profile>/seed-<N>/ (report.json, .md, .html, junit.xml).
 run: build
 	.build/release/stampede run $(PROFILE) --seed $(SEED)
 
