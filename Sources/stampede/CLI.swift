@@ -8,6 +8,8 @@ enum CLI {
 
     Usage:
       stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--progress auto|bar|plain|none]
+      stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
+      stampede merge SUMMARY.json... [--out FILE]
       stampede validate PROFILE...
       stampede bench [kernel|stack|all] [--json] [options]
       stampede help [COMMAND]
@@ -32,6 +34,38 @@ enum CLI {
       --duration D      simulated time, e.g. 90s, 30m, 1h (default: the profile's "duration")
       --progress MODE   auto (bar on a terminal, plain lines otherwise), bar, plain or none;
                         progress goes to stderr and never changes the run (default: auto)
+    """,
+    "sweep": """
+    stampede sweep PROFILE --seeds A..B [options]
+
+    Runs seeds A to B (inclusive) of one profile, several at a time; each seed is one
+    single-threaded, deterministic run, exactly as `stampede run PROFILE --seed N` would make it.
+    Prints a line per seed, and writes DIR/summary.json (merged counters and histogram buckets, a
+    row per seed, failing seeds with repro lines) with summary.md, summary.html and junit.xml;
+    failing seeds also get their full reports under DIR/seeds/seed-N/.
+
+    Exit code: 1 if any seed violated an invariant, else 3 if any failed a threshold, else 0.
+
+    Options:
+      --seeds A..B      the seed range (decimal or 0x-hex)
+      --jobs J          seeds run at once (default: the number of cores)
+      --shard K/N       run only slice K (from 0) of N of the range: contiguous, disjoint slices
+                        that together cover it; the same K/N always gives the same seeds
+      --shard auto      take K and N from the job engine: Kubernetes Indexed Jobs
+                        (JOB_COMPLETION_INDEX, with --shards N or STAMPEDE_SHARDS), Slurm arrays
+                        (SLURM_ARRAY_TASK_ID/COUNT/MIN), GitLab (CI_NODE_INDEX/TOTAL), Buildkite
+                        (BUILDKITE_PARALLEL_JOB/_COUNT); on GitHub Actions pass K/N from the matrix
+      --out DIR         output folder (default: reports/<profile>/sweep-A-B[/shard-K-of-N])
+      --quiet           no per-seed lines
+    """,
+    "merge": """
+    stampede merge SUMMARY.json... [--out FILE]
+
+    Combines shard summaries of one sweep (same profile, same --seeds) into the summary of the
+    whole range, bit-identical whatever the order and equal to an unsharded sweep (outside its
+    "meta" block). A seed present in two summaries is refused (exit 2) rather than counted twice;
+    seeds of the range with no result are listed, the summary is marked incomplete and the exit
+    code is 2. Writes FILE (default: summary.json) and summary.md, summary.html, junit.xml beside it.
     """,
     "validate": """
     stampede validate PROFILE...
@@ -86,6 +120,8 @@ enum CLI {
     case "run": return try RunCommand.main(rest)
     case "validate": return ValidateCommand.main(rest)
     case "bench": return try BenchCommand.main(rest)
+    case "sweep": return try SweepCommand.main(rest)
+    case "merge": return try MergeCommand.main(rest)
     case "help", "--help", "-h":
       if let topic = rest.first, let text = commandHelp[topic] { print(text) } else { print(overview) }
       return .pass

@@ -209,6 +209,35 @@ enum Tool {
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("o").path))
   }
 
+  @Test func shardedSweepsMergeAndAMissingShardIsReported() throws {
+    let folder = Tool.temporaryFolder()
+    var summaries: [String] = []
+    for k in 0..<2 {
+      let out = folder.appendingPathComponent("s\(k)").path
+      let r = try Tool.run([
+        "sweep", "profiles/smoke.json5", "--seeds", "1..3", "--shard", "\(k)/2", "--jobs", "2", "--out", out,
+      ])
+      #expect(r.status == 0, "\(r.stderr)")
+      #expect(r.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("seed ") }.count == (k == 0 ? 1 : 2))
+      summaries.append(out + "/summary.json")
+    }
+    let merged = folder.appendingPathComponent("m/summary.json").path
+    let m = try Tool.run(["merge", summaries[1], summaries[0], "--out", merged])
+    #expect(m.status == 0, "\(m.stderr)")
+    let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: merged))) as! [String: Any]
+    #expect((json["runs"] as! [[String: Any]]).map { $0["seed"] as! Int } == [1, 2, 3])
+    #expect(json["complete"] as? Bool == true)
+    for name in ["summary.md", "summary.html", "junit.xml"] {
+      #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("m/" + name).path))
+    }
+    let missing = try Tool.run(["merge", summaries[1], "--out", folder.appendingPathComponent("x/summary.json").path])
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("1 seed(s) of 1..3 have no result (1)"))
+    let twice = try Tool.run(["merge", summaries[1], summaries[1]])
+    #expect(twice.status == 2)
+    #expect(twice.stderr.contains("refusing to count them twice"))
+  }
+
   @Test func aReportListsEveryInvariantAndTheTimeSeries() throws {
     let out = Tool.temporaryFolder()
     let r = try Tool.run(["run", "profiles/smoke.json5", "--out", out.path, "--progress", "none"])

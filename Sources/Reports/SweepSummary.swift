@@ -1,0 +1,313 @@
+import Foundation
+import Metrics
+
+/// `summary.json` of a seed sweep (or of one shard of it): one row per seed, merged counters and
+/// histogram buckets, invariant totals and the failing seeds with their repro lines.
+///
+/// Everything outside ``meta`` is a function of the seeds' results alone, computed from rows
+/// sorted by seed with exact integer sums, so merging shard summaries in any order gives the same
+/// bytes as one unsharded sweep.
+public struct SweepSummary: Codable, Sendable {
+  /// Format version.
+  public var schemaVersion = 1
+  /// The tool's identity.
+  public var tool: RunReport.Tool
+  /// The profile swept.
+  public var profile: RunReport.ProfileInfo
+  /// The whole seed range asked for (shards share it).
+  public var seeds: SeedSpan
+  /// The shard this summary covers, if it is one (`index` from 0).
+  public var shard: ShardInfo?
+  /// Whether every seed of ``seeds`` (or of the shard) has a row.
+  public var complete: Bool
+  /// Seeds of the range without a row (a merge of incomplete shards lists them).
+  public var missingSeeds: [UInt64]
+  /// `pass` if every seed passed.
+  public var verdict: String
+  /// One row per seed, in seed order.
+  public var runs: [SeedRow]
+  /// Counters summed over all seeds.
+  public var counters: [String: UInt64]
+  /// Latencies merged over all seeds (exact bucket sums).
+  public var latencies: [String: LatencySummary]
+  /// Invariants with their total violations and the seeds that broke them.
+  public var invariants: [InvariantTotal]
+  /// The seeds that failed, with why and how to reproduce them.
+  public var failing: [FailingSeed]
+  /// Events over all seeds.
+  public var events: Int64
+  /// Measurements of the machine; not part of the result.
+  public var meta: Meta
+
+  /// An inclusive seed range.
+  public struct SeedSpan: Codable, Sendable, Equatable {
+    /// First seed.
+    public var from: UInt64
+    /// Last seed (inclusive).
+    public var to: UInt64
+    /// Creates a span.
+    public init(from: UInt64, to: UInt64) {
+      self.from = from
+      self.to = to
+    }
+    /// Number of seeds.
+    public var count: UInt64 { to - from + 1 }
+  }
+
+  /// Which slice of the range a shard ran.
+  public struct ShardInfo: Codable, Sendable, Equatable {
+    /// Shard index, from 0.
+    public var index: Int
+    /// Number of shards.
+    public var count: Int
+    /// The seeds of this shard.
+    public var seeds: SeedSpan?
+    /// Creates shard info.
+    public init(index: Int, count: Int, seeds: SeedSpan?) {
+      self.index = index
+      self.count = count
+      self.seeds = seeds
+    }
+  }
+
+  /// One seed's outcome.
+  public struct SeedRow: Codable, Sendable, Equatable {
+    /// The seed.
+    public var seed: UInt64
+    /// `pass` or `fail`.
+    public var verdict: String
+    /// The exit status a single run of this seed gives (0, 1 or 3).
+    public var exitStatus: Int32
+    /// Events executed.
+    public var events: Int64
+    /// The run's trace hash.
+    public var traceHash: String
+    /// Simulated seconds reached.
+    public var simulatedSeconds: Double
+    /// The earliest first violation of any invariant, if any.
+    public var firstViolation: String?
+    /// Expressions of failed thresholds.
+    public var failedThresholds: [String]
+    /// The command that reproduces this seed.
+    public var repro: String
+    /// Creates a row.
+    public init(
+      seed: UInt64, verdict: String, exitStatus: Int32, events: Int64, traceHash: String, simulatedSeconds: Double,
+      firstViolation: String?, failedThresholds: [String], repro: String
+    ) {
+      self.seed = seed
+      self.verdict = verdict
+      self.exitStatus = exitStatus
+      self.events = events
+      self.traceHash = traceHash
+      self.simulatedSeconds = simulatedSeconds
+      self.firstViolation = firstViolation
+      self.failedThresholds = failedThresholds
+      self.repro = repro
+    }
+  }
+
+  /// An invariant's total over the sweep.
+  public struct InvariantTotal: Codable, Sendable, Equatable {
+    /// Stable ID.
+    public var id: String
+    /// `safety` or `liveness`.
+    public var kind: String
+    /// Violations summed over seeds.
+    public var violations: Int
+    /// Seeds with at least one violation.
+    public var seeds: [UInt64]
+  }
+
+  /// A failing seed.
+  public struct FailingSeed: Codable, Sendable, Equatable {
+    /// The seed.
+    public var seed: UInt64
+    /// Why it failed.
+    public var reason: String
+    /// The command that reproduces it.
+    public var repro: String
+  }
+
+  /// Measurements of the machine (wall time, parallelism); they differ between executions.
+  public struct Meta: Codable, Sendable {
+    /// Wall seconds of the sweep (for a merge, summed over shards).
+    public var wallSeconds: Double
+    /// Parallel jobs (for a merge, the largest).
+    public var jobs: Int
+    /// Creates the block.
+    public init(wallSeconds: Double, jobs: Int) {
+      self.wallSeconds = wallSeconds
+      self.jobs = jobs
+    }
+  }
+}
+
+extension SweepSummary {
+  /// One seed's contribution: its row plus the data merged across seeds.
+  public struct SeedResult: Sendable {
+    /// The row.
+    public var row: SeedRow
+    /// Its counters.
+    public var counters: [String: UInt64]
+    /// Its latencies.
+    public var latencies: [String: LatencySummary]
+    /// Its invariant results.
+    public var invariants: [RunReport.InvariantResult]
+
+    /// Extracts what a sweep keeps of `report`.
+    public init(_ report: RunReport) {
+      let firsts = report.invariants.compactMap { i in i.first.map { (i.id, $0) } }.min { $0.1.atMs < $1.1.atMs }
+      row = SeedRow(
+        seed: report.seed, verdict: report.verdict, exitStatus: report.exitStatus, events: report.events,
+        traceHash: report.traceHash, simulatedSeconds: report.simulatedSeconds,
+        firstViolation: firsts.map { "\($0.0) at \(String(format: "%.1f", $0.1.atMs))ms: \($0.1.message)" },
+        failedThresholds: report.failedThresholds.map(\.expression), repro: report.repro)
+      counters = report.counters
+      latencies = report.latencies
+      invariants = report.invariants
+    }
+  }
+
+  /// Builds a summary from per-seed results, in any order.
+  public static func build(
+    tool: RunReport.Tool, profile: RunReport.ProfileInfo, seeds: SeedSpan, shard: ShardInfo?,
+    results: [SeedResult], meta: Meta
+  ) -> SweepSummary {
+    let sorted = results.sorted { $0.row.seed < $1.row.seed }
+    var counters: [String: UInt64] = [:]
+    var histograms: [String: Histogram] = [:]
+    var totals: [String: InvariantTotal] = [:]
+    var order: [String] = []
+    for r in sorted {
+      for (k, v) in r.counters { counters[k, default: 0] &+= v }
+      for (k, l) in r.latencies {
+        guard let h = l.histogram else { continue }
+        histograms[k, default: Histogram()].merge(h)
+      }
+      for i in r.invariants {
+        if totals[i.id] == nil {
+          totals[i.id] = InvariantTotal(id: i.id, kind: i.kind, violations: 0, seeds: [])
+          order.append(i.id)
+        }
+        totals[i.id]!.violations += i.violations
+        if i.violations > 0 { totals[i.id]!.seeds.append(r.row.seed) }
+      }
+    }
+    return assemble(
+      tool: tool, profile: profile, seeds: seeds, shard: shard, rows: sorted.map(\.row), counters: counters,
+      histograms: histograms, invariants: order.map { totals[$0]! }, meta: meta)
+  }
+
+  static func assemble(
+    tool: RunReport.Tool, profile: RunReport.ProfileInfo, seeds: SeedSpan, shard: ShardInfo?, rows: [SeedRow],
+    counters: [String: UInt64], histograms: [String: Histogram], invariants: [InvariantTotal], meta: Meta
+  ) -> SweepSummary {
+    let expected = shard?.seeds ?? seeds
+    let present = Set(rows.map(\.seed))
+    var missing: [UInt64] = []
+    var s = expected.from
+    while true {
+      if !present.contains(s) { missing.append(s) }
+      if s == expected.to || missing.count >= 10_000 { break }
+      s += 1
+    }
+    let failing = rows.filter { $0.verdict != "pass" }.map { row in
+      FailingSeed(
+        seed: row.seed,
+        reason: row.firstViolation ?? ("threshold failed: " + row.failedThresholds.joined(separator: ", ")),
+        repro: row.repro)
+    }
+    return SweepSummary(
+      tool: tool, profile: profile, seeds: seeds, shard: shard, complete: missing.isEmpty, missingSeeds: missing,
+      verdict: failing.isEmpty && missing.isEmpty ? "pass" : "fail", runs: rows, counters: counters,
+      latencies: histograms.mapValues { LatencySummary($0) }, invariants: invariants, failing: failing,
+      events: rows.reduce(0) { $0 + $1.events }, meta: meta)
+  }
+
+  /// Why shard summaries cannot be merged.
+  public struct MergeError: Error, CustomStringConvertible {
+    /// One line.
+    public let description: String
+  }
+
+  /// Merges shard summaries (in any order) into the summary of the whole range. Overlapping seeds
+  /// are an error; missing seeds make the result incomplete and are listed.
+  public static func merge(_ parts: [SweepSummary]) throws(MergeError) -> SweepSummary {
+    guard let first = parts.first else { throw MergeError(description: "nothing to merge") }
+    for p in parts.dropFirst() {
+      guard p.profile.sha256 == first.profile.sha256 else {
+        throw MergeError(
+          description:
+            "summaries of different profiles (sha256 \(first.profile.sha256.prefix(12))… and \(p.profile.sha256.prefix(12))…)"
+        )
+      }
+      guard p.seeds == first.seeds else {
+        throw MergeError(
+          description:
+            "summaries of different seed ranges (\(first.seeds.from)..\(first.seeds.to) and \(p.seeds.from)..\(p.seeds.to))"
+        )
+      }
+      guard p.tool.version == first.tool.version else {
+        throw MergeError(
+          description: "summaries from different stampede versions (\(first.tool.version), \(p.tool.version))")
+      }
+    }
+    var seen: [UInt64: Int] = [:]
+    var overlaps: [UInt64] = []
+    for (i, p) in parts.enumerated() {
+      for row in p.runs {
+        if seen[row.seed] != nil { overlaps.append(row.seed) }
+        seen[row.seed] = i
+      }
+    }
+    guard overlaps.isEmpty else {
+      let list = overlaps.sorted().prefix(10).map { String($0) }.joined(separator: ", ")
+      throw MergeError(
+        description:
+          "\(overlaps.count) seed(s) appear in more than one summary (\(list)\(overlaps.count > 10 ? ", …" : "")); refusing to count them twice"
+      )
+    }
+    var counters: [String: UInt64] = [:]
+    var histograms: [String: Histogram] = [:]
+    var totals: [String: InvariantTotal] = [:]
+    var order: [String] = []
+    for p in parts {
+      for (k, v) in p.counters { counters[k, default: 0] &+= v }
+      for (k, l) in p.latencies {
+        guard let h = l.histogram else { continue }
+        histograms[k, default: Histogram()].merge(h)
+      }
+      for i in p.invariants {
+        if totals[i.id] == nil {
+          totals[i.id] = InvariantTotal(id: i.id, kind: i.kind, violations: 0, seeds: [])
+          order.append(i.id)
+        }
+        totals[i.id]!.violations += i.violations
+        totals[i.id]!.seeds += i.seeds
+      }
+    }
+    for id in order { totals[id]!.seeds.sort() }
+    let rows = parts.flatMap(\.runs).sorted { $0.seed < $1.seed }
+    let meta = Meta(wallSeconds: parts.reduce(0) { $0 + $1.meta.wallSeconds }, jobs: parts.map(\.meta.jobs).max() ?? 1)
+    return assemble(
+      tool: first.tool, profile: first.profile, seeds: first.seeds, shard: nil, rows: rows, counters: counters,
+      histograms: histograms, invariants: order.map { totals[$0]! }, meta: meta)
+  }
+
+  /// Pretty-printed JSON with sorted keys.
+  public func jsonData() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    var data = try encoder.encode(self)
+    data.append(0x0A)
+    return data
+  }
+
+  /// The summary without its ``meta`` block, for comparing results of different executions.
+  public func resultData() throws -> Data {
+    var copy = self
+    copy.meta = Meta(wallSeconds: 0, jobs: 0)
+    return try copy.jsonData()
+  }
+}

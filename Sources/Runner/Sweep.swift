@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import Reports
+import Scenario
+import SimKernel
+
+/// Runs many seeds of one profile, in parallel across seeds only: each seed is one
+/// single-threaded, deterministic run, so a seed's result never depends on `jobs`.
+public struct Sweep: Sendable {
+  /// The validated profile.
+  public let profile: Profile
+  /// The profile file's path, as given (used in repro lines).
+  public let profilePath: String
+  /// The profile file's bytes (hashed into every report).
+  public let profileData: Data
+  /// The whole seed range.
+  public let seeds: SweepSummary.SeedSpan
+  /// The shard to run, if any.
+  public let shard: Sharding.Shard?
+  /// Parallel runs.
+  public let jobs: Int
+
+  /// Prepares a sweep.
+  public init(
+    profile: Profile, profilePath: String, profileData: Data, seeds: SweepSummary.SeedSpan, shard: Sharding.Shard?,
+    jobs: Int
+  ) {
+    precondition(jobs >= 1, "at least one job")
+    self.profile = profile
+    self.profilePath = profilePath
+    self.profileData = profileData
+    self.seeds = seeds
+    self.shard = shard
+    self.jobs = jobs
+  }
+
+  /// The seeds this sweep runs: the range, or the shard's slice of it (possibly empty).
+  public var span: SweepSummary.SeedSpan? {
+    guard let shard else { return seeds }
+    return Sharding.slice(seeds, index: shard.index, count: shard.count)
+  }
+
+  /// Runs every seed of ``span``. `finished` is called (serialised, in completion order) with each
+  /// seed's report; `shouldStop` is polled between seeds.
+  public func execute(
+    finished: @escaping @Sendable (RunReport) -> Void, shouldStop: @escaping @Sendable () -> Bool = { false }
+  ) -> SweepSummary {
+    let started = DispatchTime.now().uptimeNanoseconds
+    let collector = Collector()
+    if let span {
+      let total = Int(span.count)
+      let work = WorkList(total: total)
+      let profile = self.profile
+      let path = profilePath
+      let data = profileData
+      DispatchQueue.concurrentPerform(iterations: min(jobs, total)) { _ in
+        while !shouldStop(), let i = work.next() {
+          let seed = span.from + UInt64(i)
+          let run = SimulationRun(profile: profile, profilePath: path, profileData: data, seed: seed)
+          let result = run.execute()
+          let report = run.report(result, startedAt: Date())
+          collector.add(SweepSummary.SeedResult(report)) { finished(report) }
+        }
+      }
+    }
+    let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    let sha = SHA256.hex(profileData)
+    return SweepSummary.build(
+      tool: RunReport.Tool(name: "stampede", version: StampedeVersion.current),
+      profile: RunReport.ProfileInfo(name: profile.name, path: profilePath, sha256: sha), seeds: seeds,
+      shard: shard.map { SweepSummary.ShardInfo(index: $0.index, count: $0.count, seeds: span) },
+      results: collector.results, meta: SweepSummary.Meta(wallSeconds: (wall * 1000).rounded() / 1000, jobs: jobs))
+  }
+}
+
+/// Hands out indices 0..<total to workers.
+final class WorkList: @unchecked Sendable {
+  let lock = NSLock()
+  var nextIndex = 0
+  let total: Int
+
+  init(total: Int) { self.total = total }
+
+  func next() -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard nextIndex < total else { return nil }
+    nextIndex += 1
+    return nextIndex - 1
+  }
+}
+
+/// Gathers seed results from workers.
+final class Collector: @unchecked Sendable {
+  let lock = NSLock()
+  var results: [SweepSummary.SeedResult] = []
+
+  func add(_ r: SweepSummary.SeedResult, then: () -> Void) {
+    lock.lock()
+    defer { lock.unlock() }
+    results.append(r)
+    then()
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Reports
+import Runner
+import Scenario
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `stampede sweep`.
+enum SweepCommand {
+  static func main(_ args: [String]) throws -> ExitCode {
+    let options = try Options(args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out"], flags: ["--quiet"])
+    guard options.positional.count == 1, let path = options.positional.first else {
+      throw UsageError("sweep takes exactly one PROFILE")
+    }
+    guard let rangeText = options.values["--seeds"] else { throw UsageError("sweep needs --seeds A..B") }
+    guard let seeds = Sharding.parseRange(rangeText) else {
+      throw UsageError(
+        "--seeds: expected A..B with A ≤ B (decimal or 0x-hex, at most 100,000,000 seeds), got '\(rangeText)'")
+    }
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    guard let jobs = Int(options.values["--jobs"] ?? String(cores)), (1...1024).contains(jobs) else {
+      throw UsageError("--jobs: expected a whole number from 1 to 1024")
+    }
+    var shardCount: Int?
+    if let text = options.values["--shards"] {
+      guard let n = Int(text), n >= 1 else { throw UsageError("--shards: expected a whole number ≥ 1") }
+      shardCount = n
+    }
+    var shard: Sharding.Shard?
+    if let text = options.values["--shard"] {
+      do {
+        shard = try Sharding.shard(text, shards: shardCount, environment: ProcessInfo.processInfo.environment)
+      } catch {
+        throw UsageError(error.description)
+      }
+    }
+    let loaded: (profile: Profile, data: Data)
+    do {
+      loaded = try Profile.load(path: path)
+    } catch {
+      printError(error.description)
+      return .usage
+    }
+    var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
+    if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index)-of-\(shard.count)" }
+    guard Jemalloc.isProcessAllocator else {
+      printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
+      return .usage
+    }
+    let sweep = Sweep(
+      profile: loaded.profile, profilePath: path, profileData: loaded.data, seeds: seeds, shard: shard, jobs: jobs)
+    if let shard {
+      let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
+      printError("stampede: shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
+    }
+    signal(SIGINT) { _ in interruptRequested = 1 }
+    signal(SIGTERM) { _ in interruptRequested = 1 }
+    let quiet = options.flags.contains("--quiet")
+    let folder = out
+    let summary = sweep.execute(
+      finished: { report in
+        if !quiet { print(SweepCommand.line(report)) }
+        if report.verdict != "pass" {
+          let dir = (folder as NSString).appendingPathComponent("seeds/seed-\(report.seed)")
+          try? ReportFiles.write(report, to: dir)
+        }
+      }, shouldStop: { interruptRequested != 0 })
+    do {
+      try SweepReports.write(summary, to: out)
+    } catch {
+      printError("stampede: cannot write the summary to \(out): \(error)")
+      return .usage
+    }
+    print(SweepCommand.footer(summary, folder: out))
+    if interruptRequested != 0 {
+      printError("stampede: interrupted; the summary lists the seeds that did not run.")
+      return .interrupted
+    }
+    return exitCode(summary)
+  }
+
+  /// One line per seed: seed, verdict, events, first violation.
+  static func line(_ r: RunReport) -> String {
+    var s = "seed \(r.seed) \(r.verdict.uppercased()) \(r.events) events \(r.traceHash)"
+    if let first = r.invariants.compactMap({ i in i.first.map { (i.id, $0) } }).min(by: { $0.1.atMs < $1.1.atMs }) {
+      s += "  \(first.0) at \(String(format: "%.1f", first.1.atMs))ms: \(first.1.message)"
+    }
+    let failed = r.failedThresholds.map(\.expression)
+    if !failed.isEmpty { s += "  thresholds failed: " + failed.joined(separator: ", ") }
+    return s
+  }
+
+  static func footer(_ s: SweepSummary, folder: String) -> String {
+    var lines = [
+      "\(s.profile.name) seeds \(s.seeds.from)..\(s.seeds.to): \(s.verdict.uppercased()), \(s.runs.count) run, "
+        + "\(s.failing.count) failed\(s.missingSeeds.isEmpty ? "" : ", \(s.missingSeeds.count) missing"), "
+        + "\(s.events) events in \(String(format: "%.2f", s.meta.wallSeconds))s with \(s.meta.jobs) job(s)"
+    ]
+    for f in s.failing.prefix(10) { lines.append("  failing seed \(f.seed): \(f.reason)\n    repro: \(f.repro)") }
+    if s.failing.count > 10 { lines.append("  …and \(s.failing.count - 10) more in the summary") }
+    lines.append("  summary: \(folder)/summary.json (also summary.md, summary.html, junit.xml)")
+    return lines.joined(separator: "\n")
+  }
+
+  /// 1 if any seed violated an invariant, else 3 if any failed a threshold, 2 if seeds are missing.
+  static func exitCode(_ s: SweepSummary) -> ExitCode {
+    if s.runs.contains(where: { $0.exitStatus == 1 }) { return .invariantViolated }
+    if s.runs.contains(where: { $0.exitStatus == 3 }) { return .thresholdFailed }
+    if !s.missingSeeds.isEmpty { return .usage }
+    return .pass
+  }
+}
+
+/// `stampede merge`.
+enum MergeCommand {
+  static func main(_ args: [String]) throws -> ExitCode {
+    let options = try Options(args, valued: ["--out"], flags: [])
+    guard !options.positional.isEmpty else { throw UsageError("merge takes one or more SUMMARY.json files") }
+    var parts: [SweepSummary] = []
+    for path in options.positional {
+      do {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        parts.append(try JSONDecoder().decode(SweepSummary.self, from: data))
+      } catch {
+        printError("stampede: \(path): not a sweep summary (\(error.localizedDescription))")
+        return .usage
+      }
+    }
+    let merged: SweepSummary
+    do {
+      merged = try SweepSummary.merge(parts)
+    } catch {
+      printError("stampede: merge: \(error.description)")
+      return .usage
+    }
+    let out = options.values["--out"] ?? "summary.json"
+    let folder = (out as NSString).deletingLastPathComponent
+    do {
+      try AtomicFile.write(try merged.jsonData(), to: out)
+      for (name, text) in [
+        ("summary.md", SweepReports.markdown(merged)), ("summary.html", SweepReports.html(merged)),
+        ("junit.xml", SweepReports.junit(merged)),
+      ] {
+        try AtomicFile.write(
+          Data(text.utf8), to: ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(name))
+      }
+    } catch {
+      printError("stampede: cannot write \(out): \(error)")
+      return .usage
+    }
+    print(SweepCommand.footer(merged, folder: folder.isEmpty ? "." : folder))
+    if !merged.missingSeeds.isEmpty {
+      let list = merged.missingSeeds.prefix(10).map(String.init).joined(separator: ", ")
+      printError(
+        "stampede: merge: \(merged.missingSeeds.count) seed(s) of \(merged.seeds.from)..\(merged.seeds.to) have no result (\(list)\(merged.missingSeeds.count > 10 ? ", …" : "")); is a shard missing?"
+      )
+      return .usage
+    }
+    return SweepCommand.exitCode(merged)
+  }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+@testable import Reports
+@testable import Runner
+@testable import Scenario
+
+@Suite struct ShardingTests {
+  @Test func shardsAreDisjointCompleteAndStable() {
+    var rng = SplitMixForTests(seed: 3)
+    for _ in 0..<300 {
+      let from = rng.next() % 1_000
+      let span = SweepSummary.SeedSpan(from: from, to: from + rng.next() % 200)
+      let n = Int(1 + rng.next() % 12)
+      var seen: [UInt64] = []
+      var sizes: [UInt64] = []
+      for k in 0..<n {
+        let slice = Sharding.slice(span, index: k, count: n)
+        #expect(slice == Sharding.slice(span, index: k, count: n))
+        if let slice {
+          seen += Array(slice.from...slice.to)
+          sizes.append(slice.count)
+        }
+      }
+      #expect(seen == Array(span.from...span.to))
+      if let lo = sizes.min(), let hi = sizes.max() { #expect(hi - lo <= 1) }
+    }
+    #expect(Sharding.slice(.init(from: 5, to: 6), index: 2, count: 3) == .init(from: 6, to: 6))
+    #expect(Sharding.slice(.init(from: 5, to: 5), index: 0, count: 2) == nil)
+  }
+
+  @Test func seedRangesParse() {
+    #expect(Sharding.parseRange("1..100") == .init(from: 1, to: 100))
+    #expect(Sharding.parseRange("0x10..0x1f") == .init(from: 16, to: 31))
+    #expect(Sharding.parseRange("7..7") == .init(from: 7, to: 7))
+    for bad in ["5..4", "1-10", "..3", "a..b", "1..2..3"] { #expect(Sharding.parseRange(bad) == nil, "\(bad)") }
+  }
+
+  @Test(
+    arguments: [
+      (["JOB_COMPLETION_INDEX": "3"], 8, 3, 8, "Kubernetes"),
+      (["JOB_COMPLETION_INDEX": "0", "STAMPEDE_SHARDS": "4"], nil, 0, 4, "Kubernetes"),
+      (["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "6"], nil, 5, 6, "Slurm"),
+      (["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1"], nil, 2, 4, "Slurm"),
+      (["CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "5"], nil, 0, 5, "GitLab"),
+      (["BUILDKITE_PARALLEL_JOB": "2", "BUILDKITE_PARALLEL_JOB_COUNT": "3"], nil, 2, 3, "Buildkite"),
+    ] as [([String: String], Int?, Int, Int, String)])
+  func enginesAreDetected(env: [String: String], shards: Int?, index: Int, count: Int, engine: String) throws {
+    let s = try Sharding.shard("auto", shards: shards, environment: env)
+    #expect(s.index == index && s.count == count)
+    #expect(s.source.hasPrefix(engine))
+  }
+
+  @Test func explicitAndBadShardsAreCheckedWithClearErrors() throws {
+    #expect(try Sharding.shard("2/4", shards: nil, environment: [:]) == .init(index: 2, count: 4, source: "--shard"))
+    let cases: [(String, [String: String], String)] = [
+      ("4/4", [:], "expected 0 ≤ index < count"),
+      ("x", [:], "expected K/N"),
+      ("auto", [:], "no job engine detected"),
+      ("auto", ["JOB_COMPLETION_INDEX": "1"], "pass --shards N"),
+      ("auto", ["CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "2"], "expected 0 ≤ index < count"),
+      ("auto", ["BUILDKITE_PARALLEL_JOB": "two", "BUILDKITE_PARALLEL_JOB_COUNT": "3"], "is not a whole number"),
+    ]
+    for (text, env, fragment) in cases {
+      #expect(throws: Sharding.ShardError.self) { try Sharding.shard(text, shards: nil, environment: env) }
+      do {
+        _ = try Sharding.shard(text, shards: nil, environment: env)
+      } catch {
+        #expect(error.description.contains(fragment), "\(error.description)")
+      }
+    }
+  }
+}
+
+/// A tiny deterministic generator for test inputs.
+struct SplitMixForTests {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+@Suite struct SweepTests {
+  func smokeSweep(_ seeds: SweepSummary.SeedSpan, shard: Sharding.Shard? = nil, jobs: Int = 2) throws -> SweepSummary {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let (profile, data) = try Profile.load(path: path)
+    var short = profile
+    short.duration = .minutes(3)
+    return Sweep(
+      profile: short, profilePath: "profiles/smoke.json5", profileData: data, seeds: seeds, shard: shard, jobs: jobs
+    )
+    .execute(finished: { _ in })
+  }
+
+  @Test func mergingShardsInAnyOrderEqualsTheUnshardedSweepByteForByte() throws {
+    let span = SweepSummary.SeedSpan(from: 10, to: 15)
+    let whole = try smokeSweep(span, jobs: 1)
+    #expect(whole.runs.map(\.seed) == Array(10...15))
+    #expect(whole.complete && whole.verdict == "pass")
+    let parts = try (0..<3).map { try smokeSweep(span, shard: .init(index: $0, count: 3, source: "test")) }
+    let expected = try whole.resultData()
+    for order in [[0, 1, 2], [2, 0, 1], [1, 2, 0]] {
+      let merged = try SweepSummary.merge(order.map { parts[$0] })
+      #expect(try merged.resultData() == expected)
+    }
+    // Parallelism never changes a seed's result.
+    #expect(try smokeSweep(span, jobs: 2).resultData() == expected)
+    let sum = whole.runs.reduce(0) { $0 + $1.events }
+    #expect(whole.events == sum)
+    #expect(whole.counters["seat.applications"]! > 0)
+  }
+
+  @Test func overlappingShardsAreRefusedAndMissingOnesAreListed() throws {
+    let span = SweepSummary.SeedSpan(from: 1, to: 4)
+    let a = try smokeSweep(span, shard: .init(index: 0, count: 2, source: "test"))
+    let b = try smokeSweep(span, shard: .init(index: 1, count: 2, source: "test"))
+    #expect(throws: SweepSummary.MergeError.self) { try SweepSummary.merge([a, b, a]) }
+    do {
+      _ = try SweepSummary.merge([a, a])
+    } catch {
+      #expect(error.description.contains("2 seed(s) appear in more than one summary (1, 2)"))
+    }
+    let partial = try SweepSummary.merge([b])
+    #expect(!partial.complete)
+    #expect(partial.missingSeeds == [1, 2])
+    #expect(partial.verdict == "fail")
+    var other = b
+    other.seeds = .init(from: 1, to: 5)
+    #expect(throws: SweepSummary.MergeError.self) { try SweepSummary.merge([a, other]) }
+  }
+
+  @Test func theSummaryReportsRenderAndTheirJUnitParses() throws {
+    let s = try smokeSweep(.init(from: 1, to: 3))
+    let md = SweepReports.markdown(s)
+    #expect(md.contains("## ✅ smoke seeds 1..3: PASS"))
+    #expect(md.contains("3 seeds run, 3 passed, 0 failed"))
+    let html = SweepReports.html(s)
+    #expect(html.contains("<svg") && !html.contains("http"))
+    let reader = try #require(JUnitReader.read(SweepReports.junit(s)))
+    #expect(reader.cases == 3 && reader.failures == 0)
+  }
+}
