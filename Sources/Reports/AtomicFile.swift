@@ -29,4 +29,16 @@ public enum AtomicFile {
       throw error
     }
   }
+
+  /// Writes each `(name, data)` into `folder`, each atomically, in order. Returns the paths.
+  @discardableResult
+  public static func write(_ files: [(name: String, data: Data)], into folder: String) throws -> [String] {
+    var paths: [String] = []
+    for (name, data) in files {
+      let path = (folder as NSString).appendingPathComponent(name)
+      try write(data, to: path)
+      paths.append(path)
+    }
+    return paths
+  }
 }

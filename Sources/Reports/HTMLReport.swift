@@ -18,21 +18,26 @@ public enum HTMLReport {
     body +=
       "<footer>stampede \(html(r.tool.version)) · report schema \(r.schemaVersion) · profile sha256 "
       + "<code>\(html(r.profile.sha256))</code></footer>\n"
-    return """
-      <!DOCTYPE html>
-      <html lang="en">
-      <head>
-      <meta charset="utf-8">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>\(html(r.profile.name)) seed \(html(r.seedHex)): \(html(Spell.verdict(r)))</title>
-      <style>\(css)</style>
-      </head>
-      <body>
-      \(body)<script>\(script)</script>
-      </body>
-      </html>
+    return page(title: "\(r.profile.name) seed \(r.seedHex): \(Spell.verdict(r))", body: body, script: true)
+  }
 
-      """
+  /// A complete document around `body` (already escaped), with the shared style sheet and, if
+  /// asked, the copy-button script.
+  static func page(title: String, body: String, script withScript: Bool) -> String {
+    """
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>\(html(title))</title>
+    <style>\(css)</style>
+    </head>
+    <body>
+    \(body)\(withScript ? "<script>\(script)</script>\n" : "")</body>
+    </html>
+
+    """
   }
 
   // MARK: - Sections

@@ -83,14 +83,7 @@ public enum MarkdownReport {
     }
 
     out.append("### Latencies\n")
-    out.append("| metric | count | p50 | p90 | p99 | p99.9 | max |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|")
-    for name in r.latencies.keys.sorted() {
-      let l = r.latencies[name]!
-      out.append(
-        "| `\(name)` | \(Spell.int(l.count)) | \(Spell.ms(l.p50Ms)) | \(Spell.ms(l.p90Ms)) | \(Spell.ms(l.p99Ms)) | "
-          + "\(Spell.ms(l.p999Ms)) | \(Spell.ms(l.maxMs)) |")
-    }
+    out += latencyTable(r.latencies)
     out.append("")
 
     out.append("### Fault coverage\n")
@@ -114,6 +107,18 @@ public enum MarkdownReport {
       out.append("")
     }
     return out.joined(separator: "\n") + "\n"
+  }
+
+  /// A table of latency percentiles, one row per metric in name order.
+  static func latencyTable(_ latencies: [String: LatencySummary]) -> [String] {
+    var out = ["| metric | count | p50 | p90 | p99 | p99.9 | max |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for name in latencies.keys.sorted() {
+      let l = latencies[name]!
+      out.append(
+        "| `\(name)` | \(Spell.int(l.count)) | \(Spell.ms(l.p50Ms)) | \(Spell.ms(l.p90Ms)) | \(Spell.ms(l.p99Ms)) | "
+          + "\(Spell.ms(l.p999Ms)) | \(Spell.ms(l.maxMs)) |")
+    }
+    return out
   }
 
   /// `s` as an inline code span safe inside a table cell (code spans show their text literally,

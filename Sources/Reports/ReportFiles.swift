@@ -14,13 +14,7 @@ public enum ReportFiles {
       Data(MarkdownReport.render(report).utf8), Data(HTMLReport.render(report).utf8),
       Data(JUnitReport.render(report).utf8), try report.jsonData(),
     ]
-    var paths: [String] = []
-    for (name, data) in zip(names, contents) {
-      let path = (folder as NSString).appendingPathComponent(name)
-      try AtomicFile.write(data, to: path)
-      paths.append(path)
-    }
-    return paths
+    return try AtomicFile.write(Array(zip(names, contents)), into: folder)
   }
 }
 

@@ -9,13 +9,7 @@ public enum SweepReports {
   @discardableResult
   public static func write(_ s: SweepSummary, to folder: String) throws -> [String] {
     let contents: [Data] = [Data(markdown(s).utf8), Data(html(s).utf8), Data(junit(s).utf8), try s.jsonData()]
-    var paths: [String] = []
-    for (name, data) in zip(names, contents) {
-      let path = (folder as NSString).appendingPathComponent(name)
-      try AtomicFile.write(data, to: path)
-      paths.append(path)
-    }
-    return paths
+    return try AtomicFile.write(Array(zip(names, contents)), into: folder)
   }
 
   static func title(_ s: SweepSummary) -> String {
@@ -57,14 +51,7 @@ public enum SweepReports {
     out.append("|---|---|---:|---:|")
     for i in s.invariants { out.append("| `\(i.id)` | \(i.kind) | \(Spell.int(i.violations)) | \(i.seeds.count) |") }
     out.append("\n### Latencies over all seeds\n")
-    out.append("| metric | count | p50 | p90 | p99 | p99.9 | max |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|")
-    for name in s.latencies.keys.sorted() {
-      let l = s.latencies[name]!
-      out.append(
-        "| `\(name)` | \(Spell.int(l.count)) | \(Spell.ms(l.p50Ms)) | \(Spell.ms(l.p90Ms)) | \(Spell.ms(l.p99Ms)) | "
-          + "\(Spell.ms(l.p999Ms)) | \(Spell.ms(l.maxMs)) |")
-    }
+    out += MarkdownReport.latencyTable(s.latencies)
     out.append("")
     return out.joined(separator: "\n") + "\n"
   }
@@ -109,21 +96,9 @@ public enum SweepReports {
       rows += "<td class=\"n\">\(Spell.int(r.events))</td><td><code>\(h(r.traceHash))</code></td></tr>\n"
     }
     body += HTMLReport.section("Seeds", rows + "</tbody>\n</table>\n")
-    return """
-      <!DOCTYPE html>
-      <html lang="en">
-      <head>
-      <meta charset="utf-8">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>\(h(title(s))): \(h(s.verdict.uppercased()))</title>
-      <style>\(HTMLReport.css)</style>
-      </head>
-      <body>
-      \(body)<footer>stampede \(h(s.tool.version)) · profile sha256 <code>\(h(s.profile.sha256))</code></footer>
-      </body>
-      </html>
-
-      """
+    let footer =
+      "<footer>stampede \(h(s.tool.version)) · profile sha256 <code>\(h(s.profile.sha256))</code></footer>\n"
+    return HTMLReport.page(title: "\(title(s)): \(s.verdict.uppercased())", body: body + footer, script: false)
   }
 
   /// One test case per seed, failures carrying the reason and the repro line.

@@ -175,33 +175,57 @@ extension SweepSummary {
     results: [SeedResult], meta: Meta
   ) -> SweepSummary {
     let sorted = results.sorted { $0.row.seed < $1.row.seed }
+    var totals = Totals()
+    for r in sorted {
+      totals.add(
+        counters: r.counters, latencies: r.latencies,
+        invariants: r.invariants.map {
+          InvariantTotal(
+            id: $0.id, kind: $0.kind, violations: $0.violations, seeds: $0.violations > 0 ? [r.row.seed] : [])
+        })
+    }
+    return assemble(
+      tool: tool, profile: profile, seeds: seeds, shard: shard, rows: sorted.map(\.row), totals: totals, meta: meta)
+  }
+
+  /// Sums of counters, histogram buckets and invariant totals, in a fixed order.
+  struct Totals {
     var counters: [String: UInt64] = [:]
     var histograms: [String: Histogram] = [:]
-    var totals: [String: InvariantTotal] = [:]
+    var invariants: [String: InvariantTotal] = [:]
     var order: [String] = []
-    for r in sorted {
-      for (k, v) in r.counters { counters[k, default: 0] &+= v }
-      for (k, l) in r.latencies {
+
+    mutating func add(
+      counters c: [String: UInt64], latencies: [String: LatencySummary], invariants list: [InvariantTotal]
+    ) {
+      for (k, v) in c { counters[k, default: 0] &+= v }
+      for (k, l) in latencies {
         guard let h = l.histogram else { continue }
         histograms[k, default: Histogram()].merge(h)
       }
-      for i in r.invariants {
-        if totals[i.id] == nil {
-          totals[i.id] = InvariantTotal(id: i.id, kind: i.kind, violations: 0, seeds: [])
+      for i in list {
+        if invariants[i.id] == nil {
+          invariants[i.id] = InvariantTotal(id: i.id, kind: i.kind, violations: 0, seeds: [])
           order.append(i.id)
         }
-        totals[i.id]!.violations += i.violations
-        if i.violations > 0 { totals[i.id]!.seeds.append(r.row.seed) }
+        invariants[i.id]!.violations += i.violations
+        invariants[i.id]!.seeds += i.seeds
       }
     }
-    return assemble(
-      tool: tool, profile: profile, seeds: seeds, shard: shard, rows: sorted.map(\.row), counters: counters,
-      histograms: histograms, invariants: order.map { totals[$0]! }, meta: meta)
+
+    /// The invariant totals in first-seen order, their seeds sorted.
+    var invariantList: [InvariantTotal] {
+      order.map { id in
+        var t = invariants[id]!
+        t.seeds.sort()
+        return t
+      }
+    }
   }
 
   static func assemble(
     tool: RunReport.Tool, profile: RunReport.ProfileInfo, seeds: SeedSpan, shard: ShardInfo?, rows: [SeedRow],
-    counters: [String: UInt64], histograms: [String: Histogram], invariants: [InvariantTotal], meta: Meta
+    totals: Totals, meta: Meta
   ) -> SweepSummary {
     let expected = shard?.seeds ?? seeds
     let present = Set(rows.map(\.seed))
@@ -220,8 +244,8 @@ extension SweepSummary {
     }
     return SweepSummary(
       tool: tool, profile: profile, seeds: seeds, shard: shard, complete: missing.isEmpty, missingSeeds: missing,
-      verdict: failing.isEmpty && missing.isEmpty ? "pass" : "fail", runs: rows, counters: counters,
-      latencies: histograms.mapValues { LatencySummary($0) }, invariants: invariants, failing: failing,
+      verdict: failing.isEmpty && missing.isEmpty ? "pass" : "fail", runs: rows, counters: totals.counters,
+      latencies: totals.histograms.mapValues { LatencySummary($0) }, invariants: totals.invariantList, failing: failing,
       events: rows.reduce(0) { $0 + $1.events }, meta: meta)
   }
 
@@ -268,31 +292,12 @@ extension SweepSummary {
           "\(overlaps.count) seed(s) appear in more than one summary (\(list)\(overlaps.count > 10 ? ", …" : "")); refusing to count them twice"
       )
     }
-    var counters: [String: UInt64] = [:]
-    var histograms: [String: Histogram] = [:]
-    var totals: [String: InvariantTotal] = [:]
-    var order: [String] = []
-    for p in parts {
-      for (k, v) in p.counters { counters[k, default: 0] &+= v }
-      for (k, l) in p.latencies {
-        guard let h = l.histogram else { continue }
-        histograms[k, default: Histogram()].merge(h)
-      }
-      for i in p.invariants {
-        if totals[i.id] == nil {
-          totals[i.id] = InvariantTotal(id: i.id, kind: i.kind, violations: 0, seeds: [])
-          order.append(i.id)
-        }
-        totals[i.id]!.violations += i.violations
-        totals[i.id]!.seeds += i.seeds
-      }
-    }
-    for id in order { totals[id]!.seeds.sort() }
+    var totals = Totals()
+    for p in parts { totals.add(counters: p.counters, latencies: p.latencies, invariants: p.invariants) }
     let rows = parts.flatMap(\.runs).sorted { $0.seed < $1.seed }
     let meta = Meta(wallSeconds: parts.reduce(0) { $0 + $1.meta.wallSeconds }, jobs: parts.map(\.meta.jobs).max() ?? 1)
     return assemble(
-      tool: first.tool, profile: first.profile, seeds: first.seeds, shard: nil, rows: rows, counters: counters,
-      histograms: histograms, invariants: order.map { totals[$0]! }, meta: meta)
+      tool: first.tool, profile: first.profile, seeds: first.seeds, shard: nil, rows: rows, totals: totals, meta: meta)
   }
 
   /// Pretty-printed JSON with sorted keys.
