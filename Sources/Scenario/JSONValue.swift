@@ -56,3 +56,41 @@ public indirect enum JSONValue: Decodable, Equatable, Sendable {
     }
   }
 }
+
+extension JSONValue {
+  /// A copy with the value at the dotted `path` (`seats.packageLimit`) replaced by `value`,
+  /// creating objects along the way. Fails if the path crosses something that is not an object.
+  public func setting(_ path: String, to value: JSONValue) throws(ProfileError) -> JSONValue {
+    let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    guard !keys.isEmpty, keys.allSatisfy({ !$0.isEmpty }) else {
+      throw ProfileError(path: path, message: "expected a dotted key path such as seats.packageLimit")
+    }
+    return try set(keys[...], value, walked: "")
+  }
+
+  func set(_ keys: ArraySlice<String>, _ value: JSONValue, walked: String) throws(ProfileError) -> JSONValue {
+    guard let key = keys.first else { return value }
+    let here = walked.isEmpty ? key : walked + "." + key
+    var fields: [String: JSONValue]
+    switch self {
+    case .object(let f): fields = f
+    case .null: fields = [:]
+    default:
+      throw ProfileError(path: walked, message: "cannot set \(here): \(walked) is \(shortDescription), not an object")
+    }
+    fields[key] = try (fields[key] ?? .null).set(keys.dropFirst(), value, walked: here)
+    return .object(fields)
+  }
+
+  /// Reads a command-line value: a whole number, a number, `true`/`false`, `null`, or else a string.
+  public static func literal(_ text: String) -> JSONValue {
+    if let i = Int64(text) { return .integer(i) }
+    if let d = Double(text), d.isFinite { return .number(d) }
+    switch text {
+    case "true": return .bool(true)
+    case "false": return .bool(false)
+    case "null": return .null
+    default: return .string(text)
+    }
+  }
+}

@@ -159,6 +159,20 @@ extension Profile {
     return try read(ProfileNode(path: "", value: root))
   }
 
+  /// Parses profile text with `overrides` (dotted key path, value) applied first; an override
+  /// that makes the profile invalid fails like any profile error.
+  public static func parse(_ data: Data, overrides: [(path: String, value: JSONValue)]) throws(ProfileError) -> Profile
+  {
+    var root: JSONValue
+    do {
+      root = try JSONValue.parse(json5: data)
+    } catch {
+      throw ProfileError(path: "", message: "not valid JSON5: \(JSONErrorText.describe(error))")
+    }
+    for o in overrides { root = try root.setting(o.path, to: o.value) }
+    return try read(ProfileNode(path: "", value: root))
+  }
+
   /// Validates a parsed document.
   public static func read(_ node: ProfileNode) throws(ProfileError) -> Profile {
     var o = try node.object()

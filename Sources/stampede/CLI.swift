@@ -10,6 +10,7 @@ enum CLI {
       stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--progress auto|bar|plain|none]
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE]
+      stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
       stampede validate PROFILE...
       stampede bench [kernel|stack|all] [--json] [options]
       stampede help [COMMAND]
@@ -67,6 +68,23 @@ enum CLI {
     seeds of the range with no result are listed, the summary is marked incomplete and the exit
     code is 2. Writes FILE (default: summary.json) and summary.md, summary.html, junit.xml beside it.
     """,
+    "capacity": """
+    stampede capacity PROFILE --vary KEY=V1,V2,... [options]
+
+    Sweeps one profile setting, e.g. population.audiencePerRoom=1000,2000,5000 or
+    seats.packageLimit=4,6,8 (use | between values that contain commas), running every value over
+    the same seeds. For each value it reports SLO attainment (the share of seeds with no violation
+    and every threshold met, with a 95% Wilson interval), the seat rejection rate and each latency's
+    p99 (mean over seeds with a 95% interval), and it finds the knee: the largest value, in the
+    order given, up to which every value met every threshold on every seed. Writes DIR/capacity.md,
+    capacity.html (table and charts) and capacity.json.
+
+    Options:
+      --vary KEY=LIST   the dotted profile key and its values (each checked like the profile)
+      --seeds A..B      seeds per value (default: 1..10)
+      --jobs J          seeds run at once (default: the number of cores)
+      --out DIR         output folder (default: reports/<profile>/capacity-<KEY>)
+    """,
     "validate": """
     stampede validate PROFILE...
 
@@ -122,6 +140,7 @@ enum CLI {
     case "bench": return try BenchCommand.main(rest)
     case "sweep": return try SweepCommand.main(rest)
     case "merge": return try MergeCommand.main(rest)
+    case "capacity": return try CapacityCommand.main(rest)
     case "help", "--help", "-h":
       if let topic = rest.first, let text = commandHelp[topic] { print(text) } else { print(overview) }
       return .pass

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import Reports
+@testable import Runner
+@testable import Scenario
+@testable import SimKernel
+
+@Suite struct CapacityTests {
+  /// Each viewer applies exactly once and is always answered, so `seat.apply_to_response.count`
+  /// equals the audience: with the threshold `<= 500` the knee is 500 by construction.
+  static let knownAnswer = """
+    {
+      name: "known", duration: "5m",
+      population: { rooms: 1, audiencePerRoom: 100 },
+      seats: { maxSeatCount: 4, packageLimit: 4, applyTimeout: "30s" },
+      audience: { stay: "1h", applyProbability: 1, applyAfter: "uniform(1s, 60s)", maxApplies: 1 },
+      host: { thinkTime: "1s", acceptProbability: "1/2" },
+      thresholds: ["seat.apply_to_response.count <= 500"],
+    }
+    """
+
+  @Test func theKneeIsTheLargestValueMeetingEveryThreshold() throws {
+    let data = Data(CapacityTests.knownAnswer.utf8)
+    let values = ["100", "300", "500", "700", "900"]
+    let profiles = try Capacity.profiles(data: data, key: "population.audiencePerRoom", values: values)
+    #expect(profiles.map { $0.population.audiencePerRoom } == values.map { .constant(Double($0)!) })
+    let study = Capacity.run(
+      profiles: profiles, values: values, key: "population.audiencePerRoom", profilePath: "known.json5",
+      profileData: data, seeds: .init(from: 1, to: 3), jobs: 2)
+    #expect(study.points.map(\.meetsAll) == [true, true, true, false, false])
+    #expect(study.knee == "500")
+    #expect(!study.nonMonotone)
+    #expect(study.points[3].attainment.value == 0 && study.points[0].attainment.value == 1)
+    #expect(study.points[0].attainment.low > 0.3 && study.points[0].attainment.high == 1)
+    #expect(study.markdown.contains("Knee: population.audiencePerRoom = 500"))
+    #expect(study.html.contains("<svg") && !study.html.contains("http"))
+  }
+
+  @Test func varyArgumentsAndOverridesAreCheckedLikeTheProfile() throws {
+    #expect(Capacity.parseVary("seats.packageLimit=4,6,8")! == ("seats.packageLimit", ["4", "6", "8"]))
+    #expect(Capacity.parseVary("audience.stay=lognormal(5m, 0.5)|lognormal(10m, 0.5)")!.values.count == 2)
+    #expect(Capacity.parseVary("seats.packageLimit") == nil)
+    #expect(Capacity.parseVary("seats.packageLimit=4,,8") == nil)
+    let data = Data(CapacityTests.knownAnswer.utf8)
+    do {
+      _ = try Capacity.profiles(data: data, key: "seats.packageLimit", values: ["4", "9"])
+      Issue.record("a package limit above the seat count was accepted")
+    } catch {
+      #expect(error.path == "seats.packageLimit")
+      #expect(error.message.contains("must not exceed maxSeatCount (4), got 9 (with seats.packageLimit=9)"))
+    }
+    do {
+      _ = try Capacity.profiles(data: data, key: "seats.packageLimt", values: ["4"])
+      Issue.record("an unknown key was accepted")
+    } catch {
+      #expect(error.message.contains("did you mean \"packageLimit\""))
+    }
+    #expect(throws: ProfileError.self) { try Capacity.profiles(data: data, key: "name.inner", values: ["1"]) }
+  }
+
+  @Test func intervalsCoverWhatTheyShould() {
+    let all = CapacityStudy.Interval.wilson(successes: 10, of: 10)
+    #expect(all.value == 1 && all.high == 1 && abs(all.low - 0.7225) < 0.001)
+    let half = CapacityStudy.Interval.wilson(successes: 50, of: 100)
+    #expect(abs(half.low - 0.4038) < 0.001 && abs(half.high - 0.5962) < 0.001)
+    let m = CapacityStudy.Interval.mean([1, 2, 3, 4, 5])
+    #expect(m.value == 3 && abs((m.high - m.value) - 2.776 * (2.5 / 5).squareRoot()) < 1e-9)
+  }
+
+  /// Seats as an M/M/c/c loss system: applications arrive as a Poisson process, a seat is held for
+  /// an exponential time, and an attempt that finds every seat taken is refused. The share refused
+  /// must match Erlang's B formula.
+  @Test(arguments: [(5, 5.0), (8, 4.0), (3, 6.0)])
+  func seatBlockingMatchesErlangB(seats: Int, offeredLoad: Double) throws {
+    let holdSeconds = 5.0
+    let attempts = 12_000
+    let window = Double(attempts) * holdSeconds / offeredLoad  // λ = A / S
+    let text = """
+      {
+        name: "erlang", duration: "\(Int(window) + 600)s",
+        population: { rooms: 1, audiencePerRoom: \(attempts) },
+        arrival: { pattern: "poisson", over: "\(Int(window))s" },
+        seats: { maxSeatCount: \(seats), packageLimit: \(seats), mode: "free" },
+        audience: { stay: "1000h", applyProbability: 1, applyAfter: "1us", maxApplies: 1,
+                    seatTime: "exponential(\(holdSeconds)s)" },
+        host: { thinkTime: "1s" },
+        devices: { openTime: "0s" },
+        network: { clientServer: "1us" },
+      }
+      """
+    let (world, _) = try runProfile(text, seed: 11)
+    let c = world.metrics.counters
+    let refused = Double(c.value("seat.rejected.seat_limit")! + c.value("seat.rejected.all_taken")!)
+    let taken = Double(c.value("seat.free_takes")!)
+    #expect(refused + taken == Double(attempts))
+    let blocking = refused / (refused + taken)
+    // Erlang B by the stable recurrence B(0) = 1, B(k) = A·B(k−1) / (k + A·B(k−1)).
+    var b = 1.0
+    for k in 1...seats { b = offeredLoad * b / (Double(k) + offeredLoad * b) }
+    let standardError = (b * (1 - b) / Double(attempts)).squareRoot()
+    #expect(abs(blocking - b) < 5 * standardError + 0.005, "measured \(blocking), Erlang B \(b)")
+    #expect(world.checker.log.total == 0)
+  }
+}

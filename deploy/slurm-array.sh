@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Seeds 1..10000 over a Slurm job array of 20 tasks; `--shard auto` reads SLURM_ARRAY_TASK_ID,
+# SLURM_ARRAY_TASK_COUNT and SLURM_ARRAY_TASK_MIN, so the array may start at 0 or 1.
+# Submit with:  sbatch deploy/slurm-array.sh
+# Then merge:   stampede merge reports/nightly/shard-*/summary.json --out reports/nightly/summary.json
+#SBATCH --job-name=stampede-nightly
+#SBATCH --array=0-19
+#SBATCH --cpus-per-task=2
+#SBATCH --mem=2G
+#SBATCH --time=01:00:00
+set -uo pipefail
+stampede sweep profiles/seat-rush.json5 --seeds 1..10000 --shard auto --jobs "${SLURM_CPUS_PER_TASK:-2}" \
+  --quiet --out "reports/nightly/shard-${SLURM_ARRAY_TASK_ID}"
+status=$?
+# 1 (invariant) and 3 (threshold) are findings recorded in the summary, not job failures.
+[ "$status" -le 3 ] && [ "$status" -ne 2 ]
