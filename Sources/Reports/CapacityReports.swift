@@ -92,7 +92,7 @@ extension CapacityStudy {
       }
       table += "</tr>\n"
     }
-    body += HTMLReport.section("Results", table + "</tbody>\n</table>\n")
+    body += HTMLReport.section("Results", "<div class=\"wide\">" + table + "</tbody>\n</table>\n</div>\n")
     var charts = "<div class=\"charts\">\n"
     charts +=
       "<figure>"
@@ -103,6 +103,7 @@ extension CapacityStudy {
         guard let s = p.latencies[name]?.seedP99Ms else { return (.nan, .nan, .nan) }
         return (s.value, s.low, s.high)
       }
+      guard series.contains(where: { $0.0.isFinite }) else { continue }
       charts +=
         "<figure>" + chart(series, unit: "ms", scale: 1)
         + "<figcaption>\(h(name)) p99 per value (mean of seeds, 95% interval)</figcaption></figure>\n"
@@ -115,7 +116,8 @@ extension CapacityStudy {
   func chart(_ ys: [(value: Double, low: Double, high: Double)], unit: String, scale: Double) -> String {
     let w = HTMLReport.chartWidth
     let hgt = HTMLReport.chartHeight
-    let pad = HTMLReport.pad
+    var pad = HTMLReport.pad
+    pad.left = 64
     let finite = ys.flatMap { [$0.high, $0.value] }.filter(\.isFinite)
     let top = max((finite.max() ?? 1) * scale, unit == "%" ? 100 : 1e-9)
     let n = max(ys.count, 1)

@@ -304,7 +304,7 @@ public enum HTMLReport {
     .grid{stroke:#e6e9ed;stroke-width:1}.tick,.label{font-size:10px;fill:var(--muted)}.label{font-size:12px;fill:var(--fg)}
     .curve{fill:none;stroke:var(--accent);stroke-width:1.6}.marker{stroke:var(--warn);stroke-dasharray:3 3}
     .bars{max-width:680px}.hit{fill:var(--accent)}.miss{fill:var(--bad)}.never{fill:var(--bad)}.muted{color:var(--muted)}
-    details pre{background:#f6f8fa;padding:6px;overflow-x:auto;font-size:12px}footer{margin-top:32px;color:var(--muted);font-size:12px}
+    .wide{overflow-x:auto}details pre{background:#f6f8fa;padding:6px;overflow-x:auto;font-size:12px}footer{margin-top:32px;color:var(--muted);font-size:12px}
     """
 
   static let script = """
