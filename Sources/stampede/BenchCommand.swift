@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 import Runner
 import Scenario
 import SimKernel
@@ -11,8 +12,8 @@ enum BenchCommand {
       valued: ["--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration"],
       flags: ["--json", "--no-reference"])
     let what = options.positional.first ?? "kernel"
-    guard options.positional.count <= 1, ["kernel", "stack", "all"].contains(what) else {
-      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, all)")
+    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "all"].contains(what) else {
+      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, all)")
     }
     guard let repeats = Int(options.values["--repeat"] ?? "3"), (1...50).contains(repeats) else {
       throw UsageError("--repeat: expected a whole number from 1 to 50")
@@ -20,16 +21,19 @@ enum BenchCommand {
     let json = options.flags.contains("--json")
     var kernelRows: [KernelBenchRow]?
     var stack: StackBenchResult?
-    if what != "stack" { kernelRows = try kernel(options, repeats: repeats, json: json) }
-    if what != "kernel" { stack = try self.stack(options, repeats: repeats, json: json) }
+    var sweep: SweepBenchResult?
+    if what == "kernel" || what == "all" { kernelRows = try kernel(options, repeats: repeats, json: json) }
+    if what == "stack" || what == "all" { stack = try self.stack(options, repeats: repeats, json: json) }
+    if what == "sweep" || what == "all" { sweep = try self.sweep(options, repeats: repeats, json: json) }
     if json {
       struct Output: Codable {
         var kernel: [KernelBenchRow]?
         var stack: StackBenchResult?
+        var sweep: SweepBenchResult?
       }
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
-      print(String(decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack)), as: UTF8.self))
+      print(String(decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack, sweep: sweep)), as: UTF8.self))
     }
     return .pass
   }
@@ -75,6 +79,57 @@ enum BenchCommand {
             "       peak memory %.1f MiB, %.0f B per audience member (target <= 2048: %@); violations %d; hash %@",
           Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerAudienceMember,
           r.bytesPerAudienceMember <= 2048 ? "met" : "MISSED", r.violations, r.traceHash))
+    }
+    return r
+  }
+
+  /// The result of `bench sweep`.
+  struct SweepBenchResult: Codable {
+    var seeds: Int
+    var jobs: Int
+    var oneJobEventsPerSecond: Double
+    var manyJobsEventsPerSecond: Double
+    var speedup: Double
+  }
+
+  /// Seeds 1..16 of seat-rush with one job and with `--jobs J` (default: all cores), alternating.
+  static func sweep(_ options: Options, repeats: Int, json: Bool) throws -> SweepBenchResult {
+    guard let path = options.values["--profile"] ?? KernelBench.locate("profiles/seat-rush.json5") else {
+      throw UsageError(
+        "bench sweep: cannot find profiles/seat-rush.json5; run from the repository or pass --profile FILE")
+    }
+    let loaded: (profile: Profile, data: Data)
+    do {
+      loaded = try Profile.load(path: path)
+    } catch {
+      throw UsageError(error.description)
+    }
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    guard let jobs = Int(options.values["--jobs"] ?? String(max(2, cores))), (2...1024).contains(jobs) else {
+      throw UsageError("--jobs: expected a whole number from 2 to 1024")
+    }
+    let seeds = SweepSummary.SeedSpan(from: 1, to: 16)
+    func rate(_ j: Int) -> Double {
+      let s = Sweep(
+        profile: loaded.profile, profilePath: path, profileData: loaded.data, seeds: seeds, shard: nil, jobs: j
+      ).execute(finished: { _ in })
+      return Double(s.events) / max(s.meta.wallSeconds, 1e-9)
+    }
+    var one = 0.0
+    var many = 0.0
+    for _ in 0..<repeats {
+      one = max(one, rate(1))
+      many = max(many, rate(jobs))
+    }
+    let r = SweepBenchResult(
+      seeds: 16, jobs: jobs, oneJobEventsPerSecond: one.rounded(), manyJobsEventsPerSecond: many.rounded(),
+      speedup: (many / one * 1000).rounded() / 1000)
+    if !json {
+      print(
+        String(
+          format:
+            "sweep  %@ seeds 1..16: 1 job %.2fM events/s, %d jobs %.2fM events/s: %.2fx (target >= 1.6x at 2 jobs: %@)",
+          loaded.profile.name, one / 1e6, jobs, many / 1e6, r.speedup, r.speedup >= 1.6 ? "met" : "MISSED"))
     }
     return r
   }

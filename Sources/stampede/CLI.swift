@@ -12,7 +12,7 @@ enum CLI {
       stampede merge SUMMARY.json... [--out FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
       stampede validate PROFILE...
-      stampede bench [kernel|stack|all] [--json] [options]
+      stampede bench [kernel|stack|sweep|all] [--json] [options]
       stampede help [COMMAND]
       stampede version
 
@@ -92,7 +92,7 @@ enum CLI {
     expected; the exit code is 2 if any profile is invalid, 0 otherwise.
     """,
     "bench": """
-    stampede bench [kernel|stack|all] [options]
+    stampede bench [kernel|stack|sweep|all] [options]
 
     kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
             successor at now + an exponential increment. The identical loop is compiled from
@@ -102,7 +102,10 @@ enum CLI {
             then the kernel's hold loop at the stack run's mean queue size for as many events, in
             the same process. Targets: stack events/s >= 0.3x kernel holds/s; peak heap <= 2 KiB
             per audience member (from jemalloc).
-    all     both (the default is kernel).
+    sweep   seeds 1..16 of profiles/seat-rush.json5 with one job and with --jobs J (default: all
+            cores, at least 2), alternating; reports the throughput of each and the speed-up
+            (target: >= 1.6x with 2 jobs on 2 cores).
+    all     all three (the default is kernel).
 
     Options:
       --json            print {"kernel": [...], "stack": {eventsPerSecond, kernelOpsPerSecond, ratio,
