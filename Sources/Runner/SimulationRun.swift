@@ -79,9 +79,13 @@ public struct SimulationRun {
 
   /// Runs the simulation. `progress` is called between slices; `shouldStop` is polled there too,
   /// and a `true` ends the run early (the result is then marked interrupted).
-  public func execute(progress: ((RunProgress) -> Void)? = nil, shouldStop: () -> Bool = { false }) -> Result {
+  public func execute(
+    observer: (any EventObserver)? = nil, progress: ((RunProgress) -> Void)? = nil, shouldStop: () -> Bool = { false },
+    plantNondeterminism: Bool = false
+  ) -> Result {
     let memory = PeakMemory()
     var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+    world._plantNondeterminism = plantNondeterminism
     var sim = Simulation(expectedPending: max(1024, world.layout.totalUsers * 2))
     world.start(&sim.scheduler)
     let end = SimInstant.zero + duration
@@ -89,23 +93,30 @@ public struct SimulationRun {
     func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
     var reason = StopReason.eventBudget
     var interrupted = false
+    // The observed variant wraps the world; the plain one runs it directly (no per-event cost).
+    var observed = observer.map { ObservedWorld(live: world, observer: $0) }
     while true {
       let budget = min(SimulationRun.sliceEvents, profile.maxEvents - sim.executedCount)
       if budget <= 0 {
         reason = .eventBudget
         break
       }
-      reason = sim.run(&world, until: end, maxEvents: budget)
+      if observed != nil {
+        reason = sim.run(&observed!, until: end, maxEvents: budget)
+      } else {
+        reason = sim.run(&world, until: end, maxEvents: budget)
+      }
       progress?(
         RunProgress(
           simulated: sim.now, end: end, events: sim.executedCount, wallSeconds: elapsed(),
-          violations: world.checker.log.total))
+          violations: observed?.live.checker.log.total ?? world.checker.log.total))
       if reason != .eventBudget { break }
-      if shouldStop() {
+      if shouldStop() || observed?.stopRequested == true {
         interrupted = true
         break
       }
     }
+    if let observed { world = observed.live }
     return Result(
       world: world, events: sim.executedCount, traceHash: sim.traceHash, simulated: sim.now, stopReason: reason,
       interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes)

@@ -100,6 +100,8 @@ public struct LiveWorld: World {
   var freeTimers: [UInt32] = []
   /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
   var users: [UserRecord]
+  /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
+  public var _plantNondeterminism = false
   /// Per request: when the call that filed it was made.
   var requestCalledAt: [Int64] = []
 
@@ -226,7 +228,14 @@ public struct LiveWorld: World {
       flashCrowd(&scheduler)
     case .sample:
       sample(scheduler.now)
-      if scheduler.pendingCount > 0 { scheduler.schedule(after: profile.sampleEvery, event(.sample, 0)) }
+      var next = profile.sampleEvery
+      if _plantNondeterminism {
+        // Test-only: a Set's iteration order is seeded per instance, so this differs run to run.
+        var set = Set<Int64>()
+        for i in 0..<64 as Range<Int64> { set.insert(i) }
+        next = next + .nanoseconds(set.first!)
+      }
+      if scheduler.pendingCount > 0 { scheduler.schedule(after: next, event(.sample, 0)) }
     case .loginEnded:
       guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), login.logout(e.a) else { break }
       _ = seats.leave(user: e.a, now: scheduler.now)

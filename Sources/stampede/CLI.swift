@@ -7,7 +7,9 @@ enum CLI {
     stampede \(StampedeVersion.current): deterministic load and chaos testing for live rooms, calls and VoIP push.
 
     Usage:
-      stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--progress auto|bar|plain|none]
+      stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--check-determinism]
+                           [--trace FILE] [--perfetto FILE] [--only room:ID|user:ID] [--progress MODE]
+      stampede replay REPORT.json [--only room:ID|user:ID] [--trace FILE] [--perfetto FILE] [--out DIR]
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
@@ -35,6 +37,24 @@ enum CLI {
       --duration D      simulated time, e.g. 90s, 30m, 1h (default: the profile's "duration")
       --progress MODE   auto (bar on a terminal, plain lines otherwise), bar, plain or none;
                         progress goes to stderr and never changes the run (default: auto)
+      --trace FILE      write the events as JSON lines (index, time, kind, room, users, detail)
+      --perfetto FILE   write a Chrome/Perfetto trace: a track per client, requests as spans,
+                        violations as instant events (open in ui.perfetto.dev)
+      --only SEL        keep only events touching room:ID or user:ID (comma-separated for several)
+      --check-determinism
+                        run the seed a second time in this process and compare every event; on a
+                        difference, name the first divergent event and exit 4
+    """,
+    "replay": """
+    stampede replay REPORT.json [options]
+
+    Re-runs the profile and seed a report records (from its repro line), refusing if the profile
+    file's sha256 differs from the report's. It must reach the report's trace hash (otherwise exit
+    4), and it exits with the original run's exit code. With --trace/--perfetto and --only it
+    extracts the events of one room or user out of a large run.
+
+    Options: --only, --trace, --perfetto, --check-determinism, --progress as for run;
+      --out DIR         also write the replay's report files into DIR
     """,
     "sweep": """
     stampede sweep PROFILE --seeds A..B [options]
@@ -144,6 +164,7 @@ enum CLI {
     case "sweep": return try SweepCommand.main(rest)
     case "merge": return try MergeCommand.main(rest)
     case "capacity": return try CapacityCommand.main(rest)
+    case "replay": return try ReplayCommand.main(rest)
     case "help", "--help", "-h":
       if let topic = rest.first, let text = commandHelp[topic] { print(text) } else { print(overview) }
       return .pass

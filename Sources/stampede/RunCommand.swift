@@ -13,8 +13,10 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 
 /// `stampede run`.
 enum RunCommand {
+  static let valued: Set<String> = ["--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only"]
+
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--seed", "--out", "--duration", "--progress"], flags: [])
+    let options = try Options(args, valued: valued, flags: ["--check-determinism"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("run takes exactly one PROFILE")
     }
@@ -40,36 +42,82 @@ enum RunCommand {
       }
       duration = d
     }
-    let mode = try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto")
-    let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
-    guard Jemalloc.isProcessAllocator else {
-      printError(
-        "stampede: jemalloc is not the process allocator; memory figures would be wrong. Rebuild with libjemalloc-dev installed."
-      )
-      return .usage
-    }
-
     let run = SimulationRun(
       profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration)
+    let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
+    let (report, code) = try perform(run, options: options, out: out)
+    _ = report
+    return code
+  }
+
+  /// Runs `run` with the shared options (progress, trace, Perfetto, determinism check), writes the
+  /// report into `out` (if given) and returns it with the exit code.
+  static func perform(_ run: SimulationRun, options: Options, out: String?) throws -> (RunReport, ExitCode) {
+    let mode = try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto")
+    var filter = TraceFilter()
+    if let only = options.values["--only"] {
+      guard let f = TraceFilter.parse([only]) else {
+        throw UsageError("--only: expected room:ID or user:ID (comma-separated for several), got '\(only)'")
+      }
+      filter = f
+    }
+    guard Jemalloc.isProcessAllocator else {
+      throw UsageError(
+        "jemalloc is not the process allocator; memory figures would be wrong. Rebuild with libjemalloc-dev installed.")
+    }
+    var traceHandle: FileHandle?
+    if let tracePath = options.values["--trace"] {
+      guard FileManager.default.createFile(atPath: tracePath, contents: nil),
+        let h = FileHandle(forWritingAtPath: tracePath)
+      else { throw UsageError("--trace: cannot create \(tracePath)") }
+      traceHandle = h
+    }
+    let perfettoPath = options.values["--perfetto"]
+    let recorder =
+      (traceHandle != nil || perfettoPath != nil)
+      ? TraceRecorder(filter: filter, jsonl: traceHandle, keep: perfettoPath != nil) : nil
     signal(SIGINT) { _ in interruptRequested = 1 }
     signal(SIGTERM) { _ in interruptRequested = 1 }
     let printer = ProgressPrinter(mode: mode)
     let startedAt = Date()
-    let result = run.execute(progress: { printer.update($0) }, shouldStop: { interruptRequested != 0 })
+    let result = run.execute(
+      observer: recorder, progress: { printer.update($0) }, shouldStop: { interruptRequested != 0 })
     printer.finish()
-    let report = run.report(result, startedAt: startedAt)
-    let reportPath = out + "/report.json"
-    do {
-      try ReportFiles.write(report, to: out)
-    } catch {
-      printError("stampede: cannot write the report to \(out): \(error)")
-      return .usage
+    if let recorder {
+      recorder.flush()
+      try? traceHandle?.close()
+      if let perfettoPath {
+        let text = PerfettoTrace.render(records: recorder.records, world: result.world, filter: filter)
+        try AtomicFile.write(Data(text.utf8), to: perfettoPath)
+      }
+      printError("stampede: traced \(recorder.matched) of \(result.events) events")
     }
-    Summary.print(report, reportPath: reportPath)
+    let report = run.report(result, startedAt: startedAt)
+    if let out {
+      do {
+        try ReportFiles.write(report, to: out)
+      } catch {
+        printError("stampede: cannot write the report to \(out): \(error)")
+        return (report, .usage)
+      }
+    }
+    Summary.print(report, reportPath: out.map { $0 + "/report.json" })
     if result.interrupted {
       printError("stampede: interrupted; the report is marked incomplete.")
-      return .interrupted
+      return (report, .interrupted)
     }
+    if options.flags.contains("--check-determinism") {
+      let check = DeterminismCheck.check(run)
+      if let d = check.divergence {
+        printError("stampede: NONDETERMINISM: the same profile and seed ran differently twice: \(d)")
+        return (report, .nondeterminism)
+      }
+      printError("stampede: determinism check passed: a second run executed the same \(result.events) events")
+    }
+    return (report, exitCode(report))
+  }
+
+  static func exitCode(_ report: RunReport) -> ExitCode {
     switch report.exitStatus {
     case 1: return .invariantViolated
     case 3: return .thresholdFailed
@@ -78,9 +126,140 @@ enum RunCommand {
   }
 }
 
+/// `stampede replay`.
+enum ReplayCommand {
+  static func main(_ args: [String]) throws -> ExitCode {
+    let options = try Options(
+      args, valued: RunCommand.valued.subtracting(["--seed", "--duration"]), flags: ["--check-determinism"])
+    guard options.positional.count == 1, let reportPath = options.positional.first else {
+      throw UsageError("replay takes exactly one REPORT.json")
+    }
+    let original: RunReport
+    do {
+      original = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+    } catch {
+      printError("stampede: \(reportPath): not a run report (\(error.localizedDescription))")
+      return .usage
+    }
+    guard original.complete else {
+      printError(
+        "stampede: \(reportPath) is incomplete (the run was interrupted), so no replay can reach its trace hash")
+      return .usage
+    }
+    guard let repro = Repro.parse(original.repro) else {
+      printError("stampede: \(reportPath): cannot read its repro line: \(original.repro)")
+      return .usage
+    }
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: repro.profilePath))
+    } catch {
+      printError(
+        "stampede: cannot read \(repro.profilePath) (from the report's repro line); run replay where the report was made"
+      )
+      return .usage
+    }
+    let sha = SHA256.hex(data)
+    guard sha == original.profile.sha256 else {
+      printError(
+        "stampede: \(repro.profilePath) has changed since the report was made (sha256 \(original.profile.sha256.prefix(12))… then, \(sha.prefix(12))… now); check out the version the report was made with"
+      )
+      return .usage
+    }
+    if original.tool.version != StampedeVersion.current {
+      printError(
+        "stampede: note: the report was made by stampede \(original.tool.version), this is \(StampedeVersion.current)")
+    }
+    let profile: Profile
+    do {
+      profile = try Profile.parse(data)
+    } catch {
+      printError("\(repro.profilePath): \(error.description)")
+      return .usage
+    }
+    let run = SimulationRun(
+      profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration)
+    let (report, code) = try RunCommand.perform(run, options: options, out: options.values["--out"])
+    guard report.traceHash == original.traceHash else {
+      printError(
+        "stampede: NONDETERMINISM: replay reached trace hash \(report.traceHash), the report has \(original.traceHash)")
+      return .nondeterminism
+    }
+    printError("stampede: replay reached the report's trace hash \(original.traceHash)")
+    return code
+  }
+}
+
+/// The parts of a repro line.
+struct Repro {
+  var profilePath: String
+  var seed: UInt64
+  var duration: SimDuration?
+
+  /// Reads `stampede run PATH --seed N [--duration D]` (PATH shell-quoted if needed).
+  static func parse(_ line: String) -> Repro? {
+    guard let words = ShellWords.split(line), words.count >= 5, words[0] == "stampede", words[1] == "run" else {
+      return nil
+    }
+    var repro = Repro(profilePath: words[2], seed: 0, duration: nil)
+    var i = 3
+    var sawSeed = false
+    while i + 1 < words.count {
+      switch words[i] {
+      case "--seed":
+        guard let s = SeedFormat.parse(words[i + 1]) else { return nil }
+        repro.seed = s
+        sawSeed = true
+      case "--duration":
+        guard let d = DurationFormat.parse(words[i + 1]) else { return nil }
+        repro.duration = d
+      default:
+        return nil
+      }
+      i += 2
+    }
+    return sawSeed && i == words.count ? repro : nil
+  }
+}
+
+/// Splits a command line as a POSIX shell would for the quoting `ShellQuote` produces.
+enum ShellWords {
+  static func split(_ line: String) -> [String]? {
+    var words: [String] = []
+    var current = ""
+    var inWord = false
+    var quoted = false
+    var escaped = false
+    for ch in line {
+      if escaped {
+        current.append(ch)
+        escaped = false
+      } else if quoted {
+        if ch == "'" { quoted = false } else { current.append(ch) }
+      } else if ch == "'" {
+        quoted = true
+        inWord = true
+      } else if ch == "\\" {
+        escaped = true
+        inWord = true
+      } else if ch == " " {
+        if inWord { words.append(current) }
+        current = ""
+        inWord = false
+      } else {
+        current.append(ch)
+        inWord = true
+      }
+    }
+    if quoted || escaped { return nil }
+    if inWord { words.append(current) }
+    return words
+  }
+}
+
 /// The human summary printed after a run.
 enum Summary {
-  static func print(_ r: RunReport, reportPath: String) {
+  static func print(_ r: RunReport, reportPath: String?) {
     func n(_ v: Double) -> String { String(format: "%.1f", v) }
     var lines: [String] = []
     lines.append("\(r.profile.name) seed \(r.seedHex): \(r.verdict.uppercased())\(r.complete ? "" : " (incomplete)")")
@@ -107,7 +286,7 @@ enum Summary {
     for t in r.thresholds where !t.passed {
       lines.append("  THRESHOLD FAILED \(t.expression): measured \(Spell.value(t))")
     }
-    lines.append("  report: \(reportPath) (also report.md, report.html, junit.xml)")
+    if let reportPath { lines.append("  report: \(reportPath) (also report.md, report.html, junit.xml)") }
     lines.append("repro: \(r.repro)")
     Swift.print(lines.joined(separator: "\n"))
   }

@@ -238,6 +238,34 @@ enum Tool {
     #expect(twice.stderr.contains("refusing to count them twice"))
   }
 
+  @Test func replayReachesTheSameHashAndRefusesAChangedProfile() throws {
+    let folder = Tool.temporaryFolder()
+    let profile = folder.appendingPathComponent("p.json5")
+    let smoke = try String(contentsOf: repositoryRoot.appendingPathComponent("profiles/smoke.json5"), encoding: .utf8)
+    try smoke.write(to: profile, atomically: true, encoding: .utf8)
+    let out = folder.appendingPathComponent("r")
+    let r = try Tool.run([
+      "run", profile.path, "--seed", "9", "--duration", "2m", "--out", out.path, "--progress", "none",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let trace = folder.appendingPathComponent("t.jsonl")
+    let perfetto = folder.appendingPathComponent("p.json")
+    let replay = try Tool.run([
+      "replay", out.appendingPathComponent("report.json").path, "--only", "user:7", "--trace", trace.path,
+      "--perfetto", perfetto.path, "--progress", "none",
+    ])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(replay.stderr.contains("replay reached the report's trace hash"))
+    let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n")
+    #expect(
+      !lines.isEmpty && lines.allSatisfy { $0.contains("\"users\":[7") || $0.contains(",7,") || $0.contains(",7]") })
+    #expect((try? JSONSerialization.jsonObject(with: Data(contentsOf: perfetto))) != nil)
+    try (smoke + "\n// changed\n").write(to: profile, atomically: true, encoding: .utf8)
+    let changed = try Tool.run(["replay", out.appendingPathComponent("report.json").path, "--progress", "none"])
+    #expect(changed.status == 2)
+    #expect(changed.stderr.contains("has changed since the report was made"))
+  }
+
   @Test func aReportListsEveryInvariantAndTheTimeSeries() throws {
     let out = Tool.temporaryFolder()
     let r = try Tool.run(["run", "profiles/smoke.json5", "--out", out.path, "--progress", "none"])

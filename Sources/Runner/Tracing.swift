@@ -1,0 +1,136 @@
+import Foundation
+import Reports
+import Scenario
+import SimKernel
+
+/// Sees every event just before the world handles it. Observers never change the run.
+public protocol EventObserver: AnyObject {
+  /// `index` counts events from 0. Return `false` to ask the run to stop after the current slice.
+  func observe(index: Int64, time: SimInstant, event: Event, world: LiveWorld) -> Bool
+}
+
+/// The live world with an observer in front of it.
+struct ObservedWorld: World {
+  var live: LiveWorld
+  let observer: any EventObserver
+  var index: Int64 = 0
+  var stopRequested = false
+
+  init(live: LiveWorld, observer: any EventObserver) {
+    self.live = live
+    self.observer = observer
+  }
+
+  mutating func handle(_ event: Event, scheduler: inout Scheduler) {
+    if !observer.observe(index: index, time: scheduler.now, event: event, world: live) { stopRequested = true }
+    index += 1
+    live.handle(event, scheduler: &scheduler)
+  }
+}
+
+/// Which entities a trace keeps: `room:ID` and `user:ID` selectors; none keeps everything.
+public struct TraceFilter: Sendable, Equatable {
+  /// Rooms selected.
+  public var rooms: Set<UInt32> = []
+  /// Users selected.
+  public var users: Set<UInt32> = []
+
+  /// Keeps everything.
+  public init() {}
+
+  /// Parses `room:3,user:17` (selectors may also be given one per `--only`).
+  public static func parse(_ texts: [String]) -> TraceFilter? {
+    var f = TraceFilter()
+    for text in texts {
+      for part in text.split(separator: ",") {
+        let kv = part.split(separator: ":")
+        guard kv.count == 2, let id = UInt32(kv[1]) else { return nil }
+        switch kv[0] {
+        case "room": f.rooms.insert(id)
+        case "user": f.users.insert(id)
+        default: return nil
+        }
+      }
+    }
+    return f
+  }
+
+  /// Whether nothing is selected (keep all).
+  public var keepsAll: Bool { rooms.isEmpty && users.isEmpty }
+}
+
+/// One traced event.
+public struct TraceRecord: Sendable {
+  /// Index among all events of the run.
+  public var index: Int64
+  /// Simulated time in nanoseconds.
+  public var timeNs: Int64
+  /// What it was.
+  public var description: EventDescription
+}
+
+/// Records the events a filter selects: as JSON lines into a file, and in memory for Perfetto.
+public final class TraceRecorder: EventObserver {
+  let filter: TraceFilter
+  let sink: FileHandle?
+  let keep: Bool
+  var buffer = Data()
+  /// The records kept (when asked to keep them).
+  public private(set) var records: [TraceRecord] = []
+  /// Events that matched the filter.
+  public private(set) var matched = 0
+
+  /// Records into `jsonl` (if given) and keeps records in memory if `keep`.
+  public init(filter: TraceFilter, jsonl: FileHandle?, keep: Bool) {
+    self.filter = filter
+    self.sink = jsonl
+    self.keep = keep
+  }
+
+  public func observe(index: Int64, time: SimInstant, event: Event, world: LiveWorld) -> Bool {
+    let d = world.describe(event)
+    if !filter.keepsAll
+      && !d.touches(rooms: filter.rooms, users: filter.users, homeRoom: { world.layout.homeRoom[Int($0)] })
+    {
+      return true
+    }
+    matched += 1
+    if keep { records.append(TraceRecord(index: index, timeNs: time.nanoseconds, description: d)) }
+    if sink != nil {
+      buffer.append(contentsOf: TraceRecorder.jsonLine(index: index, timeNs: time.nanoseconds, d).utf8)
+      if buffer.count > 1 << 16 { flush() }
+    }
+    return true
+  }
+
+  /// Writes what is buffered.
+  public func flush() {
+    guard let sink, !buffer.isEmpty else { return }
+    sink.write(buffer)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// One JSON object on one line: `{"i":…,"tMs":…,"kind":…,"room":…,"users":[…],"request":…,"detail":…}`.
+  static func jsonLine(index: Int64, timeNs: Int64, _ d: EventDescription) -> String {
+    var s = "{\"i\":\(index),\"tMs\":\(String(format: "%.6f", Double(timeNs) / 1e6)),\"kind\":\"\(d.kind)\""
+    if let room = d.room { s += ",\"room\":\(room)" }
+    s += ",\"users\":[" + d.users.map(String.init).joined(separator: ",") + "]"
+    if let r = d.request { s += ",\"request\":\(r)" }
+    s += ",\"server\":\(d.onServer),\"detail\":\"" + jsonEscape(d.detail) + "\"}\n"
+    return s
+  }
+
+  static func jsonEscape(_ s: String) -> String {
+    var out = ""
+    for u in s.unicodeScalars {
+      switch u {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      default:
+        if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,151 @@
+import Clients
+import LiveStack
+import SimKernel
+
+/// What one event is about, for traces: its kind, the room and users it touches, and a detail.
+public struct EventDescription: Sendable, Equatable {
+  /// The event kind's name (`serverCall`, `clientNotice`, …).
+  public var kind: String
+  /// The room it concerns, if one.
+  public var room: UInt32?
+  /// The users it touches: the acting or receiving user first.
+  public var users: [UInt32]
+  /// The co-guest request it concerns, if one.
+  public var request: UInt32?
+  /// One readable line: the SDK call, the event delivered, the timer.
+  public var detail: String
+  /// Whether it happens on the server (otherwise on a client's phone).
+  public var onServer: Bool
+
+  /// Whether the event touches `room` (directly, or through a user of that room) or `user`.
+  public func touches(rooms: Set<UInt32>, users wanted: Set<UInt32>, homeRoom: (UInt32) -> UInt32) -> Bool {
+    if let room, rooms.contains(room) { return true }
+    for u in users {
+      if wanted.contains(u) || rooms.contains(homeRoom(u)) { return true }
+    }
+    return false
+  }
+}
+
+extension LiveWorld {
+  /// Describes `event` as it is about to be handled (slots it refers to are still live).
+  public func describe(_ e: Event) -> EventDescription {
+    guard let kind = LiveEvent(rawValue: e.kind) else {
+      return EventDescription(
+        kind: "unknown(\(e.kind))", room: nil, users: [], request: nil, detail: "", onServer: true)
+    }
+    let name = String(describing: kind)
+    func home(_ u: UInt32) -> UInt32 { layout.homeRoom[Int(u)] }
+    switch kind {
+    case .clientStart, .applyIntent:
+      return .init(kind: name, room: home(e.a), users: [e.a], request: nil, detail: name, onServer: false)
+    case .loginEnded:
+      let what = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)).map { "\($0)" } ?? "?"
+      return .init(
+        kind: name, room: home(e.a), users: [e.a], request: nil, detail: "login ended: \(what)", onServer: true)
+    case .arrival:
+      return .init(kind: name, room: e.a, users: [], request: nil, detail: "next arrival", onServer: false)
+    case .serverCall, .clientReply, .deviceReply:
+      let op = ops[Int(e.a)]
+      var users = [op.user]
+      if Self.takesTarget(op.kind) { users.append(op.target) }
+      var detail = "\(op.kind)"
+      if Self.takesTarget(op.kind) { detail += " user \(op.target)" }
+      if op.seat >= 0
+        && [.takeSeat, .lockSeat, .unlockSeat, .moveUserToSeat, .applyForSeat, .inviteToSeat].contains(op.kind)
+      {
+        detail += " seat \(op.seat)"
+      }
+      if op.kind == .moveUserToSeat { detail += " \(op.policy.name)" }
+      if kind == .clientReply {
+        let code = Int32(bitPattern: e.b)
+        detail += code == 0 ? " → ok" : " → \(SeatError(rawValue: code).map { "\($0.name) (\(code))" } ?? String(code))"
+      }
+      return .init(
+        kind: name, room: home(op.user), users: users, request: nil, detail: detail, onServer: kind == .serverCall)
+    case .clientNotice:
+      guard let notice = notices[Int(e.a)] else {
+        return .init(kind: name, room: nil, users: [], request: nil, detail: "(freed)", onServer: false)
+      }
+      return describe(notice, name: name)
+    case .clientTimer:
+      let t = timers[Int(e.b)]
+      return .init(
+        kind: name, room: home(e.a), users: [e.a], request: nil, detail: "timer tag \(t.tag) arg \(t.arg)",
+        onServer: false)
+    case .requestTimeout:
+      let r = seats.requests[Int(e.a)]
+      var users = [r.guest]
+      if let h = r.processedBy { users.append(h) }
+      return .init(
+        kind: name, room: r.room, users: users, request: e.a, detail: "\(r.kind) \(e.a) timeout", onServer: true)
+    case .coHostStart, .coHostEnd:
+      return .init(
+        kind: name, room: e.a, users: [], request: nil, detail: "\(name) rooms \(e.a) and \(e.a + 1)", onServer: true)
+    case .flashCrowd, .sample:
+      return .init(kind: name, room: nil, users: [], request: nil, detail: name, onServer: true)
+    }
+  }
+
+  static func takesTarget(_ k: OperationKind) -> Bool {
+    switch k {
+    case .acceptApplication, .rejectApplication, .inviteToSeat, .cancelInvitation, .acceptInvitation, .rejectInvitation,
+      .kickUserOutOfSeat, .moveUserToSeat:
+      return true
+    default:
+      return false
+    }
+  }
+
+  func describe(_ n: Notice, name: String) -> EventDescription {
+    func home(_ u: UInt32) -> UInt32 { layout.homeRoom[Int(u)] }
+    switch n {
+    case .guest(let u, let event, let request):
+      var users = [u]
+      switch event {
+      case .onHostInvitationReceived(let h), .onHostInvitationCancelled(let h), .onGuestApplicationResponded(_, let h),
+        .onKickedOffSeat(_, let h):
+        if h != .max { users.append(h) }
+      case .onGuestApplicationNoResponse:
+        break
+      }
+      return .init(
+        kind: name, room: home(u), users: users, request: request == .max ? nil : request, detail: "\(event)",
+        onServer: false)
+    case .host(let u, let event, let request):
+      var users = [u]
+      switch event {
+      case .onGuestApplicationReceived(let g), .onGuestApplicationCancelled(let g),
+        .onHostInvitationResponded(_, let g),
+        .onHostInvitationNoResponse(let g, _):
+        users.append(g)
+      case .onGuestApplicationProcessedByOtherHost(let g, let h):
+        users += [g, h]
+      }
+      return .init(kind: name, room: home(u), users: users, request: request, detail: "\(event)", onServer: false)
+    case .applicantRemoved(let h, let g):
+      return .init(
+        kind: name, room: home(h), users: [h, g], request: nil, detail: "applicants - \(g)", onServer: false)
+    case .inviteeRemoved(let h, let g):
+      return .init(kind: name, room: home(h), users: [h, g], request: nil, detail: "invitees - \(g)", onServer: false)
+    case .invitationRemoved(let g, let h):
+      return .init(
+        kind: name, room: home(g), users: [g, h], request: nil, detail: "invitation from \(h) gone", onServer: false)
+    case .seats(let u, let batch):
+      var users = [u]
+      var parts: [String] = []
+      for i in 0..<batch.count {
+        let c = batch[i]
+        if c.user != u { users.append(c.user) }
+        parts.append("\(c.seated ? "+" : "-")\(c.user)@\(c.seat)")
+      }
+      return .init(
+        kind: name, room: home(u), users: users, request: nil, detail: "seats " + parts.joined(separator: " "),
+        onServer: false)
+    case .liveEnded(let u):
+      return .init(kind: name, room: home(u), users: [u], request: nil, detail: "onLiveEnded", onServer: false)
+    case .login(let u, let event):
+      return .init(kind: name, room: home(u), users: [u], request: nil, detail: "\(event)", onServer: false)
+    }
+  }
+}

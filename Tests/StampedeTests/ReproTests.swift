@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import Runner
+@testable import Scenario
+@testable import SimKernel
+@testable import stampede
+
+@Suite struct ReproTests {
+  func smokeRun(minutes: Int64 = 3) throws -> SimulationRun {
+    let (profile, data) = try Profile.load(path: repositoryRoot.appendingPathComponent("profiles/smoke.json5").path)
+    return SimulationRun(
+      profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: 4, duration: .minutes(minutes))
+  }
+
+  @Test func tracingNeverChangesTheRun() throws {
+    let run = try smokeRun()
+    let plain = run.execute()
+    let recorder = TraceRecorder(filter: TraceFilter(), jsonl: nil, keep: true)
+    let traced = run.execute(observer: recorder)
+    #expect(plain.traceHash == traced.traceHash)
+    #expect(recorder.records.count == Int(traced.events))
+    #expect(recorder.records.map(\.index) == Array(0..<traced.events))
+  }
+
+  @Test func anOnlyTraceHoldsExactlyTheEventsTouchingTheSelection() throws {
+    let run = try smokeRun()
+    let all = TraceRecorder(filter: TraceFilter(), jsonl: nil, keep: true)
+    let result = run.execute(observer: all)
+    let user = UInt32(205)
+    let room = UInt32(2)
+    let only = TraceRecorder(filter: TraceFilter.parse(["user:\(user),room:\(room)"])!, jsonl: nil, keep: true)
+    _ = run.execute(observer: only)
+    let layout = result.world.layout
+    let expected = all.records.filter { r in
+      let d = r.description
+      return d.room == room || d.users.contains(user) || d.users.contains { layout.homeRoom[Int($0)] == room }
+    }
+    #expect(only.records.map(\.index) == expected.map(\.index))
+    #expect(!expected.isEmpty && expected.count < all.records.count)
+    #expect(only.records.contains { $0.description.users.first == user && $0.description.kind == "clientStart" })
+    #expect(TraceFilter.parse(["call:3"]) == nil)
+    #expect(TraceFilter.parse(["user:x"]) == nil)
+  }
+
+  @Test func theJSONLinesAndThePerfettoFileAreValidJSON() throws {
+    let run = try smokeRun()
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
+    FileManager.default.createFile(atPath: path.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: path)
+    let filter = TraceFilter.parse(["room:1"])!
+    let recorder = TraceRecorder(filter: filter, jsonl: handle, keep: true)
+    let result = run.execute(observer: recorder)
+    recorder.flush()
+    try handle.close()
+    let lines = try String(contentsOf: path, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count == recorder.matched)
+    for line in lines.prefix(500) {
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+      #expect(object["i"] is Int && object["tMs"] is Double && object["kind"] is String && object["detail"] is String)
+    }
+    let perfetto = PerfettoTrace.render(records: recorder.records, world: result.world, filter: filter)
+    let doc = try JSONSerialization.jsonObject(with: Data(perfetto.utf8)) as! [String: Any]
+    let events = doc["traceEvents"] as! [[String: Any]]
+    #expect(Set(events.map { $0["ph"] as! String }).isSubset(of: ["M", "i", "b", "e"]))
+    #expect(events.filter { $0["ph"] as! String != "M" }.allSatisfy { $0["ts"] is Double || $0["ts"] is Int })
+    let begins = events.filter { $0["ph"] as! String == "b" }.count
+    #expect(begins > 0 && begins == events.filter { $0["ph"] as! String == "e" }.count)
+    #expect(events.contains { ($0["name"] as? String) == "thread_name" })
+  }
+
+  @Test func theDeterminismCheckPassesCleanRunsAndNamesAPlantedDivergence() throws {
+    let run = try smokeRun(minutes: 10)
+    #expect(DeterminismCheck.check(run).divergence == nil)
+    let planted = DeterminismCheck.check(run, plant: true)
+    let d = try #require(planted.divergence)
+    #expect(d.description.contains("first divergent event #\(d.index)"))
+    // The planted Set decides when samples are scheduled: the first difference is a sample.
+    #expect(d.first?.kind == LiveEvent.sample.rawValue || d.second?.kind == LiveEvent.sample.rawValue)
+    #expect(d.description.contains("sample"))
+  }
+
+  @Test func reproLinesSplitLikeAShell() {
+    #expect(
+      ShellWords.split("stampede run 'a b.json5' --seed 0x1") == ["stampede", "run", "a b.json5", "--seed", "0x1"])
+    #expect(ShellWords.split("stampede run 'it'\\''s.json5' --seed 0x1")?[2] == "it's.json5")
+    #expect(ShellWords.split("stampede run 'open") == nil)
+    let path = "/tmp/o'dd <x>.json5"
+    let line = "stampede run \(ShellQuote.quote(path)) --seed 0x2a --duration 1.5m"
+    let r = Repro.parse(line)
+    #expect(r?.profilePath == path && r?.seed == 42 && r?.duration == .seconds(90))
+    #expect(Repro.parse("stampede run p.json5") == nil)
+    #expect(Repro.parse("stampede run p.json5 --seed 1 --mistake x") == nil)
+  }
+}
