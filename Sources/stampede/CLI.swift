@@ -10,6 +10,7 @@ enum CLI {
       stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--check-determinism]
                            [--trace FILE] [--perfetto FILE] [--only room:ID|user:ID] [--progress MODE]
       stampede replay REPORT.json [--only room:ID|user:ID] [--trace FILE] [--perfetto FILE] [--out DIR]
+      stampede shrink PROFILE --seed N [--budget R] [--nearby K] [--out FILE]
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
@@ -45,6 +46,22 @@ enum CLI {
                         run the seed a second time in this process and compare every event; on a
                         difference, name the first divergent event and exit 4
     """,
+    "shrink": """
+    stampede shrink PROFILE --seed N [options]
+
+    Makes a failing profile smaller while it keeps failing the same way (the same earliest violated
+    invariant, or else the same first failed threshold): it halves and decrements the duration,
+    rooms, viewers and admins, turns off workloads (flash crowd, co-hosting), host and admin
+    actions, device failures and patience, keeping each change that still fails; then it tries
+    nearby seeds and keeps a smaller result. It stops when nothing more shrinks or the budget of
+    runs is spent, and writes the profile as JSON5 with a comment saying what it was shrunk from.
+
+    Options:
+      --seed N          the failing seed
+      --budget R        the most runs to spend (default: 200)
+      --nearby K        seeds after N to try (default: 8)
+      --out FILE        where to write (default: reports/<profile>/shrunk-seed-N.json5)
+    """,
     "replay": """
     stampede replay REPORT.json [options]
 
@@ -78,6 +95,10 @@ enum CLI {
                         (BUILDKITE_PARALLEL_JOB/_COUNT); on GitHub Actions pass K/N from the matrix
       --out DIR         output folder (default: reports/<profile>/sweep-A-B[/shard-K-of-N])
       --quiet           no per-seed lines
+      --corpus          first re-run the failing seeds remembered for this profile (same sha256)
+                        in the corpus; they count towards the exit code
+      --corpus-file F   the corpus (default: reports/failing-seeds.jsonl); every sweep appends its
+                        new failing seeds to it
     """,
     "merge": """
     stampede merge SUMMARY.json... [--out FILE]
@@ -165,6 +186,7 @@ enum CLI {
     case "merge": return try MergeCommand.main(rest)
     case "capacity": return try CapacityCommand.main(rest)
     case "replay": return try ReplayCommand.main(rest)
+    case "shrink": return try ShrinkCommand.main(rest)
     case "help", "--help", "-h":
       if let topic = rest.first, let text = commandHelp[topic] { print(text) } else { print(overview) }
       return .pass

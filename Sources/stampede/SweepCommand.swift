@@ -10,7 +10,9 @@ import Scenario
 /// `stampede sweep`.
 enum SweepCommand {
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out"], flags: ["--quiet"])
+    let options = try Options(
+      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file"],
+      flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")
     }
@@ -57,6 +59,23 @@ enum SweepCommand {
     }
     signal(SIGINT) { _ in interruptRequested = 1 }
     signal(SIGTERM) { _ in interruptRequested = 1 }
+    let corpus = FailingSeedCorpus(path: options.values["--corpus-file"] ?? "reports/failing-seeds.jsonl")
+    let sha = SHA256.hex(loaded.data)
+    var corpusStillFailing = 0
+    var corpusViolations = false
+    if options.flags.contains("--corpus") {
+      let remembered = corpus.seeds(forProfile: sha)
+      print("corpus: \(remembered.count) remembered failing seed(s) of this profile first")
+      for seed in remembered where interruptRequested == 0 {
+        let run = SimulationRun(profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: seed)
+        let report = run.report(run.execute(), startedAt: Date())
+        print("corpus " + SweepCommand.line(report))
+        if report.verdict != "pass" {
+          corpusStillFailing += 1
+          corpusViolations = corpusViolations || report.exitStatus == 1
+        }
+      }
+    }
     let quiet = options.flags.contains("--quiet")
     let folder = out
     let summary = sweep.execute(
@@ -74,11 +93,20 @@ enum SweepCommand {
       return .usage
     }
     print(SweepCommand.footer(summary, folder: out))
+    let added = try? corpus.add(
+      summary.failing.map {
+        FailingSeedCorpus.Row(profileSha256: sha, profile: path, seed: $0.seed, failure: $0.reason, repro: $0.repro)
+      })
+    if let added, added > 0 { print("  corpus: remembered \(added) new failing seed(s) in \(corpus.path)") }
+    if corpusStillFailing > 0 { print("  corpus: \(corpusStillFailing) remembered seed(s) still fail") }
     if interruptRequested != 0 {
       printError("stampede: interrupted; the summary lists the seeds that did not run.")
       return .interrupted
     }
-    return exitCode(summary)
+    let code = exitCode(summary)
+    if code == .pass && corpusStillFailing > 0 { return corpusViolations ? .invariantViolated : .thresholdFailed }
+    if code == .thresholdFailed && corpusViolations { return .invariantViolated }
+    return code
   }
 
   /// One line per seed: seed, verdict, events, first violation.

@@ -266,6 +266,29 @@ enum Tool {
     #expect(changed.stderr.contains("has changed since the report was made"))
   }
 
+  @Test func aSweepRemembersFailingSeedsAndReplaysThemFirstWithCorpus() throws {
+    let folder = Tool.temporaryFolder()
+    let profile = folder.appendingPathComponent("f.json5")
+    try ShrinkTests.failing.replacingOccurrences(of: "10m", with: "2m").write(
+      to: profile, atomically: true, encoding: .utf8)
+    let corpus = folder.appendingPathComponent("corpus.jsonl").path
+    let first = try Tool.run([
+      "sweep", profile.path, "--seeds", "1..2", "--corpus-file", corpus, "--out",
+      folder.appendingPathComponent("a").path,
+    ])
+    #expect(first.status == 3, "\(first.stderr)")
+    #expect(first.stdout.contains("corpus: remembered 2 new failing seed(s)"))
+    let again = try Tool.run([
+      "sweep", profile.path, "--seeds", "5..5", "--corpus", "--corpus-file", corpus, "--quiet", "--out",
+      folder.appendingPathComponent("b").path,
+    ])
+    #expect(again.status == 3)
+    let lines = again.stdout.components(separatedBy: "\n")
+    #expect(lines[0] == "corpus: 2 remembered failing seed(s) of this profile first")
+    #expect(lines[1].hasPrefix("corpus seed 1 FAIL") && lines[2].hasPrefix("corpus seed 2 FAIL"))
+    #expect(again.stdout.contains("corpus: remembered 1 new failing seed(s)"))
+  }
+
   @Test func aReportListsEveryInvariantAndTheTimeSeries() throws {
     let out = Tool.temporaryFolder()
     let r = try Tool.run(["run", "profiles/smoke.json5", "--out", out.path, "--progress", "none"])

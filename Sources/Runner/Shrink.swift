@@ -1,0 +1,226 @@
+import Foundation
+import Reports
+import Scenario
+import SimKernel
+
+/// `stampede shrink`: makes a failing profile smaller while it keeps failing the same way, by
+/// greedy delta debugging over its size (duration, rooms, audience, admins) and its features
+/// (workloads, host actions, device failures, patience), then by trying nearby seeds.
+public struct Shrinker {
+  /// What a failure is, for "the same failure": the earliest violated invariant, or else the first
+  /// failed threshold.
+  public static func signature(_ r: RunReport) -> String? {
+    let firsts = r.invariants.compactMap { i in i.first.map { (i.id, $0.atMs) } }
+    if let earliest = firsts.min(by: { $0.1 < $1.1 }) { return "invariant " + earliest.0 }
+    if let t = r.failedThresholds.first { return "threshold " + t.expression }
+    return nil
+  }
+
+  /// The outcome.
+  public struct Outcome: Sendable {
+    /// The smaller profile's document.
+    public var tree: JSONValue
+    /// The seed it fails with.
+    public var seed: UInt64
+    /// The failure kept.
+    public var signature: String
+    /// Runs spent.
+    public var runs: Int
+    /// Size before and after, as "rooms × users per room, duration".
+    public var before: String
+    /// Size after.
+    public var after: String
+    /// Reductions that were kept, in order.
+    public var steps: [String]
+  }
+
+  /// Why shrinking could not start.
+  public struct ShrinkError: Error, CustomStringConvertible {
+    /// One line.
+    public let description: String
+  }
+
+  let original: JSONValue
+  let profilePath: String
+  let budget: Int
+  var runs = 0
+
+  /// A shrinker for the profile document `tree` (from `profilePath`), allowed `budget` runs.
+  public init(tree: JSONValue, profilePath: String, budget: Int) {
+    original = tree
+    self.profilePath = profilePath
+    self.budget = budget
+  }
+
+  /// The signature of `tree` run with `seed`, or `nil` if it passes or is not a valid profile.
+  mutating func failure(_ tree: JSONValue, seed: UInt64) -> String? {
+    runs += 1
+    guard let profile = try? Profile.read(ProfileNode(path: "", value: tree)) else { return nil }
+    let data = Data(JSON5Writer.write(tree).utf8)
+    let run = SimulationRun(profile: profile, profilePath: profilePath, profileData: data, seed: seed)
+    return Shrinker.signature(run.report(run.execute(), startedAt: Date()))
+  }
+
+  /// Shrinks, keeping the failure `seed` shows now.
+  public mutating func shrink(seed: UInt64, nearbySeeds: Int = 8) throws(ShrinkError) -> Outcome {
+    guard let target = failure(original, seed: seed) else {
+      throw ShrinkError(description: "seed \(seed) does not fail: nothing to shrink")
+    }
+    var best = (tree: original, seed: seed, steps: [String]())
+    greedy(&best.tree, seed: seed, target: target, steps: &best.steps)
+    // Nearby seeds can fail the same way with a smaller profile.
+    for s in (seed &+ 1)...(seed &+ UInt64(nearbySeeds)) where runs < budget {
+      guard failure(best.tree, seed: s) == target else { continue }
+      var tree = best.tree
+      var steps = best.steps + ["seed \(s)"]
+      greedy(&tree, seed: s, target: target, steps: &steps)
+      if Shrinker.size(tree) < Shrinker.size(best.tree) { best = (tree, s, steps) }
+    }
+    return Outcome(
+      tree: best.tree, seed: best.seed, signature: target, runs: runs, before: Shrinker.describe(original),
+      after: Shrinker.describe(best.tree), steps: best.steps)
+  }
+
+  /// Applies reductions while any keeps the failure, until none does or the budget is spent.
+  mutating func greedy(_ tree: inout JSONValue, seed: UInt64, target: String, steps: inout [String]) {
+    var progress = true
+    while progress && runs < budget {
+      progress = false
+      for (label, candidate) in Shrinker.candidates(tree) where runs < budget {
+        if failure(candidate, seed: seed) == target {
+          tree = candidate
+          steps.append(label)
+          progress = true
+          break
+        }
+      }
+    }
+  }
+
+  // MARK: - Reductions
+
+  static func value(_ tree: JSONValue, _ path: [String]) -> JSONValue? {
+    var node = tree
+    for key in path {
+      guard case .object(let fields) = node, let next = fields[key] else { return nil }
+      node = next
+    }
+    return node
+  }
+
+  static func number(_ v: JSONValue?) -> Double? {
+    switch v {
+    case .integer(let i): return Double(i)
+    case .number(let d): return d
+    default: return nil
+    }
+  }
+
+  /// Smaller variants of `tree`, most shrinking first.
+  static func candidates(_ tree: JSONValue) -> [(String, JSONValue)] {
+    var out: [(String, JSONValue)] = []
+    func add(_ label: String, _ path: String, _ v: JSONValue) {
+      if let t = try? tree.setting(path, to: v), t != tree { out.append((label, t)) }
+    }
+    if case .string(let d)? = value(tree, ["duration"]), let dur = DurationFormat.parse(d), dur > .seconds(2) {
+      add(
+        "duration \(dur) → \(SimDuration(nanoseconds: dur.nanoseconds / 2))", "duration",
+        .string(SimDuration(nanoseconds: dur.nanoseconds / 2).description))
+    }
+    if let rooms = number(value(tree, ["population", "rooms"])), rooms > 1 {
+      add("rooms \(Int(rooms)) → \(Int(rooms) / 2)", "population.rooms", .integer(Int64(rooms) / 2))
+      add("rooms \(Int(rooms)) → \(Int(rooms) - 1)", "population.rooms", .integer(Int64(rooms) - 1))
+    }
+    let audience = value(tree, ["population", "audiencePerRoom"])
+    if let n = number(audience) {
+      if n > 1 {
+        add("audience \(Int(n)) → \(Int(n) / 2)", "population.audiencePerRoom", .integer(Int64(n) / 2))
+        add("audience \(Int(n)) → \(Int(n) - 1)", "population.audiencePerRoom", .integer(Int64(n) - 1))
+      }
+    } else if let audience, let d = try? ProfileNode(path: "", value: audience).distribution(.number) {
+      let mean = d.mean.isFinite ? max(0, min(10_000_000, d.mean.rounded())) : 1000
+      add("audience \(audience.shortDescription) → \(Int(mean))", "population.audiencePerRoom", .integer(Int64(mean)))
+    }
+    if let admins = number(value(tree, ["population", "adminsPerRoom"])), admins > 0 {
+      add("admins \(Int(admins)) → 0", "population.adminsPerRoom", .integer(0))
+    }
+    for feature in ["flashCrowd", "coHosting"]
+    where value(tree, ["workload", feature]) != nil && value(tree, ["workload", feature]) != .null {
+      add("no \(feature)", "workload.\(feature)", .null)
+    }
+    for role in ["host", "admin"] {
+      for key in ["inviteEvery", "kickEvery", "lockEvery", "moveEvery", "endLiveAfter"] {
+        if let v = value(tree, [role, key]), v != .null { add("no \(role).\(key)", "\(role).\(key)", .null) }
+      }
+    }
+    for key in ["microphoneDenied", "microphoneOccupied", "cameraDenied", "cameraOccupied"] {
+      if let v = value(tree, ["devices", key]), number(v) != 0 {
+        add("no devices.\(key)", "devices.\(key)", .integer(0))
+      }
+    }
+    if let v = value(tree, ["audience", "patience"]), v != .null {
+      add("no audience.patience", "audience.patience", .null)
+    }
+    return out
+  }
+
+  /// A rough size for comparing shrunk profiles: users × simulated seconds.
+  static func size(_ tree: JSONValue) -> Double {
+    let rooms = number(value(tree, ["population", "rooms"])) ?? 1
+    let audience = number(value(tree, ["population", "audiencePerRoom"])) ?? 1000
+    let admins = number(value(tree, ["population", "adminsPerRoom"])) ?? 0
+    var seconds = 1.0
+    if case .string(let d)? = value(tree, ["duration"]), let dur = DurationFormat.parse(d) {
+      seconds = Double(dur.nanoseconds) / 1e9
+    }
+    return rooms * (1 + admins + audience) * seconds
+  }
+
+  static func describe(_ tree: JSONValue) -> String {
+    let rooms = number(value(tree, ["population", "rooms"])).map { String(Int($0)) } ?? "?"
+    let audience =
+      value(tree, ["population", "audiencePerRoom"]).map { number($0).map { String(Int($0)) } ?? $0.shortDescription }
+      ?? "?"
+    let admins = number(value(tree, ["population", "adminsPerRoom"])).map { String(Int($0)) } ?? "0"
+    var duration = "?"
+    if case .string(let d)? = value(tree, ["duration"]) { duration = d }
+    return "\(rooms) room(s) × (1 host + \(admins) admin(s) + \(audience) viewers), \(duration)"
+  }
+}
+
+/// Writes a JSON document as JSON5 text with sorted keys.
+public enum JSON5Writer {
+  /// `value` as indented text.
+  public static func write(_ value: JSONValue, indent: String = "") -> String {
+    switch value {
+    case .null: return "null"
+    case .bool(let b): return b ? "true" : "false"
+    case .integer(let i): return String(i)
+    case .number(let d): return d.isFinite ? "\(d)" : "null"
+    case .string(let s): return quote(s)
+    case .array(let items):
+      if items.isEmpty { return "[]" }
+      let inner = indent + "  "
+      return "[\n" + items.map { inner + write($0, indent: inner) + ",\n" }.joined() + indent + "]"
+    case .object(let fields):
+      if fields.isEmpty { return "{}" }
+      let inner = indent + "  "
+      return "{\n"
+        + fields.keys.sorted().map { key in inner + key + ": " + write(fields[key]!, indent: inner) + ",\n" }.joined()
+        + indent + "}"
+    }
+  }
+
+  static func quote(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+      switch u {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      default: if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+      }
+    }
+    return out + "\""
+  }
+}

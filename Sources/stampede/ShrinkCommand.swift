@@ -1,0 +1,66 @@
+import Foundation
+import Reports
+import Runner
+import Scenario
+
+/// `stampede shrink`.
+enum ShrinkCommand {
+  static func main(_ args: [String]) throws -> ExitCode {
+    let options = try Options(args, valued: ["--seed", "--out", "--budget", "--nearby"], flags: [])
+    guard options.positional.count == 1, let path = options.positional.first else {
+      throw UsageError("shrink takes exactly one PROFILE")
+    }
+    guard let seedText = options.values["--seed"], let seed = SeedFormat.parse(seedText) else {
+      throw UsageError("shrink needs --seed N (the failing seed)")
+    }
+    guard let budget = Int(options.values["--budget"] ?? "200"), (1...100_000).contains(budget) else {
+      throw UsageError("--budget: expected a whole number of runs from 1 to 100000")
+    }
+    guard let nearby = Int(options.values["--nearby"] ?? "8"), (0...1000).contains(nearby) else {
+      throw UsageError("--nearby: expected a whole number of seeds from 0 to 1000")
+    }
+    let data: Data
+    let tree: JSONValue
+    let profile: Profile
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      profile = try Profile.load(path: path).profile
+      tree = try JSONValue.parse(json5: data)
+    } catch let error as ProfileError {
+      printError(error.description)
+      return .usage
+    } catch {
+      printError("stampede: cannot read \(path): \(error.localizedDescription)")
+      return .usage
+    }
+    var shrinker = Shrinker(tree: tree, profilePath: path, budget: budget)
+    let outcome: Shrinker.Outcome
+    do {
+      outcome = try shrinker.shrink(seed: seed, nearbySeeds: nearby)
+    } catch {
+      printError("stampede: shrink: \(error.description)")
+      return .usage
+    }
+    let out = options.values["--out"] ?? "reports/\(profile.name)/shrunk-seed-\(seed).json5"
+    let header = """
+      // Shrunk by `stampede shrink` from \(path) (sha256 \(SHA256.hex(data).prefix(16))…) with seed \(SeedFormat.format(seed)),
+      // in \(outcome.runs) runs: \(outcome.before) → \(outcome.after).
+      // It still fails the same way: \(outcome.signature).
+      // Steps: \(outcome.steps.isEmpty ? "none" : outcome.steps.joined(separator: "; ")).
+      // Reproduce: stampede run \(ShellQuote.quote(out)) --seed \(SeedFormat.format(outcome.seed))
+
+      """
+    do {
+      try AtomicFile.write(Data((header + JSON5Writer.write(outcome.tree) + "\n").utf8), to: out)
+    } catch {
+      printError("stampede: cannot write \(out): \(error)")
+      return .usage
+    }
+    print("shrunk in \(outcome.runs) runs (budget \(budget)): \(outcome.signature)")
+    print("  before: \(outcome.before)")
+    print("  after:  \(outcome.after)")
+    print("  wrote \(out)")
+    print("repro: stampede run \(ShellQuote.quote(out)) --seed \(SeedFormat.format(outcome.seed))")
+    return .pass
+  }
+}
