@@ -211,16 +211,5 @@ public enum JSON5Writer {
     }
   }
 
-  static func quote(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-      switch u {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      default: if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-      }
-    }
-    return out + "\""
-  }
+  static func quote(_ s: String) -> String { "\"" + TraceRecorder.jsonEscape(s) + "\"" }
 }
