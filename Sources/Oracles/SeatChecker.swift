@@ -2,7 +2,8 @@ import Clients
 import LiveStack
 import SimKernel
 
-/// The live-seat safety invariants of STACK.md §6, checked at the moment of each event.
+/// The live-seat invariants of STACK.md §6: safety ones checked at the moment of each event, and
+/// liveness ones judged once the run is over.
 ///
 /// The world calls the `observe…` methods after the server or a client changed state. Each method
 /// reads, never writes, what it is given; findings go to ``log``.
@@ -33,7 +34,20 @@ public struct SeatChecker: Sendable {
     Invariant(
       id: "device.capture-only-while-seated", kind: .safety,
       description: "capture devices are on only while the client is connecting or connected on a seat"),
+    Invariant(
+      id: "request.terminal-within-timeout", kind: .liveness,
+      description: "every application or invitation with a timeout ends within the timeout plus the slack"),
+    Invariant(
+      id: "client.view-matches-server", kind: .liveness,
+      description:
+        "once nothing is in flight for a client, its status, seat, invitation, seat list and applicants equal the server's"
+    ),
   ]
+
+  /// Index of `request.terminal-within-timeout`.
+  public static let terminalWithinTimeout = 8
+  /// Index of `client.view-matches-server`.
+  public static let viewMatchesServer = 9
 
   static let singleOccupancy = 0
   static let lockedNoNewcomer = 1
@@ -62,6 +76,12 @@ public struct SeatChecker: Sendable {
     }
     seatBase = base
     lockedOccupant = [UInt32](repeating: 0, count: total)
+  }
+
+  /// Records a liveness finding (judged after the run by the world, which sees both sides).
+  public mutating func recordLiveness(_ index: Int, at now: SimInstant, entities: [String], _ message: String) {
+    precondition(SeatChecker.catalogue[index].kind == .liveness, "only liveness findings are recorded this way")
+    log.record(index, at: now, entities: entities, message)
   }
 
   /// A seat was locked or unlocked: remember who was on it.

@@ -117,6 +117,8 @@ public struct SimulationRun {
       }
     }
     if let observed { world = observed.live }
+    // Liveness is judged only on runs that reached their end.
+    if !interrupted && reason != .eventBudget { world.judgeLiveness(now: sim.now) }
     return Result(
       world: world, events: sim.executedCount, traceHash: sim.traceHash, simulated: sim.now, stopReason: reason,
       interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes)

@@ -118,6 +118,7 @@ extension LiveWorld {
   mutating func filed(_ id: UInt32, _ op: OperationRecord, _ scheduler: inout Scheduler) {
     precondition(Int(id) == requestCalledAt.count, "requests are filed in ID order")
     requestCalledAt.append(op.issuedAt.nanoseconds)
+    requestTimeouts.append(op.timeout.nanoseconds)
     if op.timeout > .zero { scheduler.schedule(after: op.timeout, event(.requestTimeout, id)) }
   }
 

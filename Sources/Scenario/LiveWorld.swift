@@ -104,6 +104,8 @@ public struct LiveWorld: World {
   public var _plantNondeterminism = false
   /// Per request: when the call that filed it was made.
   var requestCalledAt: [Int64] = []
+  /// Per request: its timeout in nanoseconds (0: none).
+  var requestTimeouts: [Int64] = []
 
   static let sampleNames = [
     "seats.occupied", "requests.pending", "clients.idle", "clients.applying", "clients.connecting",

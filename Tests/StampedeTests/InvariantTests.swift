@@ -27,7 +27,13 @@ import Testing
     let ids = SeatChecker.catalogue.map(\.id)
     #expect(Set(ids).count == ids.count)
     #expect(ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
-    #expect(SeatChecker.catalogue.allSatisfy { !$0.description.isEmpty && $0.kind == .safety })
+    #expect(SeatChecker.catalogue.allSatisfy { !$0.description.isEmpty })
+    #expect(
+      SeatChecker.catalogue.filter { $0.kind == .liveness }.map(\.id) == [
+        "request.terminal-within-timeout", "client.view-matches-server",
+      ])
+    #expect(SeatChecker.catalogue[SeatChecker.terminalWithinTimeout].id == "request.terminal-within-timeout")
+    #expect(SeatChecker.catalogue[SeatChecker.viewMatchesServer].id == "client.view-matches-server")
   }
 
   @Test func correctOperationsTripNothing() throws {
@@ -209,6 +215,7 @@ import Testing
     var sim = Simulation()
     world.start(&sim.scheduler)
     _ = sim.run(&world, until: .zero + profile.duration)
+    world.judgeLiveness(now: sim.now)
     let log = world.checker.log
     #expect(log.total == 0, "\(log.first.compactMap { $0 })")
     #expect(world.metrics.counters.value("seat.rejected.seat_limit")! > 1000)
@@ -239,6 +246,7 @@ import Testing
     world.start(&sim.scheduler)
     let reason = sim.run(&world, until: .zero + profile.duration)
     #expect(reason == .quiescent)
+    world.judgeLiveness(now: sim.now)
     #expect(world.seats.requests.count > 100)
     #expect(world.seats.requests.allSatisfy { $0.state.isTerminal })
     #expect(world.seats.pendingCount == 0)

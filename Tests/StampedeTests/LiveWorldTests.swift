@@ -217,6 +217,55 @@ struct Staged {
         .connected == [2])
   }
 
+  @Test func aRequestThatOutlivesItsTimeoutIsALivenessViolation() throws {
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    var s = try Staged(audience: audience, host: ScriptedClient(), admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 60_000)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+    // Plant: the server behaves as if the timeout had been 1 s, yet ended it only at 31 s.
+    s.world.requestTimeouts[0] = 1_000_000_000
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.world.checker.log.count("request.terminal-within-timeout") == 1)
+    #expect(s.world.checker.log.first[SeatChecker.terminalWithinTimeout]?.message.contains("timedOut only at") == true)
+  }
+
+  @Test func aClientWhoseStatusIgnoresAKickDisagreesWithTheServer() throws {
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e {
+        c.coGuest.acceptApplication(userID: guest)
+        c.schedule(after: .seconds(3), tag: guest)
+      }
+    }
+    host.onTimer = { guest, c in c.liveSeat.kickUserOutOfSeat(userID: guest) }
+    // Status from the response callback only; kicks are not heard (no subscription).
+    final class IgnoresKicks: ClientBehavior {
+      func start(_ c: inout Client) {
+        c.coGuest.subscribeGuestEvents()
+        c.login.login { c, _ in c.liveList.joinLive { c, _ in c.status = .idle } }
+      }
+      func applyIntent(_ c: inout Client) {
+        c.status = .applying
+        c.coGuest.applyForSeat(timeout: .seconds(30))
+      }
+      func guestEvent(_ e: GuestEvent, _ c: inout Client) {
+        if case .onGuestApplicationResponded(true, _) = e { c.status = .connected }
+      }
+    }
+    var s = try Staged(audience: IgnoresKicks(), host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 20_000)
+    #expect(s.world.seats.seat(of: 2) == nil)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.world.checker.log.count("client.view-matches-server") == 1)
+    #expect(
+      s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message.contains(
+        "status connected but the server has it off a seat") == true)
+  }
+
   @Test func invitationsRoundTripAndTheInviterHearsTheAnswer() throws {
     let host = ScriptedClient()
     host.onTimer = { _, c in c.coGuest.inviteToSeat(userID: 3, timeout: .seconds(30), completion: host.logged("invite"))
