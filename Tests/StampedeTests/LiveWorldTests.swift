@@ -241,21 +241,8 @@ struct Staged {
       }
     }
     host.onTimer = { guest, c in c.liveSeat.kickUserOutOfSeat(userID: guest) }
-    // Status from the response callback only; kicks are not heard (no subscription).
-    final class IgnoresKicks: ClientBehavior {
-      func start(_ c: inout Client) {
-        c.coGuest.subscribeGuestEvents()
-        c.login.login { c, _ in c.liveList.joinLive { c, _ in c.status = .idle } }
-      }
-      func applyIntent(_ c: inout Client) {
-        c.status = .applying
-        c.coGuest.applyForSeat(timeout: .seconds(30))
-      }
-      func guestEvent(_ e: GuestEvent, _ c: inout Client) {
-        if case .onGuestApplicationResponded(true, _) = e { c.status = .connected }
-      }
-    }
-    var s = try Staged(audience: IgnoresKicks(), host: host, admin: ScriptedClient())
+    // Status from the response callback only: kicks are not heard (no seat-list subscription).
+    var s = try Staged(audience: InvariantTests.CallbackOnlyStatus(), host: host, admin: ScriptedClient())
     s.apply(2, atMs: 1000)
     s.run(untilMs: 20_000)
     #expect(s.world.seats.seat(of: 2) == nil)
