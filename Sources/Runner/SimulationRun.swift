@@ -1,3 +1,4 @@
+import Clients
 import Dispatch
 import Foundation
 import LiveStack
@@ -36,6 +37,16 @@ public struct SimulationRun {
   public let duration: SimDuration
   /// Whether the duration was overridden on the command line (it then appears in the repro line).
   public let durationOverridden: Bool
+  /// Makes the client behaviours of a run (given the number of users); `nil` parts, or no
+  /// factory, mean the built-in clients. Called afresh for every execution (behaviours keep
+  /// per-client state), so a run and its replays start alike.
+  public var clients: ClientFactory?
+
+  /// Makes the behaviours of one run.
+  public typealias ClientFactory =
+    @Sendable (_ userCount: Int) -> (
+      audience: (any ClientBehavior)?, host: (any ClientBehavior)?, admin: (any ClientBehavior)?
+    )
 
   /// Events per slice between progress callbacks and interruption checks.
   public static let sliceEvents: Int64 = 1 << 18
@@ -84,7 +95,7 @@ public struct SimulationRun {
     plantNondeterminism: Bool = false
   ) -> Result {
     let memory = PeakMemory()
-    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+    var world = makeWorld()
     world._plantNondeterminism = plantNondeterminism
     var sim = Simulation(expectedPending: max(1024, world.layout.totalUsers * 2))
     world.start(&sim.scheduler)
@@ -124,6 +135,60 @@ public struct SimulationRun {
       interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes)
   }
 
+  /// A fresh world for this run, with the factory's behaviours.
+  func makeWorld() -> LiveWorld {
+    let streams = RandomStreams(rootSeed: seed)
+    guard let clients else { return LiveWorld(profile: profile, streams: streams) }
+    let users = Layout(profile: profile, streams: streams).totalUsers
+    let b = clients(users)
+    return LiveWorld(profile: profile, streams: streams, audience: b.audience, host: b.host, admin: b.admin)
+  }
+
+  /// Events leading up to each first violation: the same run replayed (it is deterministic) with
+  /// an observer keeping the events that touch the violation's entities, the last `limit` before
+  /// it. Keyed by invariant index.
+  public func excerpts(for result: Result, limit: Int = 12) -> [Int: [String]] {
+    let log = result.world.checker.log
+    let firsts = log.first.enumerated().compactMap { i, v in v.map { (i, $0) } }
+    guard !firsts.isEmpty else { return [:] }
+    var wanted: [(index: Int, at: Int64, rooms: Set<UInt32>, users: Set<UInt32>)] = []
+    for (i, v) in firsts {
+      var rooms = Set<UInt32>()
+      var users = Set<UInt32>()
+      for e in v.entities {
+        let parts = e.split(separator: ":")
+        guard parts.count == 2, let id = UInt32(parts[1]) else { continue }
+        switch parts[0] {
+        case "room": rooms.insert(id)
+        case "user": users.insert(id)
+        case "request" where Int(id) < result.world.seats.requests.count:
+          users.insert(result.world.seats.requests[Int(id)].guest)
+        default: break
+        }
+      }
+      wanted.append((i, v.at.nanoseconds, rooms, users))
+    }
+    var filter = TraceFilter()
+    for w in wanted {
+      filter.rooms.formUnion(w.rooms)
+      filter.users.formUnion(w.users)
+    }
+    let recorder = ExcerptRecorder(filter: filter, until: wanted.map(\.at).max()!)
+    _ = execute(observer: recorder)
+    var out: [Int: [String]] = [:]
+    for w in wanted {
+      let lines = recorder.records.filter { r in
+        r.timeNs <= w.at
+          && r.description.touches(rooms: w.rooms, users: w.users, homeRoom: { result.world.layout.homeRoom[Int($0)] })
+      }.suffix(limit).map { r in
+        String(format: "%.3fms #%lld ", Double(r.timeNs) / 1e6, r.index) + r.description.kind + " "
+          + r.description.users.map { "user:\($0)" }.joined(separator: " ") + ": " + r.description.detail
+      }
+      out[w.index] = Array(lines)
+    }
+    return out
+  }
+
   /// Builds `report.json`'s content from a result.
   public func report(_ result: Result, startedAt: Date) -> RunReport {
     let metrics = result.world.metrics
@@ -135,10 +200,12 @@ public struct SimulationRun {
     let population = RunReport.Population(
       audience: layout.audienceCount, hosts: layout.rooms, admins: layout.rooms * (layout.staffPerRoom - 1), callers: 0)
     let log = result.world.checker.log
+    let excerpt = result.interrupted ? [:] : excerpts(for: result)
     var invariants: [RunReport.InvariantResult] = []
     for (i, inv) in log.catalogue.enumerated() {
       let first = log.first[i].map {
-        RunReport.FirstViolation(atMs: Double($0.at.nanoseconds) / 1e6, entities: $0.entities, message: $0.message)
+        RunReport.FirstViolation(
+          atMs: Double($0.at.nanoseconds) / 1e6, entities: $0.entities, message: $0.message, excerpt: excerpt[i] ?? [])
       }
       invariants.append(
         RunReport.InvariantResult(

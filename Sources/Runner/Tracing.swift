@@ -134,3 +134,27 @@ public final class TraceRecorder: EventObserver {
     return out
   }
 }
+
+/// Keeps the events touching a filter up to a time (the replay behind violation excerpts),
+/// then asks the run to stop.
+final class ExcerptRecorder: EventObserver {
+  let filter: TraceFilter
+  let until: Int64
+  /// The events kept, at most the last 4,096.
+  var records: [TraceRecord] = []
+
+  init(filter: TraceFilter, until: Int64) {
+    self.filter = filter
+    self.until = until
+  }
+
+  func observe(index: Int64, time: SimInstant, event: Event, world: LiveWorld) -> Bool {
+    guard time.nanoseconds <= until else { return false }
+    let d = world.describe(event)
+    if d.touches(rooms: filter.rooms, users: filter.users, homeRoom: { world.layout.homeRoom[Int($0)] }) {
+      records.append(TraceRecord(index: index, timeNs: time.nanoseconds, description: d))
+      if records.count > 8192 { records.removeFirst(4096) }
+    }
+    return true
+  }
+}

@@ -4,6 +4,7 @@ import Testing
 @testable import Clients
 @testable import LiveStack
 @testable import Oracles
+@testable import Runner
 @testable import Scenario
 @testable import SimKernel
 
@@ -196,6 +197,29 @@ import Testing
     // The seat list is not subscribed, but the SDK keeps it: the client shows "applying" while
     // the SDK already knows it is seated.
     #expect(world.checker.log.count("client.not-applying-while-seated") > 0)
+  }
+
+  @Test func aFirstViolationComesWithTheEventsThatLedToIt() throws {
+    let text = InvariantTests.mistakeProfile.replacingOccurrences(
+      of: "network:",
+      with:
+        "workload: { flashCrowd: { at: \"1m\", fraction: 1, within: \"20s\", lockSeatsUntilOpen: false } }, network:")
+    let data = Data(text.utf8)
+    var run = SimulationRun(profile: try Profile.parse(data), profilePath: "m.json5", profileData: data, seed: 5)
+    run.clients = { _ in (InvariantTests.CallbackOnlyStatus(), nil, nil) }
+    let result = run.execute()
+    let report = run.report(result, startedAt: Date())
+    let broken = try #require(report.invariants.first { $0.id == "client.not-applying-while-seated" })
+    let first = try #require(broken.first)
+    #expect(broken.violations > 0)
+    let user = try #require(first.entities.first)
+    #expect(!first.excerpt.isEmpty && first.excerpt.count <= 12)
+    #expect(first.excerpt.allSatisfy { $0.contains(user) })
+    // The seat list reached the client while it still showed "applying".
+    #expect(first.excerpt.suffix(3).contains { $0.contains("seats +") })
+    #expect(first.excerpt.contains { $0.contains("applyForSeat") })
+    // Behaviours are made afresh for the replay: the excerpt run reached the same violation.
+    #expect(report.verdict == "fail" && report.exitStatus == 1)
   }
 
   @Test func theBuiltInClientsRunTheSameWorkloadClean() throws {
