@@ -75,6 +75,21 @@ public struct PendingOperation {
   public var issuedAt: SimInstant
   /// The completion, if one was given.
   public var completion: Completion?
+
+  /// Creates a call.
+  public init(
+    user: UInt32, kind: OperationKind, target: UInt32, seat: Int16, policy: MovePolicy, timeout: SimDuration,
+    issuedAt: SimInstant, completion: Completion?
+  ) {
+    self.user = user
+    self.kind = kind
+    self.target = target
+    self.seat = seat
+    self.policy = policy
+    self.timeout = timeout
+    self.issuedAt = issuedAt
+    self.completion = completion
+  }
 }
 
 /// Something a client asked for while handling an event; the world carries it out afterwards.

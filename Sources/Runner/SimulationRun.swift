@@ -37,6 +37,8 @@ public struct SimulationRun {
   public let duration: SimDuration
   /// Whether the duration was overridden on the command line (it then appears in the repro line).
   public let durationOverridden: Bool
+  /// SDK quirks switched on from the command line (they appear in the repro line).
+  public let extraQuirks: [String]
   /// Makes the client behaviours of a run (given the number of users); `nil` parts, or no
   /// factory, mean the built-in clients. Called afresh for every execution (behaviours keep
   /// per-client state), so a run and its replays start alike.
@@ -52,8 +54,14 @@ public struct SimulationRun {
   public static let sliceEvents: Int64 = 1 << 18
 
   /// Prepares a run.
-  public init(profile: Profile, profilePath: String, profileData: Data, seed: UInt64, duration: SimDuration? = nil) {
+  public init(
+    profile: Profile, profilePath: String, profileData: Data, seed: UInt64, duration: SimDuration? = nil,
+    quirks: Set<SDKQuirk> = []
+  ) {
+    var profile = profile
+    profile.quirks.formUnion(quirks)
     self.profile = profile
+    extraQuirks = quirks.map(\.rawValue).sorted()
     self.profilePath = profilePath
     profileSHA256 = SHA256.hex(profileData)
     self.seed = seed
@@ -65,6 +73,7 @@ public struct SimulationRun {
   public var repro: String {
     var parts = ["stampede", "run", ShellQuote.quote(profilePath), "--seed", SeedFormat.format(seed)]
     if durationOverridden { parts += ["--duration", duration.description] }
+    if !extraQuirks.isEmpty { parts += ["--quirk", extraQuirks.joined(separator: ",")] }
     return parts.joined(separator: " ")
   }
 

@@ -25,6 +25,15 @@ extension LiveWorld {
         if error == nil {
           if layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersJoined) }
           sendSnapshot(to: user, &scheduler)
+          if layout.role(of: user) != .audience {
+            let room = layout.homeRoom[Int(user)]
+            var pending: [UInt32] = []
+            for id in seats.requests.indices.reversed() where seats.requests[id].state == .pending {
+              let r = seats.requests[id]
+              if r.room == room && r.kind == .application { pending.append(r.guest) }
+            }
+            if !pending.isEmpty { joinSnapshots[slot] = pending.reversed() }
+          }
         }
       case .leaveLive:
         error = seats.leave(user: user, now: now)
@@ -280,7 +289,9 @@ extension LiveWorld {
       case .onHostInvitationReceived(let host):
         runtime.clients[u].invitation = host + 1
       case .onHostInvitationCancelled(let host):
-        if runtime.clients[u].invitation == host + 1 { runtime.clients[u].invitation = 0 }
+        if runtime.clients[u].invitation == host + 1 && !profile.quirks.contains(.staleInvitation) {
+          runtime.clients[u].invitation = 0
+        }
       case .onGuestApplicationResponded, .onGuestApplicationNoResponse:
         recordApplyAnswer(user, now)
         checker.observeTerminalAnswer(request: request, user: user, at: now)
@@ -315,7 +326,9 @@ extension LiveWorld {
     case .inviteeRemoved(_, let guest):
       mutateStaff(user) { slot in runtime.invitees[slot].removeAll { $0 == guest } }
     case .invitationRemoved(_, let host):
-      if runtime.clients[u].invitation == host + 1 { runtime.clients[u].invitation = 0 }
+      if runtime.clients[u].invitation == host + 1 && !profile.quirks.contains(.staleInvitation) {
+        runtime.clients[u].invitation = 0
+      }
     case .seats(_, let batch):
       let slot = Int(runtime.clients[u].staffSlot)
       var ownLeave = false

@@ -106,6 +106,9 @@ public struct LiveWorld: World {
   var requestCalledAt: [Int64] = []
   /// Per request: its timeout in nanoseconds (0: none).
   var requestTimeouts: [Int64] = []
+  /// Applicants pending when a host or admin's `joinLive` reached the server, by operation slot,
+  /// until the answer reaches its SDK (looked up by key only).
+  var joinSnapshots: [UInt32: [UInt32]] = [:]
 
   static let sampleNames = [
     "seats.occupied", "requests.pending", "clients.idle", "clients.applying", "clients.connecting",
@@ -346,7 +349,13 @@ public struct LiveWorld: World {
     let commands = runtime.commands
     while i < commands.count {
       switch commands.take(i) {
-      case .operation(let op):
+      case .operation(var op):
+        if (op.kind == .acceptInvitation || op.kind == .rejectInvitation)
+          && profile.quirks.contains(.acceptIgnoresInviter)
+        {
+          let held = runtime.clients[Int(op.user)].invitation
+          if held != 0 { op.target = held - 1 }
+        }
         let slot = allocate(op)
         if op.kind.isLocal {
           scheduler.schedule(
@@ -427,8 +436,9 @@ public struct LiveWorld: World {
     var completion: Completion?
     let op = takeOperation(slot, completion: &completion)
     let u = Int(op.user)
-    let error = code == 0 ? nil : SeatError(rawValue: code)!
+    var error = code == 0 ? nil : SeatError(rawValue: code)!
     let now = scheduler.now
+    let quirks = profile.quirks
     switch op.kind {
     case .login:
       if error == nil { runtime.clients[u].loggedIn = true }
@@ -443,6 +453,7 @@ public struct LiveWorld: World {
             SimDuration(nanoseconds: now.nanoseconds - users[u].loginCalledAt))
           users[u].loginCalledAt = -1
         }
+        enteredRoom(op.user, slot: slot, &scheduler)
       }
     case .leaveLive:
       runtime.clients[u].joinedRoom = 0
@@ -451,7 +462,9 @@ public struct LiveWorld: World {
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
     case .acceptInvitation, .rejectInvitation:
-      if error == nil || error == .alreadyProcessed { runtime.clients[u].invitation = 0 }
+      if (error == nil || error == .alreadyProcessed) && !quirks.contains(.staleInvitation) {
+        runtime.clients[u].invitation = 0
+      }
     case .inviteToSeat:
       if error == nil {
         mutateStaff(op.user) { runtime.invitees[$0].append(op.target) }
@@ -461,6 +474,7 @@ public struct LiveWorld: World {
       }
     case .cancelInvitation:
       mutateStaff(op.user) { slot in runtime.invitees[slot].removeAll { $0 == op.target } }
+      if quirks.contains(.cancelInvitationFalseSuccess) { error = nil }
     case .acceptApplication, .rejectApplication:
       if error == nil || error == .alreadyProcessed {
         mutateStaff(op.user) { slot in runtime.applicants[slot].removeAll { $0 == op.target } }
@@ -469,6 +483,35 @@ public struct LiveWorld: World {
       break
     }
     complete(op, completion, error, &scheduler)
+  }
+
+  /// A client's `joinLive` succeeded: its SDK takes in the applicants the server listed when it
+  /// joined (staff), and the quirks that act on entering a room.
+  mutating func enteredRoom(_ user: UInt32, slot: UInt32, _ scheduler: inout Scheduler) {
+    let u = Int(user)
+    let pending = joinSnapshots.removeValue(forKey: slot) ?? []
+    let quirks = profile.quirks
+    let staff = Int(runtime.clients[u].staffSlot)
+    if staff >= 0 {
+      if quirks.contains(.duplicateApplicants) {
+        runtime.applicants[staff] += pending
+      } else {
+        runtime.applicants[staff] = pending
+      }
+      checker.observeApplicants(
+        host: user, applicants: runtime.applicants[staff],
+        connected: runtime.seatView[staff].compactMap { $0 == 0 ? nil : $0 - 1 }, at: scheduler.now)
+      if quirks.contains(.reentryApplicationsAsInvitations) && layout.role(of: user) == .owner {
+        runtime.invitees[staff] += pending
+      }
+    } else if quirks.contains(.autoDisconnectOnJoin) && runtime.clients[u].seenSeat >= 0 {
+      runtime.commands.append(
+        .operation(
+          PendingOperation(
+            user: user, kind: .leaveSeat, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
+            issuedAt: scheduler.now, completion: nil)))
+      executeCommands(&scheduler)
+    }
   }
 
   mutating func complete(

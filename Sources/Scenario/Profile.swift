@@ -40,6 +40,8 @@ public struct Profile: Sendable {
   public var sampleEvery: SimDuration
   /// Pass/fail criteria checked after the run.
   public var thresholds: [Threshold] = []
+  /// SDK quirk modes switched on (none by default).
+  public var quirks: Set<SDKQuirk> = []
 
   /// Rooms and people.
   public struct Population: Sendable {
@@ -233,12 +235,17 @@ extension Profile {
         }
       }
     }
+    var quirks = Set<SDKQuirk>()
+    if let list = try o.optional("quirks")?.array() {
+      for item in list { quirks.insert(try item.oneOf(SDKQuirk.self)) }
+    }
     try o.finish()
     var profile = Profile(
       name: name, description: description, duration: duration, defaultSeed: seed, maxEvents: maxEvents,
       population: population, arrival: arrival, seats: seats, audience: audience, host: host, admin: admin,
       devices: devices, network: network, workload: workload, sampleEvery: sampleEvery)
     profile.thresholds = thresholds
+    profile.quirks = quirks
     let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
     guard expected <= Double(Int32.max) else {
       throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")

@@ -42,6 +42,10 @@ enum CLI {
       --perfetto FILE   write a Chrome/Perfetto trace: a track per client, requests as spans,
                         violations as instant events (open in ui.perfetto.dev)
       --only SEL        keep only events touching room:ID or user:ID (comma-separated for several)
+      --quirk Q[,Q]     switch on SDK quirk modes (see docs/PROFILES.md): stale-invitation,
+                        accept-ignores-inviter, cancel-invitation-false-success,
+                        reentry-applications-as-invitations, duplicate-applicants,
+                        auto-disconnect-on-join; they appear in the repro line
       --check-determinism
                         run the seed a second time in this process and compare every event; on a
                         difference, name the first divergent event and exit 4

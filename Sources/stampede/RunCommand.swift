@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import Reports
 import Runner
@@ -13,7 +14,23 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 
 /// `stampede run`.
 enum RunCommand {
-  static let valued: Set<String> = ["--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only"]
+  static let valued: Set<String> = [
+    "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk",
+  ]
+
+  /// Reads `--quirk a,b`.
+  static func quirks(_ text: String?) throws -> Set<SDKQuirk> {
+    guard let text else { return [] }
+    var out = Set<SDKQuirk>()
+    for name in text.split(separator: ",") {
+      guard let q = SDKQuirk(rawValue: String(name)) else {
+        throw UsageError(
+          "--quirk: unknown quirk '\(name)' (known: \(SDKQuirk.allCases.map(\.rawValue).joined(separator: ", ")))")
+      }
+      out.insert(q)
+    }
+    return out
+  }
 
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(args, valued: valued, flags: ["--check-determinism"])
@@ -43,7 +60,8 @@ enum RunCommand {
       duration = d
     }
     let run = SimulationRun(
-      profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration)
+      profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration,
+      quirks: try quirks(options.values["--quirk"]))
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
     let (report, code) = try perform(run, options: options, out: out)
     _ = report
@@ -178,7 +196,8 @@ enum ReplayCommand {
       return .usage
     }
     let run = SimulationRun(
-      profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration)
+      profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration,
+      quirks: repro.quirks)
     let (report, code) = try RunCommand.perform(run, options: options, out: options.values["--out"])
     guard report.traceHash == original.traceHash else {
       printError(
@@ -195,8 +214,9 @@ struct Repro {
   var profilePath: String
   var seed: UInt64
   var duration: SimDuration?
+  var quirks: Set<SDKQuirk> = []
 
-  /// Reads `stampede run PATH --seed N [--duration D]` (PATH shell-quoted if needed).
+  /// Reads `stampede run PATH --seed N [--duration D] [--quirk Q,…]` (PATH shell-quoted if needed).
   static func parse(_ line: String) -> Repro? {
     guard let words = ShellWords.split(line), words.count >= 5, words[0] == "stampede", words[1] == "run" else {
       return nil
@@ -213,6 +233,9 @@ struct Repro {
       case "--duration":
         guard let d = DurationFormat.parse(words[i + 1]) else { return nil }
         repro.duration = d
+      case "--quirk":
+        guard let q = try? RunCommand.quirks(words[i + 1]) else { return nil }
+        repro.quirks = q
       default:
         return nil
       }

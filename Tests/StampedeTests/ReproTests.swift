@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Clients
 @testable import Runner
 @testable import Scenario
 @testable import SimKernel
@@ -89,6 +90,14 @@ import Testing
     let line = "stampede run \(ShellQuote.quote(path)) --seed 0x2a --duration 1.5m"
     let r = Repro.parse(line)
     #expect(r?.profilePath == path && r?.seed == 42 && r?.duration == .seconds(90))
+    let quirky = Repro.parse("stampede run p.json5 --seed 0x1 --quirk stale-invitation,duplicate-applicants")
+    #expect(quirky?.quirks == [.staleInvitation, .duplicateApplicants])
+    #expect(Repro.parse("stampede run p.json5 --seed 0x1 --quirk nope") == nil)
+    let run = SimulationRun(
+      profile: try! Profile.parse(Data(minimalProfile.utf8)), profilePath: "p.json5", profileData: Data(), seed: 1,
+      quirks: [.duplicateApplicants, .staleInvitation])
+    #expect(run.repro == "stampede run p.json5 --seed 0x1 --quirk duplicate-applicants,stale-invitation")
+    #expect(run.profile.quirks == [.duplicateApplicants, .staleInvitation])
     #expect(Repro.parse("stampede run p.json5") == nil)
     #expect(Repro.parse("stampede run p.json5 --seed 1 --mistake x") == nil)
   }

@@ -1,0 +1,32 @@
+/// Known misbehaviours of a public implementation of the co-guest SDK, as optional modes. Off by
+/// default; a profile's `quirks` or `stampede run --quirk ID` turns them on, to show what a client
+/// must survive when the SDK itself is wrong.
+public enum SDKQuirk: String, Sendable, CaseIterable, Codable {
+  /// An invitation is never cleared from the SDK's state once received (cancelled, answered, timed
+  /// out or failed, it stays until another arrives).
+  case staleInvitation = "stale-invitation"
+  /// `acceptInvitation(inviterID:)` and `rejectInvitation(inviterID:)` answer whatever invitation
+  /// the SDK holds, ignoring `inviterID`.
+  case acceptIgnoresInviter = "accept-ignores-inviter"
+  /// `cancelInvitation` completes with success even when the server refused it.
+  case cancelInvitationFalseSuccess = "cancel-invitation-false-success"
+  /// An owner (re)entering its room files the room's pending applications as invitations it sent.
+  case reentryApplicationsAsInvitations = "reentry-applications-as-invitations"
+  /// Entering a room appends the server's applicants to the host's list without removing
+  /// duplicates.
+  case duplicateApplicants = "duplicate-applicants"
+  /// An audience member found on a seat when it (re)enters the room is taken off it.
+  case autoDisconnectOnJoin = "auto-disconnect-on-join"
+
+  /// The quirk's one-line description.
+  public var summary: String {
+    switch self {
+    case .staleInvitation: return "an invitation is never cleared from the SDK's state"
+    case .acceptIgnoresInviter: return "accepting or declining an invitation ignores inviterID"
+    case .cancelInvitationFalseSuccess: return "cancelInvitation reports success even when it failed"
+    case .reentryApplicationsAsInvitations: return "an owner re-entering files pending applications as invitations"
+    case .duplicateApplicants: return "entering a room appends applicants without de-duplicating"
+    case .autoDisconnectOnJoin: return "an audience member found on a seat at join is auto-disconnected"
+    }
+  }
+}
