@@ -190,6 +190,14 @@ extension LiveWorld {
   mutating func sendSnapshot(to user: UInt32, _ scheduler: inout Scheduler) {
     guard let room = seats.room(of: user) else { return }
     let staff = layout.role(of: user) != .audience
+    if !staff {
+      // An audience member's SDK keeps only its own row: nothing to send unless it is seated.
+      guard let seat = seats.seat(of: user) else { return }
+      var batch = SeatBatch()
+      batch.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: true))
+      send(.seats(user, batch), &scheduler)
+      return
+    }
     var batch = SeatBatch()
     for i in 0..<seats.settings[Int(room)].maxSeatCount {
       guard let occupant = seats.occupant(room: room, seat: i), staff || occupant == user else { continue }
@@ -289,7 +297,7 @@ extension LiveWorld {
       case .onHostInvitationReceived(let host):
         runtime.clients[u].invitation = host + 1
       case .onHostInvitationCancelled(let host):
-        if runtime.clients[u].invitation == host + 1 && !profile.quirks.contains(.staleInvitation) {
+        if runtime.clients[u].invitation == host + 1 && !quirk(.staleInvitation) {
           runtime.clients[u].invitation = 0
         }
       case .onGuestApplicationResponded, .onGuestApplicationNoResponse:
@@ -326,7 +334,7 @@ extension LiveWorld {
     case .inviteeRemoved(_, let guest):
       mutateStaff(user) { slot in runtime.invitees[slot].removeAll { $0 == guest } }
     case .invitationRemoved(_, let host):
-      if runtime.clients[u].invitation == host + 1 && !profile.quirks.contains(.staleInvitation) {
+      if runtime.clients[u].invitation == host + 1 && !quirk(.staleInvitation) {
         runtime.clients[u].invitation = 0
       }
     case .seats(_, let batch):

@@ -104,6 +104,12 @@ public struct LiveWorld: World {
   public var _plantNondeterminism = false
   /// Per request: when the call that filed it was made.
   var requestCalledAt: [Int64] = []
+  /// The profile's SDK quirks as bits (indexed by `SDKQuirk.allCases`), tested without hashing.
+  let quirkBits: UInt32
+
+  /// Whether SDK quirk `q` is on.
+  func quirk(_ q: SDKQuirk) -> Bool { quirkBits & (1 << UInt32(SDKQuirk.allCases.firstIndex(of: q)!)) != 0 }
+
   /// Per request: its timeout in nanoseconds (0: none).
   var requestTimeouts: [Int64] = []
   /// Applicants pending when a host or admin's `joinLive` reached the server, by operation slot,
@@ -122,6 +128,9 @@ public struct LiveWorld: World {
     admin: (any ClientBehavior)? = nil
   ) {
     self.profile = profile
+    var bits: UInt32 = 0
+    for (i, q) in SDKQuirk.allCases.enumerated() where profile.quirks.contains(q) { bits |= 1 << UInt32(i) }
+    quirkBits = bits
     let layout = Layout(profile: profile, streams: streams)
     self.layout = layout
     let s = profile.seats
@@ -351,7 +360,7 @@ public struct LiveWorld: World {
       switch commands.take(i) {
       case .operation(var op):
         if (op.kind == .acceptInvitation || op.kind == .rejectInvitation)
-          && profile.quirks.contains(.acceptIgnoresInviter)
+          && quirk(.acceptIgnoresInviter)
         {
           let held = runtime.clients[Int(op.user)].invitation
           if held != 0 { op.target = held - 1 }
@@ -438,7 +447,6 @@ public struct LiveWorld: World {
     let u = Int(op.user)
     var error = code == 0 ? nil : SeatError(rawValue: code)!
     let now = scheduler.now
-    let quirks = profile.quirks
     switch op.kind {
     case .login:
       if error == nil { runtime.clients[u].loggedIn = true }
@@ -462,7 +470,7 @@ public struct LiveWorld: World {
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
     case .acceptInvitation, .rejectInvitation:
-      if (error == nil || error == .alreadyProcessed) && !quirks.contains(.staleInvitation) {
+      if (error == nil || error == .alreadyProcessed) && !quirk(.staleInvitation) {
         runtime.clients[u].invitation = 0
       }
     case .inviteToSeat:
@@ -474,7 +482,7 @@ public struct LiveWorld: World {
       }
     case .cancelInvitation:
       mutateStaff(op.user) { slot in runtime.invitees[slot].removeAll { $0 == op.target } }
-      if quirks.contains(.cancelInvitationFalseSuccess) { error = nil }
+      if quirk(.cancelInvitationFalseSuccess) { error = nil }
     case .acceptApplication, .rejectApplication:
       if error == nil || error == .alreadyProcessed {
         mutateStaff(op.user) { slot in runtime.applicants[slot].removeAll { $0 == op.target } }
@@ -489,11 +497,10 @@ public struct LiveWorld: World {
   /// joined (staff), and the quirks that act on entering a room.
   mutating func enteredRoom(_ user: UInt32, slot: UInt32, _ scheduler: inout Scheduler) {
     let u = Int(user)
-    let pending = joinSnapshots.removeValue(forKey: slot) ?? []
-    let quirks = profile.quirks
     let staff = Int(runtime.clients[u].staffSlot)
     if staff >= 0 {
-      if quirks.contains(.duplicateApplicants) {
+      let pending = joinSnapshots.removeValue(forKey: slot) ?? []
+      if quirk(.duplicateApplicants) {
         runtime.applicants[staff] += pending
       } else {
         runtime.applicants[staff] = pending
@@ -501,10 +508,10 @@ public struct LiveWorld: World {
       checker.observeApplicants(
         host: user, applicants: runtime.applicants[staff],
         connected: runtime.seatView[staff].compactMap { $0 == 0 ? nil : $0 - 1 }, at: scheduler.now)
-      if quirks.contains(.reentryApplicationsAsInvitations) && layout.role(of: user) == .owner {
+      if quirk(.reentryApplicationsAsInvitations) && layout.role(of: user) == .owner {
         runtime.invitees[staff] += pending
       }
-    } else if quirks.contains(.autoDisconnectOnJoin) && runtime.clients[u].seenSeat >= 0 {
+    } else if quirk(.autoDisconnectOnJoin) && runtime.clients[u].seenSeat >= 0 {
       runtime.commands.append(
         .operation(
           PendingOperation(
