@@ -131,7 +131,8 @@ extension LiveWorld {
     case .invitationRemoved(let g, let h):
       return .init(
         kind: name, room: home(g), users: [g, h], request: nil, detail: "invitation from \(h) gone", onServer: false)
-    case .seats(let u, let batch):
+    case .seats(let u, let slot):
+      let batch = seatBatches[Int(slot)]
       var users = [u]
       var parts: [String] = []
       for i in 0..<batch.count {

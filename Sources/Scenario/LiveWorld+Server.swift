@@ -195,7 +195,7 @@ extension LiveWorld {
       guard let seat = seats.seat(of: user) else { return }
       var batch = SeatBatch()
       batch.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: true))
-      send(.seats(user, batch), &scheduler)
+      sendBatch(batch, to: user, &scheduler)
       return
     }
     var batch = SeatBatch()
@@ -203,11 +203,24 @@ extension LiveWorld {
       guard let occupant = seats.occupant(room: room, seat: i), staff || occupant == user else { continue }
       batch.append(SeatChange(room: room, seat: Int16(i), user: occupant, seated: true))
       if batch.isFull {
-        send(.seats(user, batch), &scheduler)
+        sendBatch(batch, to: user, &scheduler)
         batch = SeatBatch()
       }
     }
-    if batch.count > 0 { send(.seats(user, batch), &scheduler) }
+    if batch.count > 0 { sendBatch(batch, to: user, &scheduler) }
+  }
+
+  /// Sends `batch` to `user`, storing it out of line.
+  mutating func sendBatch(_ batch: SeatBatch, to user: UInt32, _ scheduler: inout Scheduler) {
+    let slot: UInt32
+    if let free = freeBatches.popLast() {
+      slot = free
+      seatBatches[Int(slot)] = batch
+    } else {
+      slot = UInt32(seatBatches.count)
+      seatBatches.append(batch)
+    }
+    send(.seats(user, batch: slot), &scheduler)
   }
 
   /// Sends the pending seat changes that `include` selects to `user`, four per message, in order.
@@ -216,11 +229,11 @@ extension LiveWorld {
     for i in 0..<seats.changes.count where include(seats.changes[i]) {
       batch.append(seats.changes[i])
       if batch.isFull {
-        send(.seats(user, batch), &scheduler)
+        sendBatch(batch, to: user, &scheduler)
         batch = SeatBatch()
       }
     }
-    if batch.count > 0 { send(.seats(user, batch), &scheduler) }
+    if batch.count > 0 { sendBatch(batch, to: user, &scheduler) }
   }
 
   /// A request ended: tell its client and every host and admin what their SDKs would learn.
@@ -337,7 +350,9 @@ extension LiveWorld {
       if runtime.clients[u].invitation == host + 1 && !quirk(.staleInvitation) {
         runtime.clients[u].invitation = 0
       }
-    case .seats(_, let batch):
+    case .seats(_, let batchSlot):
+      let batch = seatBatches[Int(batchSlot)]
+      freeBatches.append(batchSlot)
       let slot = Int(runtime.clients[u].staffSlot)
       var ownLeave = false
       for i in 0..<batch.count {

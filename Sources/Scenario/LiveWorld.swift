@@ -38,7 +38,8 @@ enum Notice {
   case applicantRemoved(host: UInt32, guest: UInt32)
   case inviteeRemoved(host: UInt32, guest: UInt32)
   case invitationRemoved(guest: UInt32, host: UInt32)
-  case seats(UInt32, SeatBatch)
+  /// A seat-list batch, kept out of line in `LiveWorld.seatBatches` (slot) so notices stay small.
+  case seats(UInt32, batch: UInt32)
   case liveEnded(UInt32)
   case login(UInt32, LoginEvent)
 
@@ -96,6 +97,8 @@ public struct LiveWorld: World {
   var freeOps: [UInt32] = []
   var notices: [Notice?] = []
   var freeNotices: [UInt32] = []
+  var seatBatches: [SeatBatch] = []
+  var freeBatches: [UInt32] = []
   var timers: [(tag: UInt32, arg: UInt32)] = []
   var freeTimers: [UInt32] = []
   /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
