@@ -60,6 +60,11 @@ extension LiveWorld {
       if layout.role(of: u) == .audience && onSeat != (serverSeat != nil) {
         problems.append("status \(client.status.name) but the server has it \(serverSeat == nil ? "off" : "on") a seat")
       }
+      let applying = client.status == .applying
+      let serverApplying = seats.pendingApplication(of: u) != nil
+      if layout.role(of: u) == .audience && applying && !serverApplying {
+        problems.append("status applying but the server has no application from it")
+      }
       let inRoom = seats.room(of: u) != nil
       if (client.joinedRoom != 0) != inRoom {
         problems.append("SDK \(client.joinedRoom != 0 ? "in" : "out of") the room, server \(inRoom ? "in" : "out")")

@@ -253,6 +253,19 @@ struct Staged {
         "status connected but the server has it off a seat") == true)
   }
 
+  @Test func aClientShowingApplyingWithNoApplicationOnTheServerIsCaught() throws {
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.status = .applying }  // the UI changes; no call is made
+    var s = try Staged(audience: audience, host: ScriptedClient(), admin: ScriptedClient())
+    s.apply(3, atMs: 1000)
+    s.run(untilMs: 3000)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.world.checker.log.count("client.view-matches-server") == 1)
+    #expect(
+      s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message.contains(
+        "status applying but the server has no application") == true)
+  }
+
   @Test func invitationsRoundTripAndTheInviterHearsTheAnswer() throws {
     let host = ScriptedClient()
     host.onTimer = { _, c in c.coGuest.inviteToSeat(userID: 3, timeout: .seconds(30), completion: host.logged("invite"))
