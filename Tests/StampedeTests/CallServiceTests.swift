@@ -49,23 +49,23 @@ import Testing
     }
     do {
       let r = failureCode(place(&s, 1, []))
-      #expect(r == .invalidParameter1202)
+      #expect(r == .invalidParticipant)
     }
     do {
       let r = failureCode(place(&s, 1, [1]))
-      #expect(r == .invalidParameter1202)
+      #expect(r == .invalidParticipant)
     }
     do {
       let r = failureCode(place(&s, 1, [2, 2]))
-      #expect(r == .invalidParameter1202)
+      #expect(r == .invalidParticipant)
     }
     do {
       let r = failureCode(place(&s, 1, [99]))
-      #expect(r == .invalidParameter1202)
+      #expect(r == .invalidParticipant)
     }
     do {
       let r = failureCode(place(&s, 0, Array(1...9)))
-      #expect(r == .invalidParameter1202)
+      #expect(r == .invalidParticipant)
     }
     _ = try place(&s, 0, Array(1...8)).get()
     do {
@@ -239,8 +239,4 @@ import Testing
 func failureCode(_ r: Result<UInt32, CallError>) -> CallError? {
   if case .failure(let e) = r { return e }
   return nil
-}
-
-extension CallError {
-  static let invalidParameter1202 = CallError.invalidParticipant
 }
