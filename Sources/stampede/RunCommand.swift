@@ -375,7 +375,8 @@ enum ValidateCommand {
     for path in args {
       do {
         let p = try Profile.load(path: path).profile
-        print("\(path): ok (\(p.name), \(p.population.rooms) rooms, \(p.duration))")
+        let rooms = p.population.rooms
+        print("\(path): ok (\(p.name), \(rooms) room\(rooms == 1 ? "" : "s"), \(p.duration))")
       } catch {
         printError(error.description)
         failed = true
