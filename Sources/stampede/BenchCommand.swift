@@ -15,15 +15,21 @@ enum BenchCommand {
     guard options.positional.count <= 1, ["kernel", "stack", "sweep", "all"].contains(what) else {
       throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, all)")
     }
-    guard let repeats = Int(options.values["--repeat"] ?? "3"), (1...50).contains(repeats) else {
-      throw UsageError("--repeat: expected a whole number from 1 to 50")
+    var explicitRepeats: Int?
+    if let text = options.values["--repeat"] {
+      guard let r = Int(text), (1...50).contains(r) else {
+        throw UsageError("--repeat: expected a whole number from 1 to 50")
+      }
+      explicitRepeats = r
     }
+    // The stack run is short and the ratio noisy: it gets more repeats by default.
+    let repeats = explicitRepeats ?? 3
     let json = options.flags.contains("--json")
     var kernelRows: [KernelBenchRow]?
     var stack: StackBenchResult?
     var sweep: SweepBenchResult?
     if what == "kernel" || what == "all" { kernelRows = try kernel(options, repeats: repeats, json: json) }
-    if what == "stack" || what == "all" { stack = try self.stack(options, repeats: repeats, json: json) }
+    if what == "stack" || what == "all" { stack = try self.stack(options, repeats: explicitRepeats ?? 5, json: json) }
     if what == "sweep" || what == "all" { sweep = try self.sweep(options, repeats: repeats, json: json) }
     if json {
       struct Output: Codable {

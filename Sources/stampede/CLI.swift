@@ -156,7 +156,7 @@ enum CLI {
       --json            print {"kernel": [...], "stack": {eventsPerSecond, kernelOpsPerSecond, ratio,
                         population, audience, peakMemoryBytes, bytesPerAudienceMember, events,
                         meanPending, traceHash, violations}}
-      --repeat R        repeats per measurement, keeping the best (default: 3)
+      --repeat R        repeats per measurement, keeping the best (default: 3; 5 for stack)
 
     Kernel options:
       --pending LIST    pending-event counts (default: 1000,100000,1000000)
