@@ -40,7 +40,7 @@ public struct SeatChecker: Sendable {
     Invariant(
       id: "client.view-matches-server", kind: .liveness,
       description:
-        "once nothing is in flight for a client, its status, seat, invitation, seat list and applicants equal the server's"
+        "once nothing is in flight for a client, its status, seat, devices, invitation, seat list and applicants agree with the server"
     ),
   ]
 

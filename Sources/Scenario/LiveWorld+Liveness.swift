@@ -60,6 +60,9 @@ extension LiveWorld {
       if layout.role(of: u) == .audience && onSeat != (serverSeat != nil) {
         problems.append("status \(client.status.name) but the server has it \(serverSeat == nil ? "off" : "on") a seat")
       }
+      if runtime.anyDeviceOn(user: u) && serverSeat == nil {
+        problems.append("a capture device is on but the server has it on no seat")
+      }
       let applying = client.status == .applying
       let serverApplying = seats.pendingApplication(of: u) != nil
       if layout.role(of: u) == .audience && applying && !serverApplying {

@@ -253,6 +253,37 @@ struct Staged {
         "status connected but the server has it off a seat") == true)
   }
 
+  @Test func aGuestStillCapturingAfterItsSeatIsGoneIsCaught() throws {
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e {
+        c.coGuest.acceptApplication(userID: guest)
+        c.schedule(after: .seconds(3), tag: guest)
+      }
+    }
+    host.onTimer = { guest, c in c.liveSeat.kickUserOutOfSeat(userID: guest) }
+    // Opens the microphone on the accept and keeps its status "connecting" (a state in which
+    // capturing is allowed) whatever happens next.
+    let audience = ScriptedClient()
+    audience.onApply = { c in
+      c.status = .applying
+      c.coGuest.applyForSeat(timeout: .seconds(30))
+    }
+    audience.onGuest = { e, c in
+      if case .onGuestApplicationResponded(true, _) = e {
+        c.status = .connecting
+        c.device.openLocalMicrophone()
+      }
+    }
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 20_000)
+    #expect(s.world.runtime.anyDeviceOn(user: 2) && s.world.seats.seat(of: 2) == nil)
+    s.world.judgeLiveness(now: s.sim.now)
+    let message = s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message ?? ""
+    #expect(message.contains("a capture device is on but the server has it on no seat"))
+  }
+
   @Test func aClientShowingApplyingWithNoApplicationOnTheServerIsCaught() throws {
     let audience = ScriptedClient()
     audience.onApply = { c in c.status = .applying }  // the UI changes; no call is made
