@@ -48,6 +48,13 @@ public struct LiveMetrics: Sendable {
   let coHostSessions: Int
   let seatTakes: Int
   var errorCounter: [Int]
+  // "Sometimes" probes: rare interleavings worth knowing a run exercised.
+  let probeCancelLostToAccept: Int
+  let probeAcceptLostToOtherHost: Int
+  let probeAcceptAfterCancel: Int
+  let probeAcceptAfterTimeout: Int
+  let probeInvitationWhileApplying: Int
+  let probeSeatListBeforeResponse: Int
 
   /// Empty metrics with every counter registered (so zero counts are reported too).
   public init() {
@@ -75,6 +82,12 @@ public struct LiveMetrics: Sendable {
     coHostSessions = counters.register("live.co_host_sessions")
     seatTakes = counters.register("seat.free_takes")
     errorCounter = [Int](repeating: -1, count: SeatError.allCases.count)
+    probeCancelLostToAccept = counters.register("probe.cancel_lost_to_accept")
+    probeAcceptLostToOtherHost = counters.register("probe.accept_lost_to_other_host")
+    probeAcceptAfterCancel = counters.register("probe.accept_after_cancel")
+    probeAcceptAfterTimeout = counters.register("probe.accept_after_timeout")
+    probeInvitationWhileApplying = counters.register("probe.invitation_while_applying")
+    probeSeatListBeforeResponse = counters.register("probe.seat_list_before_response")
   }
 
   /// Counts an SDK call that failed with `error` (as `errors.<name>`), and the contract's seat-limit

@@ -47,6 +47,7 @@ extension LiveWorld {
           error = e
         case .success(let id):
           metrics.counters.add(metrics.applications)
+          users[Int(user)].lastApplication = id + 1
           filed(id, op, &scheduler)
           for s in layout.staff(of: seats.requests[Int(id)].room) {
             send(.host(s, .onGuestApplicationReceived(guest: user), request: id), &scheduler)
@@ -59,9 +60,20 @@ extension LiveWorld {
       case .cancelApplication:
         error = seats.cancelApplication(user: user, now: now)
         if error == nil { metrics.counters.add(metrics.cancelled) }
+        if error == .alreadyProcessed, lastApplicationState(of: user) == .accepted {
+          metrics.counters.add(metrics.probeCancelLostToAccept)
+        }
       case .acceptApplication:
         if case .failure(let e) = seats.acceptApplication(guest: op.target, by: user, now: now) {
           error = e
+          if e == .alreadyProcessed {
+            switch lastApplicationState(of: op.target) {
+            case .accepted, .rejected: metrics.counters.add(metrics.probeAcceptLostToOtherHost)
+            case .cancelled: metrics.counters.add(metrics.probeAcceptAfterCancel)
+            case .timedOut: metrics.counters.add(metrics.probeAcceptAfterTimeout)
+            default: break
+            }
+          }
         } else {
           metrics.counters.add(metrics.accepted)
         }
@@ -121,6 +133,12 @@ extension LiveWorld {
     if let error { metrics.countError(error) }
     drainServer(&scheduler)
     if !deferReply { reply(slot, error, &scheduler) }
+  }
+
+  /// The state of `user`'s latest application, if it filed one.
+  func lastApplicationState(of user: UInt32) -> RequestState? {
+    let id = users[Int(user)].lastApplication
+    return id == 0 ? nil : seats.requests[Int(id - 1)].state
   }
 
   /// A request was filed: remember when it was asked for and arm its timeout.
@@ -309,6 +327,7 @@ extension LiveWorld {
       switch event {
       case .onHostInvitationReceived(let host):
         runtime.clients[u].invitation = host + 1
+        if runtime.clients[u].status == .applying { metrics.counters.add(metrics.probeInvitationWhileApplying) }
       case .onHostInvitationCancelled(let host):
         if runtime.clients[u].invitation == host + 1 && !quirk(.staleInvitation) {
           runtime.clients[u].invitation = 0
@@ -359,6 +378,7 @@ extension LiveWorld {
         let c = batch[i]
         if c.user == user {
           if c.seated {
+            if runtime.clients[u].status == .applying { metrics.counters.add(metrics.probeSeatListBeforeResponse) }
             runtime.clients[u].seenSeat = c.seat
           } else if runtime.clients[u].seenSeat == c.seat {
             runtime.clients[u].seenSeat = -1

@@ -575,6 +575,8 @@ struct UserRecord {
   var loginCalledAt: Int64 = -1
   /// The `applyForSeat` call waiting for its outcome, as operation slot + 1.
   var deferredApply: UInt32 = 0
+  /// The user's latest application as request ID + 1 (0 = none), for the probes.
+  var lastApplication: UInt32 = 0
 }
 
 /// One stored completion (see `LiveWorld.completions`).

@@ -113,6 +113,7 @@ struct Staged {
     #expect(audience.log.contains("2 seat 0 +2"))
     #expect(s.world.seats.seat(of: 2) == 0)
     #expect(s.counter("seat.already_processed") == 1)
+    #expect(s.counter("probe.accept_lost_to_other_host") == 1)
     #expect(s.violations == 0)
   }
 
@@ -150,6 +151,8 @@ struct Staged {
       #expect(s.world.seats.seat(of: 2) == 0)
     }
     #expect(audience.log.filter { $0.contains("onGuestApplicationResponded") }.count == (cancelWins ? 0 : 1))
+    #expect(s.counter("probe.accept_after_cancel") == (cancelWins ? 1 : 0))
+    #expect(s.counter("probe.cancel_lost_to_accept") == (cancelWins ? 0 : 1))
     #expect(s.violations == 0)
   }
 
