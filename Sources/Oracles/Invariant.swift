@@ -41,10 +41,20 @@ public struct ViolationLog: Sendable {
   public private(set) var first: [Violation?]
 
   /// An empty log over `catalogue`.
+  /// Whether each invariant is checked (a switched-off one records nothing).
+  public private(set) var enabled: [Bool]
+
   public init(catalogue: [Invariant]) {
     self.catalogue = catalogue
     counts = [Int](repeating: 0, count: catalogue.count)
     first = [Violation?](repeating: nil, count: catalogue.count)
+    enabled = [Bool](repeating: true, count: catalogue.count)
+  }
+
+  /// Switches off the invariants whose IDs are in `ids`. Checking never changes the run, so this
+  /// changes only what is recorded.
+  public mutating func switchOff(_ ids: Set<String>) {
+    for (i, inv) in catalogue.enumerated() where ids.contains(inv.id) { enabled[i] = false }
   }
 
   /// All violations so far.
@@ -54,6 +64,7 @@ public struct ViolationLog: Sendable {
   public mutating func record(
     _ index: Int, at: SimInstant, entities: @autoclosure () -> [String], _ message: @autoclosure () -> String
   ) {
+    guard enabled[index] else { return }
     counts[index] += 1
     if first[index] == nil {
       first[index] = Violation(id: catalogue[index].id, at: at, entities: entities(), message: message())

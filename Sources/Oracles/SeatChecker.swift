@@ -78,6 +78,9 @@ public struct SeatChecker: Sendable {
     lockedOccupant = [UInt32](repeating: 0, count: total)
   }
 
+  /// Switches off the invariants whose IDs are in `ids` (see ``ViolationLog/switchOff(_:)``).
+  public mutating func switchOff(_ ids: Set<String>) { log.switchOff(ids) }
+
   /// Records a liveness finding (judged after the run by the world, which sees both sides).
   public mutating func recordLiveness(_ index: Int, at now: SimInstant, entities: [String], _ message: String) {
     precondition(SeatChecker.catalogue[index].kind == .liveness, "only liveness findings are recorded this way")

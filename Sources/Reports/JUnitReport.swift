@@ -9,6 +9,7 @@ public enum JUnitReport {
       var classname: String
       var name: String
       var failure: (message: String, detail: String)?
+      var skipped = false
     }
     var cases: [Case] = []
     cases.append(
@@ -29,7 +30,7 @@ public enum JUnitReport {
         detail += "\nreproduce: \(r.repro)"
         failure = ("\(i.violations) violation(s)" + (i.first.map { ": " + $0.message } ?? ""), detail)
       }
-      cases.append(Case(classname: "invariants.\(i.kind)", name: i.id, failure: failure))
+      cases.append(Case(classname: "invariants.\(i.kind)", name: i.id, failure: failure, skipped: i.off == true))
     }
     for t in r.thresholds {
       let value = Spell.thresholdValue(t)
@@ -40,12 +41,13 @@ public enum JUnitReport {
             ? nil : ("measured \(value)", "\(t.expression) failed: measured \(value)\nreproduce: \(r.repro)")))
     }
     let failures = cases.filter { $0.failure != nil }.count
+    let skipped = cases.filter(\.skipped).count
     let suite = "stampede.\(r.profile.name).seed-\(r.seedHex)"
     var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     out += "<testsuites name=\"stampede\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\""
     out += " time=\"\(String(format: "%.3f", r.wallSeconds))\">\n"
     out += "  <testsuite name=\"\(attr(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\""
-    out += " skipped=\"0\" time=\"\(String(format: "%.3f", r.wallSeconds))\">\n"
+    out += " skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", r.wallSeconds))\">\n"
     out += "    <properties>\n"
     for (k, v) in [
       ("profile", r.profile.name), ("profile.sha256", r.profile.sha256), ("seed", r.seedHex),
@@ -57,7 +59,9 @@ public enum JUnitReport {
     out += "    </properties>\n"
     for c in cases {
       out += "    <testcase classname=\"\(attr(c.classname))\" name=\"\(attr(c.name))\" time=\"0\""
-      if let f = c.failure {
+      if c.skipped {
+        out += ">\n      <skipped message=\"switched off in the profile\"/>\n    </testcase>\n"
+      } else if let f = c.failure {
         out += ">\n      <failure message=\"\(attr(f.message))\" type=\"failure\">\(text(f.detail))</failure>\n"
         out += "    </testcase>\n"
       } else {

@@ -68,7 +68,8 @@ public enum MarkdownReport {
     out.append("|---|---|---:|---|")
     for i in r.invariants {
       let first = i.first.map { "at \(Spell.ms($0.atMs)): \(cell($0.message))" } ?? ""
-      out.append("| `\(i.id)` | \(i.kind) | \(i.violations == 0 ? "0" : "**\(Spell.int(i.violations))**") | \(first) |")
+      let count = i.off == true ? "off" : (i.violations == 0 ? "0" : "**\(Spell.int(i.violations))**")
+      out.append("| `\(i.id)` | \(i.kind) | \(count) | \(first) |")
     }
     out.append("")
 

@@ -143,14 +143,19 @@ public struct RunReport: Codable, Sendable {
     public var description: String
     /// The first violation, if any.
     public var first: FirstViolation?
+    /// `true` when the profile switched this invariant off (it was not checked).
+    public var off: Bool?
 
     /// Creates a result.
-    public init(id: String, kind: String, violations: Int, description: String, first: FirstViolation?) {
+    public init(
+      id: String, kind: String, violations: Int, description: String, first: FirstViolation?, off: Bool? = nil
+    ) {
       self.id = id
       self.kind = kind
       self.violations = violations
       self.description = description
       self.first = first
+      self.off = off
     }
   }
 

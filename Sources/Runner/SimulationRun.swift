@@ -218,7 +218,8 @@ public struct SimulationRun {
       }
       invariants.append(
         RunReport.InvariantResult(
-          id: inv.id, kind: inv.kind.rawValue, violations: log.counts[i], description: inv.description, first: first))
+          id: inv.id, kind: inv.kind.rawValue, violations: log.counts[i], description: inv.description, first: first,
+          off: log.enabled[i] ? nil : true))
     }
     let ts = result.world.series
     var columns: [String: [Int64]] = [:]

@@ -154,6 +154,7 @@ public struct LiveWorld: World {
     self.host = host ?? StandardHost(settings: profile.host)
     self.admin = admin ?? StandardHost(settings: profile.admin)
     checker = SeatChecker(seats: seats)
+    checker.switchOff(profile.invariantsOff)
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
     audienceRandom = streams.stream("audience")
     staffRandom = streams.stream("hosts")

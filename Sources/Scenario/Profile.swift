@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import LiveStack
+import Oracles
 import SimKernel
 
 /// A validated simulation profile: everything a run depends on besides the seed.
@@ -42,6 +43,8 @@ public struct Profile: Sendable {
   public var thresholds: [Threshold] = []
   /// SDK quirk modes switched on (none by default).
   public var quirks: Set<SDKQuirk> = []
+  /// Invariants switched off (none by default).
+  public var invariantsOff: Set<String> = []
 
   /// Rooms and people.
   public struct Population: Sendable {
@@ -235,6 +238,20 @@ extension Profile {
         }
       }
     }
+    var invariantsOff = Set<String>()
+    if var inv = try o.optional("invariants")?.object() {
+      if let list = try inv.optional("off")?.array() {
+        let known = SeatChecker.catalogue.map(\.id)
+        for item in list {
+          guard case .string(let id) = item.value, known.contains(id) else {
+            throw item.error(
+              "expected an invariant ID (\(known.joined(separator: ", "))), got \(item.value.shortDescription)")
+          }
+          invariantsOff.insert(id)
+        }
+      }
+      try inv.finish()
+    }
     var quirks = Set<SDKQuirk>()
     if let list = try o.optional("quirks")?.array() {
       for item in list { quirks.insert(try item.oneOf(SDKQuirk.self)) }
@@ -246,6 +263,7 @@ extension Profile {
       devices: devices, network: network, workload: workload, sampleEvery: sampleEvery)
     profile.thresholds = thresholds
     profile.quirks = quirks
+    profile.invariantsOff = invariantsOff
     let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
     guard expected <= Double(Int32.max) else {
       throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")

@@ -4,6 +4,7 @@ import Testing
 @testable import Clients
 @testable import LiveStack
 @testable import Oracles
+@testable import Reports
 @testable import Runner
 @testable import Scenario
 @testable import SimKernel
@@ -220,6 +221,34 @@ import Testing
     #expect(first.excerpt.contains { $0.contains("applyForSeat") })
     // Behaviours are made afresh for the replay: the excerpt run reached the same violation.
     #expect(report.verdict == "fail" && report.exitStatus == 1)
+  }
+
+  @Test func aSwitchedOffInvariantRecordsNothingAndChangesNothingElse() throws {
+    let flash = InvariantTests.mistakeProfile.replacingOccurrences(
+      of: "network:",
+      with:
+        "workload: { flashCrowd: { at: \"1m\", fraction: 1, within: \"20s\", lockSeatsUntilOpen: false } }, network:")
+    let off = flash.replacingOccurrences(
+      of: "network:", with: "invariants: { off: [\"client.not-applying-while-seated\"] }, network:")
+    func run(_ text: String) throws -> RunReport {
+      let data = Data(text.utf8)
+      var run = SimulationRun(profile: try Profile.parse(data), profilePath: "m.json5", profileData: data, seed: 5)
+      run.clients = { _ in (InvariantTests.CallbackOnlyStatus(), nil, nil) }
+      return run.report(run.execute(), startedAt: Date())
+    }
+    let on = try run(flash)
+    let without = try run(off)
+    #expect(on.invariants.first { $0.id == "client.not-applying-while-seated" }!.violations > 0)
+    let switched = without.invariants.first { $0.id == "client.not-applying-while-seated" }!
+    #expect(switched.violations == 0 && switched.off == true)
+    #expect(on.traceHash == without.traceHash)
+    #expect(on.events == without.events)
+    #expect(JUnitReport.render(without).contains("<skipped message=\"switched off in the profile\"/>"))
+    #expect(
+      profileError(
+        minimalProfile.replacingOccurrences(
+          of: "host: { thinkTime: \"1s\" },", with: "host: { thinkTime: \"1s\" }, invariants: { off: [\"seat.nope\"] },"
+        ))?.path == "invariants.off[0]")
   }
 
   @Test func theBuiltInClientsRunTheSameWorkloadClean() throws {
