@@ -48,6 +48,8 @@ public struct Client {
   public var login: LoginStore { LoginStore(user: user, runtime: runtime) }
   /// `LiveListStore.shared`.
   public var liveList: LiveListStore { LiveListStore(user: user, room: room, runtime: runtime) }
+  /// `CallStore.shared`.
+  public var callStore: CallStore { CallStore(user: user, runtime: runtime) }
 
   /// Wakes this client's behaviour (`timer(tag:arg:)`) after `delay`.
   public func schedule(after delay: SimDuration, tag: UInt32, arg: UInt32 = 0) {
@@ -296,4 +298,46 @@ public struct LiveListStore {
   public func endLive(completion: Completion? = nil) { call(runtime, user, .endLive, completion) }
   /// Whether the SDK believes it is in the room.
   public var isInRoom: Bool { runtime.clients[Int(user)].joinedRoom == room + 1 }
+}
+
+/// `CallStore`: one-to-one and group calls.
+public struct CallStore {
+  let user: UInt32
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
+
+  /// Subscribes to `onCallReceived`, `onCallStarted` and `onCallEnded`.
+  public func subscribe() { runtime.clients[Int(user)].subscriptions.insert(.callEvents) }
+
+  /// `calls(participantIds, mediaType, params)`: calls `participantIds` (up to eight). `timeout`
+  /// zero means the server's default (30 s). Fails with -1201 when not logged in, -1202 for a bad
+  /// list, -1203 when already in a call.
+  public func calls(
+    participantIds: [UInt32], mediaType: CallMediaType, timeout: SimDuration = .zero, completion: Completion? = nil
+  ) {
+    let slot = runtime.callLists.store(participantIds)
+    runtime.commands.append(
+      .operation(
+        PendingOperation(
+          user: user, kind: .placeCall, target: slot, seat: Int16(mediaType.rawValue), policy: .abortWhenOccupied,
+          timeout: timeout, issuedAt: runtime.now, completion: completion)))
+  }
+  /// `accept()`: answers the ringing call.
+  public func accept(completion: Completion? = nil) { call(runtime, user, .acceptCall, completion) }
+  /// `reject()`: declines the ringing call.
+  public func reject(completion: Completion? = nil) { call(runtime, user, .rejectCall, completion) }
+  /// `hangup()`: cancels an unanswered call, or leaves a connected one.
+  public func hangup(completion: Completion? = nil) { call(runtime, user, .hangupCall, completion) }
+  /// `join(callId)`: joins a started group call.
+  public func join(callId: UInt32, completion: Completion? = nil) {
+    call(runtime, user, .joinCall, target: callId, completion)
+  }
+
+  /// The call the SDK believes this user is in.
+  public var currentCall: UInt32? {
+    let c = runtime.clients[Int(user)].call
+    return c == 0 ? nil : c - 1
+  }
+  /// `selfInfo.status`: none, waiting or accept.
+  public var state: CallParticipantState { runtime.clients[Int(user)].callState }
 }

@@ -1,3 +1,5 @@
+import LiveStack
+
 /// The logic of a client: what a view model does with the SDK. Implement it to run your own view
 /// model against the simulated stack; ``StandardAudience`` and ``StandardHost`` are the built-in,
 /// correct ones.
@@ -22,6 +24,9 @@ public protocol ClientBehavior: AnyObject {
   func loginEvent(_ event: LoginEvent, _ client: inout Client)
   /// The live ended (only if subscribed to live events).
   func liveEnded(_ client: inout Client)
+  /// A call event arrived (only if subscribed to call events). The SDK's call state is already
+  /// updated.
+  func callEvent(_ event: CallEvent, _ client: inout Client)
 }
 
 extension ClientBehavior {
@@ -39,6 +44,8 @@ extension ClientBehavior {
   public func loginEvent(_ event: LoginEvent, _ client: inout Client) {}
   /// Does nothing.
   public func liveEnded(_ client: inout Client) {}
+  /// Does nothing.
+  public func callEvent(_ event: CallEvent, _ client: inout Client) {}
 }
 
 /// A `seated` or `left` delta of the seat list.

@@ -52,6 +52,16 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   case openLocalMicrophone
   /// `DeviceStore.openLocalCamera`.
   case openLocalCamera
+  /// `CallStore.calls(participantIds:mediaType:params:)`.
+  case placeCall
+  /// `CallStore.accept()`.
+  case acceptCall
+  /// `CallStore.reject()`.
+  case rejectCall
+  /// `CallStore.hangup()`.
+  case hangupCall
+  /// `CallStore.join(callId:)`.
+  case joinCall
 
   /// Whether the call is answered by the phone rather than the server.
   public var isLocal: Bool { self == .openLocalMicrophone || self == .openLocalCamera }
@@ -120,6 +130,10 @@ public struct ClientState: Sendable {
   public var invitation: UInt32 = 0
   /// The slot in the staff tables, or -1 for audience.
   public internal(set) var staffSlot: Int32 = -1
+  /// The call the SDK believes it is in, as call ID + 1 (0 = none).
+  public var call: UInt32 = 0
+  /// The SDK's state in that call.
+  public var callState: CallParticipantState = .none
 
   /// A client that has not arrived.
   public init() {}
@@ -158,6 +172,8 @@ public final class ClientRuntime {
   public var seatView: [[UInt32]]
   /// Calls and timers requested during the current callback.
   public let commands = CommandQueue()
+  /// Participant lists of `calls()` in flight, by slot.
+  public let callLists = ListTable()
 
   /// Creates the runtime for `userCount` users; `staff` lists (user, room) for every host and admin.
   public init(
@@ -205,4 +221,34 @@ public final class ClientRuntime {
     statusCounts[Int(new.rawValue)] += 1
     clients[Int(user)].status = new
   }
+}
+
+/// Lists of user IDs in slots with a free list (the participants of a `calls()` in flight).
+public final class ListTable {
+  var lists: [[UInt32]] = []
+  var free: [UInt32] = []
+
+  /// An empty table.
+  public init() {}
+
+  /// Stores `list` and returns its slot.
+  public func store(_ list: [UInt32]) -> UInt32 {
+    if let slot = free.popLast() {
+      lists[Int(slot)] = list
+      return slot
+    }
+    lists.append(list)
+    return UInt32(lists.count - 1)
+  }
+
+  /// The list in `slot`, which is freed.
+  public func take(_ slot: UInt32) -> [UInt32] {
+    let list = lists[Int(slot)]
+    lists[Int(slot)] = []
+    free.append(slot)
+    return list
+  }
+
+  /// The list in `slot`, left in place.
+  public func peek(_ slot: UInt32) -> [UInt32] { lists[Int(slot)] }
 }

@@ -81,4 +81,6 @@ public struct Subscriptions: OptionSet, Sendable {
   public static let loginEvents = Subscriptions(rawValue: 8)
   /// `LiveListStore` events (the live ending).
   public static let liveEvents = Subscriptions(rawValue: 16)
+  /// `CallStore` events (`onCallReceived`, `onCallStarted`, `onCallEnded`).
+  public static let callEvents = Subscriptions(rawValue: 32)
 }

@@ -24,6 +24,12 @@ public enum SeatError: Int32, Error, CaseIterable, Sendable, Codable {
   case microphoneOccupied = -1106
   /// Not logged in.
   case notLoggedIn = -1201
+  /// `CallStore`: an empty or invalid participant list, or the caller itself in it.
+  case invalidCallParticipant = -1202
+  /// `CallStore`: refused in the current call state.
+  case callRefusedInState = -1203
+  /// `CallStore`: the same operation again.
+  case callRepeated = -1204
   /// The live room does not exist or has ended.
   case roomNotExist = -2100
   /// The user is not in the room.

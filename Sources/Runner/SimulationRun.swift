@@ -207,7 +207,8 @@ public struct SimulationRun {
     for (name, value) in metrics.counters.sorted { counters[name] = value }
     let layout = result.world.layout
     let population = RunReport.Population(
-      audience: layout.audienceCount, hosts: layout.rooms, admins: layout.rooms * (layout.staffPerRoom - 1), callers: 0)
+      audience: layout.audienceCount, hosts: layout.rooms, admins: layout.rooms * (layout.staffPerRoom - 1),
+      callers: layout.phones.count)
     let log = result.world.checker.log
     let excerpt = result.interrupted ? [:] : excerpts(for: result)
     var invariants: [RunReport.InvariantResult] = []

@@ -16,6 +16,8 @@ public struct Layout: Sendable {
   public let homeRoom: [UInt32]
   /// Each user's role.
   let roles: [RoomRole]
+  /// The phone users (after every room's users), who take part in calls only.
+  public let phones: Range<UInt32>
 
   /// Draws the layout of `profile` from `streams`.
   public init(profile: Profile, streams: RandomStreams) {
@@ -35,12 +37,16 @@ public struct Layout: Sendable {
     }
     base.append(UInt32(total))
     roomBase = base
-    var home = [UInt32](repeating: 0, count: total)
+    let phoneCount = profile.calls?.users ?? 0
+    precondition(total + phoneCount < Int(Int32.max), "more than 2^31 users")
+    phones = UInt32(total)..<UInt32(total + phoneCount)
+    // Phones belong to no room: their home room is the one past the last.
+    var home = [UInt32](repeating: UInt32(p.rooms), count: total + phoneCount)
     for r in 0..<p.rooms {
       for u in Int(base[r])..<Int(base[r + 1]) { home[u] = UInt32(r) }
     }
     homeRoom = home
-    var roles = [RoomRole](repeating: .audience, count: total)
+    var roles = [RoomRole](repeating: .audience, count: total + phoneCount)
     for r in 0..<p.rooms {
       roles[Int(base[r])] = .owner
       for a in 1..<staffPerRoom { roles[Int(base[r]) + a] = .admin }
@@ -49,9 +55,12 @@ public struct Layout: Sendable {
   }
 
   /// All users.
-  public var totalUsers: Int { Int(roomBase[rooms]) }
+  public var totalUsers: Int { Int(phones.upperBound) }
   /// All audience members.
-  public var audienceCount: Int { totalUsers - rooms * staffPerRoom }
+  public var audienceCount: Int { Int(roomBase[rooms]) - rooms * staffPerRoom }
+
+  /// Whether `user` is a phone user (calls only).
+  public func isPhone(_ user: UInt32) -> Bool { phones.contains(user) }
 
   /// The audience user IDs of `room`.
   public func audience(of room: UInt32) -> Range<UInt32> {

@@ -29,4 +29,6 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = user, b = `LoginEvent` raw value: the server ends the user's login (kicked offline by a
   /// login elsewhere, or the UserSig expired); it leaves its room.
   case loginEnded
+  /// a = call: the call's ringing timeout fires on the server.
+  case callTimeout
 }

@@ -11,6 +11,7 @@ public struct LiveMetrics: Sendable {
   /// Latency names, in report order.
   public static let latencyNames = [
     "seat.apply_to_response", "seat.accept_to_connected", "seat.invite_to_response", "login.to_room",
+    "call.dial_to_ring", "call.dial_to_connected",
   ]
   /// Index of `seat.apply_to_response`: from the user tapping "apply" to the client receiving the
   /// first terminal answer (the apply call failing, an accept, a rejection, a timeout).
@@ -23,6 +24,10 @@ public struct LiveMetrics: Sendable {
   public static let inviteToResponse = 2
   /// Index of `login.to_room`: from a client's `login` call to its `joinLive` completing.
   public static let loginToRoom = 3
+  /// Index of `call.dial_to_ring`: from the caller's `calls()` to a callee's `onCallReceived`.
+  public static let dialToRing = 4
+  /// Index of `call.dial_to_connected`: from `calls()` to the caller's `onCallStarted`.
+  public static let dialToConnected = 5
 
   // Counter indices, registered in this order.
   let applications: Int
@@ -48,6 +53,8 @@ public struct LiveMetrics: Sendable {
   let coHostSessions: Int
   let seatTakes: Int
   var errorCounter: [Int]
+  let callsPlaced: Int
+  let callEnded: [Int]
   // "Sometimes" probes: rare interleavings worth knowing a run exercised.
   let probeCancelLostToAccept: Int
   let probeAcceptLostToOtherHost: Int
@@ -82,6 +89,10 @@ public struct LiveMetrics: Sendable {
     coHostSessions = counters.register("live.co_host_sessions")
     seatTakes = counters.register("seat.free_takes")
     errorCounter = [Int](repeating: -1, count: SeatError.allCases.count)
+    callsPlaced = counters.register("call.placed")
+    var ended: [Int] = []
+    for reason in CallEndReason.allCases { ended.append(counters.register("call.ended.\(reason.rawValue)")) }
+    callEnded = ended
     probeCancelLostToAccept = counters.register("probe.cancel_lost_to_accept")
     probeAcceptLostToOtherHost = counters.register("probe.accept_lost_to_other_host")
     probeAcceptAfterCancel = counters.register("probe.accept_after_cancel")

@@ -50,6 +50,12 @@ extension LiveWorld {
       var users = [op.user]
       if Self.takesTarget(op.kind) { users.append(op.target) }
       var detail = "\(op.kind)"
+      if op.kind == .placeCall && kind == .serverCall {
+        let callees = runtime.callLists.peek(op.target)
+        users += callees
+        detail += " " + callees.map { "user \($0)" }.joined(separator: ", ")
+      }
+      if op.kind == .joinCall { detail += " call \(op.target)" }
       if Self.takesTarget(op.kind) { detail += " user \(op.target)" }
       if op.seat >= 0
         && [.takeSeat, .lockSeat, .unlockSeat, .moveUserToSeat, .applyForSeat, .inviteToSeat].contains(op.kind)
@@ -84,6 +90,11 @@ extension LiveWorld {
         kind: name, room: e.a, users: [], request: nil, detail: "\(name) rooms \(e.a) and \(e.a + 1)", onServer: true)
     case .flashCrowd, .sample:
       return .init(kind: name, room: nil, users: [], request: nil, detail: name, onServer: true)
+    case .callTimeout:
+      let c = calls.calls[Int(e.a)]
+      return .init(
+        kind: name, room: nil, users: [c.caller] + c.callees, request: nil, detail: "call \(e.a) timeout",
+        onServer: true)
     }
   }
 
@@ -147,6 +158,10 @@ extension LiveWorld {
       return .init(kind: name, room: home(u), users: [u], request: nil, detail: "onLiveEnded", onServer: false)
     case .login(let u, let event):
       return .init(kind: name, room: home(u), users: [u], request: nil, detail: "\(event)", onServer: false)
+    case .call(let u, let event):
+      var users = [u]
+      if case .ended(_, _, _, let other) = event, other != u { users.append(other) }
+      return .init(kind: name, room: nil, users: users, request: nil, detail: "\(event)", onServer: false)
     }
   }
 }

@@ -48,6 +48,16 @@ extension LiveWorld {
         continue
       }
       let client = runtime.clients[Int(u)]
+      if layout.isPhone(u) {
+        let serverCall = calls.call(of: u).map { $0 + 1 } ?? 0
+        if client.call != serverCall || client.callState != calls.state(of: u) {
+          checker.recordLiveness(
+            SeatChecker.viewMatchesServer, at: now, entities: ["user:\(u)"],
+            "user \(u)'s SDK shows call \(Int(client.call) - 1) \(client.callState), server \(Int(serverCall) - 1) \(calls.state(of: u))"
+          )
+        }
+        continue
+      }
       guard client.status != .away else { continue }
       var problems: [String] = []
       let serverSeat = seats.seat(of: u)

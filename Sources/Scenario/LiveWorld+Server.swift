@@ -128,10 +128,37 @@ extension LiveWorld {
         }
       case .openLocalMicrophone, .openLocalCamera:
         preconditionFailure("device calls are answered by the phone")
+      case .placeCall:
+        let callees = runtime.callLists.take(op.target)
+        let media = CallMediaType(rawValue: UInt8(truncatingIfNeeded: op.seat)) ?? .audio
+        let logins = login
+        switch calls.placeCall(
+          caller: user, callees: callees, mediaType: media, loggedIn: true, now: now,
+          reachable: { logins.isLoggedIn($0) })
+        {
+        case .failure(let e):
+          error = SeatError(rawValue: e.rawValue)
+        case .success(let id):
+          metrics.counters.add(metrics.callsPlaced)
+          precondition(Int(id) == callDialedAt.count, "calls are numbered in order")
+          callDialedAt.append(op.issuedAt.nanoseconds)
+          placedCalls[slot] = id
+          let timeout = op.timeout > .zero ? op.timeout : CallService.defaultTimeout
+          scheduler.schedule(after: timeout, event(.callTimeout, id))
+        }
+      case .acceptCall:
+        error = calls.accept(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+      case .rejectCall:
+        error = calls.reject(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+      case .hangupCall:
+        error = calls.hangup(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+      case .joinCall:
+        error = calls.join(user: user, call: op.target, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
       }
     }
     if let error { metrics.countError(error) }
     drainServer(&scheduler)
+    drainCalls(&scheduler)
     if !deferReply { reply(slot, error, &scheduler) }
   }
 
@@ -172,6 +199,21 @@ extension LiveWorld {
     }
     let at = fifo(downlink: true, user, scheduler.now)
     scheduler.schedule(at: at, event(.clientNotice, slot))
+  }
+
+  /// Delivers what the call server emitted, and counts how calls ended (once, for the caller).
+  mutating func drainCalls(_ scheduler: inout Scheduler) {
+    guard !calls.events.isEmpty else { return }
+    for i in 0..<calls.events.count {
+      let e = calls.events[i]
+      if case .ended(let user, let id, let reason, _) = e, user == calls.calls[Int(id)].caller {
+        metrics.counters.add(metrics.callEnded[CallEndReason.allCases.firstIndex(of: reason)!])
+      }
+      switch e {
+      case .received(let u, _), .started(let u, _), .ended(let u, _, _, _): send(.call(u, e), &scheduler)
+      }
+    }
+    calls.drain()
   }
 
   /// Turns what the server changed into events: seat-list deltas, answers to requests.
@@ -407,6 +449,28 @@ extension LiveWorld {
       runtime.clients[u].invitation = 0
       guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
+    case .call(_, let event):
+      switch event {
+      case .received(_, let id):
+        runtime.clients[u].call = id + 1
+        runtime.clients[u].callState = .waiting
+        metrics.latencies[LiveMetrics.dialToRing].record(
+          SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
+      case .started(_, let id):
+        runtime.clients[u].call = id + 1
+        runtime.clients[u].callState = .accept
+        if calls.calls[Int(id)].caller == user {
+          metrics.latencies[LiveMetrics.dialToConnected].record(
+            SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
+        }
+      case .ended(_, let id, _, _):
+        if runtime.clients[u].call == id + 1 {
+          runtime.clients[u].call = 0
+          runtime.clients[u].callState = .none
+        }
+      }
+      guard subscribed.contains(.callEvents) else { return unheard(user, sawOwnLeave: false, now) }
+      withClient(user, &scheduler) { b, c in b.callEvent(event, &c) }
     case .liveEnded:
       runtime.clients[u].joinedRoom = 0
       runtime.clients[u].seenSeat = -1

@@ -42,10 +42,13 @@ enum Notice {
   case seats(UInt32, batch: UInt32)
   case liveEnded(UInt32)
   case login(UInt32, LoginEvent)
+  case call(UInt32, CallEvent)
 
   var user: UInt32 {
     switch self {
-    case .guest(let u, _, _), .host(let u, _, _), .seats(let u, _), .liveEnded(let u), .login(let u, _): return u
+    case .guest(let u, _, _), .host(let u, _, _), .seats(let u, _), .liveEnded(let u), .login(let u, _),
+      .call(let u, _):
+      return u
     case .applicantRemoved(let h, _), .inviteeRemoved(let h, _): return h
     case .invitationRemoved(let g, _): return g
     }
@@ -64,6 +67,8 @@ public struct LiveWorld: World {
   public internal(set) var seats: SeatService
   /// The login server.
   public internal(set) var login: LoginService
+  /// The call server.
+  public internal(set) var calls: CallService
   /// Every client's SDK state and UI status.
   public let runtime: ClientRuntime
   /// The audience behaviour.
@@ -72,6 +77,8 @@ public struct LiveWorld: World {
   public let host: any ClientBehavior
   /// The admins' behaviour.
   public let admin: any ClientBehavior
+  /// The phone users' behaviour (when the profile has `calls`).
+  public let phone: (any ClientBehavior)?
   /// The seat invariants.
   public internal(set) var checker: SeatChecker
   /// What was measured.
@@ -81,6 +88,7 @@ public struct LiveWorld: World {
 
   var audienceRandom: Xoshiro256
   var staffRandom: Xoshiro256
+  var phoneRandom: Xoshiro256
   var networkRandom: Xoshiro256
   var deviceRandom: Xoshiro256
   var workloadRandom: Xoshiro256
@@ -105,6 +113,10 @@ public struct LiveWorld: World {
   var users: [UserRecord]
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
+  /// Per call: when `calls()` was called.
+  var callDialedAt: [Int64] = []
+  /// The call each successful `calls()` created, by operation slot, until the answer arrives.
+  var placedCalls: [UInt32: UInt32] = [:]
   /// Per request: when the call that filed it was made.
   var requestCalledAt: [Int64] = []
   /// The profile's SDK quirks as bits (indexed by `SDKQuirk.allCases`), tested without hashing.
@@ -128,7 +140,7 @@ public struct LiveWorld: World {
   /// to the built-in correct clients.
   public init(
     profile: Profile, streams: RandomStreams, audience: (any ClientBehavior)? = nil, host: (any ClientBehavior)? = nil,
-    admin: (any ClientBehavior)? = nil
+    admin: (any ClientBehavior)? = nil, phone: (any ClientBehavior)? = nil
   ) {
     self.profile = profile
     var bits: UInt32 = 0
@@ -143,6 +155,7 @@ public struct LiveWorld: World {
     let users = layout.totalUsers
     seats = SeatService(rooms: rooms, userCount: users)
     login = LoginService(userCount: users)
+    calls = CallService(userCount: users)
     var staff: [(user: UInt32, room: UInt32)] = []
     for r in 0..<UInt32(layout.rooms) {
       for u in layout.staff(of: r) { staff.append((u, r)) }
@@ -153,11 +166,14 @@ public struct LiveWorld: World {
     self.audience = audience ?? StandardAudience(settings: profile.audience, userCount: users)
     self.host = host ?? StandardHost(settings: profile.host)
     self.admin = admin ?? StandardHost(settings: profile.admin)
+    self.phone =
+      phone ?? profile.calls.map { StandardPhone(settings: $0.phone, phones: layout.phones, userCount: users) }
     checker = SeatChecker(seats: seats)
     checker.switchOff(profile.invariantsOff)
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
     audienceRandom = streams.stream("audience")
     staffRandom = streams.stream("hosts")
+    phoneRandom = streams.stream("phones")
     networkRandom = streams.stream("network")
     deviceRandom = streams.stream("devices")
     workloadRandom = streams.stream("workload")
@@ -191,6 +207,7 @@ public struct LiveWorld: World {
         scheduleNextArrival(room: r, &scheduler)
       }
     }
+    for u in layout.phones { scheduler.schedule(after: .zero, event(.clientStart, u)) }
     if let flash = profile.workload.flashCrowd {
       if flash.lockSeatsUntilOpen { setAllSeatsLocked(true) }
       scheduler.schedule(after: flash.at, event(.flashCrowd, 0))
@@ -244,6 +261,8 @@ public struct LiveWorld: World {
       seats.disconnectCoHost(room: e.a)
     case .flashCrowd:
       flashCrowd(&scheduler)
+    case .callTimeout:
+      if calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
     case .sample:
       sample(scheduler.now)
       var next = profile.sampleEvery
@@ -258,6 +277,10 @@ public struct LiveWorld: World {
       guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), login.logout(e.a) else { break }
       _ = seats.leave(user: e.a, now: scheduler.now)
       drainServer(&scheduler)
+      if calls.call(of: e.a) != nil {
+        _ = calls.hangup(user: e.a, now: scheduler.now)
+        drainCalls(&scheduler)
+      }
       send(.login(e.a, loginEvent), &scheduler)
     }
   }
@@ -328,6 +351,15 @@ public struct LiveWorld: World {
   ) {
     let role = layout.role(of: user)
     let before = runtime.clients[Int(user)].status
+    if let phone, layout.isPhone(user) {
+      var client = Client(
+        user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: phoneRandom)
+      body(phone, &client)
+      phoneRandom = client.random
+      executeCommands(&scheduler)
+      afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
+      return
+    }
     var client = Client(
       user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime,
       random: role == .audience ? audienceRandom : staffRandom)
@@ -473,6 +505,14 @@ public struct LiveWorld: World {
       runtime.clients[u].invitation = 0
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
+    case .placeCall:
+      if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
+        // The SDK learns its call from the answer to calls() (unless the call already ended).
+        if !calls.calls[Int(id)].isOver {
+          runtime.clients[u].call = id + 1
+          runtime.clients[u].callState = .waiting
+        }
+      }
     case .acceptInvitation, .rejectInvitation:
       if (error == nil || error == .alreadyProcessed) && !quirk(.staleInvitation) {
         runtime.clients[u].invitation = 0

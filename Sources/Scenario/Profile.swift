@@ -45,6 +45,16 @@ public struct Profile: Sendable {
   public var quirks: Set<SDKQuirk> = []
   /// Invariants switched off (none by default).
   public var invariantsOff: Set<String> = []
+  /// Phone users who call each other, if any.
+  public var calls: Calls?
+
+  /// Phone users outside the rooms, calling each other over the call service.
+  public struct Calls: Sendable {
+    /// How many.
+    public var users: Int
+    /// How they behave.
+    public var phone: PhoneSettings
+  }
 
   /// Rooms and people.
   public struct Population: Sendable {
@@ -238,6 +248,7 @@ extension Profile {
         }
       }
     }
+    let calls = try o.optional("calls").map { n throws(ProfileError) in try readCalls(n) }
     var invariantsOff = Set<String>()
     if var inv = try o.optional("invariants")?.object() {
       if let list = try inv.optional("off")?.array() {
@@ -264,6 +275,7 @@ extension Profile {
     profile.thresholds = thresholds
     profile.quirks = quirks
     profile.invariantsOff = invariantsOff
+    profile.calls = calls
     let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
     guard expected <= Double(Int32.max) else {
       throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")
@@ -433,6 +445,32 @@ extension Profile {
       endLiveAfter: try dist("endLiveAfter", base == nil ? nil : base?.endLiveAfter, &o))
     try o.finish()
     return h
+  }
+
+  static func readCalls(_ node: ProfileNode) throws(ProfileError) -> Calls {
+    var o = try node.object()
+    let users = try o.required("users").int(2...10_000_000)
+    let maxGroup = try o.get("maxGroupCallees", default: 4) { n throws(ProfileError) in try n.int(2...8) }
+    let phone = PhoneSettings(
+      dialEvery: try o.get("dialEvery", default: .exponential(mean: 600e9)) { n throws(ProfileError) in
+        try n.distribution()
+      },
+      groupProbability: try o.get("groupProbability", default: .zero) { n throws(ProfileError) in try n.ratio() },
+      maxGroupCallees: maxGroup,
+      videoProbability: try o.get("videoProbability", default: Ratio(1, 2)!) { n throws(ProfileError) in try n.ratio()
+      },
+      timeout: try o.get("timeout", default: .zero) { n throws(ProfileError) in try n.duration() },
+      answerProbability: try o.get("answerProbability", default: Ratio(4, 5)!) { n throws(ProfileError) in try n.ratio()
+      },
+      answerAfter: try o.get("answerAfter", default: .lognormal(median: 4e9, sigma: 0.5)) { n throws(ProfileError) in
+        try n.distribution()
+      },
+      talkTime: try o.get("talkTime", default: .lognormal(median: 120e9, sigma: 0.7)) { n throws(ProfileError) in
+        try n.distribution()
+      },
+      patience: try o.present("patience")?.optionalDistribution())
+    try o.finish()
+    return Calls(users: users, phone: phone)
   }
 
   static func readDevices(_ node: ProfileNode) throws(ProfileError) -> Devices {

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Oracles
+@testable import Scenario
+@testable import SimKernel
+
+/// Phones in the staged world: one room as usual, plus phone users 5, 6 and 7. Every message
+/// takes 10 ms.
+let stagedCalls = stagedProfile.replacingOccurrences(
+  of: "network: { clientServer: \"constant(10ms)\" },",
+  with: "network: { clientServer: \"constant(10ms)\" }, calls: { users: 3, dialEvery: \"1000h\" },")
+
+final class ScriptedPhone: ClientBehavior {
+  var log: [String] = []
+  var onTimer: ((UInt32, inout Client) -> Void)?
+  var onCall: ((CallEvent, inout Client) -> Void)?
+  func start(_ c: inout Client) {
+    c.callStore.subscribe()
+    c.login.login()
+  }
+  func timer(tag: UInt32, arg: UInt32, _ c: inout Client) { onTimer?(tag, &c) }
+  func callEvent(_ e: CallEvent, _ c: inout Client) {
+    log.append("\(c.user) \(e)")
+    onCall?(e, &c)
+  }
+}
+
+@Suite struct CallWorldTests {
+  func staged(_ phone: ScriptedPhone) throws -> Staged {
+    let profile = try Profile.parse(Data(stagedCalls.utf8))
+    var s = try Staged(stagedCalls, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient())
+    s.world = LiveWorld(
+      profile: profile, streams: RandomStreams(rootSeed: 1), audience: ScriptedClient(), host: ScriptedClient(),
+      admin: ScriptedClient(), phone: phone)
+    s.sim = Simulation()
+    s.world.start(&s.sim.scheduler)
+    return s
+  }
+
+  func phoneTimer(_ s: inout Staged, user: UInt32, atMs: Int64, tag: UInt32) {
+    let slot = s.world.timerSlot(tag: tag, arg: 0)
+    s.sim.scheduler.schedule(
+      at: .zero + .milliseconds(atMs), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
+  }
+
+  @Test func aCallRingsConnectsAndEndsWithExactLatencies() throws {
+    let phone = ScriptedPhone()
+    phone.onTimer = { tag, c in
+      if tag == 1 { c.callStore.calls(participantIds: [6], mediaType: .video) } else { c.callStore.hangup() }
+    }
+    phone.onCall = { e, c in if case .received = e { c.callStore.accept() } }
+    var s = try staged(phone)
+    #expect(s.world.layout.phones == 5..<8)
+    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
+    phoneTimer(&s, user: 5, atMs: 5000, tag: 2)
+    s.run(untilMs: 10_000)
+    #expect(phone.log.contains("6 received(user: 6, call: 0)"))
+    #expect(phone.log.contains("5 started(user: 5, call: 0)") && phone.log.contains("6 started(user: 6, call: 0)"))
+    #expect(phone.log.contains("6 ended(user: 6, call: 0, reason: LiveStack.CallEndReason.hangup, other: 5)"))
+    let ring = s.world.metrics.latencies[LiveMetrics.dialToRing]
+    let connected = s.world.metrics.latencies[LiveMetrics.dialToConnected]
+    #expect(ring.count == 1 && ring.max == 20_000_000)
+    // dial 1.000 s, server 1.010, callee rings 1.020 and accepts, server 1.030, caller 1.040.
+    #expect(connected.count == 1 && connected.max == 40_000_000)
+    #expect(s.counter("call.placed") == 1 && s.counter("call.ended.hangup") == 1)
+    #expect(s.world.runtime.clients[5].callState == .none && s.world.runtime.clients[6].call == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aBusyCalleeEndsTheNewCallWithLineBusy() throws {
+    let phone = ScriptedPhone()
+    phone.onTimer = { tag, c in
+      c.callStore.calls(
+        participantIds: [6], mediaType: .audio, completion: { c, r in phone.log.append("\(c.user) calls \(r)") })
+    }
+    var s = try staged(phone)
+    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
+    phoneTimer(&s, user: 7, atMs: 2000, tag: 1)
+    s.run(untilMs: 3000)
+    #expect(phone.log.contains("7 ended(user: 7, call: 1, reason: LiveStack.CallEndReason.lineBusy, other: 6)"))
+    #expect(s.counter("call.ended.lineBusy") == 1)
+    #expect(s.world.runtime.clients[7].callState == .none)
+    #expect(s.world.runtime.clients[5].callState == .waiting)
+  }
+
+  @Test func anUnansweredCallTimesOutAndASecondCallWhileCallingIsRefused() throws {
+    let phone = ScriptedPhone()
+    phone.onTimer = { tag, c in
+      c.callStore.calls(participantIds: [tag == 1 ? 6 : 7], mediaType: .audio, timeout: .seconds(5)) { c, r in
+        phone.log.append("\(c.user) calls \(r)")
+      }
+    }
+    var s = try staged(phone)
+    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
+    phoneTimer(&s, user: 5, atMs: 2000, tag: 2)
+    s.run(untilMs: 10_000)
+    #expect(phone.log.contains("5 calls failure(LiveStack.SeatError.callRefusedInState)"))
+    #expect(phone.log.contains("5 ended(user: 5, call: 0, reason: LiveStack.CallEndReason.noResponse, other: 6)"))
+    #expect(s.counter("call.ended.noResponse") == 1)
+  }
+
+  @Test func phonesRunCleanAndSeveralEndReasonsOccur() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let profile = try Profile.load(path: path).profile
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 2))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + profile.duration)
+    world.judgeLiveness(now: sim.now)
+    #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0 })")
+    let c = world.metrics.counters
+    #expect(c.value("call.placed")! > 100)
+    let reasons = CallEndReason.allCases.filter { c.value("call.ended.\($0.rawValue)")! > 0 }
+    #expect(reasons.count >= 3, "\(reasons)")
+    #expect(world.metrics.latencies[LiveMetrics.dialToConnected].count > 50)
+  }
+
+  @Test func aPhoneWhoseSDKDisagreesWithTheServerIsCaught() throws {
+    var s = try staged(ScriptedPhone())
+    s.run(untilMs: 1000)
+    s.world.runtime.clients[6].call = 1
+    s.world.runtime.clients[6].callState = .accept
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(
+      s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message.contains("user 6's SDK shows call 0") == true)
+  }
+}
