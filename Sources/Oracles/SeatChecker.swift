@@ -42,7 +42,18 @@ public struct SeatChecker: Sendable {
       description:
         "once nothing is in flight for a client, its status, seat, devices, invitation, seat list and applicants agree with the server"
     ),
+    Invariant(
+      id: "call.one-active-per-user", kind: .safety,
+      description: "a user is in at most one call: no call rings or starts for a phone already in another"),
+    Invariant(
+      id: "call.released-within-timeout", kind: .liveness,
+      description: "a call nobody answered ends within its timeout plus the slack, releasing the caller"),
   ]
+
+  /// Index of `call.one-active-per-user`.
+  public static let oneActiveCall = 10
+  /// Index of `call.released-within-timeout`.
+  public static let callReleased = 11
 
   /// Index of `request.terminal-within-timeout`.
   public static let terminalWithinTimeout = 8
@@ -80,6 +91,20 @@ public struct SeatChecker: Sendable {
 
   /// Switches off the invariants whose IDs are in `ids` (see ``ViolationLog/switchOff(_:)``).
   public mutating func switchOff(_ ids: Set<String>) { log.switchOff(ids) }
+
+  /// A call event reached `user`, whose SDK was in `current` (call ID + 1, 0 for none): a call
+  /// ringing or starting while the user is in another breaks `call.one-active-per-user`.
+  public mutating func observeCallEvent(user: UInt32, call: UInt32, current: UInt32, ends: Bool, at now: SimInstant) {
+    guard !ends, current != 0, current != call + 1 else { return }
+    log.record(
+      SeatChecker.oneActiveCall, at: now, entities: ["user:\(user)", "call:\(call)", "call:\(current - 1)"],
+      "call \(call) reached user \(user) while it was in call \(current - 1)")
+  }
+
+  /// Records a finding judged after the run (liveness), or by the world on both sides' state.
+  public mutating func recordCall(_ index: Int, at now: SimInstant, entities: [String], _ message: String) {
+    log.record(index, at: now, entities: entities, message)
+  }
 
   /// Records a liveness finding (judged after the run by the world, which sees both sides).
   public mutating func recordLiveness(_ index: Int, at now: SimInstant, entities: [String], _ message: String) {

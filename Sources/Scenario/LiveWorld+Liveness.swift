@@ -12,7 +12,22 @@ extension LiveWorld {
   ///   flight and no device call pending, its SDK state against the server's.
   public mutating func judgeLiveness(now: SimInstant, slack: SimDuration = .seconds(5)) {
     judgeRequestDeadlines(now: now, slack: slack)
+    judgeCallDeadlines(now: now, slack: slack)
     judgeClientViews(now: now)
+  }
+
+  /// `call.released-within-timeout`: a call that never started must have ended within its timeout
+  /// plus the slack.
+  mutating func judgeCallDeadlines(now: SimInstant, slack: SimDuration) {
+    for (i, c) in calls.calls.enumerated() where c.startedAt == nil {
+      let deadline = c.createdAt.nanoseconds + callTimeouts[i] + slack.nanoseconds
+      let late = c.endedAt.map { $0.nanoseconds > deadline } ?? (now.nanoseconds > deadline)
+      guard late else { continue }
+      checker.recordCall(
+        SeatChecker.callReleased, at: now, entities: ["call:\(i)", "user:\(c.caller)"],
+        "call \(i) from user \(c.caller) was never answered and "
+          + (c.endedAt.map { "ended only at \($0)" } ?? "is still ringing at \(now)"))
+    }
   }
 
   mutating func judgeRequestDeadlines(now: SimInstant, slack: SimDuration) {

@@ -142,6 +142,7 @@ extension LiveWorld {
           metrics.counters.add(metrics.callsPlaced)
           precondition(Int(id) == callDialedAt.count, "calls are numbered in order")
           callDialedAt.append(op.issuedAt.nanoseconds)
+          callTimeouts.append((op.timeout > .zero ? op.timeout : CallService.defaultTimeout).nanoseconds)
           placedCalls[slot] = id
           let timeout = op.timeout > .zero ? op.timeout : CallService.defaultTimeout
           scheduler.schedule(after: timeout, event(.callTimeout, id))
@@ -450,6 +451,12 @@ extension LiveWorld {
       guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .call(_, let event):
+      switch event {
+      case .received(_, let id), .started(_, let id):
+        checker.observeCallEvent(user: user, call: id, current: runtime.clients[u].call, ends: false, at: now)
+      case .ended:
+        break
+      }
       switch event {
       case .received(_, let id):
         runtime.clients[u].call = id + 1

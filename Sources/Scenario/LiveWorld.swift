@@ -113,8 +113,9 @@ public struct LiveWorld: World {
   var users: [UserRecord]
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
-  /// Per call: when `calls()` was called.
+  /// Per call: when `calls()` was called, and its ringing timeout in nanoseconds.
   var callDialedAt: [Int64] = []
+  var callTimeouts: [Int64] = []
   /// The call each successful `calls()` created, by operation slot, until the answer arrives.
   var placedCalls: [UInt32: UInt32] = [:]
   /// Per request: when the call that filed it was made.

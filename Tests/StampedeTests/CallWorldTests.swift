@@ -119,6 +119,36 @@ final class ScriptedPhone: ClientBehavior {
     #expect(world.metrics.latencies[LiveMetrics.dialToConnected].count > 50)
   }
 
+  @Test func aCallReachingAPhoneStillInAnotherIsCaught() throws {
+    let phone = ScriptedPhone()
+    phone.onTimer = { _, c in c.callStore.calls(participantIds: [6], mediaType: .audio) }
+    var s = try staged(phone)
+    s.run(untilMs: 500)
+    // Plant: user 6's SDK still believes it is in an old call.
+    s.world.runtime.clients[6].call = 99
+    s.world.runtime.clients[6].callState = .accept
+    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
+    s.run(untilMs: 2000)
+    #expect(s.world.checker.log.count("call.one-active-per-user") == 1)
+    #expect(
+      s.world.checker.log.first[SeatChecker.oneActiveCall]?.message == "call 0 reached user 6 while it was in call 98")
+  }
+
+  @Test func aCallLeftRingingPastItsTimeoutIsALivenessViolation() throws {
+    let phone = ScriptedPhone()
+    phone.onTimer = { _, c in c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(5)) }
+    var s = try staged(phone)
+    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
+    s.run(untilMs: 20_000)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+    // Plant: the server behaves as if the timeout had been 1 s, yet ended the call at 6.01 s
+    // (judged without slack).
+    s.world.callTimeouts[0] = 1_000_000_000
+    s.world.judgeLiveness(now: s.sim.now, slack: .zero)
+    #expect(s.world.checker.log.count("call.released-within-timeout") == 1)
+  }
+
   @Test func aPhoneWhoseSDKDisagreesWithTheServerIsCaught() throws {
     var s = try staged(ScriptedPhone())
     s.run(untilMs: 1000)

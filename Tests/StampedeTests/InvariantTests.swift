@@ -32,8 +32,10 @@ import Testing
     #expect(SeatChecker.catalogue.allSatisfy { !$0.description.isEmpty })
     #expect(
       SeatChecker.catalogue.filter { $0.kind == .liveness }.map(\.id) == [
-        "request.terminal-within-timeout", "client.view-matches-server",
+        "request.terminal-within-timeout", "client.view-matches-server", "call.released-within-timeout",
       ])
+    #expect(SeatChecker.catalogue[SeatChecker.oneActiveCall].id == "call.one-active-per-user")
+    #expect(SeatChecker.catalogue[SeatChecker.callReleased].id == "call.released-within-timeout")
     #expect(SeatChecker.catalogue[SeatChecker.terminalWithinTimeout].id == "request.terminal-within-timeout")
     #expect(SeatChecker.catalogue[SeatChecker.viewMatchesServer].id == "client.view-matches-server")
   }
