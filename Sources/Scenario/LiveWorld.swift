@@ -352,24 +352,21 @@ public struct LiveWorld: World {
   ) {
     let role = layout.role(of: user)
     let before = runtime.clients[Int(user)].status
-    if let phone, layout.isPhone(user) {
-      var client = Client(
-        user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: phoneRandom)
-      body(phone, &client)
+    // Phones, viewers and staff each draw from their own random stream.
+    let onPhone = phone != nil && layout.isPhone(user)
+    let random = onPhone ? phoneRandom : (role == .audience ? audienceRandom : staffRandom)
+    var client = Client(user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: random)
+    if onPhone {
+      body(phone!, &client)
       phoneRandom = client.random
-      executeCommands(&scheduler)
-      afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
-      return
+    } else {
+      switch role {
+      case .audience: body(audience, &client)
+      case .owner: body(host, &client)
+      case .admin: body(admin, &client)
+      }
+      if role == .audience { audienceRandom = client.random } else { staffRandom = client.random }
     }
-    var client = Client(
-      user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime,
-      random: role == .audience ? audienceRandom : staffRandom)
-    switch role {
-    case .audience: body(audience, &client)
-    case .owner: body(host, &client)
-    case .admin: body(admin, &client)
-    }
-    if role == .audience { audienceRandom = client.random } else { staffRandom = client.random }
     executeCommands(&scheduler)
     afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
   }

@@ -42,6 +42,15 @@ final class ScriptedClient: ClientBehavior {
   }
   func loginEvent(_ e: LoginEvent, _ c: inout Client) { log.append("\(c.user) login \(e)") }
 
+  /// A host that accepts every application as soon as it hears of it.
+  static func acceptingHost() -> ScriptedClient {
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.acceptApplication(userID: guest) }
+    }
+    return host
+  }
+
   /// A completion that logs `label` and the outcome.
   func logged(_ label: String) -> Completion {
     { [unowned self] c, r in
@@ -178,10 +187,7 @@ struct Staged {
   }
 
   @Test func aRejoinWhileSeatedSucceedsAndKeepsTheSeat() throws {
-    let host = ScriptedClient()
-    host.onHost = { e, c in
-      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.acceptApplication(userID: guest) }
-    }
+    let host = ScriptedClient.acceptingHost()
     let audience = ScriptedClient()
     audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
     audience.onTimer = { _, c in c.liveList.joinLive(completion: audience.logged("rejoin")) }
@@ -197,10 +203,7 @@ struct Staged {
 
   @Test func aHostJoiningLateGetsTheSeatListAsItStands() throws {
     // The admin (user 1) logs in only at 3 s, after user 2 took seat 0.
-    let host = ScriptedClient()
-    host.onHost = { e, c in
-      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.acceptApplication(userID: guest) }
-    }
+    let host = ScriptedClient.acceptingHost()
     let admin = ScriptedClient()
     admin.logsIn = false
     admin.onApply = { c in

@@ -113,10 +113,7 @@ import Testing
 
   @Test(arguments: [false, true])
   func aViewerRejoiningWhileSeatedLosesTheSeatOnlyWithTheQuirk(on: Bool) throws {
-    let host = ScriptedClient()
-    host.onHost = { e, c in
-      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.acceptApplication(userID: guest) }
-    }
+    let host = ScriptedClient.acceptingHost()
     let audience = ScriptedClient()
     audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
     audience.onTimer = { _, c in c.liveList.joinLive() }
