@@ -50,6 +50,16 @@ public struct Client {
   public var liveList: LiveListStore { LiveListStore(user: user, room: room, runtime: runtime) }
   /// `CallStore.shared`.
   public var callStore: CallStore { CallStore(user: user, runtime: runtime) }
+  /// `TUILogin`.
+  public var tuiLogin: TUILoginStore { TUILoginStore(user: user, runtime: runtime) }
+  /// `V2TIMManager`'s offline-push calls.
+  public var timPush: TIMPushStore { TIMPushStore(user: user, runtime: runtime) }
+  /// The app's `PKPushRegistry`.
+  public var pushRegistry: PushRegistry { PushRegistry(user: user, runtime: runtime) }
+  /// The app's LiveCommunicationKit `ConversationManager`.
+  public var conversations: ConversationManager { ConversationManager(user: user, runtime: runtime) }
+  /// The app's state on the phone.
+  public var app: AppInfo { AppInfo(user: user, runtime: runtime) }
 
   /// Wakes this client's behaviour (`timer(tag:arg:)`) after `delay`.
   public func schedule(after delay: SimDuration, tag: UInt32, arg: UInt32 = 0) {
@@ -340,4 +350,29 @@ public struct CallStore {
   }
   /// `selfInfo.status`: none, waiting or accept.
   public var state: CallParticipantState { runtime.clients[Int(user)].callState }
+}
+
+/// `TUILogin`: TUICore's login, made after `LoginStore.login` succeeded.
+public struct TUILoginStore {
+  let user: UInt32
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
+
+  /// `TUILogin.login(sdkAppID, userID, userSig)`. Fails with -1201 unless the IM login succeeded.
+  public func login(completion: Completion? = nil) { call(runtime, user, .tuiLogin, completion) }
+  /// Whether TUILogin succeeded in this process.
+  public var isLogin: Bool { runtime.phoneSystem?.isTUILoggedIn(user) ?? false }
+}
+
+/// The offline-push calls of `V2TIMManager` (TIMPush).
+public struct TIMPushStore {
+  let user: UInt32
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
+
+  /// `setVOIP(config: {certificateID, token})`: uploads the VoIP token. The backend records it only
+  /// for a logged-in user with a non-zero certificate and token.
+  public func setVOIP(certificateID: UInt32, token: UInt16, completion: Completion? = nil) {
+    call(runtime, user, .setVOIP, target: certificateID, seat: Int(Int16(bitPattern: token)), completion)
+  }
 }

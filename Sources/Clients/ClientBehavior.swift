@@ -27,6 +27,17 @@ public protocol ClientBehavior: AnyObject {
   /// A call event arrived (only if subscribed to call events). The SDK's call state is already
   /// updated.
   func callEvent(_ event: CallEvent, _ client: inout Client)
+  /// A new process of the app started (a cold start by a VoIP push, or the user opening a killed
+  /// app). The previous process's state is gone. Phone users only.
+  func appLaunched(_ client: inout Client)
+  /// PushKit delivered the device's VoIP token (`didUpdate pushCredentials`).
+  func pushTokenUpdated(_ token: UInt16, _ client: inout Client)
+  /// PushKit delivered a VoIP push (`didReceiveIncomingPushWith`). The app must report an
+  /// incoming conversation before the deadline, or the system kills it.
+  func incomingPush(_ push: VoIPPush, _ client: inout Client)
+  /// The conversation manager's delegate got an action; it needs exactly one `fulfill()` or
+  /// `fail()`.
+  func conversationAction(_ action: ConversationAction, _ client: inout Client)
 }
 
 extension ClientBehavior {
@@ -46,6 +57,14 @@ extension ClientBehavior {
   public func liveEnded(_ client: inout Client) {}
   /// Does nothing.
   public func callEvent(_ event: CallEvent, _ client: inout Client) {}
+  /// Runs `start`, as a fresh process does.
+  public func appLaunched(_ client: inout Client) { start(&client) }
+  /// Does nothing.
+  public func pushTokenUpdated(_ token: UInt16, _ client: inout Client) {}
+  /// Does nothing (which gets the app killed: a real app must report).
+  public func incomingPush(_ push: VoIPPush, _ client: inout Client) {}
+  /// Does nothing (the action times out).
+  public func conversationAction(_ action: ConversationAction, _ client: inout Client) {}
 }
 
 /// A `seated` or `left` delta of the seat list.

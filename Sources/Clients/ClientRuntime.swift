@@ -62,6 +62,10 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   case hangupCall
   /// `CallStore.join(callId:)`.
   case joinCall
+  /// `TUILogin.login`: the second login, after `LoginStore.login`.
+  case tuiLogin
+  /// `V2TIMManager.setVOIP(config:)`: uploads the VoIP token with a certificate ID.
+  case setVOIP
 
   /// Whether the call is answered by the phone rather than the server.
   public var isLocal: Bool { self == .openLocalMicrophone || self == .openLocalCamera }
@@ -174,6 +178,9 @@ public final class ClientRuntime {
   public let commands = CommandQueue()
   /// Participant lists of `calls()` in flight, by slot.
   public let callLists = ListTable()
+  /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are
+  /// phone users.
+  public var phoneSystem: PhoneSystem?
 
   /// Creates the runtime for `userCount` users; `staff` lists (user, room) for every host and admin.
   public init(

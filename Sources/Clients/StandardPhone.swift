@@ -21,6 +21,9 @@ public struct PhoneSettings: Sendable {
   public var talkTime: Distribution
   /// How long a caller waits for an answer before cancelling; `nil`: until the timeout.
   public var patience: Distribution?
+  /// The certificate ID the app passes to `setVOIP` (0: the app skips the upload, so no VoIP push
+  /// reaches it).
+  public var certificateID: UInt32 = 1
 
   /// Creates settings.
   public init(
@@ -41,50 +44,185 @@ public struct PhoneSettings: Sendable {
   }
 }
 
-/// The built-in phone user: logs in, dials other phones now and then (sometimes a group), answers
-/// or declines incoming calls after a while, hangs up after talking, and cancels when nobody
-/// answers within its patience. It uses only the SDK's call state, never a private copy.
+/// The built-in phone user, seed 003's push flow and seed 001's conversation delegate with their
+/// mistakes corrected:
+///
+/// - At launch it creates its VoIP push registry at once, subscribes, then logs in to IM and then
+///   TUILogin; the token is saved when it arrives and uploaded only after both logins, with a
+///   non-zero certificate (again whenever the token changes).
+/// - Every VoIP push is reported to the system at once, even a malformed or duplicate one (which is
+///   ended straight away).
+/// - A Join is fulfilled only after `CallStore.accept` succeeded, and failed otherwise; a Join that
+///   arrives before the SDK knows the call (cold start) waits for it. Start and Merge, which it
+///   does not support, are failed. When a call ends, its conversation is ended.
+/// - In the foreground it dials other phones now and then (sometimes a group), answers in the app,
+///   hangs up after talking, and cancels when nobody answers within its patience.
 public final class StandardPhone: ClientBehavior {
   /// The settings.
   public let settings: PhoneSettings
   /// The phone users it may call.
   public let phones: Range<UInt32>
-  let epoch: Column<UInt32>
+
+  /// What the app keeps in memory (lost when the process dies).
+  struct AppMemory {
+    /// Invalidates stale dial timers.
+    var epoch: UInt32 = 0
+    /// The saved VoIP token (0: none yet).
+    var token: UInt16 = 0
+    /// The conversation shown for the current call, and that call as ID + 1.
+    var uuid: UInt32 = 0
+    var uuidCall: UInt32 = 0
+    /// A Join waiting for the SDK to learn of its call, as action ID + 1.
+    var pendingJoin: UInt32 = 0
+  }
+  let memory: Column<AppMemory>
 
   enum Tag: UInt32 {
     case dial = 1
     case answer, hangUp, giveUp
   }
 
-  /// Creates the behaviour for phones `phones` of `userCount` users.
-  public init(settings: PhoneSettings, phones: Range<UInt32>, userCount: Int) {
+  /// Creates the behaviour for phones `phones`.
+  public init(settings: PhoneSettings, phones: Range<UInt32>, userCount: Int = 0) {
     self.settings = settings
     self.phones = phones
-    epoch = Column(repeating: 0, count: userCount)
+    memory = Column(repeating: AppMemory(), count: phones.count)
   }
 
+  @inline(__always) func slot(_ c: Client) -> Int { Int(c.user - phones.lowerBound) }
+
   public func start(_ c: inout Client) {
+    memory[slot(c)] = AppMemory()
+    c.pushRegistry.register()
     c.callStore.subscribe()
     c.login.subscribeEvents()
     c.login.login { [unowned(unsafe) self] c, result in
       guard case .success = result else { return }
-      self.scheduleDial(&c)
+      c.tuiLogin.login { [unowned(unsafe) self] c, result in
+        guard case .success = result else { return }
+        self.uploadToken(&c)
+        self.settlePendingJoin(&c)
+        self.scheduleDial(&c)
+      }
     }
   }
 
+  public func pushTokenUpdated(_ token: UInt16, _ c: inout Client) {
+    memory[slot(c)].token = token
+    uploadToken(&c)
+  }
+
+  /// Uploads the saved token once both logins succeeded, with a non-zero certificate.
+  func uploadToken(_ c: inout Client) {
+    let token = memory[slot(c)].token
+    guard token != 0, settings.certificateID != 0, c.login.isLogin, c.tuiLogin.isLogin else { return }
+    c.timPush.setVOIP(certificateID: settings.certificateID, token: token)
+  }
+
+  public func incomingPush(_ push: VoIPPush, _ c: inout Client) {
+    let manager = c.conversations
+    let uuid = manager.makeUUID()
+    do {
+      try manager.reportNewIncomingConversation(uuid: uuid)
+    } catch {
+      return  // reported all the same; the system shows nothing more
+    }
+    let s = slot(c)
+    let shown = memory[s].uuid != 0 && manager.isActive(uuid: memory[s].uuid)
+    let malformed = push.callerName == nil
+    if malformed || (shown && memory[s].uuidCall == push.call + 1)
+      || (c.callStore.currentCall != nil && c.callStore.currentCall != push.call)
+    {
+      // Nothing to ring for: a malformed payload, a duplicate push, or a call while in another.
+      manager.reportEnded(uuid: uuid, reason: .failed)
+      return
+    }
+    if shown { manager.reportEnded(uuid: memory[s].uuid, reason: .failed) }
+    memory[s].uuid = uuid
+    memory[s].uuidCall = push.call + 1
+    memory[s].pendingJoin = 0
+  }
+
+  public func conversationAction(_ action: ConversationAction, _ c: inout Client) {
+    let s = slot(c)
+    let manager = c.conversations
+    let mine = action.uuid == memory[s].uuid && memory[s].uuid != 0
+    switch action.kind {
+    case .join:
+      guard mine else { return manager.fail(action) }
+      let call = memory[s].uuidCall - 1
+      let store = c.callStore
+      if store.currentCall == call && store.state == .waiting {
+        accept(action, &c)
+      } else if store.currentCall == nil && !(c.login.isLogin && c.tuiLogin.isLogin) {
+        memory[s].pendingJoin = action.id + 1  // cold start: the SDK learns of the call at login
+      } else {
+        manager.fail(action)
+        endConversation(&c, reason: .failed)
+      }
+    case .end:
+      if mine {
+        let store = c.callStore
+        if store.currentCall == memory[s].uuidCall - 1 {
+          if store.state == .waiting { store.reject() } else if store.state == .accept { store.hangup() }
+        }
+        memory[s].uuid = 0
+        memory[s].uuidCall = 0
+        if memory[s].pendingJoin != 0 {
+          memory[s].pendingJoin = 0
+        }
+      }
+      manager.fulfill(action)
+    case .start, .merge:
+      manager.fail(action)
+    }
+  }
+
+  /// Answers the call of the shown conversation; the Join is fulfilled only once that succeeded.
+  func accept(_ action: ConversationAction, _ c: inout Client) {
+    c.callStore.accept { [unowned(unsafe) self] c, result in
+      if case .success = result {
+        c.conversations.fulfill(action)
+      } else {
+        c.conversations.fail(action)
+        self.endConversation(&c, reason: .failed)
+      }
+    }
+  }
+
+  /// After login: a Join still waiting finds no call in the SDK, so the call is gone.
+  func settlePendingJoin(_ c: inout Client) {
+    let s = slot(c)
+    let pending = memory[s].pendingJoin
+    guard pending != 0, c.callStore.currentCall == nil else { return }
+    memory[s].pendingJoin = 0
+    c.conversations.fail(ConversationAction(id: pending - 1, kind: .join, uuid: memory[s].uuid))
+    endConversation(&c, reason: .unanswered)
+  }
+
+  func endConversation(_ c: inout Client, reason: ConversationEndReason) {
+    let s = slot(c)
+    guard memory[s].uuid != 0 else { return }
+    c.conversations.reportEnded(uuid: memory[s].uuid, reason: reason)
+    memory[s].uuid = 0
+    memory[s].uuidCall = 0
+  }
+
   func scheduleDial(_ c: inout Client) {
-    c.schedule(after: settings.dialEvery.sampleDuration(&c.random), tag: Tag.dial.rawValue, arg: epoch[Int(c.user)])
+    c.schedule(after: settings.dialEvery.sampleDuration(&c.random), tag: Tag.dial.rawValue, arg: memory[slot(c)].epoch)
   }
 
   public func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
     let store = c.callStore
     switch Tag(rawValue: tag) {
     case .dial:
-      guard arg == epoch[Int(c.user)], c.login.isLogin else { return }
+      guard arg == memory[slot(c)].epoch, c.login.isLogin else { return }
       guard store.state == .none else { return }  // the call's end schedules the next dial
+      // Only someone looking at the app dials.
+      guard c.app.state == .foreground else { return scheduleDial(&c) }
       dial(&c)
     case .answer:
-      guard store.currentCall == arg, store.state == .waiting else { return }
+      guard store.currentCall == arg, store.state == .waiting, memory[slot(c)].uuidCall != arg + 1 else { return }
       if c.random.chance(settings.answerProbability) { store.accept() } else { store.reject() }
     case .hangUp, .giveUp:
       guard store.currentCall == arg else { return }
@@ -108,7 +246,7 @@ public final class StandardPhone: ClientBehavior {
       if u != c.user && !callees.contains(u) { callees.append(u) }
     }
     let media: CallMediaType = c.random.chance(settings.videoProbability) ? .video : .audio
-    epoch[Int(c.user)] &+= 1
+    memory[slot(c)].epoch &+= 1
     c.callStore.calls(participantIds: callees, mediaType: media, timeout: settings.timeout) {
       [unowned(unsafe) self] c, result in
       if case .failure = result { self.scheduleDial(&c) } else { self.armPatience(&c) }
@@ -116,14 +254,39 @@ public final class StandardPhone: ClientBehavior {
   }
 
   public func callEvent(_ event: CallEvent, _ c: inout Client) {
+    let s = slot(c)
     switch event {
     case .received(_, let call):
-      c.schedule(after: settings.answerAfter.sampleDuration(&c.random), tag: Tag.answer.rawValue, arg: call)
+      if memory[s].uuidCall == call + 1 && c.conversations.isActive(uuid: memory[s].uuid) {
+        // The system UI rings; a Join that came first is answered now.
+        let pending = memory[s].pendingJoin
+        if pending != 0 {
+          memory[s].pendingJoin = 0
+          accept(ConversationAction(id: pending - 1, kind: .join, uuid: memory[s].uuid), &c)
+        }
+      } else if c.app.state == .foreground {
+        c.schedule(after: settings.answerAfter.sampleDuration(&c.random), tag: Tag.answer.rawValue, arg: call)
+      } else {
+        // Ringing in the background without a push: show the system UI.
+        let uuid = c.conversations.makeUUID()
+        if (try? c.conversations.reportNewIncomingConversation(uuid: uuid)) != nil {
+          memory[s].uuid = uuid
+          memory[s].uuidCall = call + 1
+        }
+      }
     case .started(_, let call):
       c.schedule(after: settings.talkTime.sampleDuration(&c.random), tag: Tag.hangUp.rawValue, arg: call)
-    case .ended:
-      epoch[Int(c.user)] &+= 1
-      scheduleDial(&c)
+    case .ended(_, let call, _, _):
+      if memory[s].uuidCall == call + 1 {
+        let pending = memory[s].pendingJoin
+        if pending != 0 {
+          memory[s].pendingJoin = 0
+          c.conversations.fail(ConversationAction(id: pending - 1, kind: .join, uuid: memory[s].uuid))
+        }
+        endConversation(&c, reason: .remoteEnded)
+      }
+      memory[s].epoch &+= 1
+      if c.login.isLogin && c.tuiLogin.isLogin { scheduleDial(&c) }
     }
   }
 

@@ -48,7 +48,43 @@ public struct SeatChecker: Sendable {
     Invariant(
       id: "call.released-within-timeout", kind: .liveness,
       description: "a call nobody answered ends within its timeout plus the slack, releasing the caller"),
+    Invariant(
+      id: "push.token-upload-when-logged-in", kind: .safety,
+      description: "the VoIP token is uploaded only after IM login and TUILogin, with a non-zero certificate and token"),
+    Invariant(
+      id: "push.reported-within-deadline", kind: .liveness,
+      description: "every VoIP push handed to the app is reported as an incoming conversation within the deadline"),
+    Invariant(
+      id: "conversation.action-completed-once", kind: .safety,
+      description: "each conversation action gets at most one fulfill() or fail(), never after its timeout"),
+    Invariant(
+      id: "conversation.join-after-accept", kind: .safety,
+      description: "a Join is fulfilled only once CallStore.accept succeeded for its call"),
+    Invariant(
+      id: "conversation.ended-with-call", kind: .safety,
+      description: "no conversation stays active longer than the grace period after its call ended"),
+    Invariant(
+      id: "conversation.within-limits", kind: .safety,
+      description: "active conversations never exceed the conversation manager's configured limits"),
+    Invariant(
+      id: "conversation.ends", kind: .liveness,
+      description: "every reported conversation ends once its call is over"),
   ]
+
+  /// Index of `push.token-upload-when-logged-in`.
+  public static let tokenUploadWhenLoggedIn = 12
+  /// Index of `push.reported-within-deadline`.
+  public static let pushReported = 13
+  /// Index of `conversation.action-completed-once`.
+  public static let actionCompletedOnce = 14
+  /// Index of `conversation.join-after-accept`.
+  public static let joinAfterAccept = 15
+  /// Index of `conversation.ended-with-call`.
+  public static let conversationEndedWithCall = 16
+  /// Index of `conversation.within-limits`.
+  public static let conversationLimits = 17
+  /// Index of `conversation.ends`.
+  public static let conversationEnds = 18
 
   /// Index of `call.one-active-per-user`.
   public static let oneActiveCall = 10
@@ -99,6 +135,73 @@ public struct SeatChecker: Sendable {
     log.record(
       SeatChecker.oneActiveCall, at: now, entities: ["user:\(user)", "call:\(call)", "call:\(current - 1)"],
       "call \(call) reached user \(user) while it was in call \(current - 1)")
+  }
+
+  /// `user` called `setVOIP`: it must be logged in to IM and TUILogin, with a non-zero certificate
+  /// and a token.
+  public mutating func observeTokenUpload(
+    user: UInt32, imLoggedIn: Bool, tuiLoggedIn: Bool, certificateID: UInt32, token: UInt16, at now: SimInstant
+  ) {
+    var why: [String] = []
+    if !imLoggedIn { why.append("before IM login") }
+    if !tuiLoggedIn { why.append("before TUILogin") }
+    if certificateID == 0 { why.append("with certificate ID 0") }
+    if token == 0 { why.append("without a token") }
+    guard !why.isEmpty else { return }
+    log.record(
+      SeatChecker.tokenUploadWhenLoggedIn, at: now, entities: ["user:\(user)"],
+      "user \(user) uploaded its VoIP token " + why.joined(separator: ", "))
+  }
+
+  /// The app of `user` was handed a VoIP push for `call` at `handedAt` and had not reported it when
+  /// the deadline passed.
+  public mutating func observeMissedReport(user: UInt32, call: UInt32, handedAt: SimInstant, at now: SimInstant) {
+    log.record(
+      SeatChecker.pushReported, at: now, entities: ["user:\(user)", "call:\(call)"],
+      "user \(user) did not report the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
+    )
+  }
+
+  /// An action was completed again, or after its timeout.
+  public mutating func observeLateCompletion(
+    user: UInt32, action: UInt32, repeated: Bool, fulfilled: Bool, at now: SimInstant
+  ) {
+    let verb = fulfilled ? "fulfilled" : "failed"
+    log.record(
+      SeatChecker.actionCompletedOnce, at: now, entities: ["user:\(user)", "action:\(action)"],
+      repeated
+        ? "user \(user) \(verb) conversation action \(action), which was already completed"
+        : "user \(user) \(verb) conversation action \(action) after it had timed out")
+  }
+
+  /// A Join for `call` was fulfilled while the server had `user` in `state` (not `accept`).
+  public mutating func observeJoinFulfilled(
+    user: UInt32, call: UInt32?, accepted: Bool, at now: SimInstant
+  ) {
+    guard !accepted else { return }
+    log.record(
+      SeatChecker.joinAfterAccept, at: now,
+      entities: ["user:\(user)"] + (call.map { ["call:\($0)"] } ?? []),
+      "user \(user) fulfilled a Join before CallStore.accept succeeded"
+        + (call.map { " for call \($0)" } ?? " (the conversation has no call)"))
+  }
+
+  /// Conversation `uuid` of `user` was still active `grace` after its call ended.
+  public mutating func observeConversationAfterCall(
+    user: UInt32, uuid: UInt32, call: UInt32, endedAt: SimInstant, at now: SimInstant
+  ) {
+    log.record(
+      SeatChecker.conversationEndedWithCall, at: now,
+      entities: ["user:\(user)", "call:\(call)", "conversation:\(uuid)"],
+      "user \(user) still shows conversation \(uuid) for call \(call), which ended at \(endedAt)")
+  }
+
+  /// After a report, `user` has `active` conversations against a limit of `limit`.
+  public mutating func observeConversationCount(user: UInt32, active: Int, limit: Int, at now: SimInstant) {
+    guard active > limit else { return }
+    log.record(
+      SeatChecker.conversationLimits, at: now, entities: ["user:\(user)"],
+      "user \(user) has \(active) active conversations; the limit is \(limit)")
   }
 
   /// Records a finding judged after the run (liveness), or by the world on both sides' state.

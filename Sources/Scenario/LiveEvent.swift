@@ -31,4 +31,24 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case loginEnded
   /// a = call: the call's ringing timeout fires on the server.
   case callTimeout
+  /// a = phone user, b = lifecycle epoch: the app moves on (the user leaves or opens it, or the
+  /// system reclaims it).
+  case appLifecycle
+  /// a = phone user, b = call: a VoIP push reaches the phone.
+  case pushDelivered
+  /// a = phone user, b = call + 1 of the waking push (0: the user opened it): a cold start ends and
+  /// the app's code runs.
+  case appLaunched
+  /// a = phone user, b = push serial: the report deadline of a handed push passes.
+  case reportDeadline
+  /// a = phone user, b = process generation: PushKit delivers the token.
+  case tokenIssued
+  /// a = phone user, b = conversation UUID: the user taps answer or decline in the system UI.
+  case systemTap
+  /// a = action: a conversation action's timeout passes.
+  case actionTimeout
+  /// a = phone user, b = call: the grace period after the call ended passes.
+  case conversationCheck
+  /// a = phone user: the system replaces the device's VoIP token.
+  case tokenRotated
 }

@@ -11,7 +11,8 @@ public struct LiveMetrics: Sendable {
   /// Latency names, in report order.
   public static let latencyNames = [
     "seat.apply_to_response", "seat.accept_to_connected", "seat.invite_to_response", "login.to_room",
-    "call.dial_to_ring", "call.dial_to_connected",
+    "call.dial_to_ring", "call.dial_to_connected", "push.send_to_delivery", "push.delivery_to_report",
+    "login.to_token_upload",
   ]
   /// Index of `seat.apply_to_response`: from the user tapping "apply" to the client receiving the
   /// first terminal answer (the apply call failing, an accept, a rejection, a timeout).
@@ -28,6 +29,14 @@ public struct LiveMetrics: Sendable {
   public static let dialToRing = 4
   /// Index of `call.dial_to_connected`: from `calls()` to the caller's `onCallStarted`.
   public static let dialToConnected = 5
+  /// Index of `push.send_to_delivery`: from the backend sending a VoIP push to it reaching the phone.
+  public static let pushSendToDelivery = 6
+  /// Index of `push.delivery_to_report`: from PushKit handing the push to the app (after a cold start
+  /// if the app was killed) to the app reporting the incoming conversation.
+  public static let pushDeliveryToReport = 7
+  /// Index of `login.to_token_upload`: from a phone app's `login` call to its VoIP token reaching the
+  /// push backend.
+  public static let loginToTokenUpload = 8
 
   // Counter indices, registered in this order.
   let applications: Int
@@ -55,6 +64,17 @@ public struct LiveMetrics: Sendable {
   var errorCounter: [Int]
   let callsPlaced: Int
   let callEnded: [Int]
+  let pushSent: Int
+  let pushDropped: Int
+  let pushLost: [Int]
+  let pushAppKilled: Int
+  let pushApnsAlert: Int
+  let pushSuppressedApps: Int
+  let coldStarts: Int
+  let conversationsReported: Int
+  let conversationReportFailed: Int
+  let actionTimeouts: Int
+  let tokenRotations: Int
   // "Sometimes" probes: rare interleavings worth knowing a run exercised.
   let probeCancelLostToAccept: Int
   let probeAcceptLostToOtherHost: Int
@@ -93,6 +113,19 @@ public struct LiveMetrics: Sendable {
     var ended: [Int] = []
     for reason in CallEndReason.allCases { ended.append(counters.register("call.ended.\(reason.rawValue)")) }
     callEnded = ended
+    pushSent = counters.register("push.sent")
+    pushDropped = counters.register("push.dropped")
+    var lost: [Int] = []
+    for reason in PushLoss.allCases { lost.append(counters.register("push.lost.\(reason.rawValue)")) }
+    pushLost = lost
+    pushAppKilled = counters.register("push.app_killed")
+    pushApnsAlert = counters.register("push.apns_alert")
+    pushSuppressedApps = counters.register("push.suppressed_apps")
+    coldStarts = counters.register("app.cold_starts")
+    conversationsReported = counters.register("conversation.reported")
+    conversationReportFailed = counters.register("conversation.report_failed")
+    actionTimeouts = counters.register("conversation.action_timeout")
+    tokenRotations = counters.register("push.token_rotations")
     probeCancelLostToAccept = counters.register("probe.cancel_lost_to_accept")
     probeAcceptLostToOtherHost = counters.register("probe.accept_lost_to_other_host")
     probeAcceptAfterCancel = counters.register("probe.accept_after_cancel")
@@ -113,5 +146,13 @@ public struct LiveMetrics: Sendable {
     case .alreadyProcessed: counters.add(alreadyProcessed)
     default: break
     }
+  }
+}
+
+extension LiveMetrics {
+  /// Counts a push that reached nobody, as `push.dropped` and `push.lost.<reason>`.
+  mutating func countLostPush(_ reason: PushLoss) {
+    counters.add(pushDropped)
+    counters.add(pushLost[PushLoss.allCases.firstIndex(of: reason)!])
   }
 }

@@ -95,6 +95,35 @@ extension LiveWorld {
       return .init(
         kind: name, room: nil, users: [c.caller] + c.callees, request: nil, detail: "call \(e.a) timeout",
         onServer: true)
+    case .appLifecycle:
+      let state = phoneOS.map { "\($0.appState(e.a))" } ?? "?"
+      return .init(kind: name, room: nil, users: [e.a], request: nil, detail: "app lifecycle (now \(state))", onServer: false)
+    case .pushDelivered:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil, detail: "VoIP push for call \(e.b) reaches the phone",
+        onServer: false)
+    case .appLaunched:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil,
+        detail: e.b == 0 ? "app launched by the user" : "cold start for call \(e.b - 1) done", onServer: false)
+    case .reportDeadline:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil, detail: "report deadline of push \(e.b)", onServer: false)
+    case .tokenIssued, .tokenRotated:
+      return .init(kind: name, room: nil, users: [e.a], request: nil, detail: name, onServer: false)
+    case .systemTap:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil, detail: "user taps the system UI of conversation \(e.b)",
+        onServer: false)
+    case .actionTimeout:
+      let who = phoneOS?.pendingAction(e.a)
+      return .init(
+        kind: name, room: nil, users: who.map { [$0.phone] } ?? [], request: nil, detail: "action \(e.a) timeout",
+        onServer: false)
+    case .conversationCheck:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil, detail: "conversation check for call \(e.b)",
+        onServer: false)
     }
   }
 

@@ -13,6 +13,7 @@ extension LiveWorld {
   public mutating func judgeLiveness(now: SimInstant, slack: SimDuration = .seconds(5)) {
     judgeRequestDeadlines(now: now, slack: slack)
     judgeCallDeadlines(now: now, slack: slack)
+    judgeConversations(now: now)
     judgeClientViews(now: now)
   }
 
@@ -64,6 +65,8 @@ extension LiveWorld {
       }
       let client = runtime.clients[Int(u)]
       if layout.isPhone(u) {
+        // Only a connected app's SDK can know; a suspended or killed one catches up when it connects.
+        guard signallingReaches(u) else { continue }
         let serverCall = calls.call(of: u).map { $0 + 1 } ?? 0
         if client.call != serverCall || client.callState != calls.state(of: u) {
           checker.recordLiveness(

@@ -17,6 +17,8 @@ extension LiveWorld {
       switch op.kind {
       case .login:
         error = login.login(user)
+        // A phone app's new process resumes the session its previous process left.
+        if error == .refused && isPhoneUser(user) { error = nil }
       case .logout:
         login.logout(user)
         _ = seats.leave(user: user, now: now)
@@ -155,6 +157,18 @@ extension LiveWorld {
         error = calls.hangup(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
       case .joinCall:
         error = calls.join(user: user, call: op.target, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+      case .tuiLogin:
+        break
+      case .setVOIP:
+        let token = UInt16(bitPattern: op.seat)
+        if pushBackend.register(user: user, certificateID: op.target, token: token) && isPhoneUser(user) {
+          let i = Int(user - layout.phones.lowerBound)
+          if phoneRecords[i].loginCalledAt >= 0 {
+            metrics.latencies[LiveMetrics.loginToTokenUpload].record(
+              SimDuration(nanoseconds: now.nanoseconds - phoneRecords[i].loginCalledAt))
+            phoneRecords[i].loginCalledAt = -1
+          }
+        }
       }
     }
     if let error { metrics.countError(error) }
@@ -211,7 +225,14 @@ extension LiveWorld {
         metrics.counters.add(metrics.callEnded[CallEndReason.allCases.firstIndex(of: reason)!])
       }
       switch e {
-      case .received(let u, _), .started(let u, _), .ended(let u, _, _, _): send(.call(u, e), &scheduler)
+      case .received(let u, let id):
+        // An app that is not connected gets a VoIP push instead of the signalling message.
+        if isPhoneUser(u) && !signallingReaches(u) { routePush(to: u, call: id, &scheduler) } else { send(.call(u, e), &scheduler) }
+      case .started(let u, _):
+        send(.call(u, e), &scheduler)
+      case .ended(let u, let id, _, _):
+        send(.call(u, e), &scheduler)
+        if isPhoneUser(u) { callEndedForPhone(u, call: id, &scheduler) }
       }
     }
     calls.drain()
@@ -364,6 +385,8 @@ extension LiveWorld {
     let now = scheduler.now
     let user = notice.user
     let u = Int(user)
+    // A phone app that is suspended, killed or logged out has no connection to hear it on.
+    if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
     switch notice {
     case .guest(_, let event, let request):
@@ -451,33 +474,7 @@ extension LiveWorld {
       guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .call(_, let event):
-      switch event {
-      case .received(_, let id), .started(_, let id):
-        checker.observeCallEvent(user: user, call: id, current: runtime.clients[u].call, ends: false, at: now)
-      case .ended:
-        break
-      }
-      switch event {
-      case .received(_, let id):
-        runtime.clients[u].call = id + 1
-        runtime.clients[u].callState = .waiting
-        metrics.latencies[LiveMetrics.dialToRing].record(
-          SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
-      case .started(_, let id):
-        runtime.clients[u].call = id + 1
-        runtime.clients[u].callState = .accept
-        if calls.calls[Int(id)].caller == user {
-          metrics.latencies[LiveMetrics.dialToConnected].record(
-            SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
-        }
-      case .ended(_, let id, _, _):
-        if runtime.clients[u].call == id + 1 {
-          runtime.clients[u].call = 0
-          runtime.clients[u].callState = .none
-        }
-      }
-      guard subscribed.contains(.callEvents) else { return unheard(user, sawOwnLeave: false, now) }
-      withClient(user, &scheduler) { b, c in b.callEvent(event, &c) }
+      deliverCall(user, event, &scheduler)
     case .liveEnded:
       runtime.clients[u].joinedRoom = 0
       runtime.clients[u].seenSeat = -1

@@ -79,6 +79,14 @@ public struct LiveWorld: World {
   public let admin: any ClientBehavior
   /// The phone users' behaviour (when the profile has `calls`).
   public let phone: (any ClientBehavior)?
+  /// The phones' operating system (when the profile has `calls`; shared with the runtime).
+  public let phoneOS: PhoneSystem?
+  /// The offline-push backend.
+  public internal(set) var pushBackend: PushBackend
+  /// Per phone user: the world's bookkeeping of its app and pushes.
+  var phoneRecords: [PhoneRecord]
+  var osRandom: Xoshiro256
+  var pushRandom: Xoshiro256
   /// The seat invariants.
   public internal(set) var checker: SeatChecker
   /// What was measured.
@@ -107,7 +115,7 @@ public struct LiveWorld: World {
   var freeNotices: [UInt32] = []
   var seatBatches: [SeatBatch] = []
   var freeBatches: [UInt32] = []
-  var timers: [(tag: UInt32, arg: UInt32)] = []
+  var timers: [(tag: UInt32, arg: UInt32, generation: UInt16)] = []
   var freeTimers: [UInt32] = []
   /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
   var users: [UserRecord]
@@ -169,6 +177,19 @@ public struct LiveWorld: World {
     self.admin = admin ?? StandardHost(settings: profile.admin)
     self.phone =
       phone ?? profile.calls.map { StandardPhone(settings: $0.phone, phones: layout.phones, userCount: users) }
+    if let c = profile.calls {
+      let os = PhoneSystem(phones: layout.phones, limits: c.conversations)
+      runtime.phoneSystem = os
+      phoneOS = os
+      pushBackend = PushBackend(
+        certificates: c.push.certificates, appEnvironment: c.push.appEnvironment, userCount: users)
+    } else {
+      phoneOS = nil
+      pushBackend = PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
+    }
+    phoneRecords = [PhoneRecord](repeating: PhoneRecord(), count: layout.phones.count)
+    osRandom = streams.stream("phone-os")
+    pushRandom = streams.stream("push")
     checker = SeatChecker(seats: seats)
     checker.switchOff(profile.invariantsOff)
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
@@ -209,6 +230,7 @@ public struct LiveWorld: World {
       }
     }
     for u in layout.phones { scheduler.schedule(after: .zero, event(.clientStart, u)) }
+    startPhones(&scheduler)
     if let flash = profile.workload.flashCrowd {
       if flash.lockSeatsUntilOpen { setAllSeatsLocked(true) }
       scheduler.schedule(after: flash.at, event(.flashCrowd, 0))
@@ -227,6 +249,7 @@ public struct LiveWorld: World {
   public mutating func handle(_ e: Event, scheduler: inout Scheduler) {
     guard let kind = LiveEvent(rawValue: e.kind) else { preconditionFailure("unknown event kind \(e.kind)") }
     runtime.now = scheduler.now
+    phoneOS?.now = scheduler.now
     switch kind {
     case .clientStart:
       withClient(e.a, &scheduler) { b, c in b.start(&c) }
@@ -245,6 +268,8 @@ public struct LiveWorld: World {
     case .clientTimer:
       let t = timers[Int(e.b)]
       freeTimers.append(e.b)
+      // A timer of a process that has since died never fires.
+      guard t.generation == generation(of: e.a) else { break }
       withClient(e.a, &scheduler) { b, c in b.timer(tag: t.tag, arg: t.arg, &c) }
     case .applyIntent:
       withClient(e.a, &scheduler) { b, c in b.applyIntent(&c) }
@@ -264,6 +289,25 @@ public struct LiveWorld: World {
       flashCrowd(&scheduler)
     case .callTimeout:
       if calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
+    case .appLifecycle:
+      appLifecycle(user: e.a, epoch: e.b, &scheduler)
+    case .pushDelivered:
+      pushDelivered(user: e.a, call: e.b, &scheduler)
+    case .appLaunched:
+      appLaunched(user: e.a, pushCall: e.b, &scheduler)
+    case .reportDeadline:
+      reportDeadline(user: e.a, serial: e.b, &scheduler)
+    case .tokenIssued:
+      tokenIssued(user: e.a, generation: e.b, &scheduler)
+    case .systemTap:
+      systemTap(user: e.a, uuid: e.b, &scheduler)
+    case .actionTimeout:
+      if phoneOS!.timeOut(action: e.a) != nil { metrics.counters.add(metrics.actionTimeouts) }
+      drainPhoneSystem(&scheduler)
+    case .conversationCheck:
+      conversationCheck(user: e.a, call: e.b, scheduler.now)
+    case .tokenRotated:
+      tokenRotated(user: e.a, &scheduler)
     case .sample:
       sample(scheduler.now)
       var next = profile.sampleEvery
@@ -368,6 +412,7 @@ public struct LiveWorld: World {
       if role == .audience { audienceRandom = client.random } else { staffRandom = client.random }
     }
     executeCommands(&scheduler)
+    if onPhone { drainPhoneSystem(&scheduler) }
     afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
   }
 
@@ -406,13 +451,15 @@ public struct LiveWorld: World {
         } else {
           if op.kind == .applyForSeat { users[Int(op.user)].applyCalledAt = scheduler.now.nanoseconds }
           if op.kind == .login { users[Int(op.user)].loginCalledAt = scheduler.now.nanoseconds }
+          if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           let at = fifo(downlink: false, op.user, scheduler.now)
           scheduler.schedule(at: at, event(.serverCall, slot))
         }
       case .closeDevice(let user, let device):
         runtime.setDevice(device, user: user, on: false)
       case .timer(let user, let delay, let tag, let arg):
-        scheduler.schedule(after: delay, event(.clientTimer, user, timerSlot(tag: tag, arg: arg)))
+        scheduler.schedule(
+          after: delay, event(.clientTimer, user, timerSlot(tag: tag, arg: arg, generation: generation(of: user))))
       }
       i += 1
     }
@@ -420,12 +467,12 @@ public struct LiveWorld: World {
   }
 
   /// Stores a timer's tag and argument; the `clientTimer` event carries the returned slot.
-  mutating func timerSlot(tag: UInt32, arg: UInt32) -> UInt32 {
+  mutating func timerSlot(tag: UInt32, arg: UInt32, generation: UInt16 = 0) -> UInt32 {
     if let free = freeTimers.popLast() {
-      timers[Int(free)] = (tag, arg)
+      timers[Int(free)] = (tag, arg, generation)
       return free
     }
-    timers.append((tag, arg))
+    timers.append((tag, arg, generation))
     return UInt32(timers.count - 1)
   }
 
@@ -446,7 +493,8 @@ public struct LiveWorld: World {
   }
 
   mutating func allocate(_ op: PendingOperation) -> UInt32 {
-    let record = OperationRecord(op)
+    var record = OperationRecord(op)
+    record.generation = generation(of: op.user)
     if let slot = freeOps.popLast() {
       ops[Int(slot)] = record
       completions[Int(slot)] = CompletionSlot(op.completion)
@@ -481,9 +529,20 @@ public struct LiveWorld: World {
     let u = Int(op.user)
     var error = code == 0 ? nil : SeatError(rawValue: code)!
     let now = scheduler.now
+    // The answer to a process that has since died reaches nobody.
+    guard op.generation == generation(of: op.user) else {
+      placedCalls.removeValue(forKey: slot)
+      return
+    }
     switch op.kind {
     case .login:
-      if error == nil { runtime.clients[u].loggedIn = true }
+      if error == nil {
+        runtime.clients[u].loggedIn = true
+        // The SDK syncs its call state as part of logging in.
+        if isPhoneUser(op.user) { resyncCalls(op.user, &scheduler) }
+      }
+    case .tuiLogin:
+      if error == nil { phoneOS?.setTUILoggedIn(op.user, true) }
     case .logout:
       runtime.clients[u].loggedIn = false
       runtime.clients[u].joinedRoom = 0
@@ -589,6 +648,7 @@ public struct LiveWorld: World {
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
     var completion: Completion?
     let op = takeOperation(slot, completion: &completion)
+    guard op.generation == generation(of: op.user) else { return }
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
     let error = profile.devices.failures.draw(device, &deviceRandom)
     if let error {
@@ -648,6 +708,8 @@ struct OperationRecord {
   var live: Bool
   var seat: Int16
   var policy: MovePolicy
+  /// The process generation of a phone app that made the call (0 for everyone else).
+  var generation: UInt16 = 0
   var target: UInt32
   var timeout: SimDuration
   var issuedAt: SimInstant

@@ -54,6 +54,47 @@ public struct Profile: Sendable {
     public var users: Int
     /// How they behave.
     public var phone: PhoneSettings
+    /// How the app moves between foreground, background and killed.
+    public var app: AppLifecycle
+    /// The push backend, PushKit and the token.
+    public var push: Push
+    /// The conversation manager's configuration.
+    public var conversations: ConversationLimits
+    /// How long a conversation may outlive its call before `conversation.ended-with-call` fires.
+    public var conversationGrace: SimDuration
+  }
+
+  /// The app lifecycle of phone users.
+  public struct AppLifecycle: Sendable {
+    /// Time in the foreground before the user leaves the app; `nil`: apps stay in the foreground
+    /// (until the system kills one).
+    public var foreground: Distribution?
+    /// Time away (background or killed) before the user opens the app again.
+    public var away: Distribution
+    /// Time a suspended background app survives before the system reclaims it.
+    public var suspendedLifetime: Distribution
+    /// Probability that leaving the app closes it (swipe away) rather than backgrounding it.
+    public var closeProbability: Ratio
+    /// Time from a launch to the app's code running (cold start).
+    public var coldStart: Distribution
+  }
+
+  /// The offline-push path.
+  public struct Push: Sendable {
+    /// The certificates uploaded in the console.
+    public var certificates: [PushCertificate]
+    /// The APNs environment the app was built for.
+    public var appEnvironment: PushEnvironment
+    /// Backend to phone delivery time of a push.
+    public var latency: Distribution
+    /// How long the app has to report a push.
+    public var reportDeadline: SimDuration
+    /// Missed reports after which the system stops delivering VoIP pushes to the app.
+    public var suppressAfter: Int
+    /// Time from creating the push registry to PushKit delivering the token.
+    public var tokenDelay: Distribution
+    /// How long a token lives before the system replaces it (`nil`: forever).
+    public var tokenLifetime: Distribution?
   }
 
   /// Rooms and people.
@@ -451,7 +492,7 @@ extension Profile {
     var o = try node.object()
     let users = try o.required("users").int(2...10_000_000)
     let maxGroup = try o.get("maxGroupCallees", default: 4) { n throws(ProfileError) in try n.int(2...8) }
-    let phone = PhoneSettings(
+    var phone = PhoneSettings(
       dialEvery: try o.get("dialEvery", default: .exponential(mean: 600e9)) { n throws(ProfileError) in
         try n.distribution()
       },
@@ -469,8 +510,73 @@ extension Profile {
         try n.distribution()
       },
       patience: try o.present("patience")?.optionalDistribution())
+    var app = AppLifecycle(
+      foreground: nil, away: .exponential(mean: 600e9), suspendedLifetime: .exponential(mean: 600e9),
+      closeProbability: .zero, coldStart: .uniform(low: 500e6, high: 2e9))
+    if var a = try o.optional("app")?.object() {
+      app.foreground = try a.present("foreground")?.optionalDistribution()
+      app.away = try a.get("away", default: app.away) { n throws(ProfileError) in try n.distribution() }
+      app.suspendedLifetime = try a.get("suspendedLifetime", default: app.suspendedLifetime) {
+        n throws(ProfileError) in try n.distribution()
+      }
+      app.closeProbability = try a.get("closeProbability", default: .zero) { n throws(ProfileError) in try n.ratio() }
+      app.coldStart = try a.get("coldStart", default: app.coldStart) { n throws(ProfileError) in try n.distribution() }
+      try a.finish()
+    }
+    var push = Push(
+      certificates: [PushCertificate(id: 1, environment: .production, type: .voip)], appEnvironment: .production,
+      latency: .lognormal(median: 300e6, sigma: 0.6), reportDeadline: .seconds(5), suppressAfter: 3,
+      tokenDelay: .lognormal(median: 300e6, sigma: 0.5), tokenLifetime: nil)
+    if var p = try o.optional("push")?.object() {
+      phone.certificateID = UInt32(
+        try p.get("certificateID", default: 1) { n throws(ProfileError) in try n.int(0...Int64(UInt32.max)) })
+      if let list = try p.optional("certificates")?.array() {
+        push.certificates = []
+        for item in list {
+          var c = try item.object()
+          let id = UInt32(try c.required("id").int(1...Int64(UInt32.max)))
+          let env = try c.get("environment", default: PushEnvironment.production) { n throws(ProfileError) in
+            try n.oneOf(PushEnvironment.self)
+          }
+          let type = try c.get("type", default: PushCertificateType.voip) { n throws(ProfileError) in
+            try n.oneOf(PushCertificateType.self)
+          }
+          try c.finish()
+          push.certificates.append(PushCertificate(id: id, environment: env, type: type))
+        }
+      }
+      push.appEnvironment = try p.get("appEnvironment", default: .production) { n throws(ProfileError) in
+        try n.oneOf(PushEnvironment.self)
+      }
+      push.latency = try p.get("latency", default: push.latency) { n throws(ProfileError) in try n.distribution() }
+      push.reportDeadline = try p.get("reportDeadline", default: push.reportDeadline) { n throws(ProfileError) in
+        try n.duration(minimum: .milliseconds(1))
+      }
+      push.suppressAfter = try p.get("suppressAfter", default: 3) { n throws(ProfileError) in try n.int(1...1000) }
+      push.tokenDelay = try p.get("tokenDelay", default: push.tokenDelay) { n throws(ProfileError) in
+        try n.distribution()
+      }
+      push.tokenLifetime = try p.present("tokenLifetime")?.optionalDistribution()
+      try p.finish()
+    }
+    var limits = ConversationLimits.standard
+    var grace = SimDuration.seconds(10)
+    if var c = try o.optional("conversations")?.object() {
+      limits.maximumConversationGroups = try c.get("maximumConversationGroups", default: 2) {
+        n throws(ProfileError) in try n.int(1...100)
+      }
+      limits.maximumConversationsPerConversationGroup = try c.get("maximumConversationsPerConversationGroup", default: 1) {
+        n throws(ProfileError) in try n.int(1...100)
+      }
+      limits.supportsVideo = try c.get("supportsVideo", default: true) { n throws(ProfileError) in try n.bool() }
+      limits.actionTimeout = try c.get("actionTimeout", default: .seconds(30)) { n throws(ProfileError) in
+        try n.duration(minimum: .milliseconds(1))
+      }
+      grace = try c.get("endGrace", default: grace) { n throws(ProfileError) in try n.duration() }
+      try c.finish()
+    }
     try o.finish()
-    return Calls(users: users, phone: phone)
+    return Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
   }
 
   static func readDevices(_ node: ProfileNode) throws(ProfileError) -> Devices {

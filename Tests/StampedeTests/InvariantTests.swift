@@ -33,7 +33,18 @@ import Testing
     #expect(
       SeatChecker.catalogue.filter { $0.kind == .liveness }.map(\.id) == [
         "request.terminal-within-timeout", "client.view-matches-server", "call.released-within-timeout",
+        "push.reported-within-deadline", "conversation.ends",
       ])
+    let indexed = [
+      SeatChecker.tokenUploadWhenLoggedIn: "push.token-upload-when-logged-in",
+      SeatChecker.pushReported: "push.reported-within-deadline",
+      SeatChecker.actionCompletedOnce: "conversation.action-completed-once",
+      SeatChecker.joinAfterAccept: "conversation.join-after-accept",
+      SeatChecker.conversationEndedWithCall: "conversation.ended-with-call",
+      SeatChecker.conversationLimits: "conversation.within-limits",
+      SeatChecker.conversationEnds: "conversation.ends",
+    ]
+    for (i, id) in indexed { #expect(SeatChecker.catalogue[i].id == id) }
     #expect(SeatChecker.catalogue[SeatChecker.oneActiveCall].id == "call.one-active-per-user")
     #expect(SeatChecker.catalogue[SeatChecker.callReleased].id == "call.released-within-timeout")
     #expect(SeatChecker.catalogue[SeatChecker.terminalWithinTimeout].id == "request.terminal-within-timeout")

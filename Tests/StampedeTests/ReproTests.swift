@@ -47,7 +47,7 @@ import Testing
   @Test func theJSONLinesAndThePerfettoFileAreValidJSON() throws {
     let run = try smokeRun()
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
-    FileManager.default.createFile(atPath: path.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path.path, contents: nil)
     let handle = try FileHandle(forWritingTo: path)
     let filter = TraceFilter.parse(["room:1"])!
     let recorder = TraceRecorder(filter: filter, jsonl: handle, keep: true)

@@ -1,0 +1,452 @@
+import LiveStack
+import SimKernel
+
+/// Where the app stands on its phone.
+public enum AppState: UInt8, Sendable, CaseIterable {
+  /// On screen: the SDK is connected.
+  case foreground
+  /// Off screen: suspended, unless a push or a call keeps it running.
+  case background
+  /// Not running: the next launch is a cold start.
+  case killed
+}
+
+/// How `ConversationManager` is configured (`ConversationManager.Configuration`).
+public struct ConversationLimits: Sendable, Equatable {
+  /// `maximumConversationGroups`: how many conversations may be active at once (each incoming
+  /// conversation is its own group).
+  public var maximumConversationGroups: Int
+  /// `maximumConversationsPerConversationGroup`.
+  public var maximumConversationsPerConversationGroup: Int
+  /// `supportsVideo`.
+  public var supportsVideo: Bool
+  /// How long an action waits for `fulfill()` or `fail()` before the system times it out.
+  public var actionTimeout: SimDuration
+
+  /// The defaults: two groups of one, video, 30 s.
+  public static let standard = ConversationLimits(
+    maximumConversationGroups: 2, maximumConversationsPerConversationGroup: 1, supportsVideo: true,
+    actionTimeout: .seconds(30))
+
+  /// Creates limits.
+  public init(
+    maximumConversationGroups: Int, maximumConversationsPerConversationGroup: Int, supportsVideo: Bool,
+    actionTimeout: SimDuration
+  ) {
+    self.maximumConversationGroups = maximumConversationGroups
+    self.maximumConversationsPerConversationGroup = maximumConversationsPerConversationGroup
+    self.supportsVideo = supportsVideo
+    self.actionTimeout = actionTimeout
+  }
+}
+
+/// Why `reportNewIncomingConversation` threw.
+public enum ConversationError: String, Error, Sendable, CaseIterable {
+  /// A conversation with this UUID is already active.
+  case duplicateUUID
+  /// The configured conversation limits are reached.
+  case limitExceeded
+}
+
+/// The conversation actions the system hands to the delegate.
+public enum ConversationActionKind: UInt8, Sendable, CaseIterable {
+  /// `JoinConversationAction`: the user answered.
+  case join
+  /// `EndConversationAction`: the user declined or hung up.
+  case end
+  /// `StartConversationAction`: the user started a conversation from the system UI.
+  case start
+  /// `MergeConversationAction`: the user merged two conversations.
+  case merge
+}
+
+/// One action for the delegate. It needs exactly one `fulfill()` or `fail()`.
+public struct ConversationAction: Sendable, Equatable {
+  /// The action's ID.
+  public var id: UInt32
+  /// Which action.
+  public var kind: ConversationActionKind
+  /// The conversation it is about.
+  public var uuid: UInt32
+}
+
+/// Why a conversation ended (`Conversation.EndedReason`).
+public enum ConversationEndReason: UInt8, Sendable, CaseIterable {
+  /// The call failed.
+  case failed
+  /// The remote party ended it.
+  case remoteEnded
+  /// Nobody answered.
+  case unanswered
+  /// Answered on another device.
+  case joinedElsewhere
+  /// Declined on another device.
+  case declinedElsewhere
+}
+
+/// A VoIP push as the app's PushKit handler gets it.
+public struct VoIPPush: Sendable, Equatable {
+  /// The call it announces (carried in the payload's `ext`).
+  public var call: UInt32
+  /// `voip_caller_name` (`nil` in a malformed payload).
+  public var callerName: UInt32?
+  /// `ext.voip_ext.voip_media_type`.
+  public var mediaType: CallMediaType
+
+  /// Creates a push.
+  public init(call: UInt32, callerName: UInt32?, mediaType: CallMediaType) {
+    self.call = call
+    self.callerName = callerName
+    self.mediaType = mediaType
+  }
+}
+
+/// What the phone's system did on behalf of apps during a callback, for the world to act on.
+public enum PhoneSystemEvent: Sendable, Equatable {
+  /// The app created its `PKPushRegistry` for VoIP.
+  case registryCreated(phone: UInt32)
+  /// `reportNewIncomingConversation` was called; `error` says whether it threw, `active` how many
+  /// conversations the phone had right after.
+  case reported(phone: UInt32, uuid: UInt32, error: ConversationError?, active: UInt8)
+  /// A conversation ended.
+  case ended(phone: UInt32, uuid: UInt32, call: UInt32)
+  /// The app called `fulfill()` (or `fail()`) on an action.
+  case completed(action: UInt32, fulfilled: Bool)
+}
+
+/// The phone's operating system for every phone user: app state, PushKit and LiveCommunicationKit's
+/// `ConversationManager`. Apps reach it through ``PushRegistry`` and ``ConversationManager``;
+/// what it did is queued in ``events`` for the world.
+public final class PhoneSystem {
+  /// The phone users.
+  public let phones: Range<UInt32>
+  /// The configuration of every app's conversation manager.
+  public let limits: ConversationLimits
+
+  struct Cell {
+    var app: AppState = .foreground
+    /// Running in the background (woken by a push, or kept alive by a call).
+    var awake = false
+    var registry = false
+    var suppressed = false
+    var tuiLoggedIn = false
+    var failures: UInt8 = 0
+    var activeConversations: UInt8 = 0
+    var generation: UInt16 = 0
+    var token: UInt16 = 1
+    /// The call of the last push handed to the app, as call ID + 1.
+    var pushCall: UInt32 = 0
+    var pushesHanded: UInt32 = 0
+    var pushesReported: UInt32 = 0
+  }
+
+  /// One active conversation.
+  public struct Conversation: Sendable, Equatable {
+    /// The phone.
+    public var phone: UInt32
+    /// The UUID the app reported.
+    public var uuid: UInt32
+    /// The call of the push it answered, as call ID + 1 (0: reported without a push).
+    public var call: UInt32
+    /// Whether a Join was fulfilled.
+    public var connected: Bool
+    /// When it was reported.
+    public var reportedAt: SimInstant
+  }
+
+  struct PendingAction {
+    var phone: UInt32
+    var uuid: UInt32
+    var kind: ConversationActionKind
+    var deadline: Int64
+    var timedOut: Bool
+  }
+
+  let cells: Column<Cell>
+  /// Active conversations by phone << 32 | UUID.
+  public private(set) var conversations: [UInt64: Conversation] = [:]
+  var actions: [UInt32: PendingAction] = [:]
+  /// The next action ID (IDs are never reused).
+  public private(set) var nextAction: UInt32 = 0
+  var nextUUID: UInt32 = 1
+  /// What happened since the world last drained it.
+  public var events: [PhoneSystemEvent] = []
+  /// The time now (kept by the world).
+  public var now: SimInstant = .zero
+
+  /// A system for `phones`, every app in the foreground with token 1.
+  public init(phones: Range<UInt32>, limits: ConversationLimits) {
+    self.phones = phones
+    self.limits = limits
+    cells = Column(repeating: Cell(), count: phones.count)
+  }
+
+  @inline(__always) func index(_ phone: UInt32) -> Int { Int(phone - phones.lowerBound) }
+
+  // MARK: - State the world reads and drives
+
+  /// The app state of `phone`.
+  public func appState(_ phone: UInt32) -> AppState { cells[index(phone)].app }
+  /// Whether the app of `phone` runs (in the foreground, or awake in the background).
+  public func isRunning(_ phone: UInt32) -> Bool {
+    let c = cells[index(phone)]
+    return c.app == .foreground || (c.app == .background && c.awake)
+  }
+  /// Whether the app of `phone` is awake in the background.
+  public func isAwake(_ phone: UInt32) -> Bool { cells[index(phone)].awake }
+  /// The process generation of `phone`'s app (bumped at every launch).
+  public func generation(_ phone: UInt32) -> UInt16 { cells[index(phone)].generation }
+  /// The VoIP token the phone holds now.
+  public func token(_ phone: UInt32) -> UInt16 { cells[index(phone)].token }
+  /// Whether the OS stopped delivering VoIP pushes to the app.
+  public func isSuppressed(_ phone: UInt32) -> Bool { cells[index(phone)].suppressed }
+  /// How many times the app was killed for not reporting a push.
+  public func reportFailures(_ phone: UInt32) -> Int { Int(cells[index(phone)].failures) }
+  /// Whether this process created its VoIP push registry.
+  public func hasRegistry(_ phone: UInt32) -> Bool { cells[index(phone)].registry }
+  /// Whether TUILogin succeeded in this process.
+  public func isTUILoggedIn(_ phone: UInt32) -> Bool { cells[index(phone)].tuiLoggedIn }
+  /// Pushes handed to the app but not yet reported.
+  public func unreportedPushes(_ phone: UInt32) -> UInt32 {
+    cells[index(phone)].pushesHanded &- cells[index(phone)].pushesReported
+  }
+  /// The number of pushes handed to the app so far.
+  public func pushesHanded(_ phone: UInt32) -> UInt32 { cells[index(phone)].pushesHanded }
+  /// The number of handed pushes that are settled (reported, or died with their process).
+  public func pushesReported(_ phone: UInt32) -> UInt32 { cells[index(phone)].pushesReported }
+  /// The call of the last push handed to the app, as call ID + 1 (0: none).
+  public func lastPushCall(_ phone: UInt32) -> UInt32 { cells[index(phone)].pushCall }
+  /// Active conversations of `phone`.
+  public func activeConversations(_ phone: UInt32) -> Int { Int(cells[index(phone)].activeConversations) }
+  /// The conversation `uuid` of `phone`, if active.
+  public func conversation(_ phone: UInt32, _ uuid: UInt32) -> Conversation? {
+    conversations[UInt64(phone) << 32 | UInt64(uuid)]
+  }
+  /// The active conversations of `phone` bound to call `call`.
+  public func conversations(of phone: UInt32, call: UInt32) -> [Conversation] {
+    guard cells[index(phone)].activeConversations > 0 else { return [] }
+    return conversations.values.filter { $0.phone == phone && $0.call == call + 1 }.sorted { $0.uuid < $1.uuid }
+  }
+  /// The phone and conversation of action `id`, while it waits for a completion (or timed out
+  /// uncompleted).
+  public func pendingAction(_ id: UInt32) -> (phone: UInt32, uuid: UInt32)? {
+    actions[id].map { ($0.phone, $0.uuid) }
+  }
+
+  /// Moves the app of `phone` to `state`; a killed app loses its process state (registry, TUILogin,
+  /// conversations, which the system ends).
+  public func setApp(_ phone: UInt32, _ state: AppState) {
+    let i = index(phone)
+    cells[i].app = state
+    if state == .foreground { cells[i].awake = false }
+    if state == .killed {
+      // Pushes the dead process never reported no longer count against it.
+      cells[i].pushesReported = cells[i].pushesHanded
+      cells[i].awake = false
+      cells[i].registry = false
+      cells[i].tuiLoggedIn = false
+      endAll(phone)
+    }
+  }
+
+  /// Keeps the app of `phone` running in the background (or lets it suspend).
+  public func setAwake(_ phone: UInt32, _ awake: Bool) { cells[index(phone)].awake = awake }
+
+  /// A new process of `phone`'s app starts; returns its generation.
+  @discardableResult
+  public func launch(_ phone: UInt32, foreground: Bool) -> UInt16 {
+    let i = index(phone)
+    cells[i].generation &+= 1
+    cells[i].registry = false
+    cells[i].tuiLoggedIn = false
+    cells[i].app = foreground ? .foreground : .background
+    cells[i].awake = !foreground
+    return cells[i].generation
+  }
+
+  /// The OS hands a VoIP push for `call` to the app's handler.
+  public func handPush(_ phone: UInt32, call: UInt32) {
+    let i = index(phone)
+    cells[i].pushCall = call + 1
+    cells[i].pushesHanded &+= 1
+  }
+
+  /// The app missed the report deadline: it is killed, and after `suppressAfter` such kills the
+  /// system stops delivering its VoIP pushes. Returns whether it is now suppressed.
+  @discardableResult
+  public func killForMissedReport(_ phone: UInt32, suppressAfter: Int) -> Bool {
+    let i = index(phone)
+    cells[i].failures &+= 1
+    cells[i].pushesReported = cells[i].pushesHanded
+    if Int(cells[i].failures) >= suppressAfter { cells[i].suppressed = true }
+    setApp(phone, .killed)
+    return cells[i].suppressed
+  }
+
+  /// The device's VoIP token changes (the old one is invalid). Returns the new token.
+  @discardableResult
+  public func rotateToken(_ phone: UInt32) -> UInt16 {
+    let i = index(phone)
+    cells[i].token = cells[i].token == UInt16.max ? 1 : cells[i].token + 1
+    return cells[i].token
+  }
+
+  /// Records TUILogin's state for the process.
+  public func setTUILoggedIn(_ phone: UInt32, _ on: Bool) { cells[index(phone)].tuiLoggedIn = on }
+
+  /// The system hands `kind` about conversation `uuid` to the app's delegate; returns the action.
+  public func makeAction(_ phone: UInt32, uuid: UInt32, kind: ConversationActionKind) -> ConversationAction {
+    let id = nextAction
+    nextAction += 1
+    actions[id] = PendingAction(
+      phone: phone, uuid: uuid, kind: kind, deadline: now.nanoseconds + limits.actionTimeout.nanoseconds,
+      timedOut: false)
+    return ConversationAction(id: id, kind: kind, uuid: uuid)
+  }
+
+  /// Action `id` timed out without a completion: the system gives up on it (a Join or End ends
+  /// its conversation). Returns the action if it was still waiting.
+  @discardableResult
+  public func timeOut(action id: UInt32) -> ConversationAction? {
+    guard var a = actions[id], !a.timedOut else { return nil }
+    a.timedOut = true
+    actions[id] = a
+    if a.kind == .join || a.kind == .end { endConversation(a.phone, a.uuid) }
+    return ConversationAction(id: id, kind: a.kind, uuid: a.uuid)
+  }
+
+  /// How a completion relates to its action.
+  public enum Completion: Sendable, Equatable {
+    /// The first completion, in time.
+    case onTime(phone: UInt32, uuid: UInt32, kind: ConversationActionKind)
+    /// After the action timed out (ignored by the system).
+    case afterTimeout
+    /// A second completion of a completed action.
+    case repeated
+    /// An ID the system never issued.
+    case unknown
+  }
+
+  /// Classifies and applies a completion of action `id` (for the world, after draining
+  /// ``events``): a fulfilled Join connects its conversation, a fulfilled End or failed Join ends it.
+  public func settle(action id: UInt32, fulfilled: Bool) -> Completion {
+    guard id < nextAction else { return .unknown }
+    guard let a = actions.removeValue(forKey: id) else { return .repeated }
+    if a.timedOut { return .afterTimeout }
+    let key = UInt64(a.phone) << 32 | UInt64(a.uuid)
+    switch (a.kind, fulfilled) {
+    case (.join, true): conversations[key]?.connected = true
+    case (.join, false), (.end, true): endConversation(a.phone, a.uuid)
+    default: break
+    }
+    return .onTime(phone: a.phone, uuid: a.uuid, kind: a.kind)
+  }
+
+  // MARK: - What apps call
+
+  /// A fresh conversation UUID (`UUID()`).
+  func makeUUID() -> UInt32 {
+    let u = nextUUID
+    nextUUID &+= 1
+    return u
+  }
+
+  func createRegistry(_ phone: UInt32) {
+    let i = index(phone)
+    guard !cells[i].registry else { return }
+    cells[i].registry = true
+    events.append(.registryCreated(phone: phone))
+  }
+
+  /// Reports conversation `uuid`. It is bound to the call of the pending push if there is one,
+  /// else to `sdkCall` (the call the app's SDK is in, as ID + 1), which is what the oracles check
+  /// it against.
+  func report(_ phone: UInt32, uuid: UInt32, sdkCall: UInt32) throws(ConversationError) {
+    let i = index(phone)
+    let call = cells[i].pushesHanded != cells[i].pushesReported ? cells[i].pushCall : sdkCall
+    // Calling report at all answers the pending pushes, even when it throws.
+    cells[i].pushesReported = cells[i].pushesHanded
+    let key = UInt64(phone) << 32 | UInt64(uuid)
+    if conversations[key] != nil {
+      events.append(.reported(phone: phone, uuid: uuid, error: .duplicateUUID, active: cells[i].activeConversations))
+      throw .duplicateUUID
+    }
+    if Int(cells[i].activeConversations) >= limits.maximumConversationGroups {
+      events.append(.reported(phone: phone, uuid: uuid, error: .limitExceeded, active: cells[i].activeConversations))
+      throw .limitExceeded
+    }
+    conversations[key] = Conversation(
+      phone: phone, uuid: uuid, call: call, connected: false, reportedAt: now)
+    cells[i].activeConversations += 1
+    events.append(.reported(phone: phone, uuid: uuid, error: nil, active: cells[i].activeConversations))
+  }
+
+  func endConversation(_ phone: UInt32, _ uuid: UInt32) {
+    let key = UInt64(phone) << 32 | UInt64(uuid)
+    guard let c = conversations.removeValue(forKey: key) else { return }
+    cells[index(phone)].activeConversations -= 1
+    events.append(.ended(phone: phone, uuid: uuid, call: c.call))
+  }
+
+  func endAll(_ phone: UInt32) {
+    guard cells[index(phone)].activeConversations > 0 else { return }
+    let mine = conversations.values.filter { $0.phone == phone }.map(\.uuid).sorted()
+    for uuid in mine { endConversation(phone, uuid) }
+  }
+
+  func complete(_ action: ConversationAction, fulfilled: Bool) {
+    events.append(.completed(action: action.id, fulfilled: fulfilled))
+  }
+}
+
+/// `PKPushRegistry` for VoIP pushes.
+public struct PushRegistry {
+  let user: UInt32
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
+
+  /// Creates the registry with `desiredPushTypes = [.voIP]`. The token arrives later through
+  /// ``ClientBehavior/pushTokenUpdated(_:_:)``; pushes reach the app only once this exists.
+  public func register() { runtime.phoneSystem!.createRegistry(user) }
+}
+
+/// LiveCommunicationKit's `ConversationManager`, as configured by the profile.
+public struct ConversationManager {
+  let user: UInt32
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
+
+  /// A new UUID for a conversation.
+  public func makeUUID() -> UInt32 { runtime.phoneSystem!.makeUUID() }
+
+  /// `reportNewIncomingConversation(uuid:update:)`: the system UI starts ringing. Throws on a
+  /// duplicate UUID or when the configured limits are reached. Calling it answers the pending
+  /// VoIP pushes either way.
+  public func reportNewIncomingConversation(uuid: UInt32) throws(ConversationError) {
+    try runtime.phoneSystem!.report(user, uuid: uuid, sdkCall: runtime.clients[Int(user)].call)
+  }
+
+  /// `reportConversationEvent(.conversationEnded(reason))`: the system UI stops.
+  public func reportEnded(uuid: UInt32, reason: ConversationEndReason) {
+    runtime.phoneSystem!.endConversation(user, uuid)
+  }
+
+  /// `action.fulfill()`.
+  public func fulfill(_ action: ConversationAction) { runtime.phoneSystem!.complete(action, fulfilled: true) }
+
+  /// `action.fail()`.
+  public func fail(_ action: ConversationAction) { runtime.phoneSystem!.complete(action, fulfilled: false) }
+
+  /// Whether conversation `uuid` is active.
+  public func isActive(uuid: UInt32) -> Bool { runtime.phoneSystem!.conversation(user, uuid) != nil }
+}
+
+/// The app's own view of the phone: whether it is in the foreground.
+public struct AppInfo {
+  let user: UInt32
+  // Stores are made for one call inside a callback, while the world keeps the runtime alive.
+  unowned(unsafe) let runtime: ClientRuntime
+
+  /// `UIApplication.shared.applicationState`.
+  public var state: AppState { runtime.phoneSystem?.appState(user) ?? .foreground }
+}

@@ -1,0 +1,105 @@
+import SimKernel
+
+/// The APNs environment of an app build or a push certificate.
+public enum PushEnvironment: String, Sendable, Codable, CaseIterable {
+  /// Development builds and sandbox certificates.
+  case development
+  /// App Store and TestFlight builds, production certificates.
+  case production
+}
+
+/// What a certificate uploaded in the console can send.
+public enum PushCertificateType: String, Sendable, Codable, CaseIterable {
+  /// A VoIP certificate: pushes reach PushKit and can ring the system call UI.
+  case voip
+  /// An ordinary APNs certificate: the backend falls back to an alert, with no call UI.
+  case apns
+}
+
+/// A certificate uploaded in the console, named by the ID the app passes to `setVOIP`.
+public struct PushCertificate: Sendable, Equatable {
+  /// The certificate ID.
+  public var id: UInt32
+  /// The environment it was issued for.
+  public var environment: PushEnvironment
+  /// VoIP or plain APNs.
+  public var type: PushCertificateType
+
+  /// Creates a certificate.
+  public init(id: UInt32, environment: PushEnvironment, type: PushCertificateType) {
+    self.id = id
+    self.environment = environment
+    self.type = type
+  }
+}
+
+/// Why a push to an offline callee reached nobody.
+public enum PushLoss: String, Sendable, Codable, CaseIterable {
+  /// The app never uploaded a token (certificate ID 0, upload before login, or no token yet).
+  case noToken = "no_token"
+  /// The uploaded certificate ID is not one in the console.
+  case unknownCertificate = "unknown_certificate"
+  /// The certificate's environment differs from the app build's: APNs rejects the token.
+  case environmentMismatch = "environment_mismatch"
+  /// The uploaded token was invalidated on the phone since (APNs answers "unregistered").
+  case tokenInvalidated = "token_invalidated"
+  /// The phone's OS stopped delivering VoIP pushes to the app after unreported ones.
+  case suppressed
+}
+
+/// What the backend does for one offline callee.
+public enum PushRoute: Sendable, Equatable {
+  /// A VoIP push goes out to PushKit.
+  case voip
+  /// An ordinary APNs alert goes out (APNs certificate): the phone shows a banner, no call UI.
+  case apnsAlert
+  /// Nothing arrives.
+  case lost(PushLoss)
+}
+
+/// The offline-push backend (TIMPush): which token and certificate each user uploaded with
+/// `setVOIP`, and what becomes of a push to that user.
+public struct PushBackend: Sendable {
+  /// The certificates in the console.
+  public let certificates: [PushCertificate]
+  /// The environment the app was built for.
+  public let appEnvironment: PushEnvironment
+  /// Per user: the uploaded certificate ID (0: nothing uploaded).
+  var certificate: [UInt32]
+  /// Per user: the uploaded token.
+  var token: [UInt16]
+
+  /// A backend for `userCount` users, none registered.
+  public init(certificates: [PushCertificate], appEnvironment: PushEnvironment, userCount: Int) {
+    self.certificates = certificates
+    self.appEnvironment = appEnvironment
+    certificate = [UInt32](repeating: 0, count: userCount)
+    token = [UInt16](repeating: 0, count: userCount)
+  }
+
+  /// `setVOIP(certificateID, token)` from `user`: records the pair. A zero certificate or token
+  /// records nothing. Returns whether it was recorded.
+  @discardableResult
+  public mutating func register(user: UInt32, certificateID: UInt32, token: UInt16) -> Bool {
+    guard certificateID != 0, token != 0 else { return false }
+    certificate[Int(user)] = certificateID
+    self.token[Int(user)] = token
+    return true
+  }
+
+  /// The certificate ID `user` uploaded (0: none).
+  public func registeredCertificate(of user: UInt32) -> UInt32 { certificate[Int(user)] }
+
+  /// The token `user` uploaded (0: none).
+  public func registeredToken(of user: UInt32) -> UInt16 { token[Int(user)] }
+
+  /// Where a push to `user` goes, given the token the phone holds now.
+  public func route(to user: UInt32, phoneToken: UInt16) -> PushRoute {
+    let id = certificate[Int(user)]
+    guard id != 0 else { return .lost(.noToken) }
+    guard let cert = certificates.first(where: { $0.id == id }) else { return .lost(.unknownCertificate) }
+    guard cert.environment == appEnvironment else { return .lost(.environmentMismatch) }
+    guard token[Int(user)] == phoneToken else { return .lost(.tokenInvalidated) }
+    return cert.type == .voip ? .voip : .apnsAlert
+  }
+}

@@ -1,0 +1,459 @@
+import Clients
+import LiveStack
+import Oracles
+import SimKernel
+
+/// What the world keeps per phone user about its app and pushes.
+struct PhoneRecord {
+  /// Invalidates superseded lifecycle events.
+  var lifecycleEpoch: UInt32 = 0
+  /// The call whose ring was measured last, as ID + 1.
+  var ringRecorded: UInt32 = 0
+  /// The call whose end a resync already told the SDK, as ID + 1.
+  var endSynced: UInt32 = 0
+  /// When the user will open the app again (while it is away).
+  var reopenAt: Int64 = 0
+  /// When the last VoIP push to it was sent (-1: none in flight).
+  var pushSentAt: Int64 = -1
+  /// When the last push was handed to the app (-1: reported since).
+  var pushHandedAt: Int64 = -1
+  /// When the last push reached the phone (-1: reported since).
+  var pushArrivedAt: Int64 = -1
+  /// When the app's current process called `login` (-1: token uploaded since).
+  var loginCalledAt: Int64 = -1
+}
+
+extension LiveWorld {
+  /// Whether `user` is a phone user with an app on a simulated phone.
+  @inline(__always)
+  func isPhoneUser(_ user: UInt32) -> Bool { phoneOS != nil && layout.phones.contains(user) }
+
+  /// The process generation of `user`'s app (0 for room users).
+  @inline(__always)
+  func generation(of user: UInt32) -> UInt16 { isPhoneUser(user) ? phoneOS!.generation(user) : 0 }
+
+  /// Whether a signalling message can reach `user` now: room users always; a phone app only while
+  /// it runs (in the foreground, or awake in the background) and its SDK is logged in.
+  func signallingReaches(_ user: UInt32) -> Bool {
+    guard isPhoneUser(user) else { return true }
+    return phoneOS!.isRunning(user) && runtime.clients[Int(user)].loggedIn
+  }
+
+  @inline(__always)
+  func phoneIndex(_ user: UInt32) -> Int { Int(user - layout.phones.lowerBound) }
+
+  var callsProfile: Profile.Calls { profile.calls! }
+
+  // MARK: - Lifecycle
+
+  /// Arms each phone's first lifecycle step and token rotation.
+  mutating func startPhones(_ scheduler: inout Scheduler) {
+    guard let c = profile.calls else { return }
+    for u in layout.phones {
+      if let fg = c.app.foreground {
+        scheduler.schedule(after: fg.sampleDuration(&osRandom), event(.appLifecycle, u, 0))
+      }
+      if let life = c.push.tokenLifetime {
+        scheduler.schedule(after: life.sampleDuration(&osRandom), event(.tokenRotated, u))
+      }
+    }
+  }
+
+  /// Schedules the next lifecycle step of `user` after `delay`, superseding any other.
+  mutating func scheduleLifecycle(_ user: UInt32, after delay: SimDuration, _ scheduler: inout Scheduler) {
+    let i = phoneIndex(user)
+    phoneRecords[i].lifecycleEpoch &+= 1
+    scheduler.schedule(after: delay, event(.appLifecycle, user, phoneRecords[i].lifecycleEpoch))
+  }
+
+  /// Whether the app of `user` is busy with a call (which keeps it running in the background).
+  func inCall(_ user: UInt32) -> Bool {
+    runtime.clients[Int(user)].callState != .none || phoneOS!.activeConversations(user) > 0
+  }
+
+  /// The user leaves or opens the app, or the system reclaims a suspended one.
+  mutating func appLifecycle(user: UInt32, epoch: UInt32, _ scheduler: inout Scheduler) {
+    let i = phoneIndex(user)
+    guard epoch == phoneRecords[i].lifecycleEpoch else { return }
+    let os = phoneOS!
+    let app = callsProfile.app
+    let now = scheduler.now.nanoseconds
+    switch os.appState(user) {
+    case .foreground:
+      let away = app.away.sampleDuration(&osRandom)
+      phoneRecords[i].reopenAt = now + away.nanoseconds
+      if osRandom.chance(app.closeProbability) {
+        closeApp(user, &scheduler)
+        scheduleLifecycle(user, after: away, &scheduler)
+      } else {
+        os.setApp(user, .background)
+        os.setAwake(user, inCall(user))
+        let reclaim = app.suspendedLifetime.sampleDuration(&osRandom)
+        scheduleLifecycle(user, after: min(away, reclaim), &scheduler)
+      }
+    case .background:
+      if now >= phoneRecords[i].reopenAt {
+        os.setApp(user, .foreground)
+        if runtime.clients[Int(user)].loggedIn { resyncCalls(user, &scheduler) }
+        if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&osRandom), &scheduler) }
+      } else if inCall(user) {
+        // A call keeps the app running; the system looks again later.
+        let next = app.suspendedLifetime.sampleDuration(&osRandom)
+        let until = SimDuration(nanoseconds: phoneRecords[i].reopenAt - now)
+        scheduleLifecycle(user, after: min(next, until), &scheduler)
+      } else {
+        killProcess(user, &scheduler)
+        scheduleLifecycle(user, after: .nanoseconds(phoneRecords[i].reopenAt - now), &scheduler)
+      }
+    case .killed:
+      launch(user, foreground: true, &scheduler)
+      if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&osRandom), &scheduler) }
+    }
+  }
+
+  /// The user swipes the app away. The SDK's documented rules on closing: a caller hangs up, a
+  /// ringing callee rejects, a connected callee hangs up; then the process dies.
+  mutating func closeApp(_ user: UInt32, _ scheduler: inout Scheduler) {
+    let c = runtime.clients[Int(user)]
+    if c.call != 0 && c.loggedIn {
+      let isCaller = calls.calls[Int(c.call - 1)].caller == user
+      let kind: OperationKind = c.callState == .waiting && !isCaller ? .rejectCall : .hangupCall
+      runtime.commands.append(
+        .operation(
+          PendingOperation(
+            user: user, kind: kind, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
+            issuedAt: scheduler.now, completion: nil)))
+      executeCommands(&scheduler)
+    }
+    killProcess(user, &scheduler)
+  }
+
+  /// The app's process dies: its SDK state is gone and the system ends its conversations. The
+  /// server keeps its login (pushes still reach the phone).
+  mutating func killProcess(_ user: UInt32, _ scheduler: inout Scheduler) {
+    phoneOS!.setApp(user, .killed)
+    let u = Int(user)
+    runtime.clients[u].subscriptions = []
+    runtime.clients[u].loggedIn = false
+    runtime.clients[u].call = 0
+    runtime.clients[u].callState = .none
+    runtime.setDevice(.microphone, user: user, on: false)
+    runtime.setDevice(.camera, user: user, on: false)
+    drainPhoneSystem(&scheduler)
+  }
+
+  /// A new process of the app starts (the user opened it, or PushKit woke it) and its code runs.
+  mutating func launch(_ user: UInt32, foreground: Bool, _ scheduler: inout Scheduler) {
+    phoneOS!.launch(user, foreground: foreground)
+    metrics.counters.add(metrics.coldStarts)
+    phoneRecords[phoneIndex(user)].endSynced = 0
+    withClient(user, &scheduler) { b, c in b.appLaunched(&c) }
+  }
+
+  /// The SDK (re)connected: it learns the call it is being called in, or that the call a push
+  /// announced, or the call it believed it was in, is over.
+  mutating func resyncCalls(_ user: UInt32, _ scheduler: inout Scheduler) {
+    let u = Int(user)
+    let i = phoneIndex(user)
+    let sdkCall = runtime.clients[u].call
+    let serverCall = calls.call(of: user)
+    let pushed = phoneOS!.lastPushCall(user)
+    var stale: [UInt32] = []
+    if sdkCall != 0 && serverCall != sdkCall - 1 { stale.append(sdkCall - 1) }
+    if pushed != 0 && serverCall != pushed - 1 && sdkCall != pushed && phoneRecords[i].endSynced != pushed {
+      stale.append(pushed - 1)
+    }
+    for id in stale {
+      phoneRecords[i].endSynced = id + 1
+      let c = calls.calls[Int(id)]
+      deliverCall(user, .ended(user: user, call: id, reason: c.endReason ?? .noResponse, other: c.caller), &scheduler)
+    }
+    if let id = serverCall, sdkCall != id + 1 {
+      let state = calls.state(of: user)
+      deliverCall(
+        user, state == .accept ? .started(user: user, call: id) : .received(user: user, call: id), &scheduler)
+    }
+  }
+
+  // MARK: - Push
+
+  /// The call server rings `user`, whose app is not connected: the backend sends what its
+  /// registration allows.
+  mutating func routePush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
+    switch pushBackend.route(to: user, phoneToken: phoneOS!.token(user)) {
+    case .voip:
+      metrics.counters.add(metrics.pushSent)
+      phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
+      scheduler.schedule(after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+    case .apnsAlert:
+      metrics.counters.add(metrics.pushApnsAlert)
+    case .lost(let reason):
+      metrics.countLostPush(reason)
+    }
+  }
+
+  /// A VoIP push reaches the phone: the system wakes the app (a cold start if it was killed) and
+  /// hands it the push, unless it stopped delivering to this app.
+  mutating func pushDelivered(user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
+    let i = phoneIndex(user)
+    phoneRecords[i].pushArrivedAt = scheduler.now.nanoseconds
+    if phoneRecords[i].pushSentAt >= 0 {
+      metrics.latencies[LiveMetrics.pushSendToDelivery].record(
+        SimDuration(nanoseconds: scheduler.now.nanoseconds - phoneRecords[i].pushSentAt))
+      phoneRecords[i].pushSentAt = -1
+    }
+    if os.isSuppressed(user) { return metrics.countLostPush(.suppressed) }
+    switch os.appState(user) {
+    case .killed:
+      scheduler.schedule(
+        after: callsProfile.app.coldStart.sampleDuration(&osRandom), event(.appLaunched, user, call + 1))
+    case .background where !os.isAwake(user):
+      // The handler runs first; the SDK reconnects meanwhile and catches up.
+      os.setAwake(user, true)
+      handPush(user, call: call, &scheduler)
+      if runtime.clients[Int(user)].loggedIn { resyncCalls(user, &scheduler) }
+    default:
+      handPush(user, call: call, &scheduler)
+    }
+  }
+
+  /// A cold start finished: the new process runs its launch code, then gets the push that woke it.
+  mutating func appLaunched(user: UInt32, pushCall: UInt32, _ scheduler: inout Scheduler) {
+    if phoneOS!.appState(user) == .killed { launch(user, foreground: false, &scheduler) }
+    if pushCall != 0 { handPush(user, call: pushCall - 1, &scheduler) }
+  }
+
+  /// PushKit hands the push to the app's handler, if this process created its registry, and the
+  /// report deadline starts.
+  mutating func handPush(_ user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
+    os.handPush(user, call: call)
+    phoneRecords[phoneIndex(user)].pushHandedAt = scheduler.now.nanoseconds
+    scheduler.schedule(after: callsProfile.push.reportDeadline, event(.reportDeadline, user, os.pushesHanded(user)))
+    guard os.hasRegistry(user) else { return }
+    let c = calls.calls[Int(call)]
+    let push = VoIPPush(call: call, callerName: c.caller, mediaType: c.mediaType)
+    withClient(user, &scheduler) { b, client in b.incomingPush(push, &client) }
+  }
+
+  /// The report deadline of push `serial` passed: if the app has not reported it, the system kills
+  /// the app (and after repeated kills stops delivering its VoIP pushes).
+  mutating func reportDeadline(user: UInt32, serial: UInt32, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
+    guard os.pushesReported(user) < serial else { return }
+    let i = phoneIndex(user)
+    checker.observeMissedReport(
+      user: user, call: os.lastPushCall(user) &- 1,
+      handedAt: SimInstant(nanoseconds: phoneRecords[i].pushHandedAt), at: scheduler.now)
+    metrics.counters.add(metrics.pushAppKilled)
+    let wasSuppressed = os.isSuppressed(user)
+    os.killForMissedReport(user, suppressAfter: callsProfile.push.suppressAfter)
+    if os.isSuppressed(user) && !wasSuppressed { metrics.counters.add(metrics.pushSuppressedApps) }
+    phoneRecords[i].pushHandedAt = -1
+    killProcess(user, &scheduler)
+    // The user opens the app again later.
+    let away = callsProfile.app.away.sampleDuration(&osRandom)
+    phoneRecords[i].reopenAt = scheduler.now.nanoseconds + away.nanoseconds
+    scheduleLifecycle(user, after: away, &scheduler)
+  }
+
+  /// PushKit delivers the device token to the process that created the registry.
+  mutating func tokenIssued(user: UInt32, generation: UInt32, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
+    guard UInt32(os.generation(user)) == generation, os.hasRegistry(user), os.appState(user) != .killed else {
+      return
+    }
+    let token = os.token(user)
+    withClient(user, &scheduler) { b, c in b.pushTokenUpdated(token, &c) }
+  }
+
+  /// The system replaces the device's token; a running app with a registry hears of the new one.
+  mutating func tokenRotated(user: UInt32, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
+    os.rotateToken(user)
+    metrics.counters.add(metrics.tokenRotations)
+    if os.hasRegistry(user) && os.appState(user) != .killed {
+      scheduler.schedule(
+        after: callsProfile.push.tokenDelay.sampleDuration(&osRandom),
+        event(.tokenIssued, user, UInt32(os.generation(user))))
+    }
+    if let life = callsProfile.push.tokenLifetime {
+      scheduler.schedule(after: life.sampleDuration(&osRandom), event(.tokenRotated, user))
+    }
+  }
+
+  /// Bookkeeping when a phone app calls the server: when it logged in (for the token latency),
+  /// and whether a token upload is allowed.
+  mutating func phoneIssued(_ op: PendingOperation, _ scheduler: inout Scheduler) {
+    switch op.kind {
+    case .login:
+      phoneRecords[phoneIndex(op.user)].loginCalledAt = scheduler.now.nanoseconds
+    case .setVOIP:
+      checker.observeTokenUpload(
+        user: op.user, imLoggedIn: runtime.clients[Int(op.user)].loggedIn,
+        tuiLoggedIn: phoneOS!.isTUILoggedIn(op.user), certificateID: op.target,
+        token: UInt16(bitPattern: op.seat), at: scheduler.now)
+    default:
+      break
+    }
+  }
+
+  // MARK: - Conversations
+
+  /// Acts on what the phone's system did during the last callback: tokens to deliver, reports to
+  /// measure and ring, completions to judge.
+  mutating func drainPhoneSystem(_ scheduler: inout Scheduler) {
+    guard let os = phoneOS, !os.events.isEmpty else { return }
+    let events = os.events
+    os.events.removeAll(keepingCapacity: true)
+    os.now = scheduler.now
+    let now = scheduler.now
+    for e in events {
+      switch e {
+      case .registryCreated(let phone):
+        scheduler.schedule(
+          after: callsProfile.push.tokenDelay.sampleDuration(&osRandom),
+          event(.tokenIssued, phone, UInt32(os.generation(phone))))
+      case .reported(let phone, let uuid, let error, let active):
+        let i = phoneIndex(phone)
+        if phoneRecords[i].pushArrivedAt >= 0 {
+          metrics.latencies[LiveMetrics.pushDeliveryToReport].record(
+            SimDuration(nanoseconds: now.nanoseconds - phoneRecords[i].pushArrivedAt))
+          phoneRecords[i].pushArrivedAt = -1
+        }
+        phoneRecords[i].pushHandedAt = -1
+        guard error == nil else {
+          metrics.counters.add(metrics.conversationReportFailed)
+          continue
+        }
+        metrics.counters.add(metrics.conversationsReported)
+        checker.observeConversationCount(
+          user: phone, active: Int(active), limit: os.limits.maximumConversationGroups, at: now)
+        guard let conv = os.conversation(phone, uuid) else { continue }  // ended at once
+        if conv.call != 0 {
+          let id = conv.call - 1
+          if phoneRecords[i].ringRecorded != conv.call {
+            phoneRecords[i].ringRecorded = conv.call
+            metrics.latencies[LiveMetrics.dialToRing].record(
+              SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
+          }
+          if calls.calls[Int(id)].isOver {
+            scheduler.schedule(after: callsProfile.conversationGrace, event(.conversationCheck, phone, id))
+          }
+        }
+        scheduler.schedule(
+          after: callsProfile.phone.answerAfter.sampleDuration(&osRandom), event(.systemTap, phone, uuid))
+      case .ended:
+        break
+      case .completed(let id, let fulfilled):
+        let pending = os.pendingAction(id)
+        let call = pending.flatMap { os.conversation($0.phone, $0.uuid) }.map(\.call) ?? 0
+        switch os.settle(action: id, fulfilled: fulfilled) {
+        case .onTime(let phone, _, let kind):
+          if kind == .join && fulfilled {
+            let id = call == 0 ? nil : call - 1
+            let accepted = id.map { calls.call(of: phone) == $0 && calls.state(of: phone) == .accept } ?? false
+            checker.observeJoinFulfilled(user: phone, call: id, accepted: accepted, at: now)
+          }
+        case .afterTimeout:
+          checker.observeLateCompletion(
+            user: pending?.phone ?? 0, action: id, repeated: false, fulfilled: fulfilled, at: now)
+        case .repeated, .unknown:
+          checker.observeLateCompletion(
+            user: pending?.phone ?? 0, action: id, repeated: true, fulfilled: fulfilled, at: now)
+        }
+      }
+    }
+    // Settling actions may have ended conversations.
+    if !os.events.isEmpty { drainPhoneSystem(&scheduler) }
+  }
+
+  /// The user taps in the system UI of a ringing conversation: answer (a Join) or decline (an End),
+  /// as the phone settings say. The action goes to the app's delegate and its timeout starts.
+  mutating func systemTap(user: UInt32, uuid: UInt32, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
+    guard let conv = os.conversation(user, uuid), !conv.connected else { return }
+    os.now = scheduler.now
+    let kind: ConversationActionKind =
+      osRandom.chance(callsProfile.phone.answerProbability) ? .join : .end
+    let action = os.makeAction(user, uuid: uuid, kind: kind)
+    scheduler.schedule(after: os.limits.actionTimeout, event(.actionTimeout, action.id))
+    withClient(user, &scheduler) { b, c in b.conversationAction(action, &c) }
+  }
+
+  /// Call `call` ended for phone `user`: its conversation must end within the grace period.
+  mutating func callEndedForPhone(_ user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
+    guard phoneOS!.activeConversations(user) > 0 else { return }
+    scheduler.schedule(after: callsProfile.conversationGrace, event(.conversationCheck, user, call))
+  }
+
+  /// The grace period after `call` ended passed: a conversation still bound to it is a violation.
+  mutating func conversationCheck(user: UInt32, call: UInt32, _ now: SimInstant) {
+    for conv in phoneOS!.conversations(of: user, call: call) {
+      checker.observeConversationAfterCall(
+        user: user, uuid: conv.uuid, call: call, endedAt: calls.calls[Int(call)].endedAt ?? now, at: now)
+    }
+  }
+
+  /// `conversation.ends`, at the end of a run: every conversation whose call ended more than the
+  /// grace period ago must have ended.
+  mutating func judgeConversations(now: SimInstant) {
+    guard let os = phoneOS else { return }
+    let grace = callsProfile.conversationGrace.nanoseconds
+    for conv in os.conversations.values.sorted(by: { ($0.phone, $0.uuid) < ($1.phone, $1.uuid) }) {
+      guard conv.call != 0, let ended = calls.calls[Int(conv.call - 1)].endedAt,
+        now.nanoseconds - ended.nanoseconds > grace
+      else { continue }
+      checker.recordLiveness(
+        SeatChecker.conversationEnds, at: now,
+        entities: ["user:\(conv.phone)", "call:\(conv.call - 1)", "conversation:\(conv.uuid)"],
+        "conversation \(conv.uuid) of user \(conv.phone) is still active; its call \(conv.call - 1) ended at \(ended)")
+    }
+  }
+
+  // MARK: - Call events
+
+  /// A call event reaches the SDK of `user`: its call state follows, then the behaviour hears it if
+  /// subscribed.
+  mutating func deliverCall(_ user: UInt32, _ event: CallEvent, _ scheduler: inout Scheduler) {
+    let u = Int(user)
+    let now = scheduler.now
+    switch event {
+    case .received(_, let id), .started(_, let id):
+      checker.observeCallEvent(user: user, call: id, current: runtime.clients[u].call, ends: false, at: now)
+    case .ended:
+      break
+    }
+    switch event {
+    case .received(_, let id):
+      runtime.clients[u].call = id + 1
+      runtime.clients[u].callState = .waiting
+      // A ring in the app counts when the app is on screen; otherwise the system UI's ring does.
+      if !isPhoneUser(user) || phoneOS!.appState(user) == .foreground {
+        let i = isPhoneUser(user) ? phoneIndex(user) : -1
+        if i < 0 || phoneRecords[i].ringRecorded != id + 1 {
+          if i >= 0 { phoneRecords[i].ringRecorded = id + 1 }
+          metrics.latencies[LiveMetrics.dialToRing].record(
+            SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
+        }
+      }
+    case .started(_, let id):
+      runtime.clients[u].call = id + 1
+      runtime.clients[u].callState = .accept
+      if calls.calls[Int(id)].caller == user {
+        metrics.latencies[LiveMetrics.dialToConnected].record(
+          SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
+      }
+    case .ended(_, let id, _, _):
+      if runtime.clients[u].call == id + 1 {
+        runtime.clients[u].call = 0
+        runtime.clients[u].callState = .none
+      }
+    }
+    guard runtime.clients[u].subscriptions.contains(.callEvents) else {
+      return unheard(user, sawOwnLeave: false, now)
+    }
+    withClient(user, &scheduler) { b, c in b.callEvent(event, &c) }
+  }
+}
