@@ -19,6 +19,10 @@ public struct StackBenchResult: Codable, Sendable {
   public var peakMemoryBytes: UInt64
   /// Peak heap bytes per audience member.
   public var bytesPerAudienceMember: Double
+  /// Phone users (callers and callees) among them.
+  public var phones: Int = 0
+  /// Peak heap bytes per user of any kind.
+  public var bytesPerUser: Double = 0
   /// Events the stack run executed.
   public var events: Int64
   /// Mean number of pending events over the run (sampled between slices).
@@ -36,6 +40,14 @@ public enum StackBench {
     var p = profile
     p.population.rooms = rooms
     p.population.audiencePerRoom = .constant(Double(audiencePerRoom))
+    p.duration = duration
+    return p
+  }
+
+  /// `profile` (which must have `calls`) with `callers` phone users for `duration`.
+  public static func scaledCalls(_ profile: Profile, callers: Int, duration: SimDuration) -> Profile {
+    var p = profile
+    p.calls!.users = callers
     p.duration = duration
     return p
   }
@@ -81,6 +93,7 @@ public enum StackBench {
       eventsPerSecond: (Double(sim.executedCount) / seconds).rounded(), kernelOpsPerSecond: 0, ratio: 0,
       population: layout.totalUsers, audience: layout.audienceCount, peakMemoryBytes: peak,
       bytesPerAudienceMember: (Double(peak) / Double(max(1, layout.audienceCount))).rounded(),
+      phones: layout.phones.count, bytesPerUser: (Double(peak) / Double(max(1, layout.totalUsers))).rounded(),
       events: sim.executedCount, meanPending: samples == 0 ? sim.scheduler.pendingCount : pendingSum / samples,
       traceHash: sim.traceHash.description, violations: world.checker.log.total)
   }

@@ -74,6 +74,8 @@ public struct LiveMetrics: Sendable {
   let conversationsReported: Int
   let conversationReportFailed: Int
   let actionTimeouts: Int
+  let actionsFulfilled: Int
+  let actionsFailed: Int
   let tokenRotations: Int
   // "Sometimes" probes: rare interleavings worth knowing a run exercised.
   let probeCancelLostToAccept: Int
@@ -125,6 +127,8 @@ public struct LiveMetrics: Sendable {
     conversationsReported = counters.register("conversation.reported")
     conversationReportFailed = counters.register("conversation.report_failed")
     actionTimeouts = counters.register("conversation.action_timeout")
+    actionsFulfilled = counters.register("conversation.actions_fulfilled")
+    actionsFailed = counters.register("conversation.actions_failed")
     tokenRotations = counters.register("push.token_rotations")
     probeCancelLostToAccept = counters.register("probe.cancel_lost_to_accept")
     probeAcceptLostToOtherHost = counters.register("probe.accept_lost_to_other_host")

@@ -97,7 +97,8 @@ extension LiveWorld {
         onServer: true)
     case .appLifecycle:
       let state = phoneOS.map { "\($0.appState(e.a))" } ?? "?"
-      return .init(kind: name, room: nil, users: [e.a], request: nil, detail: "app lifecycle (now \(state))", onServer: false)
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil, detail: "app lifecycle (now \(state))", onServer: false)
     case .pushDelivered:
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "VoIP push for call \(e.b) reaches the phone",

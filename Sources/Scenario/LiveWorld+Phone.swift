@@ -11,6 +11,8 @@ struct PhoneRecord {
   var ringRecorded: UInt32 = 0
   /// The call whose end a resync already told the SDK, as ID + 1.
   var endSynced: UInt32 = 0
+  /// The last call the server accepted for this user, as ID + 1.
+  var acceptedCall: UInt32 = 0
   /// When the user will open the app again (while it is away).
   var reopenAt: Int64 = 0
   /// When the last VoIP push to it was sent (-1: none in flight).
@@ -184,7 +186,8 @@ extension LiveWorld {
     case .voip:
       metrics.counters.add(metrics.pushSent)
       phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
-      scheduler.schedule(after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+      scheduler.schedule(
+        after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
     case .apnsAlert:
       metrics.counters.add(metrics.pushApnsAlert)
     case .lost(let reason):
@@ -351,9 +354,10 @@ extension LiveWorld {
         let call = pending.flatMap { os.conversation($0.phone, $0.uuid) }.map(\.call) ?? 0
         switch os.settle(action: id, fulfilled: fulfilled) {
         case .onTime(let phone, _, let kind):
+          metrics.counters.add(fulfilled ? metrics.actionsFulfilled : metrics.actionsFailed)
           if kind == .join && fulfilled {
             let id = call == 0 ? nil : call - 1
-            let accepted = id.map { calls.call(of: phone) == $0 && calls.state(of: phone) == .accept } ?? false
+            let accepted = call != 0 && phoneRecords[phoneIndex(phone)].acceptedCall == call
             checker.observeJoinFulfilled(user: phone, call: id, accepted: accepted, at: now)
           }
         case .afterTimeout:

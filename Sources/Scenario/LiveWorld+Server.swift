@@ -151,6 +151,9 @@ extension LiveWorld {
         }
       case .acceptCall:
         error = calls.accept(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+        if error == nil && isPhoneUser(user), let id = calls.call(of: user) {
+          phoneRecords[phoneIndex(user)].acceptedCall = id + 1
+        }
       case .rejectCall:
         error = calls.reject(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
       case .hangupCall:
@@ -227,7 +230,11 @@ extension LiveWorld {
       switch e {
       case .received(let u, let id):
         // An app that is not connected gets a VoIP push instead of the signalling message.
-        if isPhoneUser(u) && !signallingReaches(u) { routePush(to: u, call: id, &scheduler) } else { send(.call(u, e), &scheduler) }
+        if isPhoneUser(u) && !signallingReaches(u) {
+          routePush(to: u, call: id, &scheduler)
+        } else {
+          send(.call(u, e), &scheduler)
+        }
       case .started(let u, _):
         send(.call(u, e), &scheduler)
       case .ended(let u, let id, _, _):

@@ -445,7 +445,12 @@ public struct LiveWorld: World {
           if held != 0 { op.target = held - 1 }
         }
         let slot = allocate(op)
-        if op.kind.isLocal {
+        if op.kind == .setVOIP && !runtime.clients[Int(op.user)].loggedIn {
+          // The IM SDK refuses setVOIP locally until its login finished.
+          if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
+          scheduler.schedule(
+            after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
+        } else if op.kind.isLocal {
           scheduler.schedule(
             after: profile.devices.openTime.sampleDuration(&deviceRandom), event(.deviceReply, slot))
         } else {

@@ -565,7 +565,9 @@ extension Profile {
       limits.maximumConversationGroups = try c.get("maximumConversationGroups", default: 2) {
         n throws(ProfileError) in try n.int(1...100)
       }
-      limits.maximumConversationsPerConversationGroup = try c.get("maximumConversationsPerConversationGroup", default: 1) {
+      limits.maximumConversationsPerConversationGroup = try c.get(
+        "maximumConversationsPerConversationGroup", default: 1
+      ) {
         n throws(ProfileError) in try n.int(1...100)
       }
       limits.supportsVideo = try c.get("supportsVideo", default: true) { n throws(ProfileError) in try n.bool() }

@@ -9,7 +9,10 @@ enum BenchCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
       args,
-      valued: ["--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration"],
+      valued: [
+        "--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration",
+        "--callers", "--calls-profile",
+      ],
       flags: ["--json", "--no-reference"])
     let what = options.positional.first ?? "kernel"
     guard options.positional.count <= 1, ["kernel", "stack", "sweep", "all"].contains(what) else {
@@ -27,19 +30,24 @@ enum BenchCommand {
     let json = options.flags.contains("--json")
     var kernelRows: [KernelBenchRow]?
     var stack: StackBenchResult?
+    var calls: StackBenchResult?
     var sweep: SweepBenchResult?
     if what == "kernel" || what == "all" { kernelRows = try kernel(options, repeats: repeats, json: json) }
-    if what == "stack" || what == "all" { stack = try self.stack(options, repeats: explicitRepeats ?? 5, json: json) }
+    if what == "stack" || what == "all" {
+      stack = try self.stack(options, repeats: explicitRepeats ?? 5, json: json)
+      calls = try self.calls(options, repeats: explicitRepeats ?? 3, json: json)
+    }
     if what == "sweep" || what == "all" { sweep = try self.sweep(options, repeats: repeats, json: json) }
     if json {
       struct Output: Codable {
         var kernel: [KernelBenchRow]?
         var stack: StackBenchResult?
+        var calls: StackBenchResult?
         var sweep: SweepBenchResult?
       }
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
-      print(String(decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack, sweep: sweep)), as: UTF8.self))
+      print(String(decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack, calls: calls, sweep: sweep)), as: UTF8.self))
     }
     return .pass
   }
@@ -85,6 +93,50 @@ enum BenchCommand {
             "       peak memory %.1f MiB, %.0f B per audience member (target <= 2048: %@); violations %d; hash %@",
           Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerAudienceMember,
           r.bytesPerAudienceMember <= 2048 ? "met" : "MISSED", r.violations, r.traceHash))
+    }
+    return r
+  }
+
+  /// The target of the call-heavy variant: peak heap bytes per phone user.
+  static let bytesPerCallerTarget = 1024.0
+
+  /// The call-heavy variant of `bench stack`: call-storm with `--callers` phones (default 100,000)
+  /// for `--duration`, against the kernel at the same mean queue.
+  static func calls(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
+    guard let path = options.values["--calls-profile"] ?? KernelBench.locate("profiles/call-storm.json5") else {
+      throw UsageError(
+        "bench stack: cannot find profiles/call-storm.json5; run from the repository or pass --calls-profile FILE")
+    }
+    let profile: Profile
+    do {
+      profile = try Profile.load(path: path).profile
+    } catch {
+      throw UsageError(error.description)
+    }
+    guard profile.calls != nil else { throw UsageError("--calls-profile: \(path) has no calls block") }
+    guard let callers = Int(options.values["--callers"] ?? "100000"), (2...10_000_000).contains(callers) else {
+      throw UsageError("--callers: expected a whole number from 2 to 10000000")
+    }
+    let durationText = options.values["--duration"] ?? "1h"
+    guard let duration = DurationFormat.parse(durationText), duration > .zero else {
+      throw UsageError("--duration: expected a duration such as 1h or 30m, got '\(durationText)'")
+    }
+    let scaled = StackBench.scaledCalls(profile, callers: callers, duration: duration)
+    let r = StackBench.measure(profile: scaled, seed: profile.defaultSeed, repeats: repeats)
+    if !json {
+      print(
+        String(
+          format: "calls  %@ x%d phones, %@: %.2fM events/s (%lld events, mean queue %d)", profile.name, callers,
+          duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
+      print(
+        String(
+          format: "       kernel hold at queue %d: %.2fM ops/s; ratio %.3fx (target >= %.1fx: %@)", r.meanPending,
+          r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
+      print(
+        String(
+          format: "       peak memory %.1f MiB, %.0f B per phone user (target <= %.0f: %@); violations %d; hash %@",
+          Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerUser, bytesPerCallerTarget,
+          r.bytesPerUser <= bytesPerCallerTarget ? "met" : "MISSED", r.violations, r.traceHash))
     }
     return r
   }

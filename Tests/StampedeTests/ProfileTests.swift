@@ -129,6 +129,34 @@ func profileError(_ text: String) -> ProfileError? {
     (
       "name: \"t\",", "name: \"t\", network: { clientServer: \"fast\" },", "network.clientServer", "expected a duration"
     ),
+    (
+      "name: \"t\",", "name: \"t\", calls: { users: 4, push: { appEnvironment: \"staging\" } },",
+      "calls.push.appEnvironment", "expected one of \"development\", \"production\""
+    ),
+    (
+      "name: \"t\",", "name: \"t\", calls: { users: 4, push: { certificates: [{ id: 0 }] } },",
+      "calls.push.certificates[0].id", "from 1 to 4294967295"
+    ),
+    (
+      "name: \"t\",", "name: \"t\", calls: { users: 4, push: { certificates: [{ id: 3, type: \"fcm\" }] } },",
+      "calls.push.certificates[0].type", "expected one of \"voip\", \"apns\""
+    ),
+    (
+      "name: \"t\",", "name: \"t\", calls: { users: 4, push: { reportDeadline: \"0s\" } },",
+      "calls.push.reportDeadline", "must be at least"
+    ),
+    (
+      "name: \"t\",", "name: \"t\", calls: { users: 4, app: { closeProbability: 3 } },", "calls.app.closeProbability",
+      "expected a probability"
+    ),
+    (
+      "name: \"t\",", "name: \"t\", calls: { users: 4, conversations: { maximumConversationGroups: 0 } },",
+      "calls.conversations.maximumConversationGroups", "from 1 to 100"
+    ),
+    (
+      "name: \"t\",", "name: \"t\", calls: { users: 4, app: { coldstart: \"1s\" } },", "calls.app.coldstart",
+      "did you mean \"coldStart\""
+    ),
   ])
   func everyBadValueIsRejectedWithItsKeyPath(replace: String, with: String, path: String, fragment: String) {
     let text = minimalProfile.replacingOccurrences(of: replace, with: with)

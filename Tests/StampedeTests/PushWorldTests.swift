@@ -1,0 +1,394 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Oracles
+@testable import Scenario
+@testable import SimKernel
+
+/// Phones 5, 6 and 7 beside the staged room, with every delay fixed: messages 10 ms, pushes
+/// 500 ms, cold starts 1 s, tokens 100 ms after the registry, system-UI taps 2 s after the ring.
+let stagedPush = stagedProfile.replacingOccurrences(
+  of: "network: { clientServer: \"constant(10ms)\" },",
+  with: """
+    network: { clientServer: "constant(10ms)" },
+    calls: {
+      users: 3, dialEvery: "1000h", answerProbability: 1, answerAfter: "constant(2s)", talkTime: "1000h",
+      app: { coldStart: "constant(1s)", away: "1000h", suspendedLifetime: "1000h" },
+      push: {
+        certificateID: 7, certificates: [{ id: 7 }], latency: "constant(500ms)", reportDeadline: "5s",
+        suppressAfter: 2, tokenDelay: "constant(100ms)",
+      },
+      conversations: { actionTimeout: "30s", endGrace: "10s" },
+    },
+    """)
+
+/// The built-in phone with hooks: tags from 100 go to `onTimer`, and each callback can be replaced
+/// to plant a mistake.
+final class HookedPhone: ClientBehavior {
+  let inner: StandardPhone
+  var onTimer: ((UInt32, inout Client) -> Void)?
+  var onPush: ((VoIPPush, inout Client) -> Void)?
+  var onAction: ((ConversationAction, inout Client) -> Void)?
+  var onToken: ((UInt16, inout Client) -> Void)?
+  var onCall: ((CallEvent, inout Client) -> Bool)?
+  var actions: [ConversationAction] = []
+
+  init(_ profile: Profile) {
+    let calls = profile.calls!
+    inner = StandardPhone(settings: calls.phone, phones: 5..<8)
+  }
+
+  func start(_ c: inout Client) { inner.start(&c) }
+  func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
+    if tag >= 100 { onTimer?(tag, &c) } else { inner.timer(tag: tag, arg: arg, &c) }
+  }
+  func callEvent(_ e: CallEvent, _ c: inout Client) {
+    if onCall?(e, &c) == true { return }
+    inner.callEvent(e, &c)
+  }
+  func pushTokenUpdated(_ token: UInt16, _ c: inout Client) {
+    if let onToken { onToken(token, &c) } else { inner.pushTokenUpdated(token, &c) }
+  }
+  func incomingPush(_ push: VoIPPush, _ c: inout Client) {
+    if let onPush { onPush(push, &c) } else { inner.incomingPush(push, &c) }
+  }
+  func conversationAction(_ action: ConversationAction, _ c: inout Client) {
+    actions.append(action)
+    if let onAction { onAction(action, &c) } else { inner.conversationAction(action, &c) }
+  }
+}
+
+@Suite struct PushWorldTests {
+  func staged(_ text: String = stagedPush, _ configure: (HookedPhone) -> Void = { _ in }) throws -> (
+    Staged, HookedPhone
+  ) {
+    let profile = try Profile.parse(Data(text.utf8))
+    let phone = HookedPhone(profile)
+    configure(phone)
+    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient())
+    s.world = LiveWorld(
+      profile: profile, streams: RandomStreams(rootSeed: 1), audience: ScriptedClient(), host: ScriptedClient(),
+      admin: ScriptedClient(), phone: phone)
+    s.sim = Simulation()
+    s.world.start(&s.sim.scheduler)
+    return (s, phone)
+  }
+
+  /// Phone `user` runs timer `tag` at `ms`.
+  func at(_ s: inout Staged, _ user: UInt32, ms: Int64, tag: UInt32 = 100) {
+    let slot = s.world.timerSlot(tag: tag, arg: 0, generation: s.world.generation(of: user))
+    s.sim.scheduler.schedule(
+      at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
+  }
+
+  func dial(_ callees: [UInt32], timeout: SimDuration = .seconds(30)) -> (UInt32, inout Client) -> Void {
+    { tag, c in
+      if tag == 100 { c.callStore.calls(participantIds: callees, mediaType: .audio, timeout: timeout) }
+      if tag == 101 { c.callStore.hangup() }
+    }
+  }
+
+  func count(_ s: Staged, _ id: String) -> Int { s.world.checker.log.count(id) }
+
+  @Test func theTokenIsUploadedOnlyAfterBothLoginsAndTheLatencyIsExact() throws {
+    var (s, _) = try staged()
+    s.run(untilMs: 2000)
+    // login 0 → IM answer 20 ms → TUILogin answer 40 ms; the token arrives at 100 ms and is
+    // uploaded at once, reaching the backend at 110 ms.
+    for u in UInt32(5)...7 {
+      #expect(s.world.pushBackend.registeredCertificate(of: u) == 7)
+      #expect(s.world.pushBackend.registeredToken(of: u) == 1)
+    }
+    let upload = s.world.metrics.latencies[LiveMetrics.loginToTokenUpload]
+    #expect(upload.count == 3 && upload.min == 110_000_000 && upload.max == 110_000_000)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aKilledCalleeIsWokenByAPushAndAnswersFromTheSystemUI() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 20_000, tag: 101)
+    s.run(untilMs: 40_000)
+    // Server 3.010 s: 6 is not connected, so a push goes out; it arrives 3.510 s; the cold start
+    // ends 4.510 s and the app reports at once; the user taps answer at 6.510 s.
+    #expect(s.counter("push.sent") == 1 && s.counter("app.cold_starts") == 1)
+    let delivery = s.world.metrics.latencies[LiveMetrics.pushSendToDelivery]
+    let report = s.world.metrics.latencies[LiveMetrics.pushDeliveryToReport]
+    #expect(delivery.count == 1 && delivery.max == 500_000_000)
+    #expect(report.count == 1 && report.max == 1_000_000_000)
+    let ring = s.world.metrics.latencies[LiveMetrics.dialToRing]
+    #expect(ring.count == 1 && ring.max == 1_510_000_000)
+    #expect(phone.actions.map(\.kind) == [.join])
+    // accept reaches the server at 6.520 s and the caller hears it at 6.530 s.
+    let connected = s.world.metrics.latencies[LiveMetrics.dialToConnected]
+    #expect(connected.count == 1 && connected.max == 3_530_000_000)
+    #expect(s.counter("conversation.actions_fulfilled") == 1)
+    #expect(s.counter("call.ended.hangup") == 1)
+    #expect(s.world.phoneOS!.activeConversations(6) == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func anUnreportedPushKillsTheAppAndRepeatedKillsSuppressItsPushes() throws {
+    var (s, phone) = try staged { p in
+      p.onPush = { _, _ in }
+      p.onCall = { e, _ in if case .received = e { return true } else { return false } }
+    }
+    phone.onTimer = dial([6], timeout: .seconds(10))
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 40_000)
+    at(&s, 5, ms: 80_000)
+    s.run(untilMs: 120_000)
+    // Each push: delivered 0.5 s after the call, cold start 1 s, killed 5 s later.
+    #expect(s.counter("push.sent") == 3)
+    #expect(s.counter("push.app_killed") == 2)
+    #expect(s.counter("push.suppressed_apps") == 1)
+    #expect(s.counter("push.lost.suppressed") == 1)
+    #expect(s.world.phoneOS!.isSuppressed(6) && s.world.phoneOS!.reportFailures(6) == 2)
+    #expect(count(s, "push.reported-within-deadline") == 2)
+    let v = try #require(s.world.checker.log.first[SeatChecker.pushReported])
+    #expect(v.at == .zero + .milliseconds(9510) && v.entities == ["user:6", "call:0"])
+    #expect(s.counter("call.ended.noResponse") == 3)
+  }
+
+  @Test func aTokenUploadedBeforeLoginIsCaughtAndItsPushesAreLost() throws {
+    let text = stagedPush.replacingOccurrences(
+      of: "tokenDelay: \"constant(100ms)\"", with: "tokenDelay: \"constant(1ms)\"")
+    var (s, phone) = try staged(text) { p in
+      p.onToken = { token, c in c.timPush.setVOIP(certificateID: 7, token: token) }
+    }
+    phone.onTimer = dial([6], timeout: .seconds(10))
+    s.run(untilMs: 2000)
+    #expect(count(s, "push.token-upload-when-logged-in") == 3)
+    let v = try #require(s.world.checker.log.first[SeatChecker.tokenUploadWhenLoggedIn])
+    #expect(v.message.contains("before IM login") && v.at == .zero + .milliseconds(1))
+    #expect(s.world.pushBackend.registeredCertificate(of: 6) == 0)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 20_000)
+    #expect(s.counter("push.lost.no_token") == 1 && s.counter("push.sent") == 0)
+    #expect(s.counter("call.ended.noResponse") == 1)
+  }
+
+  @Test(arguments: [
+    ("certificateID: 7,", "certificateID: 0,", "push.lost.no_token"),
+    ("certificates: [{ id: 7 }]", "certificates: [{ id: 8 }]", "push.lost.unknown_certificate"),
+    (
+      "certificates: [{ id: 7 }]", "certificates: [{ id: 7, environment: \"development\" }]",
+      "push.lost.environment_mismatch"
+    ),
+    ("certificates: [{ id: 7 }]", "certificates: [{ id: 7, type: \"apns\" }]", "push.apns_alert"),
+  ])
+  func certificateProblemsLosePushesTheWayTheyDoForReal(from: String, to: String, counter: String) throws {
+    let text = stagedPush.replacingOccurrences(of: from, with: to)
+    #expect(text != stagedPush)
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6], timeout: .seconds(10))
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 20_000)
+    #expect(s.counter(counter) == 1)
+    #expect(s.counter("push.sent") == 0 && s.counter("app.cold_starts") == 0)
+    #expect(s.counter("call.ended.noResponse") == 1)
+    // The clients did nothing wrong: a zero certificate is skipped, not uploaded.
+    #expect(s.violations == 0)
+  }
+
+  @Test func anInvalidatedTokenLosesPushesUntilTheAppUploadsTheNewOne() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6], timeout: .seconds(10))
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    s.world.tokenRotated(user: 6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 20_000)
+    #expect(s.counter("push.lost.token_invalidated") == 1)
+    // The user opens the app: it registers, gets token 2 and uploads it; the next push arrives.
+    s.world.launch(6, foreground: true, &s.sim.scheduler)
+    s.run(untilMs: 21_000)
+    #expect(s.world.pushBackend.registeredToken(of: 6) == 2)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 22_000)
+    s.run(untilMs: 40_000)
+    #expect(s.counter("push.sent") == 1 && s.counter("conversation.reported") == 1)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aJoinFulfilledBeforeAcceptAndAgainIsCaught() throws {
+    var (s, phone) = try staged { p in
+      p.onAction = { a, c in
+        c.callStore.accept()
+        c.conversations.fulfill(a)
+        c.conversations.fulfill(a)
+      }
+    }
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 10_000)
+    #expect(count(s, "conversation.join-after-accept") == 1)
+    #expect(count(s, "conversation.action-completed-once") == 1)
+    let v = try #require(s.world.checker.log.first[SeatChecker.joinAfterAccept])
+    #expect(v.entities == ["user:6", "call:0"] && v.at == .zero + .milliseconds(6510))
+  }
+
+  @Test func aCompletionAfterTheActionTimedOutIsCaughtAndTheSystemEndsTheConversation() throws {
+    var (s, phone) = try staged { p in
+      p.onAction = { a, c in c.schedule(after: .seconds(40), tag: 102, arg: a.id) }
+    }
+    phone.onTimer = { tag, c in
+      if tag == 100 { c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(60)) }
+      if tag == 102 { c.conversations.fulfill(phone.actions[0]) }
+    }
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 30_000)
+    #expect(s.world.phoneOS!.activeConversations(6) == 1)
+    s.run(untilMs: 60_000)
+    // Tapped at 6.510 s: timed out at 36.510 s, fulfilled at 46.510 s.
+    #expect(s.counter("conversation.action_timeout") == 1)
+    #expect(s.world.phoneOS!.activeConversations(6) == 0)
+    let v = try #require(s.world.checker.log.first[SeatChecker.actionCompletedOnce])
+    #expect(v.at == .zero + .milliseconds(46_510) && v.message.contains("after it had timed out"))
+  }
+
+  @Test func theBuiltInPhoneFailsActionsItDoesNotSupport() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 5000)
+    let os = s.world.phoneOS!
+    let uuid = try #require(os.conversations.values.first { $0.phone == 6 }).uuid
+    for kind in [ConversationActionKind.start, .merge] {
+      let action = os.makeAction(6, uuid: uuid, kind: kind)
+      s.world.withClient(6, &s.sim.scheduler) { b, c in b.conversationAction(action, &c) }
+    }
+    #expect(s.counter("conversation.actions_failed") == 2)
+    #expect(os.activeConversations(6) == 1)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aConversationLeftRingingAfterItsCallEndedIsCaught() throws {
+    var (s, phone) = try staged { p in
+      p.onCall = { e, _ in if case .ended = e { return true } else { return false } }
+      p.onAction = { _, _ in }
+    }
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 4000, tag: 101)  // the caller cancels while the callee cold-starts
+    s.run(untilMs: 30_000)
+    // Cancelled at 4.010 s: the grace period ends 14.010 s.
+    let v = try #require(s.world.checker.log.first[SeatChecker.conversationEndedWithCall])
+    #expect(v.at == .zero + .milliseconds(14_510) || v.at == .zero + .milliseconds(14_010))
+    #expect(v.entities.contains("call:0") && v.entities.contains("user:6"))
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(count(s, "conversation.ends") == 1)
+    #expect(s.counter("call.ended.canceled") == 1)
+  }
+
+  @Test func aCancelDuringTheColdStartEndsTheConversationAtLogin() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 4000, tag: 101)
+    s.run(untilMs: 30_000)
+    #expect(s.counter("conversation.reported") == 1 && s.counter("call.ended.canceled") == 1)
+    #expect(s.world.phoneOS!.activeConversations(6) == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aJoinTappedDuringAColdStartAfterTheCallTimedOutIsFailed() throws {
+    // The call times out at 3.010 + 2 s; the callee's cold start takes 3 s, so the app starts after
+    // the timeout, reports, and the user taps answer before its login finishes.
+    let text = stagedPush.replacingOccurrences(of: "coldStart: \"constant(1s)\"", with: "coldStart: \"constant(3s)\"")
+      .replacingOccurrences(of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6], timeout: .seconds(2))
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 30_000)
+    #expect(s.counter("call.ended.noResponse") == 1)
+    #expect(phone.actions.map(\.kind) == [.join])
+    #expect(s.counter("conversation.actions_failed") == 1 && s.counter("conversation.actions_fulfilled") == 0)
+    #expect(s.world.phoneOS!.activeConversations(6) == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aJoinTappedDuringAColdStartBeforeTheTimeoutConnectsOnceLoggedIn() throws {
+    let text = stagedPush.replacingOccurrences(
+      of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 10_000)
+    // Tapped at 4.515 s, before the IM login answer (4.530 s): the Join waits for the SDK to learn
+    // the call, then accepts; the caller connects at 4.550 s.
+    #expect(s.counter("conversation.actions_fulfilled") == 1)
+    let connected = s.world.metrics.latencies[LiveMetrics.dialToConnected]
+    #expect(connected.max == 1_550_000_000)
+    #expect(s.violations == 0)
+  }
+
+  @Test func closingTheAppFollowsTheCallerAndCalleeRules() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    phone.onCall = { e, _ in if case .received = e { return true } else { return false } }  // let it ring
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 3500)
+    #expect(s.world.calls.state(of: 6) == .waiting)
+    s.world.closeApp(6, &s.sim.scheduler)  // a ringing callee rejects
+    s.run(untilMs: 4000)
+    #expect(s.counter("call.ended.reject") == 1)
+    at(&s, 5, ms: 5000)
+    s.run(untilMs: 5500)
+    s.world.closeApp(5, &s.sim.scheduler)  // a caller hangs up (cancels)
+    s.run(untilMs: 6000)
+    #expect(s.counter("call.ended.canceled") == 1)
+    #expect(s.world.calls.call(of: 5) == nil && s.world.calls.call(of: 6) == nil)
+  }
+
+  @Test func theCallStormProfileRunsCleanWithFourEndReasonsAndPushesFlowing() throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("profiles/call-storm.json5")
+    let text = try String(contentsOf: url, encoding: .utf8)
+    let profile = try Profile.parse(
+      Data(text.utf8),
+      overrides: [("calls.users", .integer(600)), ("duration", .string("20m"))])
+    for seed: UInt64 in 1...3 {
+      var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+      var sim = Simulation()
+      world.start(&sim.scheduler)
+      _ = sim.run(&world, until: .zero + profile.duration)
+      world.judgeLiveness(now: sim.now)
+      #expect(world.checker.log.total == 0, "seed \(seed): \(world.checker.log.first.compactMap { $0 })")
+      let reasons = CallEndReason.allCases.filter {
+        (world.metrics.counters.value("call.ended.\($0.rawValue)") ?? 0) > 0
+      }
+      #expect(reasons.count >= 4, "seed \(seed): \(reasons)")
+      #expect((world.metrics.counters.value("push.sent") ?? 0) > 50)
+      #expect((world.metrics.counters.value("conversation.actions_fulfilled") ?? 0) > 10)
+    }
+  }
+}
