@@ -93,16 +93,22 @@ public struct AudienceSettings: Sendable {
 /// - -2340 (package limit) is not "wait for a free seat": it retries only if the profile says so.
 /// - An invitation that arrives while applying is declined; `alreadySeated` is handled by the seat
 ///   list.
+/// - When phone users may call viewers (`calls.liveCallees`), a call that rings while the viewer is
+///   applying or on a seat is declined, since the live holds the microphone; an idle viewer answers
+///   as a phone user would, opens the microphone for the call, and neither applies nor accepts an
+///   invitation until the call ends. A seat that arrives anyway finds the microphone taken.
 public final class StandardAudience: ClientBehavior {
   /// The settings.
   public let settings: AudienceSettings
+  /// How a viewer answers calls (`nil`: viewers are never called).
+  public var callSettings: PhoneSettings?
   let applies: Column<UInt8>
   let epoch: Column<UInt32>
 
   /// Timer tags.
   enum Tag: UInt32 {
     case apply = 1
-    case giveUp, leaveSeat, leaveRoom, answerInvitation
+    case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall
   }
 
   /// Creates the behaviour for `userCount` users.
@@ -120,6 +126,7 @@ public final class StandardAudience: ClientBehavior {
     client.liveSeat.subscribe()
     client.login.subscribeEvents()
     client.liveList.subscribe()
+    if callSettings != nil { client.callStore.subscribe() }
     client.login.login { [unowned self] c, result in
       guard case .success = result else {
         c.status = .left
@@ -183,7 +190,8 @@ public final class StandardAudience: ClientBehavior {
   public func applyIntent(_ c: inout Client) {
     let u = Int(c.user)
     // Not while the seat list still shows a seat being left: the server would answer 100203.
-    guard c.status == .idle, Int(applies[u]) < settings.maxApplies, c.liveList.isInRoom, c.liveSeat.mySeatIndex == nil
+    guard c.status == .idle, Int(applies[u]) < settings.maxApplies, c.liveList.isInRoom, c.liveSeat.mySeatIndex == nil,
+      c.callStore.state == .none
     else { return }
     applies[u] &+= 1
     epoch[u] &+= 1
@@ -221,11 +229,22 @@ public final class StandardAudience: ClientBehavior {
       c.liveList.leaveLive()
     case .answerInvitation:
       guard c.status == .idle, c.coGuest.invitation == arg else { return }
+      guard c.callStore.state == .none else { return c.coGuest.rejectInvitation(inviterID: arg) }
       if c.random.chance(settings.acceptInvitation) {
         c.coGuest.acceptInvitation(inviterID: arg, completion: invitationAccepted)
       } else {
         c.coGuest.rejectInvitation(inviterID: arg)
       }
+    case .answerCall:
+      let store = c.callStore
+      guard store.currentCall == arg, store.state == .waiting else { return }
+      if c.status == .idle && c.random.chance(callSettings?.answerProbability ?? .zero) {
+        store.accept()
+      } else {
+        store.reject()
+      }
+    case .hangUpCall:
+      if c.callStore.currentCall == arg { c.callStore.hangup() }
     case nil:
       preconditionFailure("unknown audience timer tag \(tag)")
     }
@@ -246,7 +265,7 @@ public final class StandardAudience: ClientBehavior {
       c.status = .idle
       retry(after: settings.retry.timedOut, &c)
     case .onHostInvitationReceived(let host):
-      if c.status == .idle {
+      if c.status == .idle && c.callStore.state == .none {
         c.schedule(
           after: settings.invitationThink.sampleDuration(&c.random), tag: Tag.answerInvitation.rawValue, arg: host)
       } else {
@@ -277,6 +296,32 @@ public final class StandardAudience: ClientBehavior {
     // Logged out by the server: the session is over for this viewer.
     closeDevices(&c)
     c.status = .left
+  }
+
+  public func callEvent(_ event: CallEvent, _ c: inout Client) {
+    guard let calls = callSettings else { return }
+    switch event {
+    case .received(_, let call):
+      // The live holds the microphone while applying or seated: decline.
+      guard c.status == .idle else { return c.callStore.reject() }
+      c.schedule(after: calls.answerAfter.sampleDuration(&c.random), tag: Tag.answerCall.rawValue, arg: call)
+    case .started(_, let call):
+      c.device.openLocalMicrophone(completion: callMicrophoneOpened)
+      c.schedule(after: calls.talkTime.sampleDuration(&c.random), tag: Tag.hangUpCall.rawValue, arg: call)
+    case .ended:
+      if c.status != .connecting && c.status != .connected && c.device.microphoneOn {
+        c.device.closeLocalMicrophone()
+      }
+    }
+  }
+
+  lazy var callMicrophoneOpened: Completion = { c, result in
+    let inCall = c.callStore.state == .accept
+    if case .success = result, !inCall, c.status != .connecting, c.status != .connected {
+      c.device.closeLocalMicrophone()  // the call ended while the microphone was opening
+    } else if case .failure = result, inCall {
+      c.callStore.hangup()  // no microphone for the call
+    }
   }
 
   func beginConnecting(_ c: inout Client) {

@@ -24,6 +24,8 @@ public struct PhoneSettings: Sendable {
   /// The certificate ID the app passes to `setVOIP` (0: the app skips the upload, so no VoIP push
   /// reaches it).
   public var certificateID: UInt32 = 1
+  /// Probability that a dial calls a viewer in a live room instead of another phone.
+  public var liveCallees: Ratio = .zero
 
   /// Creates settings.
   public init(
@@ -76,6 +78,15 @@ public final class StandardPhone: ClientBehavior {
     var pendingJoin: UInt32 = 0
   }
   let memory: Column<AppMemory>
+
+  lazy var microphoneOpened: Completion = { c, result in
+    let inCall = c.callStore.state == .accept
+    if case .success = result, !inCall {
+      c.device.closeLocalMicrophone()  // the call ended while the microphone was opening
+    } else if case .failure = result, inCall {
+      c.callStore.hangup()  // no microphone for the call
+    }
+  }
 
   enum Tag: UInt32 {
     case dial = 1
@@ -234,6 +245,15 @@ public final class StandardPhone: ClientBehavior {
   }
 
   func dial(_ c: inout Client) {
+    if c.random.chance(settings.liveCallees), let viewer = randomViewer(&c) {
+      memory[slot(c)].epoch &+= 1
+      let media: CallMediaType = c.random.chance(settings.videoProbability) ? .video : .audio
+      c.callStore.calls(participantIds: [viewer], mediaType: media, timeout: settings.timeout) {
+        [unowned(unsafe) self] c, result in
+        if case .failure = result { self.scheduleDial(&c) } else { self.armPatience(&c) }
+      }
+      return
+    }
     var count = 1
     if c.random.chance(settings.groupProbability) {
       count = 2 + Int(c.random.next(below: UInt64(settings.maxGroupCallees - 1)))
@@ -275,8 +295,10 @@ public final class StandardPhone: ClientBehavior {
         }
       }
     case .started(_, let call):
+      c.device.openLocalMicrophone(completion: microphoneOpened)
       c.schedule(after: settings.talkTime.sampleDuration(&c.random), tag: Tag.hangUp.rawValue, arg: call)
     case .ended(_, let call, _, _):
+      if c.device.microphoneOn { c.device.closeLocalMicrophone() }
       if memory[s].uuidCall == call + 1 {
         let pending = memory[s].pendingJoin
         if pending != 0 {
@@ -288,6 +310,15 @@ public final class StandardPhone: ClientBehavior {
       memory[s].epoch &+= 1
       if c.login.isLogin && c.tuiLogin.isLogin { scheduleDial(&c) }
     }
+  }
+
+  /// A viewer of a random room (from the address book: the phone does not know who is in a live).
+  func randomViewer(_ c: inout Client) -> UInt32? {
+    let rooms = c.runtime.audienceRange
+    guard !rooms.isEmpty else { return nil }
+    let range = rooms[Int(c.random.next(below: UInt64(rooms.count)))]
+    guard !range.isEmpty else { return nil }
+    return range.lowerBound + UInt32(c.random.next(below: UInt64(range.count)))
   }
 
   /// After `calls()` succeeds the caller may give up before anyone answers.

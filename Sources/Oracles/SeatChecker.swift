@@ -33,7 +33,8 @@ public struct SeatChecker: Sendable {
       description: "no client shows \"applying\" while its seat list shows it seated"),
     Invariant(
       id: "device.capture-only-while-seated", kind: .safety,
-      description: "capture devices are on only while the client is connecting or connected on a seat"),
+      description:
+        "capture devices are on only while the client is connecting or connected on a seat, or in an accepted call"),
     Invariant(
       id: "request.terminal-within-timeout", kind: .liveness,
       description: "every application or invitation with a timeout ends within the timeout plus the slack"),
@@ -300,16 +301,17 @@ public struct SeatChecker: Sendable {
   }
 
   /// A client finished handling an event (and its commands ran). `sawOwnLeave` says the event told
-  /// it that it left its seat.
+  /// it that it left its seat; `inCall` that its SDK is in an accepted call (which may capture).
   public mutating func observeClient(
-    user: UInt32, status: CoGuestStatus, seenSeat: Int?, captureOn: Bool, sawOwnLeave: Bool, at now: SimInstant
+    user: UInt32, status: CoGuestStatus, seenSeat: Int?, captureOn: Bool, inCall: Bool = false, sawOwnLeave: Bool,
+    at now: SimInstant
   ) {
     if status == .applying && seenSeat != nil {
       log.record(
         SeatChecker.notApplyingWhileSeated, at: now, entities: ["user:\(user)"],
         "user \(user) shows \"applying\" while its seat list shows it on seat \(seenSeat!)")
     }
-    if captureOn && (sawOwnLeave || (status != .connecting && status != .connected)) {
+    if captureOn && !inCall && (sawOwnLeave || (status != .connecting && status != .connected)) {
       log.record(
         SeatChecker.captureOnlyWhileSeated, at: now, entities: ["user:\(user)"],
         sawOwnLeave

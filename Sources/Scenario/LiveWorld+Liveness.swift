@@ -88,7 +88,13 @@ extension LiveWorld {
       if layout.role(of: u) == .audience && onSeat != (serverSeat != nil) {
         problems.append("status \(client.status.name) but the server has it \(serverSeat == nil ? "off" : "on") a seat")
       }
-      if runtime.anyDeviceOn(user: u) && serverSeat == nil {
+      let serverCall = calls.call(of: u).map { $0 + 1 } ?? 0
+      if client.call != serverCall || client.callState != calls.state(of: u) {
+        problems.append(
+          "the SDK shows call \(Int(client.call) - 1) \(client.callState), the server \(Int(serverCall) - 1) \(calls.state(of: u))"
+        )
+      }
+      if runtime.anyDeviceOn(user: u) && serverSeat == nil && calls.state(of: u) != .accept {
         problems.append("a capture device is on but the server has it on no seat")
       }
       let applying = client.status == .applying

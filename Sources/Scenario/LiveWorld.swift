@@ -172,7 +172,9 @@ public struct LiveWorld: World {
     runtime = ClientRuntime(
       rooms: rooms, audienceRange: (0..<UInt32(layout.rooms)).map { layout.audience(of: $0) }, userCount: users,
       staff: staff)
-    self.audience = audience ?? StandardAudience(settings: profile.audience, userCount: users)
+    let standardAudience = StandardAudience(settings: profile.audience, userCount: users)
+    if let c = profile.calls, c.phone.liveCallees != .zero { standardAudience.callSettings = c.phone }
+    self.audience = audience ?? standardAudience
     self.host = host ?? StandardHost(settings: profile.host)
     self.admin = admin ?? StandardHost(settings: profile.admin)
     self.phone =
@@ -429,6 +431,7 @@ public struct LiveWorld: World {
     let seen = runtime.clients[Int(user)].seenSeat
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
+      inCall: runtime.clients[Int(user)].callState == .accept,
       sawOwnLeave: sawOwnLeave && seen < 0, at: now)
   }
 
@@ -655,7 +658,10 @@ public struct LiveWorld: World {
     let op = takeOperation(slot, completion: &completion)
     guard op.generation == generation(of: op.user) else { return }
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
-    let error = profile.devices.failures.draw(device, &deviceRandom)
+    // One microphone per phone: a second user of it (a call and the live) finds it occupied.
+    let error =
+      device == .microphone && runtime.isOn(.microphone, user: op.user)
+      ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom)
     if let error {
       metrics.counters.add(device == .microphone ? metrics.micFailed : metrics.audioOnly)
       metrics.countError(error)

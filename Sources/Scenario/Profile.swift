@@ -510,6 +510,7 @@ extension Profile {
         try n.distribution()
       },
       patience: try o.present("patience")?.optionalDistribution())
+    phone.liveCallees = try o.get("liveCallees", default: .zero) { n throws(ProfileError) in try n.ratio() }
     var app = AppLifecycle(
       foreground: nil, away: .exponential(mean: 600e9), suspendedLifetime: .exponential(mean: 600e9),
       closeProbability: .zero, coldStart: .uniform(low: 500e6, high: 2e9))

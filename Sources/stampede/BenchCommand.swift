@@ -47,7 +47,10 @@ enum BenchCommand {
       }
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
-      print(String(decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack, calls: calls, sweep: sweep)), as: UTF8.self))
+      print(
+        String(
+          decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack, calls: calls, sweep: sweep)),
+          as: UTF8.self))
     }
     return .pass
   }

@@ -146,7 +146,9 @@ enum CLI {
     stack   profiles/seat-rush.json5 scaled to 1,000 rooms of 100 viewers for one simulated hour,
             then the kernel's hold loop at the stack run's mean queue size for as many events, in
             the same process. Targets: stack events/s >= 0.3x kernel holds/s; peak heap <= 2 KiB
-            per audience member (from jemalloc).
+            per audience member (from jemalloc). Then the call-heavy variant: profiles/call-storm.json5
+            with 100,000 phones (callers and callees) for the same duration, against the kernel the
+            same way. Targets: >= 0.3x kernel; peak heap <= 1 KiB per phone user.
     sweep   seeds 1..16 of profiles/seat-rush.json5 with one job and with --jobs J (default: all
             cores, at least 2), alternating; reports the throughput of each and the speed-up
             (target: >= 1.6x with 2 jobs on 2 cores).
@@ -155,7 +157,8 @@ enum CLI {
     Options:
       --json            print {"kernel": [...], "stack": {eventsPerSecond, kernelOpsPerSecond, ratio,
                         population, audience, peakMemoryBytes, bytesPerAudienceMember, events,
-                        meanPending, traceHash, violations}}
+                        meanPending, traceHash, violations, phones, bytesPerUser}, "calls": {...},
+                        "sweep": {...}}
       --repeat R        repeats per measurement, keeping the best (default: 3; 5 for stack)
 
     Kernel options:
@@ -169,6 +172,8 @@ enum CLI {
       --rooms N         rooms (default: 1000)
       --audience N      viewers per room (default: 100)
       --duration D      simulated time (default: 1h)
+      --callers N       phones in the call-heavy variant (default: 100000)
+      --calls-profile F the call profile to scale (default: profiles/call-storm.json5)
     """,
   ]
 

@@ -149,7 +149,8 @@ enum Tool {
 
   @Test func theStackBenchmarkPrintsTheContractJSON() throws {
     let r = try Tool.run([
-      "bench", "stack", "--rooms", "5", "--audience", "20", "--duration", "5m", "--repeat", "1", "--json",
+      "bench", "stack", "--rooms", "5", "--audience", "20", "--duration", "5m", "--repeat", "1", "--callers", "300",
+      "--json",
     ])
     #expect(r.status == 0, "\(r.stderr)")
     let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
@@ -160,6 +161,9 @@ enum Tool {
     #expect((stack["kernelOpsPerSecond"] as! Double) > 0)
     #expect((stack["peakMemoryBytes"] as! Int) > 0)
     #expect(stack["violations"] as? Int == 0)
+    let calls = json["calls"] as! [String: Any]
+    #expect(calls["phones"] as? Int == 300 && calls["violations"] as? Int == 0)
+    #expect((calls["events"] as! Int) > 1000 && (calls["bytesPerUser"] as! Double) > 0)
     #expect(json["kernel"] == nil)
     let bad = try Tool.run(["bench", "stack", "--rooms", "0"])
     #expect(bad.status == 2)
