@@ -171,13 +171,19 @@ public final class PhoneSystem {
   var nextUUID: UInt32 = 1
   /// What happened since the world last drained it.
   public var events: [PhoneSystemEvent] = []
-  /// The time now (kept by the world).
-  public var now: SimInstant = .zero
+  let clock: Column<SimInstant>
+  /// The time now (shared with the runtime, which the world keeps current).
+  public var now: SimInstant {
+    get { clock[0] }
+    set { clock[0] = newValue }
+  }
 
-  /// A system for `phones`, every app in the foreground with token 1.
-  public init(phones: Range<UInt32>, limits: ConversationLimits) {
+  /// A system for `phones`, every app in the foreground with token 1, reading the time from
+  /// `runtime` (or keeping its own).
+  public init(phones: Range<UInt32>, limits: ConversationLimits, runtime: ClientRuntime? = nil) {
     self.phones = phones
     self.limits = limits
+    clock = runtime?.clock ?? Column(repeating: .zero, count: 1)
     cells = Column(repeating: Cell(), count: phones.count)
   }
 

@@ -310,7 +310,6 @@ extension LiveWorld {
     guard let os = phoneOS, !os.events.isEmpty else { return }
     let events = os.events
     os.events.removeAll(keepingCapacity: true)
-    os.now = scheduler.now
     let now = scheduler.now
     for e in events {
       switch e {
@@ -378,7 +377,6 @@ extension LiveWorld {
   mutating func systemTap(user: UInt32, uuid: UInt32, _ scheduler: inout Scheduler) {
     let os = phoneOS!
     guard let conv = os.conversation(user, uuid), !conv.connected else { return }
-    os.now = scheduler.now
     let kind: ConversationActionKind =
       osRandom.chance(callsProfile.phone.answerProbability) ? .join : .end
     let action = os.makeAction(user, uuid: uuid, kind: kind)

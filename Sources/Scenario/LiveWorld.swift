@@ -180,7 +180,7 @@ public struct LiveWorld: World {
     self.phone =
       phone ?? profile.calls.map { StandardPhone(settings: $0.phone, phones: layout.phones, userCount: users) }
     if let c = profile.calls {
-      let os = PhoneSystem(phones: layout.phones, limits: c.conversations)
+      let os = PhoneSystem(phones: layout.phones, limits: c.conversations, runtime: runtime)
       runtime.phoneSystem = os
       phoneOS = os
       pushBackend = PushBackend(
@@ -251,7 +251,6 @@ public struct LiveWorld: World {
   public mutating func handle(_ e: Event, scheduler: inout Scheduler) {
     guard let kind = LiveEvent(rawValue: e.kind) else { preconditionFailure("unknown event kind \(e.kind)") }
     runtime.now = scheduler.now
-    phoneOS?.now = scheduler.now
     switch kind {
     case .clientStart:
       withClient(e.a, &scheduler) { b, c in b.start(&c) }

@@ -35,7 +35,9 @@ enum BenchCommand {
     if what == "kernel" || what == "all" { kernelRows = try kernel(options, repeats: repeats, json: json) }
     if what == "stack" || what == "all" {
       stack = try self.stack(options, repeats: explicitRepeats ?? 5, json: json)
-      calls = try self.calls(options, repeats: explicitRepeats ?? 3, json: json)
+      if options.values["--callers"] != "0" {
+        calls = try self.calls(options, repeats: explicitRepeats ?? 3, json: json)
+      }
     }
     if what == "sweep" || what == "all" { sweep = try self.sweep(options, repeats: repeats, json: json) }
     if json {

@@ -172,7 +172,7 @@ enum CLI {
       --rooms N         rooms (default: 1000)
       --audience N      viewers per room (default: 100)
       --duration D      simulated time (default: 1h)
-      --callers N       phones in the call-heavy variant (default: 100000)
+      --callers N       phones in the call-heavy variant (default: 100000; 0 skips it)
       --calls-profile F the call profile to scale (default: profiles/call-storm.json5)
     """,
   ]
