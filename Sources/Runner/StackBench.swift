@@ -23,6 +23,9 @@ public struct StackBenchResult: Codable, Sendable {
   public var phones: Int = 0
   /// Peak heap bytes per user of any kind.
   public var bytesPerUser: Double = 0
+  /// Heap bytes per user once the world is built and started, before anyone acts: what an idle
+  /// user costs (the peak adds per-call and per-request history and the event queue).
+  public var idleBytesPerUser: Double = 0
   /// Events the stack run executed.
   public var events: Int64
   /// Mean number of pending events over the run (sampled between slices).
@@ -78,6 +81,7 @@ public enum StackBench {
     var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
     var sim = Simulation(expectedPending: max(1024, world.layout.totalUsers * 2))
     world.start(&sim.scheduler)
+    let idle = Double(memory.runPeakBytes) / Double(max(1, world.layout.totalUsers))
     let end = SimInstant.zero + profile.duration
     var pendingSum = 0
     var samples = 0
@@ -94,6 +98,7 @@ public enum StackBench {
       population: layout.totalUsers, audience: layout.audienceCount, peakMemoryBytes: peak,
       bytesPerAudienceMember: (Double(peak) / Double(max(1, layout.audienceCount))).rounded(),
       phones: layout.phones.count, bytesPerUser: (Double(peak) / Double(max(1, layout.totalUsers))).rounded(),
+      idleBytesPerUser: idle.rounded(),
       events: sim.executedCount, meanPending: samples == 0 ? sim.scheduler.pendingCount : pendingSum / samples,
       traceHash: sim.traceHash.description, violations: world.checker.log.total)
   }

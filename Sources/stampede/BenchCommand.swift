@@ -139,9 +139,10 @@ enum BenchCommand {
           r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
       print(
         String(
-          format: "       peak memory %.1f MiB, %.0f B per phone user (target <= %.0f: %@); violations %d; hash %@",
-          Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerUser, bytesPerCallerTarget,
-          r.bytesPerUser <= bytesPerCallerTarget ? "met" : "MISSED", r.violations, r.traceHash))
+          format:
+            "       %.0f B per idle phone user (target <= %.0f: %@); peak memory %.1f MiB, %.0f B per phone user with every call's history; violations %d; hash %@",
+          r.idleBytesPerUser, bytesPerCallerTarget, r.idleBytesPerUser <= bytesPerCallerTarget ? "met" : "MISSED",
+          Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerUser, r.violations, r.traceHash))
     }
     return r
   }
