@@ -132,6 +132,8 @@ public final class PhoneSystem {
     var tuiLoggedIn = false
     var failures: UInt8 = 0
     var activeConversations: UInt8 = 0
+    /// Calls of other apps (a cellular call) holding conversation groups.
+    var foreignCalls: UInt8 = 0
     var generation: UInt16 = 0
     var token: UInt16 = 1
     /// The call of the last push handed to the app, as call ID + 1.
@@ -252,8 +254,20 @@ public final class PhoneSystem {
       cells[i].registry = false
       cells[i].tuiLoggedIn = false
       endAll(phone)
+      // Actions for a dead process can never be completed: the system drops them.
+      for id in actions.keys.sorted() where actions[id]!.phone == phone { actions.removeValue(forKey: id) }
     }
   }
+
+  /// A call of another app (a cellular call) starts or ends on `phone`; it holds a conversation
+  /// group meanwhile.
+  public func setForeignCall(_ phone: UInt32, _ on: Bool) {
+    let i = index(phone)
+    if on { cells[i].foreignCalls &+= 1 } else if cells[i].foreignCalls > 0 { cells[i].foreignCalls -= 1 }
+  }
+
+  /// Whether `phone` is in a call of another app.
+  public func inForeignCall(_ phone: UInt32) -> Bool { cells[index(phone)].foreignCalls > 0 }
 
   /// Keeps the app of `phone` running in the background (or lets it suspend).
   public func setAwake(_ phone: UInt32, _ awake: Bool) { cells[index(phone)].awake = awake }
@@ -351,7 +365,7 @@ public final class PhoneSystem {
   // MARK: - What apps call
 
   /// A fresh conversation UUID (`UUID()`).
-  func makeUUID() -> UInt32 {
+  public func makeUUID() -> UInt32 {
     let u = nextUUID
     nextUUID &+= 1
     return u
@@ -377,7 +391,7 @@ public final class PhoneSystem {
       events.append(.reported(phone: phone, uuid: uuid, error: .duplicateUUID, active: cells[i].activeConversations))
       throw .duplicateUUID
     }
-    if Int(cells[i].activeConversations) >= limits.maximumConversationGroups {
+    if Int(cells[i].activeConversations) + Int(cells[i].foreignCalls) >= limits.maximumConversationGroups {
       events.append(.reported(phone: phone, uuid: uuid, error: .limitExceeded, active: cells[i].activeConversations))
       throw .limitExceeded
     }

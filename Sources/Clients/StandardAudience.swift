@@ -102,6 +102,10 @@ public final class StandardAudience: ClientBehavior {
   public let settings: AudienceSettings
   /// How a viewer answers calls (`nil`: viewers are never called).
   public var callSettings: PhoneSettings?
+  /// Mistakes from the catalogue these viewers make (none by default).
+  public var mistakes = MistakeSet()
+  /// Per viewer: subscriptions made (the re-subscribing mistake multiplies handlers).
+  lazy var subscriptionCount = Column<UInt8>(repeating: 1, count: epoch.count)
   let applies: Column<UInt8>
   let epoch: Column<UInt32>
 
@@ -155,6 +159,8 @@ public final class StandardAudience: ClientBehavior {
   // unowned (the behaviour owns them) and unchecked (it outlives every call it makes).
   lazy var applyFailed: Completion = { [unowned(unsafe) self] c, result in
     guard case .failure(let error) = result, c.status == .applying else { return }
+    // The mistake: -2340 read as "full, wait for a seat"; the UI keeps showing "applying".
+    if error == .seatLimitExceeded && self.mistakes.contains(.seatLimitAsWait) { return }
     c.status = .idle
     self.retry(after: self.settings.retry.delay(after: error), &c)
   }
@@ -195,6 +201,10 @@ public final class StandardAudience: ClientBehavior {
     else { return }
     applies[u] &+= 1
     epoch[u] &+= 1
+    if mistakes.contains(.resubscribeOnApply) {
+      c.coGuest.subscribeGuestEvents()
+      subscriptionCount[u] &+= 1
+    }
     c.status = .applying
     let failed = applyFailed
     if settings.freeMode {
@@ -231,6 +241,12 @@ public final class StandardAudience: ClientBehavior {
       guard c.status == .idle, c.coGuest.invitation == arg else { return }
       guard c.callStore.state == .none else { return c.coGuest.rejectInvitation(inviterID: arg) }
       if c.random.chance(settings.acceptInvitation) {
+        if mistakes.contains(.wrongInviter) {
+          // The mistake: the viewer's own ID as inviterID, and the UI moves on without the answer.
+          c.coGuest.acceptInvitation(inviterID: c.user)
+          beginConnecting(&c)
+          return
+        }
         c.coGuest.acceptInvitation(inviterID: arg, completion: invitationAccepted)
       } else {
         c.coGuest.rejectInvitation(inviterID: arg)
@@ -253,6 +269,10 @@ public final class StandardAudience: ClientBehavior {
   public func guestEvent(_ event: GuestEvent, _ c: inout Client) {
     switch event {
     case .onGuestApplicationResponded(let isAccept, _):
+      if isAccept && mistakes.contains(.resubscribeOnApply) {
+        // Every extra handler opens the devices again.
+        for _ in 1..<max(1, Int(subscriptionCount[Int(c.user)])) { c.device.openLocalMicrophone() }
+      }
       guard c.status == .applying else { return }
       if isAccept {
         beginConnecting(&c)
@@ -279,7 +299,7 @@ public final class StandardAudience: ClientBehavior {
   }
 
   public func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
-    guard change.user == c.user else { return }
+    guard change.user == c.user, !mistakes.contains(.statusFromCallbacks) else { return }
     if change.seated {
       if c.status == .applying || c.status == .idle { beginConnecting(&c) }
     } else if c.liveSeat.mySeatIndex == nil {

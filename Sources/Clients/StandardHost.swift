@@ -67,8 +67,13 @@ public final class StandardHost: ClientBehavior {
   /// Creates the behaviour.
   public init(settings: HostSettings) { self.settings = settings }
 
+  /// Mistakes from the catalogue this host makes (none by default).
+  public var mistakes = MistakeSet()
+
   public func start(_ client: inout Client) {
     client.coGuest.subscribeHostEvents()
+    // The mistake: the subscription's cancellable is not kept, so it ends at once.
+    if mistakes.contains(.hostEventsNotRetained) { client.coGuest.unsubscribe() }
     client.liveSeat.subscribe()
     client.login.subscribeEvents()
     client.liveList.subscribe()
@@ -116,7 +121,13 @@ public final class StandardHost: ClientBehavior {
     case .kick:
       let guests = c.coGuest.connected
       if !guests.isEmpty {
-        c.liveSeat.kickUserOutOfSeat(userID: guests[Int(c.random.next(below: UInt64(guests.count)))])
+        let guest = guests[Int(c.random.next(below: UInt64(guests.count)))]
+        // The mistake: disConnect() leaves the caller's own seat; it takes no user.
+        if mistakes.contains(.kickWithDisconnect) {
+          c.coGuest.disConnect()
+        } else {
+          c.liveSeat.kickUserOutOfSeat(userID: guest)
+        }
       }
       every(settings.kickEvery, .kick, &c)
     case .lock:
@@ -141,7 +152,7 @@ public final class StandardHost: ClientBehavior {
   func decide(guest: UInt32, _ c: inout Client) {
     // Answer only what is still open: cancelled, timed-out and otherwise-processed applications
     // have left the SDK's applicants list.
-    guard c.coGuest.hasApplicant(guest) else { return }
+    guard c.coGuest.hasApplicant(guest) || mistakes.contains(.staleApplicants) else { return }
     if settings.rejectWhenFull && !hasRoom(c) {
       c.coGuest.rejectApplication(userID: guest)
       return

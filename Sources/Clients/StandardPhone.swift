@@ -64,6 +64,8 @@ public final class StandardPhone: ClientBehavior {
   public let settings: PhoneSettings
   /// The phone users it may call.
   public let phones: Range<UInt32>
+  /// Mistakes from the catalogue these apps make (none by default).
+  public var mistakes = MistakeSet()
 
   /// What the app keeps in memory (lost when the process dies).
   struct AppMemory {
@@ -76,6 +78,8 @@ public final class StandardPhone: ClientBehavior {
     var uuidCall: UInt32 = 0
     /// A Join waiting for the SDK to learn of its call, as action ID + 1.
     var pendingJoin: UInt32 = 0
+    /// A call to decline once the SDK learns of it (its push could not be shown), as ID + 1.
+    var pendingDecline: UInt32 = 0
   }
   let memory: Column<AppMemory>
 
@@ -90,7 +94,7 @@ public final class StandardPhone: ClientBehavior {
 
   enum Tag: UInt32 {
     case dial = 1
-    case answer, hangUp, giveUp
+    case answer, hangUp, giveUp, lateReport
   }
 
   /// Creates the behaviour for phones `phones`.
@@ -104,13 +108,19 @@ public final class StandardPhone: ClientBehavior {
 
   public func start(_ c: inout Client) {
     memory[slot(c)] = AppMemory()
-    c.pushRegistry.register()
+    // The mistake: the registry is created behind the sign-in, after both logins.
+    if !mistakes.contains(.lateRegistry) { c.pushRegistry.register() }
     c.callStore.subscribe()
     c.login.subscribeEvents()
+    if mistakes.contains(.callsBeforeLogin) {
+      // The mistake: dialling (itself, even) before the login finished.
+      c.callStore.calls(participantIds: [c.user], mediaType: .audio)
+    }
     c.login.login { [unowned(unsafe) self] c, result in
       guard case .success = result else { return }
       c.tuiLogin.login { [unowned(unsafe) self] c, result in
         guard case .success = result else { return }
+        if self.mistakes.contains(.lateRegistry) { c.pushRegistry.register() }
         self.uploadToken(&c)
         self.settlePendingJoin(&c)
         self.scheduleDial(&c)
@@ -120,6 +130,10 @@ public final class StandardPhone: ClientBehavior {
 
   public func pushTokenUpdated(_ token: UInt16, _ c: inout Client) {
     memory[slot(c)].token = token
+    if mistakes.contains(.tokenBeforeLogin) {
+      // The mistake: uploaded at once, whatever the login state.
+      return c.timPush.setVOIP(certificateID: settings.certificateID, token: token)
+    }
     uploadToken(&c)
   }
 
@@ -131,14 +145,29 @@ public final class StandardPhone: ClientBehavior {
   }
 
   public func incomingPush(_ push: VoIPPush, _ c: inout Client) {
+    if mistakes.contains(.pushNotReported) {
+      // The mistake: the report runs in a task that is not awaited and comes too late.
+      return c.schedule(after: .seconds(6), tag: Tag.lateReport.rawValue, arg: push.call)
+    }
     let manager = c.conversations
     let uuid = manager.makeUUID()
+    let s = slot(c)
+    if mistakes.contains(.joinWrongUUID) {
+      // The mistake (seed 003): one "current" UUID, set before the report, whatever becomes of it.
+      memory[s].uuid = uuid
+      memory[s].uuidCall = push.call + 1
+      try? manager.reportNewIncomingConversation(uuid: uuid)
+      return
+    }
     do {
       try manager.reportNewIncomingConversation(uuid: uuid)
     } catch {
-      return  // reported all the same; the system shows nothing more
+      // Reported all the same, but nothing shows: unless the call is already on screen, decline
+      // it so that the caller is not left ringing.
+      let shown = memory[s].uuidCall == push.call + 1 && manager.isActive(uuid: memory[s].uuid)
+      if !shown && !mistakes.contains(.noFallbackBeyondLimit) { decline(push.call, &c) }
+      return
     }
-    let s = slot(c)
     let shown = memory[s].uuid != 0 && manager.isActive(uuid: memory[s].uuid)
     let malformed = push.callerName == nil
     if malformed || (shown && memory[s].uuidCall == push.call + 1)
@@ -160,6 +189,15 @@ public final class StandardPhone: ClientBehavior {
     let mine = action.uuid == memory[s].uuid && memory[s].uuid != 0
     switch action.kind {
     case .join:
+      if !mine && mistakes.contains(.joinWrongUUID) {
+        // The mistake: the Join is taken for the current conversation, whose UI says "answered".
+        return manager.fulfill(action)
+      }
+      if mistakes.contains(.fulfillBeforeAccept) {
+        // The mistake: fulfilled at once, whatever accept says.
+        c.callStore.accept()
+        return manager.fulfill(action)
+      }
       guard mine else { return manager.fail(action) }
       let call = memory[s].uuidCall - 1
       let store = c.callStore
@@ -185,7 +223,8 @@ public final class StandardPhone: ClientBehavior {
       }
       manager.fulfill(action)
     case .start, .merge:
-      manager.fail(action)
+      // The mistake: unhandled actions are left to time out.
+      if !mistakes.contains(.unhandledActionsNotFailed) { manager.fail(action) }
     }
   }
 
@@ -198,6 +237,16 @@ public final class StandardPhone: ClientBehavior {
         c.conversations.fail(action)
         self.endConversation(&c, reason: .failed)
       }
+    }
+  }
+
+  /// Declines `call` now if the SDK knows it is ringing, else as soon as it learns of it.
+  func decline(_ call: UInt32, _ c: inout Client) {
+    let store = c.callStore
+    if store.currentCall == call && store.state == .waiting {
+      store.reject()
+    } else if store.currentCall == nil {
+      memory[slot(c)].pendingDecline = call + 1
     }
   }
 
@@ -235,6 +284,12 @@ public final class StandardPhone: ClientBehavior {
     case .answer:
       guard store.currentCall == arg, store.state == .waiting, memory[slot(c)].uuidCall != arg + 1 else { return }
       if c.random.chance(settings.answerProbability) { store.accept() } else { store.reject() }
+    case .lateReport:
+      let uuid = c.conversations.makeUUID()
+      if (try? c.conversations.reportNewIncomingConversation(uuid: uuid)) != nil {
+        memory[slot(c)].uuid = uuid
+        memory[slot(c)].uuidCall = arg + 1
+      }
     case .hangUp, .giveUp:
       guard store.currentCall == arg else { return }
       if tag == Tag.giveUp.rawValue && store.state != .waiting { return }
@@ -277,6 +332,10 @@ public final class StandardPhone: ClientBehavior {
     let s = slot(c)
     switch event {
     case .received(_, let call):
+      if memory[s].pendingDecline == call + 1 {
+        memory[s].pendingDecline = 0
+        return c.callStore.reject()
+      }
       if memory[s].uuidCall == call + 1 && c.conversations.isActive(uuid: memory[s].uuid) {
         // The system UI rings; a Join that came first is answered now.
         let pending = memory[s].pendingJoin
@@ -292,6 +351,8 @@ public final class StandardPhone: ClientBehavior {
         if (try? c.conversations.reportNewIncomingConversation(uuid: uuid)) != nil {
           memory[s].uuid = uuid
           memory[s].uuidCall = call + 1
+        } else if !mistakes.contains(.noFallbackBeyondLimit) {
+          c.callStore.reject()  // nothing can show it
         }
       }
     case .started(_, let call):
@@ -299,7 +360,8 @@ public final class StandardPhone: ClientBehavior {
       c.schedule(after: settings.talkTime.sampleDuration(&c.random), tag: Tag.hangUp.rawValue, arg: call)
     case .ended(_, let call, _, _):
       if c.device.microphoneOn { c.device.closeLocalMicrophone() }
-      if memory[s].uuidCall == call + 1 {
+      if memory[s].pendingDecline == call + 1 { memory[s].pendingDecline = 0 }
+      if memory[s].uuidCall == call + 1 && !mistakes.contains(.conversationNotEnded) {
         let pending = memory[s].pendingJoin
         if pending != 0 {
           memory[s].pendingJoin = 0

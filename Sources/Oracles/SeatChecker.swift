@@ -70,6 +70,29 @@ public struct SeatChecker: Sendable {
     Invariant(
       id: "conversation.ends", kind: .liveness,
       description: "every reported conversation ends once its call is over"),
+    Invariant(
+      id: "client.events-heard", kind: .safety,
+      description: "every SDK event a client's role relies on reaches a subscribed handler (subscriptions are retained)"
+    ),
+    Invariant(
+      id: "device.opened-once", kind: .safety,
+      description: "a capture device is opened only while it is off and not already opening"),
+    Invariant(
+      id: "coguest.disconnect-by-guest", kind: .safety,
+      description: "only a guest leaves a seat with disConnect(); hosts and admins remove guests with kickUserOutOfSeat"
+    ),
+    Invariant(
+      id: "coguest.answer-listed-applicant", kind: .safety,
+      description: "a host or admin answers only applications its SDK still lists"),
+    Invariant(
+      id: "conversation.action-completed-in-time", kind: .liveness,
+      description: "every conversation action gets fulfill() or fail() before its timeout"),
+    Invariant(
+      id: "push.call-shown-or-declined", kind: .liveness,
+      description: "by the report deadline, a call announced by a push is shown as a conversation or no longer rings"),
+    Invariant(
+      id: "call.valid-use", kind: .safety,
+      description: "calls() is made only when logged in, never to oneself, an unknown user or too many"),
   ]
 
   /// Index of `push.token-upload-when-logged-in`.
@@ -86,6 +109,25 @@ public struct SeatChecker: Sendable {
   public static let conversationLimits = 17
   /// Index of `conversation.ends`.
   public static let conversationEnds = 18
+  /// Index of `client.events-heard`.
+  public static let eventsHeard = 19
+  /// Index of `device.opened-once`.
+  public static let openedOnce = 20
+  /// Index of `coguest.disconnect-by-guest`.
+  public static let disconnectByGuest = 21
+  /// Index of `coguest.answer-listed-applicant`.
+  public static let answerListedApplicant = 22
+  /// Index of `conversation.action-completed-in-time`.
+  public static let actionInTime = 23
+  /// Index of `push.call-shown-or-declined`.
+  public static let callShownOrDeclined = 24
+  /// Index of `call.valid-use`.
+  public static let callValidUse = 25
+
+  /// Records a finding of invariant `index` (for checks the world makes on both sides' state).
+  public mutating func record(_ index: Int, at now: SimInstant, entities: [String], _ message: String) {
+    log.record(index, at: now, entities: entities, message)
+  }
 
   /// Index of `call.one-active-per-user`.
   public static let oneActiveCall = 10
@@ -156,10 +198,14 @@ public struct SeatChecker: Sendable {
 
   /// The app of `user` was handed a VoIP push for `call` at `handedAt` and had not reported it when
   /// the deadline passed.
-  public mutating func observeMissedReport(user: UInt32, call: UInt32, handedAt: SimInstant, at now: SimInstant) {
+  public mutating func observeMissedReport(
+    user: UInt32, call: UInt32, handedAt: SimInstant, noHandler: Bool = false, at now: SimInstant
+  ) {
     log.record(
       SeatChecker.pushReported, at: now, entities: ["user:\(user)", "call:\(call)"],
-      "user \(user) did not report the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
+      noHandler
+        ? "the VoIP push for call \(call) reached user \(user)'s app at \(handedAt) before it created its push registry; the system killed the app"
+        : "user \(user) did not report the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
     )
   }
 

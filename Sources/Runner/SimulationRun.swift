@@ -39,6 +39,8 @@ public struct SimulationRun {
   public let durationOverridden: Bool
   /// SDK quirks switched on from the command line (they appear in the repro line).
   public let extraQuirks: [String]
+  /// Client mistakes selected on the command line (they appear in the repro line).
+  public let extraMistakes: [String]
   /// Makes the client behaviours of a run (given the number of users); `nil` parts, or no
   /// factory, mean the built-in clients. Called afresh for every execution (behaviours keep
   /// per-client state), so a run and its replays start alike.
@@ -56,12 +58,14 @@ public struct SimulationRun {
   /// Prepares a run.
   public init(
     profile: Profile, profilePath: String, profileData: Data, seed: UInt64, duration: SimDuration? = nil,
-    quirks: Set<SDKQuirk> = []
+    quirks: Set<SDKQuirk> = [], mistakes: Set<ClientMistake> = []
   ) {
     var profile = profile
     profile.quirks.formUnion(quirks)
+    profile.mistakes.formUnion(mistakes)
     self.profile = profile
     extraQuirks = quirks.map(\.rawValue).sorted()
+    extraMistakes = mistakes.map(\.rawValue).sorted()
     self.profilePath = profilePath
     profileSHA256 = SHA256.hex(profileData)
     self.seed = seed
@@ -74,6 +78,7 @@ public struct SimulationRun {
     var parts = ["stampede", "run", ShellQuote.quote(profilePath), "--seed", SeedFormat.format(seed)]
     if durationOverridden { parts += ["--duration", duration.description] }
     if !extraQuirks.isEmpty { parts += ["--quirk", extraQuirks.joined(separator: ",")] }
+    if !extraMistakes.isEmpty { parts += ["--mistake", extraMistakes.joined(separator: ",")] }
     return parts.joined(separator: " ")
   }
 

@@ -51,4 +51,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case conversationCheck
   /// a = phone user: the system replaces the device's VoIP token.
   case tokenRotated
+  /// a = phone user, b = 1 to start, 0 to end: a cellular call of the phone's user.
+  case cellularCall
+  /// a = phone user, b = `ConversationActionKind` raw value: the user starts something in the system
+  /// UI (calling back from the call log).
+  case systemAction
 }

@@ -77,6 +77,7 @@ public struct LiveMetrics: Sendable {
   let actionsFulfilled: Int
   let actionsFailed: Int
   let tokenRotations: Int
+  let pushDuplicated: Int
   // "Sometimes" probes: rare interleavings worth knowing a run exercised.
   let probeCancelLostToAccept: Int
   let probeAcceptLostToOtherHost: Int
@@ -130,6 +131,7 @@ public struct LiveMetrics: Sendable {
     actionsFulfilled = counters.register("conversation.actions_fulfilled")
     actionsFailed = counters.register("conversation.actions_failed")
     tokenRotations = counters.register("push.token_rotations")
+    pushDuplicated = counters.register("push.duplicated")
     probeCancelLostToAccept = counters.register("probe.cancel_lost_to_accept")
     probeAcceptLostToOtherHost = counters.register("probe.accept_lost_to_other_host")
     probeAcceptAfterCancel = counters.register("probe.accept_after_cancel")

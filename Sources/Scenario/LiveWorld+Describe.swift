@@ -121,6 +121,14 @@ extension LiveWorld {
       return .init(
         kind: name, room: nil, users: who.map { [$0.phone] } ?? [], request: nil, detail: "action \(e.a) timeout",
         onServer: false)
+    case .cellularCall:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil,
+        detail: e.b == 1 ? "a cellular call starts" : "the cellular call ends", onServer: false)
+    case .systemAction:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil, detail: "the user starts a conversation in the system UI",
+        onServer: false)
     case .conversationCheck:
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "conversation check for call \(e.b)",

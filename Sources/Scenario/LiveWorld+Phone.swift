@@ -13,6 +13,8 @@ struct PhoneRecord {
   var endSynced: UInt32 = 0
   /// The last call the server accepted for this user, as ID + 1.
   var acceptedCall: UInt32 = 0
+  /// The last call the app declined or hung up, as ID + 1.
+  var declinedCall: UInt32 = 0
   /// When the user will open the app again (while it is away).
   var reopenAt: Int64 = 0
   /// When the last VoIP push to it was sent (-1: none in flight).
@@ -58,7 +60,30 @@ extension LiveWorld {
       if let life = c.push.tokenLifetime {
         scheduler.schedule(after: life.sampleDuration(&osRandom), event(.tokenRotated, u))
       }
+      if let every = c.app.cellularCallEvery {
+        scheduler.schedule(after: every.sampleDuration(&osRandom), event(.cellularCall, u, 1))
+      }
     }
+  }
+
+  /// The phone's user starts or ends a cellular call, which holds a conversation group meanwhile.
+  mutating func cellularCall(user: UInt32, starts: Bool, _ scheduler: inout Scheduler) {
+    let app = callsProfile.app
+    phoneOS!.setForeignCall(user, starts)
+    if starts {
+      scheduler.schedule(after: app.cellularCallDuration.sampleDuration(&osRandom), event(.cellularCall, user, 0))
+    } else if let every = app.cellularCallEvery {
+      scheduler.schedule(after: every.sampleDuration(&osRandom), event(.cellularCall, user, 1))
+    }
+  }
+
+  /// The user starts something in the system UI; the action goes to the app's delegate if it runs.
+  mutating func systemAction(user: UInt32, kind: ConversationActionKind, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
+    guard os.isRunning(user) else { return }
+    let action = os.makeAction(user, uuid: os.makeUUID(), kind: kind)
+    scheduler.schedule(after: os.limits.actionTimeout, event(.actionTimeout, action.id))
+    withClient(user, &scheduler) { b, c in b.conversationAction(action, &c) }
   }
 
   /// Schedules the next lifecycle step of `user` after `delay`, superseding any other.
@@ -188,6 +213,12 @@ extension LiveWorld {
       phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
       scheduler.schedule(
         after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+      if pushRandom.chance(callsProfile.push.duplicateRate) {
+        // APNs delivers it twice.
+        metrics.counters.add(metrics.pushDuplicated)
+        scheduler.schedule(
+          after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+      }
     case .apnsAlert:
       metrics.counters.add(metrics.pushApnsAlert)
     case .lost(let reason):
@@ -233,8 +264,14 @@ extension LiveWorld {
     let os = phoneOS!
     os.handPush(user, call: call)
     phoneRecords[phoneIndex(user)].pushHandedAt = scheduler.now.nanoseconds
+    guard os.hasRegistry(user) else {
+      // No handler: the push is undeliverable, and no later report makes up for it.
+      scheduler.schedule(
+        after: callsProfile.push.reportDeadline,
+        event(.reportDeadline, user, LiveWorld.noHandler | UInt32(os.generation(user))))
+      return
+    }
     scheduler.schedule(after: callsProfile.push.reportDeadline, event(.reportDeadline, user, os.pushesHanded(user)))
-    guard os.hasRegistry(user) else { return }
     let c = calls.calls[Int(call)]
     let push = VoIPPush(call: call, callerName: c.caller, mediaType: c.mediaType)
     withClient(user, &scheduler) { b, client in b.incomingPush(push, &client) }
@@ -242,13 +279,40 @@ extension LiveWorld {
 
   /// The report deadline of push `serial` passed: if the app has not reported it, the system kills
   /// the app (and after repeated kills stops delivering its VoIP pushes).
+  /// Marks a report deadline whose push found no handler (the low bits: the process generation).
+  static let noHandler: UInt32 = 1 << 31
+
   mutating func reportDeadline(user: UInt32, serial: UInt32, _ scheduler: inout Scheduler) {
     let os = phoneOS!
-    guard os.pushesReported(user) < serial else { return }
+    let i = phoneIndex(user)
+    if serial & LiveWorld.noHandler != 0 {
+      guard UInt32(os.generation(user)) == serial & 0xFFFF, os.appState(user) != .killed else { return }
+      return missedReport(user, noHandler: true, &scheduler)
+    }
+    guard os.pushesReported(user) < serial else {
+      // Reported: the call must be on screen, or declined, unless it stopped ringing.
+      let pushed = os.lastPushCall(user)
+      if os.appState(user) != .killed && pushed != 0, let call = calls.call(of: user), call == pushed - 1,
+        calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
+        os.conversations(of: user, call: call).isEmpty
+      {
+        checker.record(
+          SeatChecker.callShownOrDeclined, at: scheduler.now, entities: ["user:\(user)", "call:\(call)"],
+          "user \(user)'s app reported the push for call \(call) but neither shows nor declines it; the caller rings on"
+        )
+      }
+      return
+    }
+    missedReport(user, noHandler: false, &scheduler)
+  }
+
+  /// The system kills the app for a push it did not report (and may stop delivering its pushes).
+  mutating func missedReport(_ user: UInt32, noHandler: Bool, _ scheduler: inout Scheduler) {
+    let os = phoneOS!
     let i = phoneIndex(user)
     checker.observeMissedReport(
       user: user, call: os.lastPushCall(user) &- 1,
-      handedAt: SimInstant(nanoseconds: phoneRecords[i].pushHandedAt), at: scheduler.now)
+      handedAt: SimInstant(nanoseconds: phoneRecords[i].pushHandedAt), noHandler: noHandler, at: scheduler.now)
     metrics.counters.add(metrics.pushAppKilled)
     let wasSuppressed = os.isSuppressed(user)
     os.killForMissedReport(user, suppressAfter: callsProfile.push.suppressAfter)
@@ -292,6 +356,8 @@ extension LiveWorld {
     switch op.kind {
     case .login:
       phoneRecords[phoneIndex(op.user)].loginCalledAt = scheduler.now.nanoseconds
+    case .rejectCall, .hangupCall:
+      phoneRecords[phoneIndex(op.user)].declinedCall = runtime.clients[Int(op.user)].call
     case .setVOIP:
       checker.observeTokenUpload(
         user: op.user, imLoggedIn: runtime.clients[Int(op.user)].loggedIn,
@@ -346,8 +412,12 @@ extension LiveWorld {
         }
         scheduler.schedule(
           after: callsProfile.phone.answerAfter.sampleDuration(&osRandom), event(.systemTap, phone, uuid))
-      case .ended:
-        break
+      case .ended(let phone, _, _):
+        if os.isRunning(phone) && osRandom.chance(callsProfile.startActionProbability) {
+          scheduler.schedule(
+            after: callsProfile.phone.answerAfter.sampleDuration(&osRandom),
+            event(.systemAction, phone, UInt32(ConversationActionKind.start.rawValue)))
+        }
       case .completed(let id, let fulfilled):
         let pending = os.pendingAction(id)
         let call = pending.flatMap { os.conversation($0.phone, $0.uuid) }.map(\.call) ?? 0

@@ -1,5 +1,6 @@
 import Clients
 import LiveStack
+import Oracles
 import SimKernel
 
 extension LiveWorld {
@@ -395,6 +396,11 @@ extension LiveWorld {
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
+    if let stream = requiredStream(notice, user), !subscribed.contains(stream) {
+      checker.record(
+        SeatChecker.eventsHeard, at: now, entities: ["user:\(user)"],
+        "an event for \(stream.name) reached user \(user), which has no handler subscribed to it")
+    }
     switch notice {
     case .guest(_, let event, let request):
       switch event {
@@ -500,5 +506,35 @@ extension LiveWorld {
   /// behaviour hearing of it, so the client is checked as it now stands.
   mutating func unheard(_ user: UInt32, sawOwnLeave: Bool, _ now: SimInstant) {
     afterClient(user, before: runtime.clients[Int(user)].status, sawOwnLeave: sawOwnLeave, now: now)
+  }
+}
+
+extension Subscriptions {
+  /// The SDK stream's name, for messages.
+  var name: String {
+    switch self {
+    case .guestEvents: return "guestEventPublisher"
+    case .hostEvents: return "hostEventPublisher"
+    case .seatList: return "the seat list"
+    case .loginEvents: return "LoginStore events"
+    case .liveEvents: return "LiveListStore events"
+    case .callEvents: return "CallStore events"
+    default: return "stream \(rawValue)"
+    }
+  }
+}
+
+extension LiveWorld {
+  /// The stream a client's role must be subscribed to for `notice` (nil: none required).
+  func requiredStream(_ notice: Notice, _ user: UInt32) -> Subscriptions? {
+    switch notice {
+    case .guest: return layout.role(of: user) == .audience ? .guestEvents : nil
+    case .host: return .hostEvents
+    case .seats: return .seatList
+    case .login: return .loginEvents
+    case .liveEnded: return .liveEvents
+    case .call: return .callEvents
+    case .applicantRemoved, .inviteeRemoved, .invitationRemoved: return nil
+    }
   }
 }

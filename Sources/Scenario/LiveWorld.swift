@@ -134,6 +134,9 @@ public struct LiveWorld: World {
   /// Whether SDK quirk `q` is on.
   func quirk(_ q: SDKQuirk) -> Bool { quirkBits & (1 << UInt32(SDKQuirk.allCases.firstIndex(of: q)!)) != 0 }
 
+  /// Capture devices being opened, as user << 1 | device.
+  var devicesOpening: Set<UInt64> = []
+
   /// Per request: its timeout in nanoseconds (0: none).
   var requestTimeouts: [Int64] = []
   /// Applicants pending when a host or admin's `joinLive` reached the server, by operation slot,
@@ -172,13 +175,24 @@ public struct LiveWorld: World {
     runtime = ClientRuntime(
       rooms: rooms, audienceRange: (0..<UInt32(layout.rooms)).map { layout.audience(of: $0) }, userCount: users,
       staff: staff)
+    let mistakes = MistakeSet(profile.mistakes)
     let standardAudience = StandardAudience(settings: profile.audience, userCount: users)
     if let c = profile.calls, c.phone.liveCallees != .zero { standardAudience.callSettings = c.phone }
+    standardAudience.mistakes = mistakes
     self.audience = audience ?? standardAudience
-    self.host = host ?? StandardHost(settings: profile.host)
-    self.admin = admin ?? StandardHost(settings: profile.admin)
+    let standardHost = StandardHost(settings: profile.host)
+    standardHost.mistakes = mistakes
+    self.host = host ?? standardHost
+    let standardAdmin = StandardHost(settings: profile.admin)
+    standardAdmin.mistakes = mistakes
+    self.admin = admin ?? standardAdmin
     self.phone =
-      phone ?? profile.calls.map { StandardPhone(settings: $0.phone, phones: layout.phones, userCount: users) }
+      phone
+      ?? profile.calls.map {
+        let p = StandardPhone(settings: $0.phone, phones: layout.phones, userCount: users)
+        p.mistakes = mistakes
+        return p
+      }
     if let c = profile.calls {
       let os = PhoneSystem(phones: layout.phones, limits: c.conversations, runtime: runtime)
       runtime.phoneSystem = os
@@ -303,12 +317,23 @@ public struct LiveWorld: World {
     case .systemTap:
       systemTap(user: e.a, uuid: e.b, &scheduler)
     case .actionTimeout:
-      if phoneOS!.timeOut(action: e.a) != nil { metrics.counters.add(metrics.actionTimeouts) }
+      let phone = phoneOS!.pendingAction(e.a)?.phone
+      if let action = phoneOS!.timeOut(action: e.a), let phone {
+        metrics.counters.add(metrics.actionTimeouts)
+        checker.record(
+          SeatChecker.actionInTime, at: scheduler.now, entities: ["user:\(phone)", "action:\(e.a)"],
+          "user \(phone) neither fulfilled nor failed its \(action.kind) action \(e.a) within \(phoneOS!.limits.actionTimeout)"
+        )
+      }
       drainPhoneSystem(&scheduler)
     case .conversationCheck:
       conversationCheck(user: e.a, call: e.b, scheduler.now)
     case .tokenRotated:
       tokenRotated(user: e.a, &scheduler)
+    case .cellularCall:
+      cellularCall(user: e.a, starts: e.b == 1, &scheduler)
+    case .systemAction:
+      systemAction(user: e.a, kind: ConversationActionKind(rawValue: UInt8(truncatingIfNeeded: e.b))!, &scheduler)
     case .sample:
       sample(scheduler.now)
       var next = profile.sampleEvery
@@ -446,6 +471,7 @@ public struct LiveWorld: World {
           let held = runtime.clients[Int(op.user)].invitation
           if held != 0 { op.target = held - 1 }
         }
+        checkUsage(op, scheduler.now)
         let slot = allocate(op)
         if op.kind == .setVOIP && !runtime.clients[Int(op.user)].loggedIn {
           // The IM SDK refuses setVOIP locally until its login finished.
@@ -570,6 +596,12 @@ public struct LiveWorld: World {
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
     case .placeCall:
+      if error == .notLoggedIn || error == .invalidCallParticipant {
+        checker.record(
+          SeatChecker.callValidUse, at: now, entities: ["user:\(op.user)"],
+          "user \(op.user)'s calls() failed with \(error!.name) (\(error!.rawValue)): "
+            + (error == .notLoggedIn ? "it was not logged in" : "it called itself, an unknown user or too many"))
+      }
       if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
         if !calls.calls[Int(id)].isOver {
@@ -655,8 +687,9 @@ public struct LiveWorld: World {
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
     var completion: Completion?
     let op = takeOperation(slot, completion: &completion)
-    guard op.generation == generation(of: op.user) else { return }
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
+    devicesOpening.remove(UInt64(op.user) << 1 | UInt64(device.rawValue))
+    guard op.generation == generation(of: op.user) else { return }
     // One microphone per phone: a second user of it (a call and the live) finds it occupied.
     let error =
       device == .microphone && runtime.isOn(.microphone, user: op.user)
@@ -742,5 +775,39 @@ extension Xoshiro256 {
     var copy = self
     var mix = SplitMix64(seed: copy.next() ^ (UInt64(room) &* 0x9E37_79B9_7F4A_7C15))
     return mix.next()
+  }
+}
+
+extension LiveWorld {
+  /// Usage rules checked as a client makes an SDK call: devices opened once, `disConnect()` only
+  /// by guests, applications answered only while listed.
+  mutating func checkUsage(_ op: PendingOperation, _ now: SimInstant) {
+    switch op.kind {
+    case .openLocalMicrophone, .openLocalCamera:
+      let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
+      let key = UInt64(op.user) << 1 | UInt64(device.rawValue)
+      if runtime.isOn(device, user: op.user) || devicesOpening.contains(key) {
+        checker.record(
+          SeatChecker.openedOnce, at: now, entities: ["user:\(op.user)"],
+          "user \(op.user) opened its \(device) while it was already \(runtime.isOn(device, user: op.user) ? "on" : "opening")"
+        )
+      }
+      devicesOpening.insert(key)
+    case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
+      checker.record(
+        SeatChecker.disconnectByGuest, at: now, entities: ["user:\(op.user)", "room:\(layout.homeRoom[Int(op.user)])"],
+        "\(layout.role(of: op.user)) \(op.user) called disConnect(), which leaves the caller's own seat and removes no guest"
+      )
+    case .acceptApplication, .rejectApplication:
+      let slot = Int(runtime.clients[Int(op.user)].staffSlot)
+      if slot >= 0 && !runtime.applicants[slot].contains(op.target) {
+        checker.record(
+          SeatChecker.answerListedApplicant, at: now,
+          entities: ["user:\(op.user)", "user:\(op.target)", "room:\(layout.homeRoom[Int(op.user)])"],
+          "user \(op.user) answered user \(op.target)'s application, which its SDK no longer lists")
+      }
+    default:
+      break
+    }
   }
 }

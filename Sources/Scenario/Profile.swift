@@ -47,6 +47,8 @@ public struct Profile: Sendable {
   public var invariantsOff: Set<String> = []
   /// Phone users who call each other, if any.
   public var calls: Calls?
+  /// Client mistakes from the catalogue the built-in clients make (none by default).
+  public var mistakes: Set<ClientMistake> = []
 
   /// Phone users outside the rooms, calling each other over the call service.
   public struct Calls: Sendable {
@@ -62,6 +64,9 @@ public struct Profile: Sendable {
     public var conversations: ConversationLimits
     /// How long a conversation may outlive its call before `conversation.ended-with-call` fires.
     public var conversationGrace: SimDuration
+    /// Probability that, after a conversation ends, the user taps the system UI to call back (a
+    /// Start action the app must fulfill or fail).
+    public var startActionProbability: Ratio = .zero
   }
 
   /// The app lifecycle of phone users.
@@ -77,6 +82,10 @@ public struct Profile: Sendable {
     public var closeProbability: Ratio
     /// Time from a launch to the app's code running (cold start).
     public var coldStart: Distribution
+    /// Time between cellular calls of a phone's user (`nil`: none); each holds a conversation group.
+    public var cellularCallEvery: Distribution? = nil
+    /// How long a cellular call lasts.
+    public var cellularCallDuration: Distribution = .lognormal(median: 180e9, sigma: 0.6)
   }
 
   /// The offline-push path.
@@ -95,6 +104,8 @@ public struct Profile: Sendable {
     public var tokenDelay: Distribution
     /// How long a token lives before the system replaces it (`nil`: forever).
     public var tokenLifetime: Distribution?
+    /// Probability that APNs delivers a push twice.
+    public var duplicateRate: Ratio = .zero
   }
 
   /// Rooms and people.
@@ -308,6 +319,10 @@ extension Profile {
     if let list = try o.optional("quirks")?.array() {
       for item in list { quirks.insert(try item.oneOf(SDKQuirk.self)) }
     }
+    var mistakes = Set<ClientMistake>()
+    if let list = try o.optional("mistakes")?.array() {
+      for item in list { mistakes.insert(try item.oneOf(ClientMistake.self)) }
+    }
     try o.finish()
     var profile = Profile(
       name: name, description: description, duration: duration, defaultSeed: seed, maxEvents: maxEvents,
@@ -315,6 +330,7 @@ extension Profile {
       devices: devices, network: network, workload: workload, sampleEvery: sampleEvery)
     profile.thresholds = thresholds
     profile.quirks = quirks
+    profile.mistakes = mistakes
     profile.invariantsOff = invariantsOff
     profile.calls = calls
     let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
@@ -522,6 +538,10 @@ extension Profile {
       }
       app.closeProbability = try a.get("closeProbability", default: .zero) { n throws(ProfileError) in try n.ratio() }
       app.coldStart = try a.get("coldStart", default: app.coldStart) { n throws(ProfileError) in try n.distribution() }
+      app.cellularCallEvery = try a.present("cellularCallEvery")?.optionalDistribution()
+      app.cellularCallDuration = try a.get("cellularCallDuration", default: app.cellularCallDuration) {
+        n throws(ProfileError) in try n.distribution()
+      }
       try a.finish()
     }
     var push = Push(
@@ -558,10 +578,12 @@ extension Profile {
         try n.distribution()
       }
       push.tokenLifetime = try p.present("tokenLifetime")?.optionalDistribution()
+      push.duplicateRate = try p.get("duplicateRate", default: .zero) { n throws(ProfileError) in try n.ratio() }
       try p.finish()
     }
     var limits = ConversationLimits.standard
     var grace = SimDuration.seconds(10)
+    var startActions = Ratio.zero
     if var c = try o.optional("conversations")?.object() {
       limits.maximumConversationGroups = try c.get("maximumConversationGroups", default: 2) {
         n throws(ProfileError) in try n.int(1...100)
@@ -576,10 +598,13 @@ extension Profile {
         try n.duration(minimum: .milliseconds(1))
       }
       grace = try c.get("endGrace", default: grace) { n throws(ProfileError) in try n.duration() }
+      startActions = try c.get("startActionProbability", default: .zero) { n throws(ProfileError) in try n.ratio() }
       try c.finish()
     }
     try o.finish()
-    return Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
+    var calls = Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
+    calls.startActionProbability = startActions
+    return calls
   }
 
   static func readDevices(_ node: ProfileNode) throws(ProfileError) -> Devices {

@@ -15,8 +15,23 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 /// `stampede run`.
 enum RunCommand {
   static let valued: Set<String> = [
-    "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk",
+    "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake",
   ]
+
+  /// Reads `--mistake a,b`.
+  static func mistakes(_ text: String?) throws -> Set<ClientMistake> {
+    guard let text else { return [] }
+    var out = Set<ClientMistake>()
+    for name in text.split(separator: ",") {
+      guard let m = ClientMistake(rawValue: String(name)) else {
+        throw UsageError(
+          "--mistake: unknown mistake '\(name)' (known: \(ClientMistake.allCases.map(\.rawValue).joined(separator: ", ")))"
+        )
+      }
+      out.insert(m)
+    }
+    return out
+  }
 
   /// Reads `--quirk a,b`.
   static func quirks(_ text: String?) throws -> Set<SDKQuirk> {
@@ -61,7 +76,7 @@ enum RunCommand {
     }
     let run = SimulationRun(
       profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration,
-      quirks: try quirks(options.values["--quirk"]))
+      quirks: try quirks(options.values["--quirk"]), mistakes: try mistakes(options.values["--mistake"]))
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
     let (report, code) = try perform(run, options: options, out: out)
     _ = report
@@ -197,7 +212,7 @@ enum ReplayCommand {
     }
     let run = SimulationRun(
       profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration,
-      quirks: repro.quirks)
+      quirks: repro.quirks, mistakes: repro.mistakes)
     let (report, code) = try RunCommand.perform(run, options: options, out: options.values["--out"])
     guard report.traceHash == original.traceHash else {
       printError(
@@ -215,6 +230,7 @@ struct Repro {
   var seed: UInt64
   var duration: SimDuration?
   var quirks: Set<SDKQuirk> = []
+  var mistakes: Set<ClientMistake> = []
 
   /// Reads `stampede run PATH --seed N [--duration D] [--quirk Q,…]` (PATH shell-quoted if needed).
   static func parse(_ line: String) -> Repro? {
@@ -236,6 +252,9 @@ struct Repro {
       case "--quirk":
         guard let q = try? RunCommand.quirks(words[i + 1]) else { return nil }
         repro.quirks = q
+      case "--mistake":
+        guard let m = try? RunCommand.mistakes(words[i + 1]) else { return nil }
+        repro.mistakes = m
       default:
         return nil
       }

@@ -1,0 +1,86 @@
+/// The catalogue of client mistakes (STACK.md §7): each turns the built-in clients into a variant
+/// that makes one real mistake, so that a run shows which invariant catches it. None is on by
+/// default; a profile's `mistakes` or `--mistake ID` selects them.
+public enum ClientMistake: String, Sendable, CaseIterable, Codable {
+  /// 1. The host's event subscription is not retained: it never hears of applications.
+  case hostEventsNotRetained = "host.events-not-retained"
+  /// 2. The viewer subscribes again on every apply: handlers multiply and open the devices again.
+  case resubscribeOnApply = "audience.resubscribe-on-apply"
+  /// 3. The host "kicks" with `disConnect()`, which leaves the caller's own seat; the guest stays.
+  case kickWithDisconnect = "host.kick-with-disconnect"
+  /// 4. The UI status is set from callbacks instead of the seat list.
+  case statusFromCallbacks = "audience.status-from-callbacks"
+  /// 5. -2340 (package limit) is taken for "wait for a free seat": the viewer waits forever.
+  case seatLimitAsWait = "audience.seat-limit-as-wait"
+  /// 6. The wrong `inviterID` is passed to `acceptInvitation`, with the UI moving on regardless.
+  case wrongInviter = "audience.wrong-inviter"
+  /// 7. `ProcessedByOtherHost`, cancellations and timeouts are ignored: the host answers requests
+  /// that are over.
+  case staleApplicants = "host.stale-applicants"
+  /// 8. The VoIP handler reports in a task that runs after the deadline.
+  case pushNotReported = "phone.push-not-reported"
+  /// 9. A Join is fulfilled before `CallStore.accept` finished, and never failed.
+  case fulfillBeforeAccept = "phone.fulfill-before-accept"
+  /// 10. No `.conversationEnded` when the call ends: the phone keeps ringing.
+  case conversationNotEnded = "phone.conversation-not-ended"
+  /// 11. Actions the app does not handle are never failed: they time out.
+  case unhandledActionsNotFailed = "phone.unhandled-actions-not-failed"
+  /// 12. A Join is matched against the wrong conversation UUID (a single "current" slot that a
+  /// duplicate push overwrote) and fulfilled without answering.
+  case joinWrongUUID = "phone.join-wrong-uuid"
+  /// 13. The token is uploaded as soon as PushKit gives it, before the logins finished.
+  case tokenBeforeLogin = "phone.token-before-login"
+  /// 14. A push beyond `maximumConversationGroups` is neither shown nor declined: the caller rings
+  /// on with no UI.
+  case noFallbackBeyondLimit = "phone.no-fallback-beyond-limit"
+  /// 15. `calls()` before login and to oneself.
+  case callsBeforeLogin = "phone.calls-before-login"
+  /// 16. The push registry is created only after sign-in: a push that cold-starts the app finds no
+  /// handler.
+  case lateRegistry = "phone.late-push-registry"
+
+  /// The mistake's number in STACK.md §7.
+  public var number: Int { ClientMistake.allCases.firstIndex(of: self)! + 1 }
+
+  /// One line saying what the variant does wrong.
+  public var summary: String {
+    switch self {
+    case .hostEventsNotRetained: return "the host's event subscription is not retained: applications go unheard"
+    case .resubscribeOnApply: return "re-subscribing on every apply: handlers multiply and open the devices again"
+    case .kickWithDisconnect: return "the host kicks with disConnect(): it leaves its own seat, the guest stays"
+    case .statusFromCallbacks: return "the UI status follows callbacks, not the seat list"
+    case .seatLimitAsWait: return "-2340 is treated as \"wait for a free seat\": the viewer waits forever"
+    case .wrongInviter: return "acceptInvitation gets the wrong inviterID and the UI moves on regardless"
+    case .staleApplicants: return "ProcessedByOtherHost, cancellations and timeouts ignored: answers to dead requests"
+    case .pushNotReported: return "the VoIP handler reports in a task that runs after the deadline"
+    case .fulfillBeforeAccept: return "Join fulfilled before CallStore.accept finished, never failed"
+    case .conversationNotEnded: return "no .conversationEnded when the call ends"
+    case .unhandledActionsNotFailed: return "unhandled conversation actions are never failed"
+    case .joinWrongUUID: return "a Join matched against the wrong conversation UUID"
+    case .tokenBeforeLogin: return "the VoIP token uploaded before IM login and TUILogin finished"
+    case .noFallbackBeyondLimit: return "no fallback when a report exceeds maximumConversationGroups"
+    case .callsBeforeLogin: return "calls() before login and to oneself"
+    case .lateRegistry: return "the push registry is created behind the sign-in"
+    }
+  }
+}
+
+/// A set of mistakes as bits, tested without hashing on the clients' hot paths.
+public struct MistakeSet: Sendable, Equatable {
+  /// Bit `number - 1` per mistake.
+  public var bits: UInt32 = 0
+
+  /// No mistakes.
+  public init() {}
+
+  /// The mistakes in `mistakes`.
+  public init<S: Sequence>(_ mistakes: S) where S.Element == ClientMistake {
+    for m in mistakes { bits |= 1 << UInt32(m.number - 1) }
+  }
+
+  /// Whether `m` is in the set.
+  @inline(__always) public func contains(_ m: ClientMistake) -> Bool { bits & (1 << UInt32(m.number - 1)) != 0 }
+
+  /// Whether the set is empty.
+  public var isEmpty: Bool { bits == 0 }
+}
