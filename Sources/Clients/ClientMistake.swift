@@ -42,6 +42,32 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   /// The mistake's number in STACK.md §7.
   public var number: Int { ClientMistake.allCases.firstIndex(of: self)! + 1 }
 
+  /// The seeds of `profiles/mistakes.json5` within which the oracles must catch every mistake:
+  /// a test holds the catalogue to it.
+  public static let catchWithinSeeds: ClosedRange<UInt64> = 1...3
+
+  /// The invariant that must catch this mistake (others may too).
+  public var caughtBy: String {
+    switch self {
+    case .hostEventsNotRetained: return "client.events-heard"
+    case .resubscribeOnApply: return "device.opened-once"
+    case .kickWithDisconnect: return "coguest.disconnect-by-guest"
+    case .statusFromCallbacks: return "client.not-applying-while-seated"
+    case .seatLimitAsWait: return "client.view-matches-server"
+    case .wrongInviter: return "client.view-matches-server"
+    case .staleApplicants: return "coguest.answer-listed-applicant"
+    case .pushNotReported: return "push.reported-within-deadline"
+    case .fulfillBeforeAccept: return "conversation.join-after-accept"
+    case .conversationNotEnded: return "conversation.ended-with-call"
+    case .unhandledActionsNotFailed: return "conversation.action-completed-in-time"
+    case .joinWrongUUID: return "conversation.join-after-accept"
+    case .tokenBeforeLogin: return "push.token-upload-when-logged-in"
+    case .noFallbackBeyondLimit: return "push.call-shown-or-declined"
+    case .callsBeforeLogin: return "call.valid-use"
+    case .lateRegistry: return "push.reported-within-deadline"
+    }
+  }
+
   /// One line saying what the variant does wrong.
   public var summary: String {
     switch self {

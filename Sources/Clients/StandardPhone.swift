@@ -80,6 +80,8 @@ public final class StandardPhone: ClientBehavior {
     var pendingJoin: UInt32 = 0
     /// A call to decline once the SDK learns of it (its push could not be shown), as ID + 1.
     var pendingDecline: UInt32 = 0
+    /// The last call the SDK said had ended, as ID + 1 (a later push for it is stale).
+    var lastEnded: UInt32 = 0
   }
   let memory: Column<AppMemory>
 
@@ -170,10 +172,10 @@ public final class StandardPhone: ClientBehavior {
     }
     let shown = memory[s].uuid != 0 && manager.isActive(uuid: memory[s].uuid)
     let malformed = push.callerName == nil
-    if malformed || (shown && memory[s].uuidCall == push.call + 1)
+    if malformed || (shown && memory[s].uuidCall == push.call + 1) || memory[s].lastEnded == push.call + 1
       || (c.callStore.currentCall != nil && c.callStore.currentCall != push.call)
     {
-      // Nothing to ring for: a malformed payload, a duplicate push, or a call while in another.
+      // Nothing to ring for: a malformed payload, a duplicate or stale push, or a call while in another.
       manager.reportEnded(uuid: uuid, reason: .failed)
       return
     }
@@ -361,6 +363,7 @@ public final class StandardPhone: ClientBehavior {
     case .ended(_, let call, _, _):
       if c.device.microphoneOn { c.device.closeLocalMicrophone() }
       if memory[s].pendingDecline == call + 1 { memory[s].pendingDecline = 0 }
+      memory[s].lastEnded = call + 1
       if memory[s].uuidCall == call + 1 && !mistakes.contains(.conversationNotEnded) {
         let pending = memory[s].pendingJoin
         if pending != 0 {

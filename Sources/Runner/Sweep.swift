@@ -1,3 +1,4 @@
+import Clients
 import Dispatch
 import Foundation
 import Reports
@@ -19,6 +20,8 @@ public struct Sweep: Sendable {
   public let shard: Sharding.Shard?
   /// Parallel runs.
   public let jobs: Int
+  /// Client mistakes selected on the command line (in every seed's repro line).
+  public var mistakes: Set<ClientMistake> = []
 
   /// Prepares a sweep.
   public init(
@@ -53,10 +56,12 @@ public struct Sweep: Sendable {
       let profile = self.profile
       let path = profilePath
       let data = profileData
+      let mistakes = self.mistakes
       DispatchQueue.concurrentPerform(iterations: min(jobs, total)) { _ in
         while !shouldStop(), let i = work.next() {
           let seed = span.from + UInt64(i)
-          let run = SimulationRun(profile: profile, profilePath: path, profileData: data, seed: seed)
+          let run = SimulationRun(
+            profile: profile, profilePath: path, profileData: data, seed: seed, mistakes: mistakes)
           let result = run.execute()
           let report = run.report(result, startedAt: Date())
           collector.add(SweepSummary.SeedResult(report)) { finished(report) }

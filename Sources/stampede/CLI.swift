@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import Runner
 
@@ -10,10 +11,11 @@ enum CLI {
       stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--check-determinism]
                            [--trace FILE] [--perfetto FILE] [--only room:ID|user:ID] [--progress MODE]
       stampede replay REPORT.json [--only room:ID|user:ID] [--trace FILE] [--perfetto FILE] [--out DIR]
-      stampede shrink PROFILE --seed N [--budget R] [--nearby K] [--out FILE]
+      stampede shrink PROFILE --seed N [--mistake ID] [--budget R] [--nearby K] [--out FILE]
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
+      stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--json]
       stampede validate PROFILE...
       stampede bench [kernel|stack|sweep|all] [--json] [options]
       stampede help [COMMAND]
@@ -27,6 +29,24 @@ enum CLI {
     """
 
   static let commandHelp: [String: String] = [
+    "mistakes": """
+    stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--jobs J] [--json]
+
+    Runs the client-mistake catalogue (STACK.md section 7) against the oracles: each mistake alone,
+    as a variant of the built-in clients, seed after seed until an invariant catches it. Prints per
+    mistake the invariants that caught it, the first failing seed, and the seeds and events it took.
+    A mistake no invariant catches is a gap in the oracles: the exit code is then 1.
+
+    Options:
+      --seeds A..B      seeds to try, in order (default: 1..10)
+      --profile FILE    the proving ground (default: profiles/mistakes.json5)
+      --mistake ID,...  only these mistakes (default: all 16)
+      --jobs J          mistakes checked in parallel (default: all cores)
+      --json            print {"mistakes": [{"id", "summary", "caughtBy", "firstFailingSeed",
+                        "seedsTried", "events", "repro"}]}
+
+    Mistakes: \(ClientMistake.allCases.map(\.rawValue).joined(separator: ", ")).
+    """,
     "run": """
     stampede run PROFILE [options]
 
@@ -46,6 +66,8 @@ enum CLI {
                         accept-ignores-inviter, cancel-invitation-false-success,
                         reentry-applications-as-invitations, duplicate-applicants,
                         auto-disconnect-on-join; they appear in the repro line
+      --mistake M[,M]   make the built-in clients commit catalogued mistakes (stampede help
+                        mistakes lists them); they appear in the repro line
       --check-determinism
                         run the seed a second time in this process and compare every event; on a
                         difference, name the first divergent event and exit 4
@@ -62,6 +84,8 @@ enum CLI {
 
     Options:
       --seed N          the failing seed
+      --mistake M[,M]   the catalogued client mistakes that make it fail; they are written into
+                        the shrunk profile ("mistakes"), which then reproduces on its own
       --budget R        the most runs to spend (default: 200)
       --nearby K        seeds after N to try (default: 8)
       --out FILE        where to write (default: reports/<profile>/shrunk-seed-N.json5)
@@ -99,6 +123,7 @@ enum CLI {
                         (BUILDKITE_PARALLEL_JOB/_COUNT); on GitHub Actions pass K/N from the matrix
       --out DIR         output folder (default: reports/<profile>/sweep-A-B[/shard-K-of-N])
       --quiet           no per-seed lines
+      --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --corpus          first re-run the failing seeds remembered for this profile (same sha256)
                         in the corpus; they count towards the exit code
       --corpus-file F   the corpus (default: reports/failing-seeds.jsonl); every sweep appends its
@@ -196,6 +221,7 @@ enum CLI {
     case "capacity": return try CapacityCommand.main(rest)
     case "replay": return try ReplayCommand.main(rest)
     case "shrink": return try ShrinkCommand.main(rest)
+    case "mistakes": return try MistakesCommand.main(rest)
     case "help", "--help", "-h":
       if let topic = rest.first, let text = commandHelp[topic] { print(text) } else { print(overview) }
       return .pass

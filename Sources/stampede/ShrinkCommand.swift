@@ -6,7 +6,7 @@ import Scenario
 /// `stampede shrink`.
 enum ShrinkCommand {
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--seed", "--out", "--budget", "--nearby"], flags: [])
+    let options = try Options(args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake"], flags: [])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("shrink takes exactly one PROFILE")
     }
@@ -20,7 +20,7 @@ enum ShrinkCommand {
       throw UsageError("--nearby: expected a whole number of seeds from 0 to 1000")
     }
     let data: Data
-    let tree: JSONValue
+    var tree: JSONValue
     let profile: Profile
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -32,6 +32,18 @@ enum ShrinkCommand {
     } catch {
       printError("stampede: cannot read \(path): \(error.localizedDescription)")
       return .usage
+    }
+    // Selected mistakes become part of the profile, so the shrunk one reproduces on its own.
+    let mistakes = try RunCommand.mistakes(options.values["--mistake"])
+    if !mistakes.isEmpty {
+      var listed = Set(profile.mistakes.map(\.rawValue))
+      listed.formUnion(mistakes.map(\.rawValue))
+      do {
+        tree = try tree.setting("mistakes", to: .array(listed.sorted().map { .string($0) }))
+      } catch {
+        printError("stampede: shrink: \(error.description)")
+        return .usage
+      }
     }
     var shrinker = Shrinker(tree: tree, profilePath: path, budget: budget)
     let outcome: Shrinker.Outcome

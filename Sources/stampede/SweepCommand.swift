@@ -11,7 +11,7 @@ import Scenario
 enum SweepCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file"],
+      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake"],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")
@@ -51,8 +51,9 @@ enum SweepCommand {
       printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
       return .usage
     }
-    let sweep = Sweep(
+    var sweep = Sweep(
       profile: loaded.profile, profilePath: path, profileData: loaded.data, seeds: seeds, shard: shard, jobs: jobs)
+    sweep.mistakes = try RunCommand.mistakes(options.values["--mistake"])
     if let shard {
       let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
       printError("stampede: shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
@@ -67,7 +68,8 @@ enum SweepCommand {
       let remembered = corpus.seeds(forProfile: sha)
       print("corpus: \(remembered.count) remembered failing seed(s) of this profile first")
       for seed in remembered where interruptRequested == 0 {
-        let run = SimulationRun(profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: seed)
+        let run = SimulationRun(
+          profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: seed, mistakes: sweep.mistakes)
         let report = run.report(run.execute(), startedAt: Date())
         print("corpus " + SweepCommand.line(report))
         if report.verdict != "pass" {

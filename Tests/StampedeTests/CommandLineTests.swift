@@ -126,6 +126,36 @@ enum Tool {
     #expect(version.stdout.hasPrefix("stampede \(StampedeVersion.current)"))
   }
 
+  @Test func theMistakesCommandReportsEachMistakeAndTheRunRecordsItsMistake() throws {
+    let r = try Tool.run([
+      "mistakes", "--json", "--seeds", "1..3", "--mistake", "host.kick-with-disconnect,phone.calls-before-login",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+    let rows = json["mistakes"] as! [[String: Any]]
+    #expect(rows.map { $0["id"] as! String } == ["host.kick-with-disconnect", "phone.calls-before-login"])
+    #expect(rows[0]["caughtBy"] as? [String] == ["coguest.disconnect-by-guest"])
+    #expect(rows[1]["caughtBy"] as? [String] == ["call.valid-use"])
+    #expect(rows.allSatisfy { ($0["firstFailingSeed"] as? Int) == 1 && ($0["seedsTried"] as? Int) == 1 })
+    let text = try Tool.run(["mistakes", "--seeds", "1..2"])
+    #expect(text.status == 0 && text.stdout.contains("all 16 caught"), "\(text.stdout)")
+    let unknown = try Tool.run(["mistakes", "--mistake", "host.nap"])
+    #expect(unknown.status == 2 && unknown.stderr.contains("unknown mistake 'host.nap'"))
+    // A run with a mistake fails, and its repro line carries the mistake, which replay reads back.
+    let out = Tool.temporaryFolder()
+    let run = try Tool.run([
+      "run", "profiles/mistakes.json5", "--mistake", "host.kick-with-disconnect", "--out", out.path, "--progress",
+      "none",
+    ])
+    #expect(run.status == 1)
+    let report = try Tool.report(at: out)
+    #expect(
+      report["repro"] as? String
+        == "stampede run profiles/mistakes.json5 --seed 0x1 --mistake host.kick-with-disconnect")
+    let replay = try Tool.run(["replay", out.appendingPathComponent("report.json").path, "--progress", "none"])
+    #expect(replay.status == 1 && replay.stderr.contains("reached the report's trace hash"), "\(replay.stderr)")
+  }
+
   @Test func aShorterDurationAppearsInTheReproLine() throws {
     let out = Tool.temporaryFolder()
     let r = try Tool.run(["run", "profiles/smoke.json5", "--duration", "90s", "--out", out.path, "--progress", "none"])

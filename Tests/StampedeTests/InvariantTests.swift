@@ -33,7 +33,8 @@ import Testing
     #expect(
       SeatChecker.catalogue.filter { $0.kind == .liveness }.map(\.id) == [
         "request.terminal-within-timeout", "client.view-matches-server", "call.released-within-timeout",
-        "push.reported-within-deadline", "conversation.ends",
+        "push.reported-within-deadline", "conversation.ends", "conversation.action-completed-in-time",
+        "push.call-shown-or-declined",
       ])
     let indexed = [
       SeatChecker.tokenUploadWhenLoggedIn: "push.token-upload-when-logged-in",
@@ -43,6 +44,13 @@ import Testing
       SeatChecker.conversationEndedWithCall: "conversation.ended-with-call",
       SeatChecker.conversationLimits: "conversation.within-limits",
       SeatChecker.conversationEnds: "conversation.ends",
+      SeatChecker.eventsHeard: "client.events-heard",
+      SeatChecker.openedOnce: "device.opened-once",
+      SeatChecker.disconnectByGuest: "coguest.disconnect-by-guest",
+      SeatChecker.answerListedApplicant: "coguest.answer-listed-applicant",
+      SeatChecker.actionInTime: "conversation.action-completed-in-time",
+      SeatChecker.callShownOrDeclined: "push.call-shown-or-declined",
+      SeatChecker.callValidUse: "call.valid-use",
     ]
     for (i, id) in indexed { #expect(SeatChecker.catalogue[i].id == id) }
     #expect(SeatChecker.catalogue[SeatChecker.oneActiveCall].id == "call.one-active-per-user")
