@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import Runner
+import Scenario
 
 /// Command dispatch and the help texts.
 enum CLI {
@@ -231,6 +232,17 @@ enum CLI {
     default:
       throw UsageError("unknown command '\(command)'")
     }
+  }
+}
+
+/// Loads the profile at `path`, or prints its error (file, key path, reason) and returns `nil`
+/// for the caller to exit 2.
+func loadProfile(_ path: String) -> (profile: Profile, data: Data)? {
+  do {
+    return try Profile.load(path: path)
+  } catch {
+    printError(error.description)
+    return nil
   }
 }
 

@@ -23,13 +23,7 @@ enum MistakesCommand {
     }
     let selected = try RunCommand.mistakes(options.values["--mistake"])
     let mistakes = ClientMistake.allCases.filter { selected.isEmpty || selected.contains($0) }
-    let loaded: (profile: Profile, data: Data)
-    do {
-      loaded = try Profile.load(path: path)
-    } catch {
-      printError(error.description)
-      return .usage
-    }
+    guard let loaded = loadProfile(path) else { return .usage }
     guard Jemalloc.isProcessAllocator else {
       printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
       return .usage

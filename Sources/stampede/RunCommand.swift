@@ -52,13 +52,7 @@ enum RunCommand {
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("run takes exactly one PROFILE")
     }
-    let loaded: (profile: Profile, data: Data)
-    do {
-      loaded = try Profile.load(path: path)
-    } catch {
-      printError(error.description)
-      return .usage
-    }
+    guard let loaded = loadProfile(path) else { return .usage }
     let profile = loaded.profile
     var seed = profile.defaultSeed
     if let text = options.values["--seed"] {

@@ -38,13 +38,7 @@ enum SweepCommand {
         throw UsageError(error.description)
       }
     }
-    let loaded: (profile: Profile, data: Data)
-    do {
-      loaded = try Profile.load(path: path)
-    } catch {
-      printError(error.description)
-      return .usage
-    }
+    guard let loaded = loadProfile(path) else { return .usage }
     var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
     if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index)-of-\(shard.count)" }
     guard Jemalloc.isProcessAllocator else {
