@@ -143,7 +143,7 @@ public struct SimulationRun {
     }
     if let observed { world = observed.live }
     // Liveness is judged only on runs that reached their end.
-    if !interrupted && reason != .eventBudget { world.judgeLiveness(now: sim.now) }
+    if !interrupted && reason != .eventBudget { world.judgeLiveness(now: sim.now, slack: profile.livenessSlack) }
     return Result(
       world: world, events: sim.executedCount, traceHash: sim.traceHash, simulated: sim.now, stopReason: reason,
       interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes)

@@ -34,6 +34,10 @@ public struct StackBenchResult: Codable, Sendable {
   public var traceHash: String
   /// Invariant violations seen (zero with the built-in clients).
   public var violations: Int
+  /// Events per wall second of the same run with every checker switched off.
+  public var uncheckedEventsPerSecond: Double = 0
+  /// The share of throughput the checkers cost: 1 - checked / unchecked.
+  public var checkingCost: Double = 0
 }
 
 /// `stampede bench stack`: the seat-rush evening scaled up, against the kernel's hold loop.
@@ -62,23 +66,30 @@ public enum StackBench {
     precondition(repeats >= 1, "at least one repeat")
     var r = runStack(profile: profile, seed: seed)
     var kernel = 0.0
+    var unchecked = 0.0
     for i in 0..<repeats {
       if i > 0 {
         let again = runStack(profile: profile, seed: seed)
         precondition(again.traceHash == r.traceHash, "the same seed gave two traces")
         if again.eventsPerSecond > r.eventsPerSecond { r = again }
       }
+      let off = runStack(profile: profile, seed: seed, checking: false)
+      precondition(off.traceHash == r.traceHash, "switching the checkers off changed the trace")
+      unchecked = max(unchecked, off.eventsPerSecond)
       let k = KernelBench.measure(pending: max(1, r.meanPending), holds: Int(r.events), seed: seed)
       kernel = max(kernel, k.opsPerSecond)
     }
     r.kernelOpsPerSecond = kernel.rounded()
     r.ratio = (r.eventsPerSecond / kernel * 1000).rounded() / 1000
+    r.uncheckedEventsPerSecond = unchecked
+    r.checkingCost = ((1 - r.eventsPerSecond / unchecked) * 1000).rounded() / 1000
     return r
   }
 
-  static func runStack(profile: Profile, seed: UInt64) -> StackBenchResult {
+  static func runStack(profile: Profile, seed: UInt64, checking: Bool = true) -> StackBenchResult {
     let memory = PeakMemory()
     var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+    world.checking = checking
     var sim = Simulation(expectedPending: max(1024, world.layout.totalUsers * 2))
     world.start(&sim.scheduler)
     let idle = Double(memory.runPeakBytes) / Double(max(1, world.layout.totalUsers))

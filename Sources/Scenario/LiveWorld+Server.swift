@@ -253,7 +253,7 @@ extension LiveWorld {
     if n > 0 {
       for i in 0..<n {
         let c = seats.changes[i]
-        checker.observe(c, seats: seats, at: now)
+        if checking { checker.observe(c, seats: seats, at: now) }
         if c.seated, let grant = c.grant, grant != .move { users[Int(c.user)].grantedAt = now.nanoseconds }
         if !c.seated && c.removedBy == .max { metrics.counters.add(metrics.serverRemoved) }
       }
@@ -396,7 +396,7 @@ extension LiveWorld {
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
-    if let stream = requiredStream(notice, user), !subscribed.contains(stream) {
+    if checking, let stream = requiredStream(notice, user), !subscribed.contains(stream) {
       checker.record(
         SeatChecker.eventsHeard, at: now, entities: ["user:\(user)"],
         "an event for \(stream.name) reached user \(user), which has no handler subscribed to it")
@@ -427,9 +427,11 @@ extension LiveWorld {
       switch event {
       case .onGuestApplicationReceived(let guest):
         if !runtime.applicants[slot].contains(guest) { runtime.applicants[slot].append(guest) }
-        checker.observeApplicants(
-          host: user, applicants: runtime.applicants[slot],
-          connected: runtime.seatView[slot].compactMap { $0 == 0 ? nil : $0 - 1 }, at: now)
+        if checking {
+          checker.observeApplicants(
+            host: user, applicants: runtime.applicants[slot],
+            connected: runtime.seatView[slot].compactMap { $0 == 0 ? nil : $0 - 1 }, at: now)
+        }
       case .onGuestApplicationCancelled(let guest), .onGuestApplicationProcessedByOtherHost(let guest, _):
         runtime.applicants[slot].removeAll { $0 == guest }
       case .onHostInvitationResponded(_, let guest), .onHostInvitationNoResponse(let guest, _):

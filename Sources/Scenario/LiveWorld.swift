@@ -119,6 +119,9 @@ public struct LiveWorld: World {
   var freeTimers: [UInt32] = []
   /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
   var users: [UserRecord]
+  /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
+  /// never change the run, so the trace hash is the same either way).
+  public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
   /// Per call: when `calls()` was called, and its ringing timeout in nanoseconds.
@@ -452,6 +455,7 @@ public struct LiveWorld: World {
         users[Int(user)].grantedAt = -1
       }
     }
+    guard checking else { return }
     let seen = runtime.clients[Int(user)].seenSeat
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
@@ -471,7 +475,7 @@ public struct LiveWorld: World {
           let held = runtime.clients[Int(op.user)].invitation
           if held != 0 { op.target = held - 1 }
         }
-        checkUsage(op, scheduler.now)
+        if checking { checkUsage(op, scheduler.now) }
         let slot = allocate(op)
         if op.kind == .setVOIP && !runtime.clients[Int(op.user)].loggedIn {
           // The IM SDK refuses setVOIP locally until its login finished.
@@ -645,9 +649,11 @@ public struct LiveWorld: World {
       } else {
         runtime.applicants[staff] = pending
       }
-      checker.observeApplicants(
-        host: user, applicants: runtime.applicants[staff],
-        connected: runtime.seatView[staff].compactMap { $0 == 0 ? nil : $0 - 1 }, at: scheduler.now)
+      if checking {
+        checker.observeApplicants(
+          host: user, applicants: runtime.applicants[staff],
+          connected: runtime.seatView[staff].compactMap { $0 == 0 ? nil : $0 - 1 }, at: scheduler.now)
+      }
       if quirk(.reentryApplicationsAsInvitations) && layout.role(of: user) == .owner {
         runtime.invitees[staff] += pending
       }

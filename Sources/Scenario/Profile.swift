@@ -45,6 +45,8 @@ public struct Profile: Sendable {
   public var quirks: Set<SDKQuirk> = []
   /// Invariants switched off (none by default).
   public var invariantsOff: Set<String> = []
+  /// Slack allowed by the liveness invariants judged at the end of a run (answers in flight).
+  public var livenessSlack: SimDuration = .seconds(5)
   /// Phone users who call each other, if any.
   public var calls: Calls?
   /// Client mistakes from the catalogue the built-in clients make (none by default).
@@ -302,7 +304,11 @@ extension Profile {
     }
     let calls = try o.optional("calls").map { n throws(ProfileError) in try readCalls(n) }
     var invariantsOff = Set<String>()
+    var livenessSlack = SimDuration.seconds(5)
     if var inv = try o.optional("invariants")?.object() {
+      livenessSlack = try inv.get("livenessSlack", default: livenessSlack) { n throws(ProfileError) in
+        try n.duration()
+      }
       if let list = try inv.optional("off")?.array() {
         let known = SeatChecker.catalogue.map(\.id)
         for item in list {
@@ -332,6 +338,7 @@ extension Profile {
     profile.quirks = quirks
     profile.mistakes = mistakes
     profile.invariantsOff = invariantsOff
+    profile.livenessSlack = livenessSlack
     profile.calls = calls
     let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
     guard expected <= Double(Int32.max) else {

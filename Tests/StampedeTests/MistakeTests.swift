@@ -90,4 +90,29 @@ func mistakesProfile() throws -> (Profile, Data) {
     let shrunk = try Profile.parse(Data(JSON5Writer.write(outcome.tree).utf8))
     #expect(shrunk.mistakes == [.kickWithDisconnect])
   }
+
+  @Test func switchingEveryCheckerOffLeavesTheTraceAndFindsNothing() throws {
+    let (profile, _) = try mistakesProfile()
+    var p = profile
+    p.mistakes = [.kickWithDisconnect]
+    func run(checking: Bool) -> (String, Int) {
+      var world = LiveWorld(profile: p, streams: RandomStreams(rootSeed: 1))
+      world.checking = checking
+      var sim = Simulation()
+      world.start(&sim.scheduler)
+      _ = sim.run(&world, until: .zero + .minutes(5))
+      return (sim.traceHash.description, world.checker.log.total)
+    }
+    let on = run(checking: true)
+    let off = run(checking: false)
+    #expect(on.0 == off.0)
+    #expect(on.1 > 0 && off.1 == 0)
+  }
+
+  @Test func theLivenessSlackIsAProfileSetting() throws {
+    let text = minimalProfile.replacingOccurrences(
+      of: "name: \"t\",", with: "name: \"t\", invariants: { livenessSlack: \"12s\" },")
+    #expect(try Profile.parse(Data(text.utf8)).livenessSlack == .seconds(12))
+    #expect(try Profile.parse(Data(minimalProfile.utf8)).livenessSlack == .seconds(5))
+  }
 }
