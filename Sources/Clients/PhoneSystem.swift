@@ -68,6 +68,8 @@ public struct ConversationAction: Sendable, Equatable {
   public var kind: ConversationActionKind
   /// The conversation it is about.
   public var uuid: UInt32
+  /// When the system times it out (`timeoutDate`); a completion after it is ignored.
+  public var deadline: SimInstant = .zero
 }
 
 /// Why a conversation ended (`Conversation.EndedReason`).
@@ -159,6 +161,8 @@ public final class PhoneSystem {
   struct PendingAction {
     var phone: UInt32
     var uuid: UInt32
+    /// The call of its conversation when the action was made, as ID + 1 (0: none).
+    var call: UInt32
     var kind: ConversationActionKind
     var deadline: Int64
     var timedOut: Bool
@@ -237,8 +241,8 @@ public final class PhoneSystem {
   }
   /// The phone and conversation of action `id`, while it waits for a completion (or timed out
   /// uncompleted).
-  public func pendingAction(_ id: UInt32) -> (phone: UInt32, uuid: UInt32)? {
-    actions[id].map { ($0.phone, $0.uuid) }
+  public func pendingAction(_ id: UInt32) -> (phone: UInt32, uuid: UInt32, call: UInt32)? {
+    actions[id].map { ($0.phone, $0.uuid, $0.call) }
   }
 
   /// Moves the app of `phone` to `state`; a killed app loses its process state (registry, TUILogin,
@@ -319,9 +323,10 @@ public final class PhoneSystem {
     let id = nextAction
     nextAction += 1
     actions[id] = PendingAction(
-      phone: phone, uuid: uuid, kind: kind, deadline: now.nanoseconds + limits.actionTimeout.nanoseconds,
+      phone: phone, uuid: uuid, call: conversation(phone, uuid)?.call ?? 0, kind: kind,
+      deadline: now.nanoseconds + limits.actionTimeout.nanoseconds,
       timedOut: false)
-    return ConversationAction(id: id, kind: kind, uuid: uuid)
+    return ConversationAction(id: id, kind: kind, uuid: uuid, deadline: now + limits.actionTimeout)
   }
 
   /// Action `id` timed out without a completion: the system gives up on it (a Join or End ends
@@ -332,7 +337,8 @@ public final class PhoneSystem {
     a.timedOut = true
     actions[id] = a
     if a.kind == .join || a.kind == .end { endConversation(a.phone, a.uuid) }
-    return ConversationAction(id: id, kind: a.kind, uuid: a.uuid)
+    return ConversationAction(
+      id: id, kind: a.kind, uuid: a.uuid, deadline: SimInstant(nanoseconds: a.deadline))
   }
 
   /// How a completion relates to its action.

@@ -160,7 +160,10 @@ public final class StandardAudience: ClientBehavior {
   lazy var applyFailed: Completion = { [unowned(unsafe) self] c, result in
     guard case .failure(let error) = result, c.status == .applying else { return }
     // The mistake: -2340 read as "full, wait for a seat"; the UI keeps showing "applying".
-    if error == .seatLimitExceeded && self.mistakes.contains(.seatLimitAsWait) { return }
+    if error == .seatLimitExceeded && self.mistakes.contains(.seatLimitAsWait) {
+      self.epoch[Int(c.user)] &+= 1  // waiting for a seat to free up: no give-up timer applies
+      return
+    }
     c.status = .idle
     self.retry(after: self.settings.retry.delay(after: error), &c)
   }
@@ -223,9 +226,20 @@ public final class StandardAudience: ClientBehavior {
       applyIntent(&c)
     case .giveUp:
       guard c.status == .applying, arg == epoch[Int(c.user)] else { return }
-      c.coGuest.cancelApplication { c, result in
-        // -2311: an answer won the race; the seat list or the response event decides.
-        if case .success = result, c.status == .applying { c.status = .idle }
+      c.coGuest.cancelApplication { [unowned(unsafe) self] c, result in
+        guard c.status == .applying else { return }
+        switch result {
+        case .success:
+          c.status = .idle
+        case .failure(.alreadyProcessed) where c.liveSeat.mySeatIndex == nil:
+          // The application was already answered. An accept would have reached the seat list
+          // before this reply (the channel is ordered), so it was a rejection or a timeout whose
+          // event never came: stop waiting for it.
+          c.status = .idle
+          self.retry(after: self.settings.retry.rejected, &c)
+        case .failure:
+          break
+        }
       }
     case .leaveSeat:
       guard c.status == .connected, arg == epoch[Int(c.user)] else { return }

@@ -163,8 +163,9 @@ public final class StandardHost: ClientBehavior {
     }
     c.coGuest.acceptApplication(userID: guest) { c, result in
       guard case .failure(let error) = result, error != .alreadyProcessed, error != .refused else { return }
-      // No seat could be given: tell the applicant now rather than leave it waiting.
-      c.coGuest.rejectApplication(userID: guest)
+      // No seat could be given: tell the applicant now rather than leave it waiting (if it still
+      // waits: it may have cancelled or timed out meanwhile).
+      if c.coGuest.hasApplicant(guest) { c.coGuest.rejectApplication(userID: guest) }
     }
   }
 

@@ -76,8 +76,8 @@ public final class StandardPhone: ClientBehavior {
     /// The conversation shown for the current call, and that call as ID + 1.
     var uuid: UInt32 = 0
     var uuidCall: UInt32 = 0
-    /// A Join waiting for the SDK to learn of its call, as action ID + 1.
-    var pendingJoin: UInt32 = 0
+    /// A Join waiting for the SDK to learn of its call.
+    var pendingJoin: ConversationAction?
     /// A call to decline once the SDK learns of it (its push could not be shown), as ID + 1.
     var pendingDecline: UInt32 = 0
     /// The last call the SDK said had ended, as ID + 1 (a later push for it is stale).
@@ -182,7 +182,7 @@ public final class StandardPhone: ClientBehavior {
     if shown { manager.reportEnded(uuid: memory[s].uuid, reason: .failed) }
     memory[s].uuid = uuid
     memory[s].uuidCall = push.call + 1
-    memory[s].pendingJoin = 0
+    memory[s].pendingJoin = nil
   }
 
   public func conversationAction(_ action: ConversationAction, _ c: inout Client) {
@@ -206,7 +206,7 @@ public final class StandardPhone: ClientBehavior {
       if store.currentCall == call && store.state == .waiting {
         accept(action, &c)
       } else if store.currentCall == nil && !(c.login.isLogin && c.tuiLogin.isLogin) {
-        memory[s].pendingJoin = action.id + 1  // cold start: the SDK learns of the call at login
+        memory[s].pendingJoin = action  // cold start: the SDK learns of the call at login
       } else {
         manager.fail(action)
         endConversation(&c, reason: .failed)
@@ -219,9 +219,7 @@ public final class StandardPhone: ClientBehavior {
         }
         memory[s].uuid = 0
         memory[s].uuidCall = 0
-        if memory[s].pendingJoin != 0 {
-          memory[s].pendingJoin = 0
-        }
+        memory[s].pendingJoin = nil
       }
       manager.fulfill(action)
     case .start, .merge:
@@ -234,12 +232,18 @@ public final class StandardPhone: ClientBehavior {
   func accept(_ action: ConversationAction, _ c: inout Client) {
     c.callStore.accept { [unowned(unsafe) self] c, result in
       if case .success = result {
-        c.conversations.fulfill(action)
+        self.complete(action, fulfilled: true, &c)
       } else {
-        c.conversations.fail(action)
+        self.complete(action, fulfilled: false, &c)
         self.endConversation(&c, reason: .failed)
       }
     }
+  }
+
+  /// Completes `action` unless its timeout passed (the system has given up on it).
+  func complete(_ action: ConversationAction, fulfilled: Bool, _ c: inout Client) {
+    guard c.now < action.deadline else { return }
+    if fulfilled { c.conversations.fulfill(action) } else { c.conversations.fail(action) }
   }
 
   /// Declines `call` now if the SDK knows it is ringing, else as soon as it learns of it.
@@ -255,10 +259,9 @@ public final class StandardPhone: ClientBehavior {
   /// After login: a Join still waiting finds no call in the SDK, so the call is gone.
   func settlePendingJoin(_ c: inout Client) {
     let s = slot(c)
-    let pending = memory[s].pendingJoin
-    guard pending != 0, c.callStore.currentCall == nil else { return }
-    memory[s].pendingJoin = 0
-    c.conversations.fail(ConversationAction(id: pending - 1, kind: .join, uuid: memory[s].uuid))
+    guard let pending = memory[s].pendingJoin, c.callStore.currentCall == nil else { return }
+    memory[s].pendingJoin = nil
+    complete(pending, fulfilled: false, &c)
     endConversation(&c, reason: .unanswered)
   }
 
@@ -340,10 +343,9 @@ public final class StandardPhone: ClientBehavior {
       }
       if memory[s].uuidCall == call + 1 && c.conversations.isActive(uuid: memory[s].uuid) {
         // The system UI rings; a Join that came first is answered now.
-        let pending = memory[s].pendingJoin
-        if pending != 0 {
-          memory[s].pendingJoin = 0
-          accept(ConversationAction(id: pending - 1, kind: .join, uuid: memory[s].uuid), &c)
+        if let pending = memory[s].pendingJoin {
+          memory[s].pendingJoin = nil
+          accept(pending, &c)
         }
       } else if c.app.state == .foreground {
         c.schedule(after: settings.answerAfter.sampleDuration(&c.random), tag: Tag.answer.rawValue, arg: call)
@@ -365,10 +367,9 @@ public final class StandardPhone: ClientBehavior {
       if memory[s].pendingDecline == call + 1 { memory[s].pendingDecline = 0 }
       memory[s].lastEnded = call + 1
       if memory[s].uuidCall == call + 1 && !mistakes.contains(.conversationNotEnded) {
-        let pending = memory[s].pendingJoin
-        if pending != 0 {
-          memory[s].pendingJoin = 0
-          c.conversations.fail(ConversationAction(id: pending - 1, kind: .join, uuid: memory[s].uuid))
+        if let pending = memory[s].pendingJoin {
+          memory[s].pendingJoin = nil
+          complete(pending, fulfilled: false, &c)
         }
         endConversation(&c, reason: .remoteEnded)
       }

@@ -45,6 +45,8 @@ public enum PushLoss: String, Sendable, Codable, CaseIterable {
   case tokenInvalidated = "token_invalidated"
   /// The phone's OS stopped delivering VoIP pushes to the app after unreported ones.
   case suppressed
+  /// Lost in transit (an injected fault).
+  case dropped
 }
 
 /// What the backend does for one offline callee.

@@ -93,7 +93,9 @@ public enum MarkdownReport {
     } else {
       out.append("| fault | injected |")
       out.append("|---|---:|")
-      for f in r.faults { out.append("| `\(f.kind)` | \(Spell.int(f.injected)) |") }
+      for f in r.faults {
+        out.append("| `\(f.kind)` | \(f.injected > 0 ? Spell.int(f.injected) : "0 (configured, never fired)") |")
+      }
       out.append("")
     }
 

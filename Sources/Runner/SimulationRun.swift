@@ -251,7 +251,11 @@ public struct SimulationRun {
       simulatedSeconds: simulatedSeconds, stopReason: result.stopReason.rawValue,
       wallSeconds: wallRounded, peakMemoryBytes: result.peakMemoryBytes,
       population: population, verdict: log.total == 0 ? "pass" : "fail", latencies: latencies, counters: counters,
-      invariants: invariants, faults: [], thresholds: [], timeSeries: series, meta: meta)
+      invariants: invariants,
+      faults: result.world.faultCoverage.map {
+        RunReport.FaultCount(kind: $0.kind.rawValue, injected: Int($0.injected))
+      },
+      thresholds: [], timeSeries: series, meta: meta)
     report.evaluate(profile.thresholds)
     return report
   }

@@ -114,3 +114,41 @@ public enum StackBench {
       traceHash: sim.traceHash.description, violations: world.checker.log.total)
   }
 }
+
+/// The cost of injecting faults: a profile's events/s with its faults on and off, alternating.
+public struct FaultBenchResult: Codable, Sendable {
+  /// Events per wall second with the faults on.
+  public var faultsOnEventsPerSecond: Double
+  /// Events per wall second with the faults off.
+  public var faultsOffEventsPerSecond: Double
+  /// `on / off`.
+  public var ratio: Double
+  /// Fault kinds that fired with the faults on.
+  public var kindsFired: Int
+  /// Violations with the faults on (zero with the built-in clients).
+  public var violations: Int
+
+  /// Runs `profile` with `seed` `repeats` times each way, keeping each side's best.
+  public static func measure(profile: Profile, seed: UInt64, repeats: Int) -> FaultBenchResult {
+    var off = profile
+    off.faults = FaultPlan()
+    var best = (on: 0.0, off: 0.0)
+    var fired = 0
+    var violations = 0
+    for _ in 0..<repeats {
+      let a = StackBench.runStack(profile: profile, seed: seed)
+      best.on = max(best.on, a.eventsPerSecond)
+      violations = a.violations
+      let b = StackBench.runStack(profile: off, seed: seed)
+      best.off = max(best.off, b.eventsPerSecond)
+    }
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + profile.duration)
+    fired = world.faultCoverage.filter { $0.injected > 0 }.count
+    return FaultBenchResult(
+      faultsOnEventsPerSecond: best.on, faultsOffEventsPerSecond: best.off,
+      ratio: (best.on / best.off * 1000).rounded() / 1000, kindsFired: fired, violations: violations)
+  }
+}

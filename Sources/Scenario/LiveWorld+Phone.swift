@@ -181,6 +181,16 @@ extension LiveWorld {
   /// announced, or the call it believed it was in, is over.
   mutating func resyncCalls(_ user: UInt32, _ scheduler: inout Scheduler) {
     let u = Int(user)
+    if !login.isLoggedIn(user) && runtime.clients[u].loggedIn {
+      // The server ended the session while the app was away: it hears so on reconnecting.
+      runtime.clients[u].loggedIn = false
+      runtime.clients[u].call = 0
+      runtime.clients[u].callState = .none
+      if runtime.clients[u].subscriptions.contains(.loginEvents) {
+        withClient(user, &scheduler) { b, c in b.loginEvent(.kickedOffline, &c) }
+      }
+      return
+    }
     let i = phoneIndex(user)
     let sdkCall = runtime.clients[u].call
     let serverCall = calls.call(of: user)
@@ -207,12 +217,22 @@ extension LiveWorld {
   /// The call server rings `user`, whose app is not connected: the backend sends what its
   /// registration allows.
   mutating func routePush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
+    let now = scheduler.now
+    if faults.bits != 0 && fires(.tokenInvalidated, user: user, now) { tokenRotated(user: user, &scheduler) }
     switch pushBackend.route(to: user, phoneToken: phoneOS!.token(user)) {
     case .voip:
       metrics.counters.add(metrics.pushSent)
       phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
-      scheduler.schedule(
-        after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+      if faults.bits != 0 && fires(.pushDrop, user: user, now) { return metrics.countLostPush(.dropped) }
+      var latency = callsProfile.push.latency.sampleDuration(&pushRandom)
+      if faults.bits != 0 && fires(.pushDelay, user: user, now) {
+        latency = latency + .seconds(20 + Int64(faultRandom.next(below: 40)))
+      }
+      scheduler.schedule(after: latency, event(.pushDelivered, user, call))
+      if faults.bits != 0 && fires(.pushDuplicate, user: user, now) {
+        scheduler.schedule(
+          after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+      }
       if pushRandom.chance(callsProfile.push.duplicateRate) {
         // APNs delivers it twice.
         metrics.counters.add(metrics.pushDuplicated)
@@ -238,6 +258,9 @@ extension LiveWorld {
       phoneRecords[i].pushSentAt = -1
     }
     if os.isSuppressed(user) { return metrics.countLostPush(.suppressed) }
+    if faults.bits != 0 && os.appState(user) != .killed && fires(.appKilled, user: user, scheduler.now) {
+      killProcess(user, &scheduler)
+    }
     switch os.appState(user) {
     case .killed:
       scheduler.schedule(
@@ -292,7 +315,10 @@ extension LiveWorld {
     guard os.pushesReported(user) < serial else {
       // Reported: the call must be on screen, or declined, unless it stopped ringing.
       let pushed = os.lastPushCall(user)
-      if os.appState(user) != .killed && pushed != 0, let call = calls.call(of: user), call == pushed - 1,
+      let handedInChaos =
+        scheduler.now.nanoseconds - callsProfile.push.reportDeadline.nanoseconds < faults.chaosEnd
+      if !handedInChaos && os.appState(user) != .killed && pushed != 0, let call = calls.call(of: user),
+        call == pushed - 1,
         calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
         os.conversations(of: user, call: call).isEmpty
       {
@@ -420,7 +446,7 @@ extension LiveWorld {
         }
       case .completed(let id, let fulfilled):
         let pending = os.pendingAction(id)
-        let call = pending.flatMap { os.conversation($0.phone, $0.uuid) }.map(\.call) ?? 0
+        let call = pending?.call ?? 0
         switch os.settle(action: id, fulfilled: fulfilled) {
         case .onTime(let phone, _, let kind):
           metrics.counters.add(fulfilled ? metrics.actionsFulfilled : metrics.actionsFailed)
@@ -462,9 +488,14 @@ extension LiveWorld {
 
   /// The grace period after `call` ended passed: a conversation still bound to it is a violation.
   mutating func conversationCheck(user: UInt32, call: UInt32, _ now: SimInstant) {
+    // The check runs the grace period after the call ended for the user (who may have left a
+    // group call that goes on). One that ended while faults acted is judged after the heal
+    // (`conversation.ends`).
+    let left = SimInstant(nanoseconds: now.nanoseconds - callsProfile.conversationGrace.nanoseconds)
+    guard left.nanoseconds >= faults.chaosEnd, calls.call(of: user) != call else { return }
     for conv in phoneOS!.conversations(of: user, call: call) {
       checker.observeConversationAfterCall(
-        user: user, uuid: conv.uuid, call: call, endedAt: calls.calls[Int(call)].endedAt ?? now, at: now)
+        user: user, uuid: conv.uuid, call: call, endedAt: calls.calls[Int(call)].endedAt ?? left, at: now)
     }
   }
 
@@ -501,6 +532,7 @@ extension LiveWorld {
     case .received(_, let id):
       runtime.clients[u].call = id + 1
       runtime.clients[u].callState = .waiting
+      if faults.bits != 0 { ringFaults(callee: user, call: id, &scheduler) }
       // A ring in the app counts when the app is on screen; otherwise the system UI's ring does.
       if !isPhoneUser(user) || phoneOS!.appState(user) == .foreground {
         let i = isPhoneUser(user) ? phoneIndex(user) : -1

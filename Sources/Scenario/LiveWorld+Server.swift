@@ -14,12 +14,19 @@ extension LiveWorld {
     var deferReply = false
     if op.kind != .login && !login.isLoggedIn(user) {
       error = .notLoggedIn
+      if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
+    } else if faultOn(.serverOutage),
+      window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind)) != nil
+    {
+      error = .failed
+      if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
     } else {
       switch op.kind {
       case .login:
         error = login.login(user)
         // A phone app's new process resumes the session its previous process left.
         if error == .refused && isPhoneUser(user) { error = nil }
+        if error == nil && faults.bits != 0 { loginFaults(user, &scheduler) }
       case .logout:
         login.logout(user)
         _ = seats.leave(user: user, now: now)
@@ -45,6 +52,10 @@ extension LiveWorld {
         error = seats.endLive(user: user, now: now)
         if error == nil { liveEnded(room: layout.homeRoom[Int(user)], &scheduler) }
       case .applyForSeat:
+        if faults.bits != 0 && fires(.seatLimitHit, user: user, now) {
+          error = .seatLimitExceeded
+          break
+        }
         switch seats.apply(user: user, seatIndex: Int(op.seat), now: now) {
         case .failure(let e):
           error = e
@@ -79,6 +90,15 @@ extension LiveWorld {
           }
         } else {
           metrics.counters.add(metrics.accepted)
+          if faults.bits != 0 && fires(.seatAcceptRace, user: user, now),
+            let other = layout.staff(of: layout.homeRoom[Int(user)]).first(where: { $0 != user })
+          {
+            // Another host of the room accepts the same application a moment later.
+            inject(
+              PendingOperation(
+                user: other, kind: .acceptApplication, target: op.target, seat: -1, policy: .abortWhenOccupied,
+                timeout: .zero, issuedAt: now, completion: nil), &scheduler)
+          }
         }
       case .rejectApplication:
         error = seats.rejectApplication(guest: op.target, by: user, now: now)
@@ -208,6 +228,11 @@ extension LiveWorld {
   /// Sends a server event to its client over the client's ordered channel.
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
+    if faults.bits != 0, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
+      fires(.seatResponseLost, user: user, scheduler.now)
+    {
+      return
+    }
     let slot: UInt32
     if let free = freeNotices.popLast() {
       slot = free
@@ -216,7 +241,14 @@ extension LiveWorld {
       slot = UInt32(notices.count)
       notices.append(notice)
     }
-    let at = fifo(downlink: true, user, scheduler.now)
+    var at = fifo(downlink: true, user, scheduler.now)
+    if faults.bits != 0, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
+      fires(.seatResponseLate, user: user, scheduler.now)
+    {
+      // Late, and everything after it on the ordered channel waits too.
+      at = at + .milliseconds(3000 + Int64(faultRandom.next(below: 7000)))
+      users[Int(user)].downlinkAt = at.nanoseconds
+    }
     scheduler.schedule(at: at, event(.clientNotice, slot))
   }
 
@@ -230,6 +262,11 @@ extension LiveWorld {
       }
       switch e {
       case .received(let u, let id):
+        if isPhoneUser(u) && faults.bits != 0 && phoneOS!.appState(u) == .foreground
+          && fires(.appBackgrounded, user: u, scheduler.now)
+        {
+          phoneOS!.setApp(u, .background)
+        }
         // An app that is not connected gets a VoIP push instead of the signalling message.
         if isPhoneUser(u) && !signallingReaches(u) {
           routePush(to: u, call: id, &scheduler)
@@ -489,6 +526,19 @@ extension LiveWorld {
       guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .call(_, let event):
+      // A late message about a call the SDK already saw end when it reconnected is stale.
+      if isPhoneUser(user) && phoneRecords[phoneIndex(user)].endSynced == event.call + 1 { return }
+      // So is one the SDK already has from a reconnect, or one about a call it has since left (the
+      // SDK orders and drops messages by sequence).
+      if isPhoneUser(user) {
+        if runtime.clients[u].call == event.call + 1 {
+          if case .received = event { return }
+          if case .started = event, runtime.clients[u].callState == .accept { return }
+        } else if runtime.clients[u].call != 0, calls.call(of: user) != event.call {
+          if case .received = event { return }
+          if case .started = event { return }
+        }
+      }
       deliverCall(user, event, &scheduler)
     case .liveEnded:
       runtime.clients[u].joinedRoom = 0
@@ -537,6 +587,25 @@ extension LiveWorld {
     case .liveEnded: return .liveEvents
     case .call: return .callEvents
     case .applicantRemoved, .inviteeRemoved, .invitationRemoved: return nil
+    }
+  }
+}
+
+extension GuestEvent {
+  /// Whether this is the answer to the guest's application (accepted, rejected or no response).
+  var isApplicationAnswer: Bool {
+    switch self {
+    case .onGuestApplicationResponded, .onGuestApplicationNoResponse: return true
+    default: return false
+    }
+  }
+}
+
+extension CallEvent {
+  /// The call the event is about.
+  var call: UInt32 {
+    switch self {
+    case .received(_, let c), .started(_, let c), .ended(_, let c, _, _): return c
     }
   }
 }

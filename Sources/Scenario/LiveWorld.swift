@@ -87,6 +87,9 @@ public struct LiveWorld: World {
   var phoneRecords: [PhoneRecord]
   var osRandom: Xoshiro256
   var pushRandom: Xoshiro256
+  /// The injected faults, resolved.
+  var faults: FaultState
+  var faultRandom: Xoshiro256
   /// The seat invariants.
   public internal(set) var checker: SeatChecker
   /// What was measured.
@@ -209,6 +212,10 @@ public struct LiveWorld: World {
     phoneRecords = [PhoneRecord](repeating: PhoneRecord(), count: layout.phones.count)
     osRandom = streams.stream("phone-os")
     pushRandom = streams.stream("push")
+    faultRandom = streams.stream("faults")
+    var m = LiveMetrics()
+    faults = FaultState(plan: profile.faults, duration: profile.duration, streams: streams, metrics: &m)
+    metrics = m
     checker = SeatChecker(seats: seats)
     checker.switchOff(profile.invariantsOff)
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
@@ -323,10 +330,14 @@ public struct LiveWorld: World {
       let phone = phoneOS!.pendingAction(e.a)?.phone
       if let action = phoneOS!.timeOut(action: e.a), let phone {
         metrics.counters.add(metrics.actionTimeouts)
-        checker.record(
-          SeatChecker.actionInTime, at: scheduler.now, entities: ["user:\(phone)", "action:\(e.a)"],
-          "user \(phone) neither fulfilled nor failed its \(action.kind) action \(e.a) within \(phoneOS!.limits.actionTimeout)"
-        )
+        // An action that waited through faults is not held to its bound until the heal.
+        let delivered = scheduler.now.nanoseconds - phoneOS!.limits.actionTimeout.nanoseconds
+        if delivered >= faults.chaosEnd {
+          checker.record(
+            SeatChecker.actionInTime, at: scheduler.now, entities: ["user:\(phone)", "action:\(e.a)"],
+            "user \(phone) neither fulfilled nor failed its \(action.kind) action \(e.a) within \(phoneOS!.limits.actionTimeout)"
+          )
+        }
       }
       drainPhoneSystem(&scheduler)
     case .conversationCheck:
@@ -489,7 +500,12 @@ public struct LiveWorld: World {
           if op.kind == .applyForSeat { users[Int(op.user)].applyCalledAt = scheduler.now.nanoseconds }
           if op.kind == .login { users[Int(op.user)].loginCalledAt = scheduler.now.nanoseconds }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
-          let at = fifo(downlink: false, op.user, scheduler.now)
+          var at = fifo(downlink: false, op.user, scheduler.now)
+          if faultOn(.serverSlowdown),
+            let w = window(.serverSlowdown, user: op.user, scheduler.now, service: LiveWorld.service(of: op.kind))
+          {
+            at = at + w.entry.extra
+          }
           scheduler.schedule(at: at, event(.serverCall, slot))
         }
       case .closeDevice(let user, let device):
@@ -519,6 +535,7 @@ public struct LiveWorld: World {
     let latency = profile.network.clientServer.sampleDuration(&networkRandom).nanoseconds
     let u = Int(user)
     var t = now.nanoseconds &+ latency
+    if faults.bits != 0 { t = networkFaults(t, downlink: downlink, user, now) }
     if downlink {
       t = max(t, users[u].downlinkAt)
       users[u].downlinkAt = t
@@ -600,12 +617,6 @@ public struct LiveWorld: World {
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
     case .placeCall:
-      if error == .notLoggedIn || error == .invalidCallParticipant {
-        checker.record(
-          SeatChecker.callValidUse, at: now, entities: ["user:\(op.user)"],
-          "user \(op.user)'s calls() failed with \(error!.name) (\(error!.rawValue)): "
-            + (error == .notLoggedIn ? "it was not logged in" : "it called itself, an unknown user or too many"))
-      }
       if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
         if !calls.calls[Int(id)].isOver {
@@ -697,9 +708,18 @@ public struct LiveWorld: World {
     devicesOpening.remove(UInt64(op.user) << 1 | UInt64(device.rawValue))
     guard op.generation == generation(of: op.user) else { return }
     // One microphone per phone: a second user of it (a call and the live) finds it occupied.
-    let error =
+    var error =
       device == .microphone && runtime.isOn(.microphone, user: op.user)
       ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom)
+    if error == nil && faults.bits != 0 {
+      if device == .microphone && fires(.micDenied, user: op.user, scheduler.now) {
+        error = .microphoneNotAuthorized
+      } else if device == .microphone && fires(.micOccupied, user: op.user, scheduler.now) {
+        error = .microphoneOccupied
+      } else if device == .camera && fires(.cameraDenied, user: op.user, scheduler.now) {
+        error = .cameraNotAuthorized
+      }
+    }
     if let error {
       metrics.counters.add(device == .microphone ? metrics.micFailed : metrics.audioOnly)
       metrics.countError(error)
@@ -799,6 +819,20 @@ extension LiveWorld {
         )
       }
       devicesOpening.insert(key)
+    case .placeCall:
+      let callees = runtime.callLists.peek(op.target)
+      var why: String?
+      if !runtime.clients[Int(op.user)].loggedIn {
+        why = "before its SDK was logged in"
+      } else if callees.isEmpty || callees.contains(op.user) || callees.count + 1 > CallService.maxParticipants
+        || callees.contains(where: { Int($0) >= layout.totalUsers }) || Set(callees).count != callees.count
+      {
+        why = "with an invalid list: \(callees)"
+      }
+      if let why {
+        checker.record(
+          SeatChecker.callValidUse, at: now, entities: ["user:\(op.user)"], "user \(op.user) called calls() \(why)")
+      }
     case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
       checker.record(
         SeatChecker.disconnectByGuest, at: now, entities: ["user:\(op.user)", "room:\(layout.homeRoom[Int(op.user)])"],

@@ -51,6 +51,8 @@ public struct Profile: Sendable {
   public var calls: Calls?
   /// Client mistakes from the catalogue the built-in clients make (none by default).
   public var mistakes: Set<ClientMistake> = []
+  /// Injected faults (none by default).
+  public var faults = FaultPlan()
 
   /// Phone users outside the rooms, calling each other over the call service.
   public struct Calls: Sendable {
@@ -325,6 +327,7 @@ extension Profile {
     if let list = try o.optional("quirks")?.array() {
       for item in list { quirks.insert(try item.oneOf(SDKQuirk.self)) }
     }
+    let faults = try o.optional("faults").map { n throws(ProfileError) in try readFaults(n) } ?? FaultPlan()
     var mistakes = Set<ClientMistake>()
     if let list = try o.optional("mistakes")?.array() {
       for item in list { mistakes.insert(try item.oneOf(ClientMistake.self)) }
@@ -337,6 +340,11 @@ extension Profile {
     profile.thresholds = thresholds
     profile.quirks = quirks
     profile.mistakes = mistakes
+    profile.faults = faults
+    if !faults.healGiven { profile.faults.heal = min(.minutes(2), SimDuration(nanoseconds: duration.nanoseconds / 5)) }
+    if faults.healGiven && faults.heal >= duration {
+      throw ProfileError(path: "faults.heal", message: "must be shorter than the duration (\(duration))")
+    }
     profile.invariantsOff = invariantsOff
     profile.livenessSlack = livenessSlack
     profile.calls = calls
@@ -612,6 +620,66 @@ extension Profile {
     var calls = Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
     calls.startActionProbability = startActions
     return calls
+  }
+
+  /// `faults`: a list of entries (nested lists stack), `"swarm"`, or `{heal, plan}` with either.
+  static func readFaults(_ node: ProfileNode) throws(ProfileError) -> FaultPlan {
+    var plan = FaultPlan()
+    func entries(_ n: ProfileNode) throws(ProfileError) {
+      if case .string(let s) = n.value {
+        guard s == "swarm" else { throw n.expected("\"swarm\" or a list of faults") }
+        plan.swarm = true
+        return
+      }
+      for item in try n.array() {
+        if case .array = item.value {
+          try entries(item)
+        } else {
+          plan.entries.append(try readFault(item))
+        }
+      }
+    }
+    if case .object = node.value {
+      var o = try node.object()
+      if let h = o.present("heal") {
+        plan.heal = try h.duration()
+        plan.healGiven = true
+      }
+      try entries(try o.required("plan"))
+      try o.finish()
+    } else {
+      try entries(node)
+    }
+    return plan
+  }
+
+  static func readFault(_ node: ProfileNode) throws(ProfileError) -> FaultEntry {
+    var o = try node.object()
+    let kind = try o.required("kind").oneOf(FaultKind.self)
+    var e = FaultEntry(kind: kind, rate: kind.isWindowed ? Ratio(1, 1)! : .zero)
+    if let r = o.present("rate") {
+      if case .string("swarm") = r.value {
+        e.swarm = true
+      } else {
+        e.rate = try r.ratio()
+      }
+    } else if !kind.isWindowed {
+      throw node.error("\(kind.rawValue) needs a rate (a probability per opportunity, or \"swarm\")")
+    }
+    if let t = o.present("target") {
+      guard case .string(let text) = t.value, let target = FaultTarget.parse(text) else {
+        throw t.expected(
+          "a target: all, user:N, users[A..B], room:N, rooms[A..B], role:audience|owner|admin|phone or fraction:P")
+      }
+      e.target = target
+    }
+    e.at = try o.present("at")?.duration()
+    e.duration = try o.present("for")?.duration(minimum: .nanoseconds(1))
+    e.extra = try o.get("extra", default: e.extra) { n throws(ProfileError) in try n.duration() }
+    if let d = o.present("direction") { e.direction = try d.oneOf(FaultDirection.self) }
+    if let sv = o.present("service") { e.service = try sv.oneOf(FaultService.self) }
+    try o.finish()
+    return e
   }
 
   static func readDevices(_ node: ProfileNode) throws(ProfileError) -> Devices {

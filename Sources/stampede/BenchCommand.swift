@@ -11,12 +11,12 @@ enum BenchCommand {
       args,
       valued: [
         "--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration",
-        "--callers", "--calls-profile",
+        "--callers", "--calls-profile", "--chaos-profile",
       ],
       flags: ["--json", "--no-reference"])
     let what = options.positional.first ?? "kernel"
-    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "all"].contains(what) else {
-      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, all)")
+    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "faults", "all"].contains(what) else {
+      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, faults, all)")
     }
     var explicitRepeats: Int?
     if let text = options.values["--repeat"] {
@@ -40,18 +40,22 @@ enum BenchCommand {
       }
     }
     if what == "sweep" || what == "all" { sweep = try self.sweep(options, repeats: repeats, json: json) }
+    var faultsResult: FaultBenchResult?
+    if what == "faults" || what == "all" { faultsResult = try self.faults(options, repeats: repeats, json: json) }
     if json {
       struct Output: Codable {
         var kernel: [KernelBenchRow]?
         var stack: StackBenchResult?
         var calls: StackBenchResult?
         var sweep: SweepBenchResult?
+        var faults: FaultBenchResult?
       }
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
       print(
         String(
-          decoding: try encoder.encode(Output(kernel: kernelRows, stack: stack, calls: calls, sweep: sweep)),
+          decoding: try encoder.encode(
+            Output(kernel: kernelRows, stack: stack, calls: calls, sweep: sweep, faults: faultsResult)),
           as: UTF8.self))
     }
     return .pass
@@ -151,6 +155,28 @@ enum BenchCommand {
         String(
           format: "       checkers off: %.2fM events/s; the full catalogue costs %.1f%% (target <= 25%%: %@)",
           r.uncheckedEventsPerSecond / 1e6, r.checkingCost * 100, r.checkingCost <= 0.25 ? "met" : "MISSED"))
+    }
+    return r
+  }
+
+  /// The target of `bench faults`: events/s with faults on at least this share of faults off.
+  static let faultsTargetRatio = 0.8
+
+  /// `bench faults`: nightly-chaos with its faults on and off.
+  static func faults(_ options: Options, repeats: Int, json: Bool) throws -> FaultBenchResult {
+    guard let path = options.values["--chaos-profile"] ?? KernelBench.locate("profiles/nightly-chaos.json5") else {
+      throw UsageError(
+        "bench faults: cannot find profiles/nightly-chaos.json5; run from the repository or pass --chaos-profile FILE")
+    }
+    guard let loaded = loadProfile(path) else { throw UsageError("bench faults: \(path) is not a valid profile") }
+    let r = FaultBenchResult.measure(profile: loaded.profile, seed: loaded.profile.defaultSeed, repeats: repeats)
+    if !json {
+      print(
+        String(
+          format:
+            "faults %@: %.2fM events/s with faults on, %.2fM off; ratio %.3fx (target >= %.1fx: %@); %d kinds fired; violations %d",
+          loaded.profile.name, r.faultsOnEventsPerSecond / 1e6, r.faultsOffEventsPerSecond / 1e6, r.ratio,
+          faultsTargetRatio, r.ratio >= faultsTargetRatio ? "met" : "MISSED", r.kindsFired, r.violations))
     }
     return r
   }

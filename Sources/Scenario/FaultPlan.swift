@@ -1,0 +1,208 @@
+import SimKernel
+
+/// A kind of injected fault, with a stable name (STACK.md §5).
+public enum FaultKind: String, Sendable, CaseIterable, Codable {
+  /// Extra latency on the messages of a client and the server.
+  case networkDelay = "network.delay"
+  /// A client cut off from the server: its messages wait until the partition heals (the transport
+  /// is reliable, so nothing is lost, only held).
+  case networkPartition = "network.partition"
+  /// The server takes longer to carry out requests.
+  case serverSlowdown = "server.slowdown"
+  /// The server refuses requests with a server error (-1).
+  case serverOutage = "server.outage"
+  /// The guest's "accepted/rejected" event is lost (the seat list still tells the truth).
+  case seatResponseLost = "seat.response_lost"
+  /// The guest's "accepted/rejected" event arrives seconds late.
+  case seatResponseLate = "seat.response_late"
+  /// An application is refused with -2340 (the package limit) as if the plan were full.
+  case seatLimitHit = "seat.limit_hit"
+  /// A second host accepts the same application a moment after the first.
+  case seatAcceptRace = "seat.accept_race"
+  /// The server logs the user out because the same user logged in elsewhere.
+  case loginKickedOffline = "login.kicked_offline"
+  /// The UserSig expires and the server logs the user out.
+  case loginExpired = "login.expired"
+  /// Opening the microphone is refused (permission denied).
+  case micDenied = "device.mic_denied"
+  /// The microphone is held by another app.
+  case micOccupied = "device.mic_occupied"
+  /// Opening the camera is refused (permission denied).
+  case cameraDenied = "device.camera_denied"
+  /// A VoIP push is dropped on its way.
+  case pushDrop = "push.drop"
+  /// A VoIP push is delayed by tens of seconds (often past the call's timeout).
+  case pushDelay = "push.delay"
+  /// A VoIP push is delivered twice.
+  case pushDuplicate = "push.duplicate"
+  /// The device's VoIP token is invalidated.
+  case tokenInvalidated = "token.invalidated"
+  /// The phone's app is killed just before a push reaches it.
+  case appKilled = "app.killed"
+  /// The phone's app is moved to the background just before a call rings it.
+  case appBackgrounded = "app.backgrounded"
+  /// The caller cancels as the callee's phone starts ringing.
+  case callCancelLate = "call.cancel_late"
+
+  /// Whether the kind acts during windows (on targets) rather than per opportunity.
+  public var isWindowed: Bool {
+    switch self {
+    case .networkDelay, .networkPartition, .serverSlowdown, .serverOutage: return true
+    default: return false
+    }
+  }
+
+  /// The rate swarm mode scales around, and the default of a windowed kind's fraction of users.
+  public var typicalRate: Double {
+    switch self {
+    case .networkDelay, .networkPartition, .serverSlowdown, .serverOutage: return 0.05
+    case .loginKickedOffline, .loginExpired, .tokenInvalidated: return 0.02
+    case .seatLimitHit, .seatResponseLost, .seatResponseLate, .seatAcceptRace: return 0.05
+    case .pushDrop, .pushDelay, .pushDuplicate, .appKilled, .appBackgrounded, .callCancelLate: return 0.05
+    case .micDenied, .micOccupied, .cameraDenied: return 0.02
+    }
+  }
+
+  /// The index of the kind in `allCases`.
+  public var index: Int { FaultKind.allCases.firstIndex(of: self)! }
+}
+
+/// A role a fault can target.
+public enum FaultRole: String, Sendable, CaseIterable {
+  /// Viewers.
+  case audience
+  /// Room owners.
+  case owner
+  /// Room admins.
+  case admin
+  /// Phone users.
+  case phone
+}
+
+/// Who a fault acts on.
+public enum FaultTarget: Sendable, Equatable {
+  /// Everyone.
+  case all
+  /// Users with IDs in the range.
+  case users(ClosedRange<UInt32>)
+  /// Users of the rooms in the range.
+  case rooms(ClosedRange<UInt32>)
+  /// Users of one role: `audience`, `owner`, `admin` or `phone`.
+  case role(FaultRole)
+  /// A fraction of users, chosen by a hash of the user ID and the seed.
+  case fraction(Ratio)
+
+  /// Parses `all`, `users[3..9]`, `user:17`, `rooms[0..9]`, `room:2`, `role:audience`, `fraction:10%`.
+  public static func parse(_ text: String) -> FaultTarget? {
+    func range(_ body: Substring) -> ClosedRange<UInt32>? {
+      let parts = body.split(separator: ".", omittingEmptySubsequences: true)
+      guard parts.count == 2, let a = UInt32(parts[0]), let b = UInt32(parts[1]), a <= b, body.contains("..") else {
+        return nil
+      }
+      return a...b
+    }
+    if text == "all" { return .all }
+    if text.hasPrefix("users[") && text.hasSuffix("]") {
+      return range(text.dropFirst(6).dropLast()).map { .users($0) }
+    }
+    if text.hasPrefix("rooms[") && text.hasSuffix("]") {
+      return range(text.dropFirst(6).dropLast()).map { .rooms($0) }
+    }
+    if text.hasPrefix("user:"), let u = UInt32(text.dropFirst(5)) { return .users(u...u) }
+    if text.hasPrefix("room:"), let r = UInt32(text.dropFirst(5)) { return .rooms(r...r) }
+    if text.hasPrefix("role:") {
+      return FaultRole(rawValue: String(text.dropFirst(5))).map { .role($0) }
+    }
+    if text.hasPrefix("fraction:"), let r = Ratio.parse(String(text.dropFirst(9))) { return .fraction(r) }
+    return nil
+  }
+}
+
+/// Which way a partition cuts.
+public enum FaultDirection: String, Sendable, CaseIterable {
+  /// Client to server.
+  case up
+  /// Server to client.
+  case down
+  /// Both ways.
+  case both
+}
+
+/// The server side an outage or slowdown hits.
+public enum FaultService: String, Sendable, CaseIterable {
+  /// Rooms, seats and co-guest requests.
+  case seats
+  /// Calls.
+  case calls
+  /// Login, TUILogin and token upload.
+  case login
+  /// Every service.
+  case all
+}
+
+/// One configured fault: a kind with a rate (per opportunity) or a window (on a target).
+public struct FaultEntry: Sendable, Equatable {
+  /// The kind.
+  public var kind: FaultKind
+  /// Probability per opportunity (rate faults), or the share of targeted messages a windowed fault
+  /// touches (1 by default).
+  public var rate: Ratio
+  /// Whether the seed draws the rate (swarm).
+  public var swarm: Bool = false
+  /// Who it acts on.
+  public var target: FaultTarget = .all
+  /// When a windowed fault starts (nil: from the start).
+  public var at: SimDuration?
+  /// How long a window lasts (nil: until the heal).
+  public var duration: SimDuration?
+  /// The extra latency of a delay or slowdown.
+  public var extra: SimDuration = .seconds(2)
+  /// For a partition: `up` (client to server), `down`, or `both`.
+  public var direction: FaultDirection = .both
+  /// For an outage or slowdown: `seats`, `calls`, `login` or `all`.
+  public var service: FaultService = .all
+
+  /// Creates an entry.
+  public init(kind: FaultKind, rate: Ratio) {
+    self.kind = kind
+    self.rate = rate
+  }
+}
+
+/// The faults of a run: what the profile lists (or swarm mode draws), and when chaos stops.
+public struct FaultPlan: Sendable, Equatable {
+  /// The configured entries (stackable: several of one kind combine).
+  public var entries: [FaultEntry] = []
+  /// `faults: "swarm"`: the seed decides which kinds are on and at what rates.
+  public var swarm = false
+  /// How long before the end of the run faults stop, so the world heals before liveness is judged
+  /// (by default two minutes, or a fifth of a shorter run).
+  public var heal: SimDuration = .minutes(2)
+  /// Whether the profile set `heal`.
+  public var healGiven = false
+
+  /// No faults.
+  public init() {}
+
+  /// Whether any fault is configured.
+  public var isEmpty: Bool { entries.isEmpty && !swarm }
+
+  /// The entries of a swarm: every kind is considered; a third are switched off, the rest get a rate
+  /// drawn log-uniformly between a tenth and ten times the kind's typical rate. A pure function of
+  /// `rng`'s state.
+  public static func swarmEntries(_ rng: inout Xoshiro256, from entries: [FaultEntry]) -> [FaultEntry] {
+    var out: [FaultEntry] = []
+    let kinds = entries.isEmpty ? FaultKind.allCases : entries.map(\.kind)
+    for (i, kind) in kinds.enumerated() {
+      let on = rng.next(below: 3) != 0
+      let u = Double(rng.next() >> 11) / Double(1 << 53)
+      guard on else { continue }
+      var e = entries.isEmpty ? FaultEntry(kind: kind, rate: .zero) : entries[i]
+      let rate = min(1, kind.typicalRate * PortableMath.exp((u * 2 - 1) * PortableMath.log(10)))
+      e.rate = Ratio(UInt64((rate * 1_000_000).rounded()), 1_000_000) ?? .zero
+      e.swarm = false
+      out.append(e)
+    }
+    return out
+  }
+}

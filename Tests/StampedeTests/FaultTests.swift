@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Runner
+@testable import Scenario
+@testable import SimKernel
+
+func repositoryProfile(_ name: String) throws -> (Profile, Data) {
+  let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("profiles/\(name)")
+  let data = try Data(contentsOf: url)
+  return (try Profile.parse(data), data)
+}
+
+@Suite struct FaultTests {
+  @Test func faultListsWindowsSetsAndSwarmParse() throws {
+    let text = minimalProfile.replacingOccurrences(
+      of: "name: \"t\",",
+      with: """
+        name: "t", faults: { heal: "10s", plan: [
+          { kind: "push.drop", rate: "5%" },
+          [{ kind: "network.partition", target: "rooms[0..1]", at: "10s", for: "20s", direction: "up" }],
+          { kind: "seat.limit_hit", rate: "swarm" },
+        ] },
+        """)
+    let plan = try Profile.parse(Data(text.utf8)).faults
+    #expect(plan.heal == .seconds(10) && plan.entries.count == 3)
+    #expect(plan.entries[0].kind == .pushDrop && plan.entries[0].rate == Ratio(1, 20))
+    #expect(plan.entries[1].target == .rooms(0...1) && plan.entries[1].at == .seconds(10))
+    #expect(plan.entries[1].duration == .seconds(20) && plan.entries[1].direction == .up)
+    #expect(plan.entries[2].swarm)
+    let swarm = minimalProfile.replacingOccurrences(of: "name: \"t\",", with: "name: \"t\", faults: \"swarm\",")
+    #expect(try Profile.parse(Data(swarm.utf8)).faults.swarm)
+  }
+
+  @Test(arguments: [
+    ("faults: [{ kind: \"push.dorp\", rate: 0.1 }]", "faults[0].kind", "expected one of"),
+    ("faults: [{ kind: \"push.drop\" }]", "faults[0]", "needs a rate"),
+    ("faults: [{ kind: \"push.drop\", rate: 2 }]", "faults[0].rate", "probability"),
+    ("faults: [{ kind: \"network.delay\", target: \"rooms[3]\" }]", "faults[0].target", "a target"),
+    ("faults: [{ kind: \"network.partition\", direction: \"sideways\" }]", "faults[0].direction", "one of"),
+    ("faults: [{ kind: \"server.outage\", service: \"chat\" }]", "faults[0].service", "one of"),
+    ("faults: { heal: \"2m\", plan: [] }", "faults.heal", "shorter than the duration"),
+    ("faults: \"chaos\"", "faults", "\"swarm\" or a list"),
+  ])
+  func badFaultsNameTheirKeyPath(_ entry: String, _ path: String, _ fragment: String) {
+    let text = minimalProfile.replacingOccurrences(of: "name: \"t\",", with: "name: \"t\", \(entry),")
+    guard let error = profileError(text) else {
+      Issue.record("accepted: \(entry)")
+      return
+    }
+    #expect(error.path == path, "\(error)")
+    #expect(error.message.contains(fragment), "\(error)")
+  }
+
+  @Test func targetsParse() {
+    #expect(FaultTarget.parse("user:17") == .users(17...17))
+    #expect(FaultTarget.parse("users[3..9]") == .users(3...9))
+    #expect(FaultTarget.parse("room:2") == .rooms(2...2))
+    #expect(FaultTarget.parse("role:phone") == .role(.phone))
+    #expect(FaultTarget.parse("fraction:10%") == .fraction(Ratio(1, 10)!))
+    #expect(FaultTarget.parse("role:king") == nil && FaultTarget.parse("users[9..3]") == nil)
+  }
+
+  @Test func swarmDrawsAreAPureFunctionOfTheSeed() {
+    func draw(_ seed: UInt64) -> [FaultEntry] {
+      var rng = RandomStreams(rootSeed: seed).stream("fault-swarm")
+      return FaultPlan.swarmEntries(&rng, from: [])
+    }
+    #expect(draw(7) == draw(7))
+    #expect(draw(7) != draw(8))
+    let kinds = Set(draw(7).map(\.kind))
+    #expect(kinds.count > 3 && kinds.count < FaultKind.allCases.count)
+    for e in draw(7) {
+      let rate = Double(e.rate.numerator) / Double(e.rate.denominator)
+      #expect(rate >= e.kind.typicalRate / 10.01 && rate <= min(1, e.kind.typicalRate * 10.01))
+    }
+  }
+
+  @Test func aFaultThatNeverFiresChangesNothing() throws {
+    // A configured kind with no opportunity (pushes in a profile without phones) and one at rate
+    // zero: the trace is the one without faults, since faults draw from their own stream only.
+    let base = minimalProfile
+    let with = minimalProfile.replacingOccurrences(
+      of: "name: \"t\",",
+      with:
+        "name: \"t\", faults: { heal: \"10s\", plan: [{ kind: \"push.drop\", rate: \"50%\" }, { kind: \"seat.limit_hit\", rate: 0 }] },"
+    )
+    func hash(_ text: String) throws -> String {
+      let p = try Profile.parse(Data(text.utf8))
+      var world = LiveWorld(profile: p, streams: RandomStreams(rootSeed: 3))
+      var sim = Simulation()
+      world.start(&sim.scheduler)
+      _ = sim.run(&world, until: .zero + p.duration)
+      return sim.traceHash.description
+    }
+    #expect(try hash(base) == hash(with))
+  }
+
+  @Test func aPartitionHoldsMessagesUntilItsWindowEnds() throws {
+    // Viewers of room 0 are cut off from 1 s to 3 s: a login sent at 1.5 s reaches the server when
+    // the partition heals.
+    let text = stagedProfile.replacingOccurrences(
+      of: "duration: \"10m\",",
+      with:
+        "duration: \"10m\", faults: { heal: \"1m\", plan: [{ kind: \"network.partition\", target: \"users[2..2]\", at: \"1s\", for: \"2s\" }] },"
+    )
+    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient())
+    s.run(untilMs: 1500)
+    let late = s.world.fifo(downlink: false, 2, .zero + .milliseconds(1500))
+    let other = s.world.fifo(downlink: false, 3, .zero + .milliseconds(1500))
+    #expect(late == .zero + .seconds(3))
+    #expect(other == .zero + .milliseconds(1510))
+    let after = s.world.fifo(downlink: true, 2, .zero + .milliseconds(3500))
+    #expect(after == .zero + .milliseconds(3510))
+    #expect(s.counter("fault.network.partition") == 1)
+  }
+
+  @Test func theNightlyChaosProfileFiresEveryKindAndRunsClean() throws {
+    let (profile, data) = try repositoryProfile("nightly-chaos.json5")
+    let run = SimulationRun(profile: profile, profilePath: "nightly-chaos.json5", profileData: data, seed: 1)
+    let result = run.execute()
+    let coverage = result.world.faultCoverage
+    #expect(coverage.count == FaultKind.allCases.count)
+    #expect(coverage.allSatisfy { $0.injected > 0 }, "\(coverage.filter { $0.injected == 0 })")
+    #expect(result.world.checker.log.total == 0, "\(result.world.checker.log.first.compactMap { $0 })")
+    let report = run.report(result, startedAt: Date())
+    #expect(report.faults.count == FaultKind.allCases.count)
+    #expect(report.faults.first { $0.kind == "push.drop" }!.injected > 0)
+  }
+}
