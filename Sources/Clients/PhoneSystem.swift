@@ -112,8 +112,8 @@ public enum PhoneSystemEvent: Sendable, Equatable {
   case reported(phone: UInt32, uuid: UInt32, error: ConversationError?, active: UInt8)
   /// A conversation ended.
   case ended(phone: UInt32, uuid: UInt32, call: UInt32)
-  /// The app called `fulfill()` (or `fail()`) on an action.
-  case completed(action: UInt32, fulfilled: Bool)
+  /// The app of `phone` called `fulfill()` (or `fail()`) on an action.
+  case completed(phone: UInt32, action: UInt32, fulfilled: Bool)
 }
 
 /// The phone's operating system for every phone user: app state, PushKit and LiveCommunicationKit's
@@ -252,6 +252,8 @@ public final class PhoneSystem {
     cells[i].app = state
     if state == .foreground { cells[i].awake = false }
     if state == .killed {
+      // The process is gone: nothing it started reaches it any more.
+      cells[i].generation &+= 1
       // Pushes the dead process never reported no longer count against it.
       cells[i].pushesReported = cells[i].pushesHanded
       cells[i].awake = false
@@ -420,8 +422,8 @@ public final class PhoneSystem {
     for uuid in mine { endConversation(phone, uuid) }
   }
 
-  func complete(_ action: ConversationAction, fulfilled: Bool) {
-    events.append(.completed(action: action.id, fulfilled: fulfilled))
+  func complete(_ phone: UInt32, _ action: ConversationAction, fulfilled: Bool) {
+    events.append(.completed(phone: phone, action: action.id, fulfilled: fulfilled))
   }
 }
 
@@ -458,10 +460,10 @@ public struct ConversationManager {
   }
 
   /// `action.fulfill()`.
-  public func fulfill(_ action: ConversationAction) { runtime.phoneSystem!.complete(action, fulfilled: true) }
+  public func fulfill(_ action: ConversationAction) { runtime.phoneSystem!.complete(user, action, fulfilled: true) }
 
   /// `action.fail()`.
-  public func fail(_ action: ConversationAction) { runtime.phoneSystem!.complete(action, fulfilled: false) }
+  public func fail(_ action: ConversationAction) { runtime.phoneSystem!.complete(user, action, fulfilled: false) }
 
   /// Whether conversation `uuid` is active.
   public func isActive(uuid: UInt32) -> Bool { runtime.phoneSystem!.conversation(user, uuid) != nil }

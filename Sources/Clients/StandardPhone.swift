@@ -230,8 +230,11 @@ public final class StandardPhone: ClientBehavior {
 
   /// Answers the call of the shown conversation; the Join is fulfilled only once that succeeded.
   func accept(_ action: ConversationAction, _ c: inout Client) {
+    let call = memory[slot(c)].uuidCall
     c.callStore.accept { [unowned(unsafe) self] c, result in
-      if case .success = result {
+      // accept() answers whatever rings: if that turned out to be another call (the shown one
+      // ended meanwhile), this Join did not succeed.
+      if case .success = result, call != 0, c.callStore.currentCall == call - 1 {
         self.complete(action, fulfilled: true, &c)
       } else {
         self.complete(action, fulfilled: false, &c)
@@ -385,6 +388,16 @@ public final class StandardPhone: ClientBehavior {
     let range = rooms[Int(c.random.next(below: UInt64(rooms.count)))]
     guard !range.isEmpty else { return nil }
     return range.lowerBound + UInt32(c.random.next(below: UInt64(range.count)))
+  }
+
+  public func loginEvent(_ event: LoginEvent, _ c: inout Client) {
+    // Logged out by the server: any call is over for this app.
+    if c.device.microphoneOn { c.device.closeLocalMicrophone() }
+    if let pending = memory[slot(c)].pendingJoin {
+      memory[slot(c)].pendingJoin = nil
+      complete(pending, fulfilled: false, &c)
+    }
+    endConversation(&c, reason: .failed)
   }
 
   /// After `calls()` succeeds the caller may give up before anyone answers.

@@ -11,8 +11,10 @@ struct PhoneRecord {
   var ringRecorded: UInt32 = 0
   /// The call whose end a resync already told the SDK, as ID + 1.
   var endSynced: UInt32 = 0
-  /// The last call the server accepted for this user, as ID + 1.
+  /// The last two calls the server accepted for this user, as ID + 1 (answers can be held up by the
+  /// network while the user answers another).
   var acceptedCall: UInt32 = 0
+  var acceptedBefore: UInt32 = 0
   /// The last call the app declined or hung up, as ID + 1.
   var declinedCall: UInt32 = 0
   /// When the user will open the app again (while it is away).
@@ -444,7 +446,7 @@ extension LiveWorld {
             after: callsProfile.phone.answerAfter.sampleDuration(&osRandom),
             event(.systemAction, phone, UInt32(ConversationActionKind.start.rawValue)))
         }
-      case .completed(let id, let fulfilled):
+      case .completed(let by, let id, let fulfilled):
         let pending = os.pendingAction(id)
         let call = pending?.call ?? 0
         switch os.settle(action: id, fulfilled: fulfilled) {
@@ -452,15 +454,16 @@ extension LiveWorld {
           metrics.counters.add(fulfilled ? metrics.actionsFulfilled : metrics.actionsFailed)
           if kind == .join && fulfilled {
             let id = call == 0 ? nil : call - 1
-            let accepted = call != 0 && phoneRecords[phoneIndex(phone)].acceptedCall == call
+            let r = phoneRecords[phoneIndex(phone)]
+            let accepted = call != 0 && (r.acceptedCall == call || r.acceptedBefore == call)
             checker.observeJoinFulfilled(user: phone, call: id, accepted: accepted, at: now)
           }
         case .afterTimeout:
           checker.observeLateCompletion(
-            user: pending?.phone ?? 0, action: id, repeated: false, fulfilled: fulfilled, at: now)
+            user: by, action: id, repeated: false, fulfilled: fulfilled, at: now)
         case .repeated, .unknown:
           checker.observeLateCompletion(
-            user: pending?.phone ?? 0, action: id, repeated: true, fulfilled: fulfilled, at: now)
+            user: by, action: id, repeated: true, fulfilled: fulfilled, at: now)
         }
       }
     }

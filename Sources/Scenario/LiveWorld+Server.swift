@@ -173,6 +173,7 @@ extension LiveWorld {
       case .acceptCall:
         error = calls.accept(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
         if error == nil && isPhoneUser(user), let id = calls.call(of: user) {
+          phoneRecords[phoneIndex(user)].acceptedBefore = phoneRecords[phoneIndex(user)].acceptedCall
           phoneRecords[phoneIndex(user)].acceptedCall = id + 1
         }
       case .rejectCall:

@@ -622,6 +622,11 @@ public struct LiveWorld: World {
         if !calls.calls[Int(id)].isOver {
           runtime.clients[u].call = id + 1
           runtime.clients[u].callState = .waiting
+          // An app with a call going keeps running in the background (its audio session).
+          if let os = phoneOS, isPhoneUser(op.user), os.appState(op.user) == .background, !os.isAwake(op.user) {
+            os.setAwake(op.user, true)
+            resyncCalls(op.user, &scheduler)
+          }
         }
       }
     case .acceptInvitation, .rejectInvitation:
