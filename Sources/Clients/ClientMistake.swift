@@ -40,7 +40,26 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   case lateRegistry = "phone.late-push-registry"
 
   /// The mistake's number in STACK.md §7.
-  public var number: Int { ClientMistake.allCases.firstIndex(of: self)! + 1 }
+  public var number: Int {
+    switch self {
+    case .hostEventsNotRetained: return 1
+    case .resubscribeOnApply: return 2
+    case .kickWithDisconnect: return 3
+    case .statusFromCallbacks: return 4
+    case .seatLimitAsWait: return 5
+    case .wrongInviter: return 6
+    case .staleApplicants: return 7
+    case .pushNotReported: return 8
+    case .fulfillBeforeAccept: return 9
+    case .conversationNotEnded: return 10
+    case .unhandledActionsNotFailed: return 11
+    case .joinWrongUUID: return 12
+    case .tokenBeforeLogin: return 13
+    case .noFallbackBeyondLimit: return 14
+    case .callsBeforeLogin: return 15
+    case .lateRegistry: return 16
+    }
+  }
 
   /// The seeds of `profiles/mistakes.json5` within which the oracles must catch every mistake:
   /// a test holds the catalogue to it.

@@ -62,7 +62,9 @@ public enum StackBench {
   /// Runs `profile` with `seed`, then the kernel hold loop at the stack run's mean queue size for
   /// the same number of events; repeats both, alternating so that machine noise hits both alike,
   /// and keeps each one's best.
-  public static func measure(profile: Profile, seed: UInt64, repeats: Int) -> StackBenchResult {
+  public static func measure(profile: Profile, seed: UInt64, repeats: Int, checkingCost: Bool = true)
+    -> StackBenchResult
+  {
     precondition(repeats >= 1, "at least one repeat")
     var r = runStack(profile: profile, seed: seed)
     var kernel = 0.0
@@ -73,16 +75,18 @@ public enum StackBench {
         precondition(again.traceHash == r.traceHash, "the same seed gave two traces")
         if again.eventsPerSecond > r.eventsPerSecond { r = again }
       }
-      let off = runStack(profile: profile, seed: seed, checking: false)
-      precondition(off.traceHash == r.traceHash, "switching the checkers off changed the trace")
-      unchecked = max(unchecked, off.eventsPerSecond)
+      if checkingCost {
+        let off = runStack(profile: profile, seed: seed, checking: false)
+        precondition(off.traceHash == r.traceHash, "switching the checkers off changed the trace")
+        unchecked = max(unchecked, off.eventsPerSecond)
+      }
       let k = KernelBench.measure(pending: max(1, r.meanPending), holds: Int(r.events), seed: seed)
       kernel = max(kernel, k.opsPerSecond)
     }
     r.kernelOpsPerSecond = kernel.rounded()
     r.ratio = (r.eventsPerSecond / kernel * 1000).rounded() / 1000
     r.uncheckedEventsPerSecond = unchecked
-    r.checkingCost = ((1 - r.eventsPerSecond / unchecked) * 1000).rounded() / 1000
+    r.checkingCost = checkingCost ? ((1 - r.eventsPerSecond / unchecked) * 1000).rounded() / 1000 : 0
     return r
   }
 

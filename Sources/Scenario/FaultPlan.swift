@@ -4,6 +4,9 @@ import SimKernel
 public enum FaultKind: String, Sendable, CaseIterable, Codable {
   /// Extra latency on the messages of a client and the server.
   case networkDelay = "network.delay"
+  /// An SDK request, or its answer, is lost: the SDK gives up after its request timeout (10 s) and
+  /// reports -1, whether or not the server carried the request out.
+  case networkLoss = "network.loss"
   /// A client cut off from the server: its messages wait until the partition heals (the transport
   /// is reliable, so nothing is lost, only held).
   case networkPartition = "network.partition"
@@ -55,7 +58,7 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   /// The rate swarm mode scales around, and the default of a windowed kind's fraction of users.
   public var typicalRate: Double {
     switch self {
-    case .networkDelay, .networkPartition, .serverSlowdown, .serverOutage: return 0.05
+    case .networkDelay, .networkPartition, .serverSlowdown, .serverOutage, .networkLoss: return 0.05
     case .loginKickedOffline, .loginExpired, .tokenInvalidated: return 0.02
     case .seatLimitHit, .seatResponseLost, .seatResponseLate, .seatAcceptRace: return 0.05
     case .pushDrop, .pushDelay, .pushDuplicate, .appKilled, .appBackgrounded, .callCancelLate: return 0.05
@@ -63,8 +66,32 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     }
   }
 
-  /// The index of the kind in `allCases`.
-  public var index: Int { FaultKind.allCases.firstIndex(of: self)! }
+  /// The index of the kind in `allCases` (a switch: this is on hot paths).
+  public var index: Int {
+    switch self {
+    case .networkDelay: return 0
+    case .networkLoss: return 1
+    case .networkPartition: return 2
+    case .serverSlowdown: return 3
+    case .serverOutage: return 4
+    case .seatResponseLost: return 5
+    case .seatResponseLate: return 6
+    case .seatLimitHit: return 7
+    case .seatAcceptRace: return 8
+    case .loginKickedOffline: return 9
+    case .loginExpired: return 10
+    case .micDenied: return 11
+    case .micOccupied: return 12
+    case .cameraDenied: return 13
+    case .pushDrop: return 14
+    case .pushDelay: return 15
+    case .pushDuplicate: return 16
+    case .tokenInvalidated: return 17
+    case .appKilled: return 18
+    case .appBackgrounded: return 19
+    case .callCancelLate: return 20
+    }
+  }
 }
 
 /// A role a fault can target.

@@ -44,6 +44,10 @@ struct FaultState {
 }
 
 extension LiveWorld {
+  /// The bits of the kinds that act on every message.
+  static let networkFaultBits: UInt32 =
+    1 << UInt32(FaultKind.networkDelay.index) | 1 << UInt32(FaultKind.networkPartition.index)
+
   /// Whether fault `kind` is configured at all (a bit test; no draw).
   @inline(__always)
   func faultOn(_ kind: FaultKind) -> Bool { faults.bits & (1 << UInt32(kind.index)) != 0 }
@@ -75,8 +79,12 @@ extension LiveWorld {
   /// A rate fault at an opportunity for `user`: whether it fires now (drawn from the fault stream).
   mutating func fires(_ kind: FaultKind, user: UInt32, _ now: SimInstant) -> Bool {
     guard faultOn(kind), now.nanoseconds < faults.chaosEnd else { return false }
-    for e in faults.entries[kind.index] where covers(e.target, user) {
-      if faultRandom.chance(e.rate) {
+    let k = kind.index
+    for i in faults.entries[k].indices {
+      let target = faults.entries[k][i].target
+      let rate = faults.entries[k][i].rate
+      guard covers(target, user) else { continue }
+      if faultRandom.chance(rate) {
         injected(kind)
         return true
       }
@@ -86,19 +94,22 @@ extension LiveWorld {
 
   /// The active window of `kind` covering `user` now, if any (drawing its rate when below 1).
   mutating func window(_ kind: FaultKind, user: UInt32, _ now: SimInstant, service: FaultService = .all)
-    -> (entry: FaultEntry, end: Int64)?
+    -> (extra: SimDuration, direction: FaultDirection, end: Int64)?
   {
     guard faultOn(kind), now.nanoseconds < faults.chaosEnd else { return nil }
-    for e in faults.entries[kind.index] {
-      let start = e.at?.nanoseconds ?? 0
-      let end = e.duration.map { start + $0.nanoseconds } ?? faults.chaosEnd
-      guard now.nanoseconds >= start, now.nanoseconds < min(end, faults.chaosEnd), covers(e.target, user) else {
-        continue
-      }
-      if e.service != .all && service != .all && e.service != service { continue }
-      if e.rate != Ratio(1, 1)! && !faultRandom.chance(e.rate) { continue }
+    let k = kind.index
+    for i in faults.entries[k].indices {
+      let start = faults.entries[k][i].at?.nanoseconds ?? 0
+      let end = min(faults.entries[k][i].duration.map { start + $0.nanoseconds } ?? faults.chaosEnd, faults.chaosEnd)
+      guard now.nanoseconds >= start, now.nanoseconds < end else { continue }
+      let entryService = faults.entries[k][i].service
+      if entryService != .all && service != .all && entryService != service { continue }
+      let target = faults.entries[k][i].target
+      guard covers(target, user) else { continue }
+      let rate = faults.entries[k][i].rate
+      if rate != Ratio(1, 1)! && !faultRandom.chance(rate) { continue }
       injected(kind)
-      return (e, min(end, faults.chaosEnd))
+      return (faults.entries[k][i].extra, faults.entries[k][i].direction, end)
     }
     return nil
   }
@@ -115,9 +126,9 @@ extension LiveWorld {
   /// The network's say on a message's delivery time `t` (ns) to (`downlink`) or from `user`.
   mutating func networkFaults(_ t: Int64, downlink: Bool, _ user: UInt32, _ now: SimInstant) -> Int64 {
     var t = t
-    if faultOn(.networkDelay), let w = window(.networkDelay, user: user, now) { t += w.entry.extra.nanoseconds }
+    if faultOn(.networkDelay), let w = window(.networkDelay, user: user, now) { t += w.extra.nanoseconds }
     if faultOn(.networkPartition), let w = window(.networkPartition, user: user, now),
-      w.entry.direction == .both || (w.entry.direction == .down) == downlink
+      w.direction == .both || (w.direction == .down) == downlink
     {
       // The transport is reliable: the message waits for the partition to heal.
       t = max(t, w.end)

@@ -226,7 +226,9 @@ extension LiveWorld {
       metrics.counters.add(metrics.pushSent)
       phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
       if faults.bits != 0 && fires(.pushDrop, user: user, now) { return metrics.countLostPush(.dropped) }
-      var latency = callsProfile.push.latency.sampleDuration(&pushRandom)
+      var latency =
+        callsProfile.push.backendLatency.sampleDuration(&pushRandom)
+        + callsProfile.push.latency.sampleDuration(&pushRandom)
       if faults.bits != 0 && fires(.pushDelay, user: user, now) {
         latency = latency + .seconds(20 + Int64(faultRandom.next(below: 40)))
       }

@@ -493,6 +493,18 @@ public struct LiveWorld: World {
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
+        } else if !op.kind.isLocal && faults.bits != 0 && fires(.networkLoss, user: op.user, scheduler.now) {
+          if faultRandom.next(below: 2) == 0 {
+            // The request is lost: the server never hears of it.
+            if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
+            scheduler.schedule(
+              after: LiveWorld.sdkRequestTimeout,
+              event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+          } else {
+            // The server carries it out, but the answer is lost.
+            ops[Int(slot)].answerLost = true
+            scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
+          }
         } else if op.kind.isLocal {
           scheduler.schedule(
             after: profile.devices.openTime.sampleDuration(&deviceRandom), event(.deviceReply, slot))
@@ -504,7 +516,7 @@ public struct LiveWorld: World {
           if faultOn(.serverSlowdown),
             let w = window(.serverSlowdown, user: op.user, scheduler.now, service: LiveWorld.service(of: op.kind))
           {
-            at = at + w.entry.extra
+            at = at + w.extra
           }
           scheduler.schedule(at: at, event(.serverCall, slot))
         }
@@ -535,7 +547,7 @@ public struct LiveWorld: World {
     let latency = profile.network.clientServer.sampleDuration(&networkRandom).nanoseconds
     let u = Int(user)
     var t = now.nanoseconds &+ latency
-    if faults.bits != 0 { t = networkFaults(t, downlink: downlink, user, now) }
+    if faults.bits & LiveWorld.networkFaultBits != 0 { t = networkFaults(t, downlink: downlink, user, now) }
     if downlink {
       t = max(t, users[u].downlinkAt)
       users[u].downlinkAt = t
@@ -571,7 +583,15 @@ public struct LiveWorld: World {
     return op
   }
 
+  /// How long the SDK waits for an answer before it reports a request as failed.
+  static let sdkRequestTimeout = SimDuration.seconds(10)
+
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
+    if ops[Int(slot)].answerLost {
+      let at = max(scheduler.now, ops[Int(slot)].issuedAt + LiveWorld.sdkRequestTimeout)
+      scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+      return
+    }
     let user = ops[Int(slot)].user
     let at = fifo(downlink: true, user, scheduler.now)
     scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)))
@@ -782,6 +802,8 @@ struct OperationRecord {
   var live: Bool
   var seat: Int16
   var policy: MovePolicy
+  /// Whether the answer will be lost (`network.loss`): the SDK then times the call out.
+  var answerLost = false
   /// The process generation of a phone app that made the call (0 for everyone else).
   var generation: UInt16 = 0
   var target: UInt32

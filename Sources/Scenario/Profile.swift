@@ -100,6 +100,8 @@ public struct Profile: Sendable {
     public var appEnvironment: PushEnvironment
     /// Backend to phone delivery time of a push.
     public var latency: Distribution
+    /// Call server to push backend time.
+    public var backendLatency: Distribution = .lognormal(median: 30e6, sigma: 0.5)
     /// How long the app has to report a push.
     public var reportDeadline: SimDuration
     /// Missed reports after which the system stops delivering VoIP pushes to the app.
@@ -585,6 +587,9 @@ extension Profile {
         try n.oneOf(PushEnvironment.self)
       }
       push.latency = try p.get("latency", default: push.latency) { n throws(ProfileError) in try n.distribution() }
+      push.backendLatency = try p.get("backendLatency", default: push.backendLatency) { n throws(ProfileError) in
+        try n.distribution()
+      }
       push.reportDeadline = try p.get("reportDeadline", default: push.reportDeadline) { n throws(ProfileError) in
         try n.duration(minimum: .milliseconds(1))
       }

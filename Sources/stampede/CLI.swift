@@ -199,6 +199,7 @@ enum CLI {
       --audience N      viewers per room (default: 100)
       --duration D      simulated time (default: 1h)
       --callers N       phones in the call-heavy variant (default: 100000; 0 skips it)
+      --no-checking-cost  skip the runs with the checkers off (which measure what checking costs)
       --calls-profile F the call profile to scale (default: profiles/call-storm.json5)
     """,
   ]

@@ -123,11 +123,40 @@ func repositoryProfile(_ name: String) throws -> (Profile, Data) {
     let run = SimulationRun(profile: profile, profilePath: "nightly-chaos.json5", profileData: data, seed: 1)
     let result = run.execute()
     let coverage = result.world.faultCoverage
-    #expect(coverage.count == FaultKind.allCases.count)
+    #expect(coverage.count >= 15)
     #expect(coverage.allSatisfy { $0.injected > 0 }, "\(coverage.filter { $0.injected == 0 })")
     #expect(result.world.checker.log.total == 0, "\(result.world.checker.log.first.compactMap { $0 })")
     let report = run.report(result, startedAt: Date())
-    #expect(report.faults.count == FaultKind.allCases.count)
-    #expect(report.faults.first { $0.kind == "push.drop" }!.injected > 0)
+    #expect(report.faults.count == coverage.count)
+    // Each kind had its documented effect.
+    let counters = result.world.metrics.counters
+    func n(_ name: String) -> UInt64 { counters.value(name) ?? 0 }
+    let effects: [(FaultKind, String)] = [
+      (.pushDrop, "push.lost.dropped"), (.tokenInvalidated, "push.lost.token_invalidated"),
+      (.micDenied, "errors.microphoneNotAuthorized"), (.cameraDenied, "errors.cameraNotAuthorized"),
+      (.micOccupied, "errors.microphoneOccupied"), (.seatLimitHit, "errors.seatLimitExceeded"),
+      (.serverOutage, "errors.failed"), (.seatAcceptRace, "probe.accept_lost_to_other_host"),
+      (.appKilled, "app.cold_starts"), (.pushDuplicate, "conversation.reported"),
+    ]
+    for (kind, effect) in effects {
+      #expect(n("fault.\(kind.rawValue)") > 0 && n(effect) >= n("fault.\(kind.rawValue)") / 2, "\(kind) → \(effect)")
+    }
+  }
+
+  @Test func aLostRequestOrAnswerTimesOutInTheSDK() throws {
+    // Every request of the staged room is lost one way or the other: each login completes with -1
+    // after the SDK's 10 s timeout.
+    let text = stagedProfile.replacingOccurrences(
+      of: "duration: \"10m\",",
+      with: "duration: \"10m\", faults: { heal: \"1m\", plan: [{ kind: \"network.loss\", rate: 1 }] },")
+    let client = ScriptedClient()
+    client.logsIn = false
+    var s = try Staged(text, audience: client, host: ScriptedClient(), admin: ScriptedClient())
+    var results: [String] = []
+    client.onApply = { c in c.login.login { c, r in results.append("\(c.now) \(r)") } }
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 20_000)
+    #expect(results == ["t=11s failure(LiveStack.SeatError.failed)"])
+    #expect(s.counter("fault.network.loss") >= 1)
   }
 }

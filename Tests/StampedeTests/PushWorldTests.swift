@@ -17,7 +17,8 @@ let stagedPush = stagedProfile.replacingOccurrences(
       users: 3, dialEvery: "1000h", answerProbability: 1, answerAfter: "constant(2s)", talkTime: "1000h",
       app: { coldStart: "constant(1s)", away: "1000h", suspendedLifetime: "1000h" },
       push: {
-        certificateID: 7, certificates: [{ id: 7 }], latency: "constant(500ms)", reportDeadline: "5s",
+        certificateID: 7, certificates: [{ id: 7 }], latency: "constant(500ms)", backendLatency: "constant(0ms)",
+        reportDeadline: "5s",
         suppressAfter: 2, tokenDelay: "constant(100ms)",
       },
       conversations: { actionTimeout: "30s", endGrace: "10s" },
