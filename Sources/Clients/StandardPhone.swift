@@ -172,7 +172,9 @@ public final class StandardPhone: ClientBehavior {
     }
     let shown = memory[s].uuid != 0 && manager.isActive(uuid: memory[s].uuid)
     let malformed = push.callerName == nil
-    if malformed || (shown && memory[s].uuidCall == push.call + 1) || memory[s].lastEnded == push.call + 1
+    // A connected SDK knows every call ringing it: a push for another one is stale.
+    let stale = c.login.isLogin && c.tuiLogin.isLogin && c.callStore.currentCall != push.call
+    if malformed || stale || (shown && memory[s].uuidCall == push.call + 1) || memory[s].lastEnded == push.call + 1
       || (c.callStore.currentCall != nil && c.callStore.currentCall != push.call)
     {
       // Nothing to ring for: a malformed payload, a duplicate or stale push, or a call while in another.

@@ -22,6 +22,10 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   case seatLimitHit = "seat.limit_hit"
   /// A second host accepts the same application a moment after the first.
   case seatAcceptRace = "seat.accept_race"
+  /// An application is rejected by the room's owner as soon as it arrives (a forced rejection).
+  case seatRejection = "seat.rejection"
+  /// A host or admin leaves the room and enters it again (an app restart, a network switch).
+  case hostReenter = "host.reenter"
   /// The server logs the user out because the same user logged in elsewhere.
   case loginKickedOffline = "login.kicked_offline"
   /// The UserSig expires and the server logs the user out.
@@ -60,7 +64,8 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     switch self {
     case .networkDelay, .networkPartition, .serverSlowdown, .serverOutage, .networkLoss: return 0.05
     case .loginKickedOffline, .loginExpired, .tokenInvalidated: return 0.02
-    case .seatLimitHit, .seatResponseLost, .seatResponseLate, .seatAcceptRace: return 0.05
+    case .seatLimitHit, .seatResponseLost, .seatResponseLate, .seatAcceptRace, .seatRejection, .hostReenter:
+      return 0.05
     case .pushDrop, .pushDelay, .pushDuplicate, .appKilled, .appBackgrounded, .callCancelLate: return 0.05
     case .micDenied, .micOccupied, .cameraDenied: return 0.02
     }
@@ -78,18 +83,20 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case .seatResponseLate: return 6
     case .seatLimitHit: return 7
     case .seatAcceptRace: return 8
-    case .loginKickedOffline: return 9
-    case .loginExpired: return 10
-    case .micDenied: return 11
-    case .micOccupied: return 12
-    case .cameraDenied: return 13
-    case .pushDrop: return 14
-    case .pushDelay: return 15
-    case .pushDuplicate: return 16
-    case .tokenInvalidated: return 17
-    case .appKilled: return 18
-    case .appBackgrounded: return 19
-    case .callCancelLate: return 20
+    case .seatRejection: return 9
+    case .hostReenter: return 10
+    case .loginKickedOffline: return 11
+    case .loginExpired: return 12
+    case .micDenied: return 13
+    case .micOccupied: return 14
+    case .cameraDenied: return 15
+    case .pushDrop: return 16
+    case .pushDelay: return 17
+    case .pushDuplicate: return 18
+    case .tokenInvalidated: return 19
+    case .appKilled: return 20
+    case .appBackgrounded: return 21
+    case .callCancelLate: return 22
     }
   }
 }

@@ -56,4 +56,6 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = phone user, b = `ConversationActionKind` raw value: the user starts something in the system
   /// UI (calling back from the call log).
   case systemAction
+  /// a = host or admin: its app leaves the room and enters it again (`host.reenter`).
+  case hostReenter
 }

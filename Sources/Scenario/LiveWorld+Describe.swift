@@ -125,6 +125,10 @@ extension LiveWorld {
       return .init(
         kind: name, room: nil, users: [e.a], request: nil,
         detail: e.b == 1 ? "a cellular call starts" : "the cellular call ends", onServer: false)
+    case .hostReenter:
+      return .init(
+        kind: name, room: home(e.a), users: [e.a], request: nil, detail: "the host leaves the room and enters it again",
+        onServer: false)
     case .systemAction:
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "the user starts a conversation in the system UI",

@@ -169,4 +169,16 @@ extension LiveWorld {
   public var faultCoverage: [(kind: FaultKind, injected: UInt64)] {
     faults.configured.map { ($0, metrics.counters.value("fault.\($0.rawValue)") ?? 0) }
   }
+
+  /// `host.reenter`: the host's SDK leaves the room and joins it again (both calls reach the server
+  /// like any other), if the live is still on.
+  mutating func hostReenter(_ user: UInt32, _ scheduler: inout Scheduler) {
+    guard runtime.clients[Int(user)].joinedRoom != 0, runtime.clients[Int(user)].loggedIn else { return }
+    for kind in [OperationKind.leaveLive, .joinLive] {
+      inject(
+        PendingOperation(
+          user: user, kind: kind, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
+          issuedAt: scheduler.now, completion: nil), &scheduler)
+    }
+  }
 }

@@ -270,10 +270,10 @@ extension LiveWorld {
       scheduler.schedule(
         after: callsProfile.app.coldStart.sampleDuration(&osRandom), event(.appLaunched, user, call + 1))
     case .background where !os.isAwake(user):
-      // The handler runs first; the SDK reconnects meanwhile and catches up.
+      // The SDK reconnects and catches up, then the handler runs.
       os.setAwake(user, true)
-      handPush(user, call: call, &scheduler)
       if runtime.clients[Int(user)].loggedIn { resyncCalls(user, &scheduler) }
+      handPush(user, call: call, &scheduler)
     default:
       handPush(user, call: call, &scheduler)
     }

@@ -66,6 +66,14 @@ extension LiveWorld {
           for s in layout.staff(of: seats.requests[Int(id)].room) {
             send(.host(s, .onGuestApplicationReceived(guest: user), request: id), &scheduler)
           }
+          if faults.bits != 0 && fires(.seatRejection, user: user, now) {
+            // The owner turns it down at once (its app, or a moderation rule, on its behalf).
+            inject(
+              PendingOperation(
+                user: layout.staff(of: seats.requests[Int(id)].room).lowerBound, kind: .rejectApplication,
+                target: user, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: now, completion: nil),
+              &scheduler)
+          }
           if profile.seats.applyCompletion == .outcome {
             users[Int(user)].deferredApply = slot + 1
             deferReply = true

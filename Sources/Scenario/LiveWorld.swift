@@ -346,6 +346,8 @@ public struct LiveWorld: World {
       tokenRotated(user: e.a, &scheduler)
     case .cellularCall:
       cellularCall(user: e.a, starts: e.b == 1, &scheduler)
+    case .hostReenter:
+      hostReenter(e.a, &scheduler)
     case .systemAction:
       systemAction(user: e.a, kind: ConversationActionKind(rawValue: UInt8(truncatingIfNeeded: e.b))!, &scheduler)
     case .sample:
@@ -622,6 +624,13 @@ public struct LiveWorld: World {
       runtime.clients[u].joinedRoom = 0
     case .joinLive:
       if error == nil {
+        if faults.bits != 0 && layout.role(of: op.user) != .audience && !layout.isPhone(op.user)
+          && fires(.hostReenter, user: op.user, now)
+        {
+          // Later, the host's app leaves the room and enters it again.
+          let after = SimDuration.seconds(30 + Int64(faultRandom.next(below: 570)))
+          scheduler.schedule(after: after, event(.hostReenter, op.user))
+        }
         runtime.clients[u].joinedRoom = layout.homeRoom[u] + 1
         if users[u].loginCalledAt >= 0 {
           metrics.latencies[LiveMetrics.loginToRoom].record(
