@@ -64,27 +64,58 @@ enum BenchCommand {
   /// The target of `bench stack`: stack events/s at least this share of kernel holds/s.
   static let stackTargetRatio = 0.3
 
-  static func stack(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
-    guard let path = options.values["--profile"] ?? KernelBench.locate("profiles/seat-rush.json5") else {
-      throw UsageError(
-        "bench stack: cannot find profiles/seat-rush.json5; run from the repository or pass --profile FILE")
+  /// The profile a benchmark runs: `option`'s value, else `file` found from the repository.
+  static func benchProfile(_ options: Options, option: String, file: String, bench: String) throws
+    -> (path: String, profile: Profile, data: Data)
+  {
+    guard let path = options.values[option] ?? KernelBench.locate(file) else {
+      throw UsageError("bench \(bench): cannot find \(file); run from the repository or pass \(option) FILE")
     }
-    let profile: Profile
     do {
-      profile = try Profile.load(path: path).profile
+      let loaded = try Profile.load(path: path)
+      return (path, loaded.profile, loaded.data)
     } catch {
       throw UsageError(error.description)
     }
+  }
+
+  /// `--duration` (default one hour).
+  static func benchDuration(_ options: Options) throws -> SimDuration {
+    let text = options.values["--duration"] ?? "1h"
+    guard let duration = DurationFormat.parse(text), duration > .zero else {
+      throw UsageError("--duration: expected a duration such as 1h or 30m, got '\(text)'")
+    }
+    return duration
+  }
+
+  /// The kernel comparison `bench stack` prints for both variants.
+  static func printKernel(_ r: StackBenchResult) {
+    print(
+      String(
+        format: "       kernel hold at queue %d: %.2fM ops/s; ratio %.3fx (target >= %.1fx: %@)", r.meanPending,
+        r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
+  }
+
+  /// What checking costs, when it was measured.
+  static func printChecking(_ r: StackBenchResult) {
+    if r.uncheckedEventsPerSecond > 0 {
+      print(
+        String(
+          format: "       checkers off: %.2fM events/s; the full catalogue costs %.1f%% (target <= 25%%: %@)",
+          r.uncheckedEventsPerSecond / 1e6, r.checkingCost * 100, r.checkingCost <= 0.25 ? "met" : "MISSED"))
+    }
+  }
+
+  static func stack(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
+    let profile = try benchProfile(options, option: "--profile", file: "profiles/seat-rush.json5", bench: "stack")
+      .profile
     guard let rooms = Int(options.values["--rooms"] ?? "1000"), (1...1_000_000).contains(rooms) else {
       throw UsageError("--rooms: expected a whole number from 1 to 1000000")
     }
     guard let audience = Int(options.values["--audience"] ?? "100"), (0...10_000_000).contains(audience) else {
       throw UsageError("--audience: expected viewers per room, a whole number from 0 to 10000000")
     }
-    let durationText = options.values["--duration"] ?? "1h"
-    guard let duration = DurationFormat.parse(durationText), duration > .zero else {
-      throw UsageError("--duration: expected a duration such as 1h or 30m, got '\(durationText)'")
-    }
+    let duration = try benchDuration(options)
     let scaled = StackBench.scaled(profile, rooms: rooms, audiencePerRoom: audience, duration: duration)
     let r = StackBench.measure(
       profile: scaled, seed: profile.defaultSeed, repeats: repeats,
@@ -94,22 +125,14 @@ enum BenchCommand {
         String(
           format: "stack  %@ x%d rooms x%d viewers, %@: %.2fM events/s (%lld events, mean queue %d)",
           profile.name, rooms, audience, duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
-      print(
-        String(
-          format: "       kernel hold at queue %d: %.2fM ops/s; ratio %.3fx (target >= %.1fx: %@)", r.meanPending,
-          r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
+      printKernel(r)
       print(
         String(
           format:
             "       peak memory %.1f MiB, %.0f B per audience member (target <= 2048: %@); violations %d; hash %@",
           Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerAudienceMember,
           r.bytesPerAudienceMember <= 2048 ? "met" : "MISSED", r.violations, r.traceHash))
-      if r.uncheckedEventsPerSecond > 0 {
-        print(
-          String(
-            format: "       checkers off: %.2fM events/s; the full catalogue costs %.1f%% (target <= 25%%: %@)",
-            r.uncheckedEventsPerSecond / 1e6, r.checkingCost * 100, r.checkingCost <= 0.25 ? "met" : "MISSED"))
-      }
+      printChecking(r)
     }
     return r
   }
@@ -120,24 +143,13 @@ enum BenchCommand {
   /// The call-heavy variant of `bench stack`: call-storm with `--callers` phones (default 100,000)
   /// for `--duration`, against the kernel at the same mean queue.
   static func calls(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
-    guard let path = options.values["--calls-profile"] ?? KernelBench.locate("profiles/call-storm.json5") else {
-      throw UsageError(
-        "bench stack: cannot find profiles/call-storm.json5; run from the repository or pass --calls-profile FILE")
-    }
-    let profile: Profile
-    do {
-      profile = try Profile.load(path: path).profile
-    } catch {
-      throw UsageError(error.description)
-    }
+    let (path, profile, _) = try benchProfile(
+      options, option: "--calls-profile", file: "profiles/call-storm.json5", bench: "stack")
     guard profile.calls != nil else { throw UsageError("--calls-profile: \(path) has no calls block") }
     guard let callers = Int(options.values["--callers"] ?? "100000"), (2...10_000_000).contains(callers) else {
       throw UsageError("--callers: expected a whole number from 2 to 10000000")
     }
-    let durationText = options.values["--duration"] ?? "1h"
-    guard let duration = DurationFormat.parse(durationText), duration > .zero else {
-      throw UsageError("--duration: expected a duration such as 1h or 30m, got '\(durationText)'")
-    }
+    let duration = try benchDuration(options)
     let scaled = StackBench.scaledCalls(profile, callers: callers, duration: duration)
     let r = StackBench.measure(
       profile: scaled, seed: profile.defaultSeed, repeats: repeats,
@@ -147,22 +159,14 @@ enum BenchCommand {
         String(
           format: "calls  %@ x%d phones, %@: %.2fM events/s (%lld events, mean queue %d)", profile.name, callers,
           duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
-      print(
-        String(
-          format: "       kernel hold at queue %d: %.2fM ops/s; ratio %.3fx (target >= %.1fx: %@)", r.meanPending,
-          r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
+      printKernel(r)
       print(
         String(
           format:
             "       %.0f B per idle phone user (target <= %.0f: %@); peak memory %.1f MiB, %.0f B per phone user with every call's history; violations %d; hash %@",
           r.idleBytesPerUser, bytesPerCallerTarget, r.idleBytesPerUser <= bytesPerCallerTarget ? "met" : "MISSED",
           Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerUser, r.violations, r.traceHash))
-      if r.uncheckedEventsPerSecond > 0 {
-        print(
-          String(
-            format: "       checkers off: %.2fM events/s; the full catalogue costs %.1f%% (target <= 25%%: %@)",
-            r.uncheckedEventsPerSecond / 1e6, r.checkingCost * 100, r.checkingCost <= 0.25 ? "met" : "MISSED"))
-      }
+      printChecking(r)
     }
     return r
   }
@@ -172,11 +176,8 @@ enum BenchCommand {
 
   /// `bench faults`: nightly-chaos with its faults on and off.
   static func faults(_ options: Options, repeats: Int, json: Bool) throws -> FaultBenchResult {
-    guard let path = options.values["--chaos-profile"] ?? KernelBench.locate("profiles/nightly-chaos.json5") else {
-      throw UsageError(
-        "bench faults: cannot find profiles/nightly-chaos.json5; run from the repository or pass --chaos-profile FILE")
-    }
-    guard let loaded = loadProfile(path) else { throw UsageError("bench faults: \(path) is not a valid profile") }
+    let loaded = try benchProfile(
+      options, option: "--chaos-profile", file: "profiles/nightly-chaos.json5", bench: "faults")
     let r = FaultBenchResult.measure(profile: loaded.profile, seed: loaded.profile.defaultSeed, repeats: repeats)
     if !json {
       print(
@@ -200,16 +201,9 @@ enum BenchCommand {
 
   /// Seeds 1..16 of seat-rush with one job and with `--jobs J` (default: all cores), alternating.
   static func sweep(_ options: Options, repeats: Int, json: Bool) throws -> SweepBenchResult {
-    guard let path = options.values["--profile"] ?? KernelBench.locate("profiles/seat-rush.json5") else {
-      throw UsageError(
-        "bench sweep: cannot find profiles/seat-rush.json5; run from the repository or pass --profile FILE")
-    }
-    let loaded: (profile: Profile, data: Data)
-    do {
-      loaded = try Profile.load(path: path)
-    } catch {
-      throw UsageError(error.description)
-    }
+    let (path, profile, data) = try benchProfile(
+      options, option: "--profile", file: "profiles/seat-rush.json5", bench: "sweep")
+    let loaded = (profile: profile, data: data)
     let cores = ProcessInfo.processInfo.activeProcessorCount
     guard let jobs = Int(options.values["--jobs"] ?? String(max(2, cores))), (2...1024).contains(jobs) else {
       throw UsageError("--jobs: expected a whole number from 2 to 1024")
