@@ -251,11 +251,6 @@ public struct SeatChecker: Sendable {
       "user \(user) has \(active) active conversations; the limit is \(limit)")
   }
 
-  /// Records a finding judged after the run (liveness), or by the world on both sides' state.
-  public mutating func recordCall(_ index: Int, at now: SimInstant, entities: [String], _ message: String) {
-    log.record(index, at: now, entities: entities, message)
-  }
-
   /// Records a liveness finding (judged after the run by the world, which sees both sides).
   public mutating func recordLiveness(_ index: Int, at now: SimInstant, entities: [String], _ message: String) {
     precondition(SeatChecker.catalogue[index].kind == .liveness, "only liveness findings are recorded this way")

@@ -24,7 +24,7 @@ extension LiveWorld {
       let deadline = c.createdAt.nanoseconds + callTimeouts[i] + slack.nanoseconds
       let late = c.endedAt.map { $0.nanoseconds > deadline } ?? (now.nanoseconds > deadline)
       guard late else { continue }
-      checker.recordCall(
+      checker.record(
         SeatChecker.callReleased, at: now, entities: ["call:\(i)", "user:\(c.caller)"],
         "call \(i) from user \(c.caller) was never answered and "
           + (c.endedAt.map { "ended only at \($0)" } ?? "is still ringing at \(now)"))
