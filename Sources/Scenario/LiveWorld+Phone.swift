@@ -426,6 +426,9 @@ extension LiveWorld {
           continue
         }
         metrics.counters.add(metrics.conversationsReported)
+        // A reported call gives a background app time to run (CallKit keeps it awake while the
+        // conversation lasts), so its SDK hears how the call goes.
+        if os.appState(phone) == .background && !os.isAwake(phone) { os.setAwake(phone, true) }
         checker.observeConversationCount(
           user: phone, active: Int(active), limit: os.limits.maximumConversationGroups, at: now)
         guard let conv = os.conversation(phone, uuid) else { continue }  // ended at once

@@ -275,6 +275,7 @@ extension LiveWorld {
           && fires(.appBackgrounded, user: u, scheduler.now)
         {
           phoneOS!.setApp(u, .background)
+          phoneOS!.setAwake(u, inCall(u))
         }
         // An app that is not connected gets a VoIP push instead of the signalling message.
         if isPhoneUser(u) && !signallingReaches(u) {

@@ -351,6 +351,34 @@ final class HookedPhone: ClientBehavior {
     #expect(s.violations == 0)
   }
 
+  @Test func aCallReportedWhileSuspendedKeepsTheAppAwakeUntilItEnds() throws {
+    // The user opens the app (a cold start in the foreground) and a call comes in before its login
+    // finishes: the app is sent to the background at the ring and the push is lost, so the SDK
+    // learns of the call when its login completes, with the app suspended. Reporting the call keeps
+    // the app running: it hears the call start and end, and ends the conversation.
+    let text = stagedPush.replacingOccurrences(
+      of: "duration: \"10m\",",
+      with: """
+        duration: "10m", faults: { heal: "1m", plan: [
+          { kind: "app.backgrounded", rate: 1, target: "user:6" }, { kind: "push.drop", rate: 1, target: "user:6" },
+        ] },
+        """)
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    s.world.launch(6, foreground: true, &s.sim.scheduler)
+    at(&s, 5, ms: 2000)
+    at(&s, 5, ms: 20_000, tag: 101)
+    s.run(untilMs: 40_000)
+    #expect(s.counter("fault.app.backgrounded") == 1 && s.counter("push.lost.dropped") == 1)
+    #expect(s.counter("conversation.reported") == 1 && s.counter("conversation.actions_fulfilled") == 1)
+    #expect(s.counter("call.ended.hangup") == 1)
+    #expect(s.world.phoneOS!.activeConversations(6) == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
   @Test func closingTheAppFollowsTheCallerAndCalleeRules() throws {
     var (s, phone) = try staged()
     phone.onTimer = dial([6])
