@@ -1,0 +1,326 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Oracles
+@testable import Scenario
+@testable import SimKernel
+
+/// The staged room (every message 10 ms) with `plan` as its fault list and a one-minute heal.
+func chaosStaged(_ plan: String) -> String {
+  stagedProfile.replacingOccurrences(
+    of: "duration: \"10m\",", with: "duration: \"10m\", faults: { heal: \"1m\", plan: [\(plan)] },")
+}
+
+/// Each room-side fault kind fires where it should and has its documented effect, to the
+/// millisecond where the staged room makes that possible.
+@Suite struct FaultEffectTests {
+  /// A viewer that applies (timeout 30 s) when told, logging the completion with its time.
+  final class Applier {
+    let client = ScriptedClient()
+    var answers: [(ms: Int64, event: String)] = []
+    var completions: [(ms: Int64, code: Int32)] = []
+
+    init() {
+      client.onApply = { [unowned self] c in
+        c.coGuest.applyForSeat(timeout: .seconds(30)) { [unowned self] c, r in
+          let code: Int32
+          switch r {
+          case .success: code = 0
+          case .failure(let e): code = e.rawValue
+          }
+          self.completions.append((c.now.nanoseconds / 1_000_000, code))
+        }
+      }
+      client.onGuest = { [unowned self] e, c in
+        if e.isApplicationAnswer { self.answers.append((c.now.nanoseconds / 1_000_000, "\(e)")) }
+      }
+    }
+  }
+
+  @Test func aSeatLimitHitRefusesTheApplicationWithThePackageLimitCode() throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"seat.limit_hit\", rate: 1 }"), audience: a.client,
+      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    #expect(a.completions.map(\.code) == [SeatError.seatLimitExceeded.rawValue])
+    #expect(a.completions.first?.ms == 1020)
+    #expect(s.counter("seat.applications") == 0 && s.world.seats.seat(of: 2) == nil)
+    #expect(s.counter("fault.seat.limit_hit") == 1 && s.violations == 0)
+  }
+
+  @Test func aForcedRejectionComesFromTheOwnerAsSoonAsTheApplicationArrives() throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"seat.rejection\", rate: 1 }"), audience: a.client, host: ScriptedClient(),
+      admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    // Filed at 1.010 s; the owner's reject reaches the server at 1.020 s and the guest at 1.030 s.
+    #expect(a.answers.map(\.event) == ["onGuestApplicationResponded(isAccept: false, host: 0)"])
+    #expect(a.answers.first?.ms == 1030)
+    #expect(s.counter("seat.rejected_by_host") == 1 && s.counter("fault.seat.rejection") == 1)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aLostResponseLeavesOnlyTheSeatListToTellTheGuest() throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"seat.response_lost\", rate: 1 }"), audience: a.client,
+      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    #expect(a.answers.isEmpty)
+    #expect(a.client.log.contains("2 seat 0 +2"))
+    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.counter("fault.seat.response_lost") == 1)
+  }
+
+  @Test func aLateResponseArrivesSecondsAfterTheSeatListShowedTheGuestSeated() throws {
+    let a = Applier()
+    var seatListAt: Int64 = -1
+    a.client.onSeat = { e, c in if e.user == 2 && e.seated { seatListAt = c.now.nanoseconds / 1_000_000 } }
+    var s = try Staged(
+      chaosStaged("{ kind: \"seat.response_late\", rate: 1 }"), audience: a.client,
+      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 20_000)
+    // Normally at 1.040 s; late by 3 to 10 s. The seat list (sent just before it) tells the guest
+    // first, on time.
+    #expect(a.answers.count == 1)
+    let at = a.answers.first?.ms ?? 0
+    #expect(at >= 4040 && at < 11_040)
+    #expect(seatListAt == 1040)
+    #expect(s.counter("fault.seat.response_late") == 1 && s.violations == 0)
+  }
+
+  @Test func anAcceptRaceSendsASecondAcceptThatLosesWithAlreadyProcessed() throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"seat.accept_race\", rate: 1 }"), audience: a.client,
+      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    #expect(s.counter("seat.accepted") == 1 && s.counter("seat.already_processed") == 1)
+    #expect(s.counter("probe.accept_lost_to_other_host") == 1)
+    #expect(a.answers.map(\.event) == ["onGuestApplicationResponded(isAccept: true, host: 0)"])
+    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.counter("fault.seat.accept_race") == 1 && s.violations == 0)
+  }
+
+  @Test func aHostReenteringLeavesAndJoinsItsRoomAgain() throws {
+    let host = ScriptedClient()
+    var s = try Staged(
+      chaosStaged("{ kind: \"host.reenter\", rate: 1, target: \"user:0\" }"), audience: ScriptedClient(),
+      host: host, admin: ScriptedClient())
+    s.run(untilMs: 1000)
+    #expect(s.counter("fault.host.reenter") == 1)
+    #expect(s.world.seats.room(of: 0) == 0)
+    s.run(untilMs: 700_000)
+    // The re-entry (30 s to 10 min later) went through: the owner is in its room again and the
+    // admin, untargeted, never left.
+    #expect(s.world.seats.room(of: 0) == 0 && s.world.seats.room(of: 1) == 0)
+    #expect(s.counter("fault.host.reenter") >= 2)  // each new join is another opportunity
+    #expect(s.violations == 0)
+  }
+
+  @Test(arguments: [("login.kicked_offline", "kickedOffline"), ("login.expired", "loginExpired")])
+  func aSessionFaultLogsTheUserOutLater(kind: String, event: String) throws {
+    let viewer = ScriptedClient()
+    var s = try Staged(
+      chaosStaged("{ kind: \"\(kind)\", rate: 1, target: \"user:2\" }"), audience: viewer, host: ScriptedClient(),
+      admin: ScriptedClient())
+    s.run(untilMs: 9000)
+    #expect(s.world.login.isLoggedIn(2) && s.world.seats.room(of: 2) == 0)
+    s.run(untilMs: 620_000)
+    // Between 10 s and 10 min after the login: the server logged user 2 out and told it.
+    #expect(viewer.log.filter { $0.hasPrefix("2 login") } == ["2 login \(event)"])
+    #expect(!s.world.login.isLoggedIn(2) && s.world.seats.room(of: 2) == nil)
+    #expect(s.world.login.isLoggedIn(3))
+    #expect(s.counter("fault.\(kind)") == 1)
+  }
+
+  @Test(arguments: [
+    ("device.mic_denied", false, SeatError.microphoneNotAuthorized),
+    ("device.mic_occupied", false, SeatError.microphoneOccupied),
+    ("device.camera_denied", true, SeatError.cameraNotAuthorized),
+  ])
+  func aDeviceFaultFailsTheOpenWithItsCode(kind: String, camera: Bool, code: SeatError) throws {
+    let viewer = ScriptedClient()
+    var results: [String] = []
+    viewer.onTimer = { _, c in
+      let done: Completion = { c, r in results.append("\(c.now) \(r)") }
+      if camera { c.device.openLocalCamera(completion: done) } else { c.device.openLocalMicrophone(completion: done) }
+    }
+    var s = try Staged(
+      chaosStaged("{ kind: \"\(kind)\", rate: 1 }"), audience: viewer, host: ScriptedClient(),
+      admin: ScriptedClient())
+    let slot = s.world.timerSlot(tag: 1, arg: 0)
+    s.sim.scheduler.schedule(at: .zero + .seconds(1), Event(kind: LiveEvent.clientTimer.rawValue, a: 2, b: slot))
+    s.run(untilMs: 3000)
+    #expect(results == ["t=1.1s failure(LiveStack.SeatError.\(code))"])
+    #expect(!s.world.runtime.isOn(camera ? .camera : .microphone, user: 2))
+    #expect(s.counter("fault.\(kind)") == 1)
+  }
+
+  /// Windows act from `at` to `at + for` and not a moment outside.
+  @Test func aSlowdownWindowDelaysRequestsOnlyWhileItLasts() throws {
+    var heard: [UInt32: Int64] = [:]
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let g) = e { heard[g] = c.now.nanoseconds / 1_000_000 }
+    }
+    let viewer = ScriptedClient()
+    viewer.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    var s = try Staged(
+      chaosStaged(
+        "{ kind: \"server.slowdown\", target: \"role:audience\", at: \"2s\", for: \"3s\", extra: \"700ms\" }"),
+      audience: viewer, host: host, admin: ScriptedClient())
+    // Sent at 1.990 s (before the window), 2.000 s (its first instant) and 5.000 s (its end).
+    s.apply(2, atMs: 1990)
+    s.apply(3, atMs: 2000)
+    s.apply(4, atMs: 5000)
+    s.run(untilMs: 10_000)
+    #expect(heard == [2: 2010, 3: 2720, 4: 5020])
+    #expect(s.counter("fault.server.slowdown") == 1)
+    #expect(s.violations == 0)
+  }
+
+  /// An outage fails the requests of its service with -1 while it lasts; other services carry on.
+  @Test(arguments: [("seats", [SeatError.failed.rawValue, 0]), ("calls", [0, SeatError.alreadyInQueue.rawValue])])
+  func anOutageWindowFailsRequestsOfItsServiceWithAServerError(service: String, codes: [Int32]) throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"server.outage\", at: \"2s\", for: \"2s\", service: \"\(service)\" }"),
+      audience: a.client, host: ScriptedClient(), admin: ScriptedClient())
+    s.apply(2, atMs: 2500)
+    s.apply(2, atMs: 3990)  // reaches the server at 4.000 s, the window's end
+    s.run(untilMs: 6000)
+    #expect(a.completions.map(\.code) == codes)
+    #expect(s.counter("seat.applications") == 1)
+    #expect(s.counter("fault.server.outage") == (service == "seats" ? 1 : 0))
+  }
+
+  @Test func aDelayWindowAddsItsExtraToTheTargetedUsersMessagesOnly() throws {
+    var heard: [UInt32: Int64] = [:]
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let g) = e { heard[g] = c.now.nanoseconds / 1_000_000 }
+    }
+    let viewer = ScriptedClient()
+    viewer.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    var s = try Staged(
+      chaosStaged("{ kind: \"network.delay\", target: \"user:2\", at: \"1s\", for: \"10s\", extra: \"250ms\" }"),
+      audience: viewer, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 2000)
+    s.apply(3, atMs: 2000)
+    s.run(untilMs: 5000)
+    // User 2's request takes 260 ms; the host's downlink is not targeted.
+    #expect(heard[2] == 2270 && heard[3] == 2020)
+    #expect(s.counter("fault.network.delay") >= 1)
+  }
+}
+
+/// The phone-side fault kinds, on the staged phones (pushes take 500 ms, cold starts 1 s).
+extension PushWorldTests {
+  /// The staged phones with `plan` as the fault list.
+  func chaosPhones(_ plan: String) -> String {
+    stagedPush.replacingOccurrences(
+      of: "duration: \"10m\",", with: "duration: \"10m\", faults: { heal: \"1m\", plan: [\(plan)] },")
+  }
+
+  /// Phone 5 calls phone 6, whose app was killed, at 3 s (a push is due at 3.510 s).
+  func callKilledCallee(_ plan: String, hangUpMs: Int64 = 20_000) throws -> (Staged, HookedPhone) {
+    var (s, phone) = try staged(chaosPhones(plan))
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: hangUpMs, tag: 101)
+    s.run(untilMs: 60_000)
+    s.world.judgeLiveness(now: s.sim.now)
+    return (s, phone)
+  }
+
+  @Test func aDroppedPushNeverWakesTheCalleeAndTheCallTimesOut() throws {
+    let (s, phone) = try callKilledCallee("{ kind: \"push.drop\", rate: 1, target: \"user:6\" }", hangUpMs: 50_000)
+    #expect(s.counter("push.sent") == 1 && s.counter("push.lost.dropped") == 1)
+    #expect(s.counter("app.cold_starts") == 0 && phone.actions.isEmpty)
+    #expect(s.counter("call.ended.noResponse") == 1)
+    #expect(s.counter("fault.push.drop") == 1 && s.violations == 0)
+  }
+
+  @Test func aDelayedPushArrivesTensOfSecondsLateAndTheAppCopes() throws {
+    let (s, _) = try callKilledCallee("{ kind: \"push.delay\", rate: 1 }", hangUpMs: 100_000)
+    let delivery = s.world.metrics.latencies[LiveMetrics.pushSendToDelivery]
+    #expect(delivery.count == 1)
+    #expect(delivery.min >= 20_500_000_000 && delivery.max < 60_500_000_000)
+    #expect(s.counter("conversation.reported") == 1 && s.world.phoneOS!.activeConversations(6) == 0)
+    #expect(s.counter("fault.push.delay") == 1 && s.violations == 0)
+  }
+
+  @Test func aDuplicatedPushIsReportedTwiceAndTheSecondEndedAtOnce() throws {
+    let (s, phone) = try callKilledCallee("{ kind: \"push.duplicate\", rate: 1 }")
+    #expect(s.counter("push.sent") == 1 && s.counter("conversation.reported") == 2)
+    #expect(phone.actions.map(\.kind) == [.join] && s.counter("conversation.actions_fulfilled") == 1)
+    #expect(s.counter("call.ended.hangup") == 1 && s.world.phoneOS!.activeConversations(6) == 0)
+    #expect(s.counter("fault.push.duplicate") == 1 && s.violations == 0)
+  }
+
+  @Test func anInvalidatedTokenLosesThePushItWasFor() throws {
+    let (s, _) = try callKilledCallee("{ kind: \"token.invalidated\", rate: 1, target: \"user:6\" }", hangUpMs: 50_000)
+    #expect(s.counter("push.token_rotations") == 1 && s.counter("push.lost.token_invalidated") == 1)
+    #expect(s.counter("conversation.reported") == 0 && s.counter("call.ended.noResponse") == 1)
+    #expect(s.counter("fault.token.invalidated") == 1 && s.violations == 0)
+  }
+
+  @Test func anAppKilledAsThePushArrivesColdStartsAndStillAnswers() throws {
+    var (s, phone) = try staged(chaosPhones("{ kind: \"app.killed\", rate: 1, target: \"user:6\" }"))
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.phoneOS!.setApp(6, .background)  // suspended: the call comes as a push
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 20_000, tag: 101)
+    s.run(untilMs: 40_000)
+    // The push arrives at 3.510 s, the process dies, and the cold start ends at 4.510 s.
+    #expect(s.counter("fault.app.killed") == 1 && s.counter("app.cold_starts") == 1)
+    let report = s.world.metrics.latencies[LiveMetrics.pushDeliveryToReport]
+    #expect(report.count == 1 && report.max == 1_000_000_000)
+    #expect(s.counter("conversation.actions_fulfilled") == 1 && s.counter("call.ended.hangup") == 1)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aBackgroundedAppGetsThePushInsteadOfTheSignal() throws {
+    var (s, phone) = try staged(chaosPhones("{ kind: \"app.backgrounded\", rate: 1, target: \"user:6\" }"))
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 20_000, tag: 101)
+    s.run(untilMs: 40_000)
+    #expect(s.world.phoneOS!.appState(6) == .background)
+    // The push wakes the app; its SDK catches up first (the ring shows the system UI), then the
+    // handler reports the push again and ends that one at once, as the system requires.
+    #expect(s.counter("push.sent") == 1, "\(s.counter("conversation.reported"))")
+    #expect(s.counter("conversation.reported") == 2)
+    #expect(s.counter("conversation.actions_fulfilled") == 1 && s.counter("call.ended.hangup") == 1)
+    #expect(s.counter("fault.app.backgrounded") == 1)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aLateCancelEndsTheCallAsTheCalleeStartsRinging() throws {
+    var (s, phone) = try staged(chaosPhones("{ kind: \"call.cancel_late\", rate: 1, target: \"user:6\" }"))
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 10_000)
+    // Rings at 3.020 s; the caller's hang-up reaches the server at 3.030 s, before the answer (5 s).
+    #expect(s.counter("call.ended.canceled") == 1 && s.counter("fault.call.cancel_late") == 1)
+    #expect(s.world.metrics.latencies[LiveMetrics.dialToConnected].count == 0)
+    #expect(s.world.calls.call(of: 6) == nil && s.violations == 0)
+  }
+}
