@@ -82,10 +82,16 @@ public final class StandardPhone: ClientBehavior {
     var pendingDecline: UInt32 = 0
     /// The last call the SDK said had ended, as ID + 1 (a later push for it is stale).
     var lastEnded: UInt32 = 0
+    /// The server ended this process's session (kicked offline, or the login expired): it does not
+    /// log in again, so no call can be answered until the app starts anew.
+    var signedOut = false
+    /// The microphone is opening (a second open before it answers would be a mistake).
+    var micOpening = false
   }
   let memory: Column<AppMemory>
 
-  lazy var microphoneOpened: Completion = { c, result in
+  lazy var microphoneOpened: Completion = { [unowned(unsafe) self] c, result in
+    self.memory[self.slot(c)].micOpening = false
     let inCall = c.callStore.state == .accept
     if case .success = result, !inCall {
       c.device.closeLocalMicrophone()  // the call ended while the microphone was opening
@@ -175,9 +181,10 @@ public final class StandardPhone: ClientBehavior {
     // A connected SDK knows every call ringing it: a push for another one is stale.
     let stale = c.login.isLogin && c.tuiLogin.isLogin && c.callStore.currentCall != push.call
     if malformed || stale || (shown && memory[s].uuidCall == push.call + 1) || memory[s].lastEnded == push.call + 1
-      || (c.callStore.currentCall != nil && c.callStore.currentCall != push.call)
+      || (c.callStore.currentCall != nil && c.callStore.currentCall != push.call) || memory[s].signedOut
     {
-      // Nothing to ring for: a malformed payload, a duplicate or stale push, or a call while in another.
+      // Nothing to ring for: a malformed payload, a duplicate or stale push, a call while in
+      // another, or a push for a session the server has ended.
       manager.reportEnded(uuid: uuid, reason: .failed)
       return
     }
@@ -207,7 +214,7 @@ public final class StandardPhone: ClientBehavior {
       let store = c.callStore
       if store.currentCall == call && store.state == .waiting {
         accept(action, &c)
-      } else if store.currentCall == nil && !(c.login.isLogin && c.tuiLogin.isLogin) {
+      } else if store.currentCall == nil && !(c.login.isLogin && c.tuiLogin.isLogin) && !memory[s].signedOut {
         memory[s].pendingJoin = action  // cold start: the SDK learns of the call at login
       } else {
         manager.fail(action)
@@ -365,7 +372,11 @@ public final class StandardPhone: ClientBehavior {
         }
       }
     case .started(_, let call):
-      c.device.openLocalMicrophone(completion: microphoneOpened)
+      // A call that starts while the last one's microphone is still opening uses that open.
+      if !c.device.microphoneOn && !memory[s].micOpening {
+        memory[s].micOpening = true
+        c.device.openLocalMicrophone(completion: microphoneOpened)
+      }
       c.schedule(after: settings.talkTime.sampleDuration(&c.random), tag: Tag.hangUp.rawValue, arg: call)
     case .ended(_, let call, _, _):
       if c.device.microphoneOn { c.device.closeLocalMicrophone() }
@@ -394,6 +405,7 @@ public final class StandardPhone: ClientBehavior {
 
   public func loginEvent(_ event: LoginEvent, _ c: inout Client) {
     // Logged out by the server: any call is over for this app.
+    memory[slot(c)].signedOut = true
     if c.device.microphoneOn { c.device.closeLocalMicrophone() }
     if let pending = memory[slot(c)].pendingJoin {
       memory[slot(c)].pendingJoin = nil

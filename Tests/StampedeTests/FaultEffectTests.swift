@@ -323,4 +323,38 @@ extension PushWorldTests {
     #expect(s.world.metrics.latencies[LiveMetrics.dialToConnected].count == 0)
     #expect(s.world.calls.call(of: 6) == nil && s.violations == 0)
   }
+
+  @Test func aPushForASessionTheServerEndedIsReportedAndEndedAtOnce() throws {
+    // Phone 6 is suspended; it is called at 3 s (the server rings it at 3.010 s) and kicked offline at 3.015 s, before the push
+    // (3.510 s) wakes it. Its SDK learns of the kick as it reconnects: the push rings for nothing.
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.phoneOS!.setApp(6, .background)
+    at(&s, 5, ms: 3000)
+    s.sim.scheduler.schedule(
+      at: .zero + .milliseconds(3015),
+      Event(kind: LiveEvent.loginEnded.rawValue, a: 6, b: UInt32(LoginEvent.kickedOffline.rawValue)))
+    s.run(untilMs: 3600)
+    #expect(s.counter("conversation.reported") == 1 && s.world.phoneOS!.activeConversations(6) == 0)
+    s.run(untilMs: 60_000)
+    #expect(phone.actions.isEmpty)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aSecondStartWhileTheMicrophoneOpensDoesNotOpenItAgain() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = dial([7])
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    // 7 answers in the app at 5.020 s; the call starts for it at 5.040 s and its microphone opens
+    // until 5.140 s. A repeated start (a message replayed after a reconnect) comes at 5.050 s.
+    s.run(untilMs: 5050)
+    let call = try #require(s.world.calls.call(of: 7))
+    s.world.deliverCall(7, .started(user: 7, call: call), &s.sim.scheduler)
+    s.run(untilMs: 6000)
+    #expect(s.world.runtime.isOn(.microphone, user: 7))
+    #expect(count(s, "device.opened-once") == 0 && s.violations == 0)
+  }
 }

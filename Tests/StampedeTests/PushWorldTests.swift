@@ -49,6 +49,7 @@ final class HookedPhone: ClientBehavior {
     if onCall?(e, &c) == true { return }
     inner.callEvent(e, &c)
   }
+  func loginEvent(_ e: LoginEvent, _ c: inout Client) { inner.loginEvent(e, &c) }
   func pushTokenUpdated(_ token: UInt16, _ c: inout Client) {
     if let onToken { onToken(token, &c) } else { inner.pushTokenUpdated(token, &c) }
   }
