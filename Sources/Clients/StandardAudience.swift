@@ -112,8 +112,12 @@ public final class StandardAudience: ClientBehavior {
   /// Timer tags.
   enum Tag: UInt32 {
     case apply = 1
-    case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall
+    case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall, leaveSeatAgain
   }
+
+  /// How long a viewer waits before sending again a request that failed with -1 (the server may
+  /// never have heard it): a cancel, or leaving the seat.
+  public static let resendAfter = SimDuration.seconds(5)
 
   /// Creates the behaviour for `userCount` users.
   public init(settings: AudienceSettings, userCount: Int) {
@@ -175,7 +179,7 @@ public final class StandardAudience: ClientBehavior {
     }
     guard case .success = result else {
       self.endSession(&c)
-      c.coGuest.disConnect()
+      c.coGuest.disConnect(completion: self.disconnected)
       self.retry(after: self.settings.retry.other, &c)
       return
     }
@@ -191,6 +195,12 @@ public final class StandardAudience: ClientBehavior {
     c.schedule(
       after: self.settings.seatTime.sampleDuration(&c.random), tag: Tag.leaveSeat.rawValue,
       arg: self.epoch[Int(c.user)])
+  }
+  /// A leave that failed with -1 may never have reached the server: while the seat list still
+  /// shows the viewer seated, it is sent again.
+  lazy var disconnected: Completion = { [unowned(unsafe) self] c, result in
+    guard case .failure(.failed) = result, c.liveSeat.mySeatIndex != nil else { return }
+    c.schedule(after: StandardAudience.resendAfter, tag: Tag.leaveSeatAgain.rawValue, arg: self.epoch[Int(c.user)])
   }
   lazy var invitationAccepted: Completion = { [unowned(unsafe) self] c, result in
     if case .success = result { self.beginConnecting(&c) }
@@ -237,6 +247,9 @@ public final class StandardAudience: ClientBehavior {
           // event never came: stop waiting for it.
           c.status = .idle
           self.retry(after: self.settings.retry.rejected, &c)
+        case .failure(.failed):
+          // The server may never have heard the cancel: the application may still be pending.
+          c.schedule(after: StandardAudience.resendAfter, tag: Tag.giveUp.rawValue, arg: self.epoch[Int(c.user)])
         case .failure:
           break
         }
@@ -244,8 +257,13 @@ public final class StandardAudience: ClientBehavior {
     case .leaveSeat:
       guard c.status == .connected, arg == epoch[Int(c.user)] else { return }
       endSession(&c)
-      c.coGuest.disConnect()
+      c.coGuest.disConnect(completion: disconnected)
       retry(after: settings.applyAfter, &c)
+    case .leaveSeatAgain:
+      guard c.status == .idle, arg == epoch[Int(c.user)], c.liveList.isInRoom, c.liveSeat.mySeatIndex != nil else {
+        return
+      }
+      c.coGuest.disConnect(completion: disconnected)
     case .leaveRoom:
       guard c.status != .left else { return }
       closeDevices(&c)

@@ -102,7 +102,7 @@ public final class StandardPhone: ClientBehavior {
 
   enum Tag: UInt32 {
     case dial = 1
-    case answer, hangUp, giveUp, lateReport
+    case answer, hangUp, giveUp, lateReport, logIn
   }
 
   /// Creates the behaviour for phones `phones`.
@@ -124,15 +124,34 @@ public final class StandardPhone: ClientBehavior {
       // The mistake: dialling (itself, even) before the login finished.
       c.callStore.calls(participantIds: [c.user], mediaType: .audio)
     }
+    logIn(&c)
+  }
+
+  /// Both logins, then the token upload; a login that got no answer (-1) is tried again.
+  func logIn(_ c: inout Client) {
     c.login.login { [unowned(unsafe) self] c, result in
-      guard case .success = result else { return }
+      guard case .success = result else { return self.loginFailed(result, &c) }
       c.tuiLogin.login { [unowned(unsafe) self] c, result in
-        guard case .success = result else { return }
+        guard case .success = result else { return self.loginFailed(result, &c) }
         if self.mistakes.contains(.lateRegistry) { c.pushRegistry.register() }
         self.uploadToken(&c)
         self.settlePendingJoin(&c)
         self.scheduleDial(&c)
       }
+    }
+  }
+
+  /// No call can be answered before a login succeeds: a Join waiting for it fails. A login the
+  /// server may not have heard is sent again.
+  func loginFailed(_ result: Result<Void, SeatError>, _ c: inout Client) {
+    let s = slot(c)
+    if let pending = memory[s].pendingJoin {
+      memory[s].pendingJoin = nil
+      complete(pending, fulfilled: false, &c)
+      endConversation(&c, reason: .failed)
+    }
+    if case .failure(.failed) = result, !memory[s].signedOut {
+      c.schedule(after: StandardAudience.resendAfter, tag: Tag.logIn.rawValue, arg: 0)
     }
   }
 
@@ -301,6 +320,8 @@ public final class StandardPhone: ClientBehavior {
     case .answer:
       guard store.currentCall == arg, store.state == .waiting, memory[slot(c)].uuidCall != arg + 1 else { return }
       if c.random.chance(settings.answerProbability) { store.accept() } else { store.reject() }
+    case .logIn:
+      if !(c.login.isLogin && c.tuiLogin.isLogin) && !memory[slot(c)].signedOut { logIn(&c) }
     case .lateReport:
       let uuid = c.conversations.makeUUID()
       if (try? c.conversations.reportNewIncomingConversation(uuid: uuid)) != nil {

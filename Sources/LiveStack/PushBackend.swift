@@ -47,6 +47,8 @@ public enum PushLoss: String, Sendable, Codable, CaseIterable {
   case suppressed
   /// Lost in transit (an injected fault).
   case dropped
+  /// The push backend was down (an injected outage).
+  case outage
 }
 
 /// What the backend does for one offline callee.

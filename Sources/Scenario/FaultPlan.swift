@@ -12,7 +12,8 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   case networkPartition = "network.partition"
   /// The server takes longer to carry out requests.
   case serverSlowdown = "server.slowdown"
-  /// The server refuses requests with a server error (-1).
+  /// The server refuses requests with a server error (-1), or (`mode: "vanish"`) never hears them
+  /// and the SDK gives up after its request timeout; on the push backend, pushes are not sent.
   case serverOutage = "server.outage"
   /// The guest's "accepted/rejected" event is lost (the seat list still tells the truth).
   case seatResponseLost = "seat.response_lost"
@@ -162,6 +163,14 @@ public enum FaultDirection: String, Sendable, CaseIterable {
   case both
 }
 
+/// How an outage treats requests.
+public enum OutageMode: String, Sendable, CaseIterable {
+  /// The server answers -1 at once.
+  case fail
+  /// Requests vanish: the server never hears them and the SDK reports -1 after its 10 s timeout.
+  case vanish
+}
+
 /// The server side an outage or slowdown hits.
 public enum FaultService: String, Sendable, CaseIterable {
   /// Rooms, seats and co-guest requests.
@@ -170,6 +179,8 @@ public enum FaultService: String, Sendable, CaseIterable {
   case calls
   /// Login, TUILogin and token upload.
   case login
+  /// The push backend (TIMPush): an outage loses pushes, a slowdown delays them.
+  case push
   /// Every service.
   case all
 }
@@ -193,8 +204,10 @@ public struct FaultEntry: Sendable, Equatable {
   public var extra: SimDuration = .seconds(2)
   /// For a partition: `up` (client to server), `down`, or `both`.
   public var direction: FaultDirection = .both
-  /// For an outage or slowdown: `seats`, `calls`, `login` or `all`.
+  /// For an outage or slowdown: `seats`, `calls`, `login`, `push` or `all`.
   public var service: FaultService = .all
+  /// For an outage: requests vanish (the SDK times out) rather than fail at once.
+  public var vanish = false
 
   /// Creates an entry.
   public init(kind: FaultKind, rate: Ratio) {

@@ -58,4 +58,7 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case systemAction
   /// a = host or admin: its app leaves the room and enters it again (`host.reenter`).
   case hostReenter
+  /// a = user: the server has not heard the client's heartbeat in the room for the presence
+  /// timeout (its SDK left, but the leave never reached the server): it drops the member.
+  case presenceLost
 }

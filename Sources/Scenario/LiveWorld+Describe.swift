@@ -129,6 +129,10 @@ extension LiveWorld {
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil, detail: "the host leaves the room and enters it again",
         onServer: false)
+    case .presenceLost:
+      return .init(
+        kind: name, room: home(e.a), users: [e.a], request: nil,
+        detail: "the server drops a member whose heartbeat stopped", onServer: true)
     case .systemAction:
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "the user starts a conversation in the system UI",

@@ -83,6 +83,10 @@ extension LiveWorld {
     for i in faults.entries[k].indices {
       let target = faults.entries[k][i].target
       let rate = faults.entries[k][i].rate
+      // A rate fault may also be limited to a window.
+      let start = faults.entries[k][i].at?.nanoseconds ?? 0
+      if now.nanoseconds < start { continue }
+      if let d = faults.entries[k][i].duration, now.nanoseconds >= start + d.nanoseconds { continue }
       guard covers(target, user) else { continue }
       if faultRandom.chance(rate) {
         injected(kind)
@@ -94,7 +98,7 @@ extension LiveWorld {
 
   /// The active window of `kind` covering `user` now, if any (drawing its rate when below 1).
   mutating func window(_ kind: FaultKind, user: UInt32, _ now: SimInstant, service: FaultService = .all)
-    -> (extra: SimDuration, direction: FaultDirection, end: Int64)?
+    -> (extra: SimDuration, direction: FaultDirection, end: Int64, vanish: Bool)?
   {
     guard faultOn(kind), now.nanoseconds < faults.chaosEnd else { return nil }
     let k = kind.index
@@ -109,7 +113,7 @@ extension LiveWorld {
       let rate = faults.entries[k][i].rate
       if rate != Ratio(1, 1)! && !faultRandom.chance(rate) { continue }
       injected(kind)
-      return (faults.entries[k][i].extra, faults.entries[k][i].direction, end)
+      return (faults.entries[k][i].extra, faults.entries[k][i].direction, end, faults.entries[k][i].vanish)
     }
     return nil
   }

@@ -226,9 +226,15 @@ extension LiveWorld {
       metrics.counters.add(metrics.pushSent)
       phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
       if faults.bits != 0 && fires(.pushDrop, user: user, now) { return metrics.countLostPush(.dropped) }
+      if faultOn(.serverOutage) && window(.serverOutage, user: user, now, service: .push) != nil {
+        return metrics.countLostPush(.outage)
+      }
       var latency =
         callsProfile.push.backendLatency.sampleDuration(&pushRandom)
         + callsProfile.push.latency.sampleDuration(&pushRandom)
+      if faultOn(.serverSlowdown), let w = window(.serverSlowdown, user: user, now, service: .push) {
+        latency = latency + w.extra
+      }
       if faults.bits != 0 && fires(.pushDelay, user: user, now) {
         latency = latency + .seconds(20 + Int64(faultRandom.next(below: 40)))
       }

@@ -16,8 +16,10 @@ extension LiveWorld {
       error = .notLoggedIn
       if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
     } else if faultOn(.serverOutage),
-      window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind)) != nil
+      let w = window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind))
     {
+      // Refused at once, or (vanish) never heard: the SDK then gives up after its timeout.
+      if w.vanish { ops[Int(slot)].answerLost = true }
       error = .failed
       if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
     } else {

@@ -348,6 +348,12 @@ public struct LiveWorld: World {
       cellularCall(user: e.a, starts: e.b == 1, &scheduler)
     case .hostReenter:
       hostReenter(e.a, &scheduler)
+    case .presenceLost:
+      // Still out of the room by its SDK's account, still in it by the server's: dropped.
+      if runtime.clients[Int(e.a)].joinedRoom == 0, seats.room(of: e.a) != nil {
+        _ = seats.leave(user: e.a, now: scheduler.now)
+        drainServer(&scheduler)
+      }
     case .systemAction:
       systemAction(user: e.a, kind: ConversationActionKind(rawValue: UInt8(truncatingIfNeeded: e.b))!, &scheduler)
     case .sample:
@@ -588,6 +594,9 @@ public struct LiveWorld: World {
   /// How long the SDK waits for an answer before it reports a request as failed.
   static let sdkRequestTimeout = SimDuration.seconds(10)
 
+  /// How long the server keeps a room member whose heartbeat stopped.
+  static let presenceTimeout = SimDuration.seconds(30)
+
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
     if ops[Int(slot)].answerLost {
       let at = max(scheduler.now, ops[Int(slot)].issuedAt + LiveWorld.sdkRequestTimeout)
@@ -638,11 +647,17 @@ public struct LiveWorld: World {
           users[u].loginCalledAt = -1
         }
         enteredRoom(op.user, slot: slot, &scheduler)
+      } else if error == .failed {
+        // No answer: the server may have let it in. The SDK is not in the room and sends no
+        // heartbeat, so the server drops it if so.
+        scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user))
       }
     case .leaveLive:
       runtime.clients[u].joinedRoom = 0
       runtime.clients[u].seenSeat = -1
       runtime.clients[u].invitation = 0
+      // The SDK left whatever the answer; if the server did not hear it, it notices the silence.
+      if error != nil { scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user)) }
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
     case .placeCall:

@@ -680,9 +680,20 @@ extension Profile {
     }
     e.at = try o.present("at")?.duration()
     e.duration = try o.present("for")?.duration(minimum: .nanoseconds(1))
-    e.extra = try o.get("extra", default: e.extra) { n throws(ProfileError) in try n.duration() }
-    if let d = o.present("direction") { e.direction = try d.oneOf(FaultDirection.self) }
-    if let sv = o.present("service") { e.service = try sv.oneOf(FaultService.self) }
+    // A parameter that the kind does not use is an error, not silently ignored.
+    func applicable(_ key: String, _ kinds: [FaultKind]) throws(ProfileError) -> ProfileNode? {
+      guard let n = o.present(key) else { return nil }
+      guard kinds.contains(kind) else {
+        throw n.error("\(key) applies only to \(kinds.map(\.rawValue).joined(separator: " and ")), not \(kind.rawValue)")
+      }
+      return n
+    }
+    if let x = try applicable("extra", [.networkDelay, .serverSlowdown]) { e.extra = try x.duration() }
+    if let d = try applicable("direction", [.networkPartition]) { e.direction = try d.oneOf(FaultDirection.self) }
+    if let sv = try applicable("service", [.serverOutage, .serverSlowdown]) {
+      e.service = try sv.oneOf(FaultService.self)
+    }
+    if let m = try applicable("mode", [.serverOutage]) { e.vanish = try m.oneOf(OutageMode.self) == .vanish }
     try o.finish()
     return e
   }
