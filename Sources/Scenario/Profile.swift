@@ -684,7 +684,8 @@ extension Profile {
     func applicable(_ key: String, _ kinds: [FaultKind]) throws(ProfileError) -> ProfileNode? {
       guard let n = o.present(key) else { return nil }
       guard kinds.contains(kind) else {
-        throw n.error("\(key) applies only to \(kinds.map(\.rawValue).joined(separator: " and ")), not \(kind.rawValue)")
+        throw n.error(
+          "\(key) applies only to \(kinds.map(\.rawValue).joined(separator: " and ")), not \(kind.rawValue)")
       }
       return n
     }

@@ -204,6 +204,58 @@ func chaosStaged(_ plan: String) -> String {
     #expect(s.counter("fault.server.outage") == (service == "seats" ? 1 : 0))
   }
 
+  @Test func aVanishingOutageLetsTheSDKTimeOutAndTheServerNeverHears() throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"server.outage\", mode: \"vanish\", at: \"2s\", for: \"2s\", service: \"seats\" }"),
+      audience: a.client, host: ScriptedClient(), admin: ScriptedClient())
+    s.apply(2, atMs: 2500)
+    s.run(untilMs: 20_000)
+    #expect(a.completions.map(\.code) == [SeatError.failed.rawValue])
+    #expect(a.completions.first?.ms == 12_500)  // the SDK's 10 s request timeout
+    #expect(s.counter("seat.applications") == 0 && s.counter("fault.server.outage") == 1)
+  }
+
+  @Test func aRateFaultWithAWindowFiresOnlyInsideIt() throws {
+    var codes: [UInt32: Int32] = [:]
+    let viewer = ScriptedClient()
+    viewer.onApply = { c in
+      c.coGuest.applyForSeat(timeout: .seconds(30)) { c, r in
+        if case .failure(let e) = r { codes[c.user] = e.rawValue } else { codes[c.user] = 0 }
+      }
+    }
+    var s = try Staged(
+      chaosStaged("{ kind: \"seat.limit_hit\", rate: 1, at: \"2s\", for: \"1s\" }"), audience: viewer,
+      host: ScriptedClient(), admin: ScriptedClient())
+    // They reach the server at 1.990 s, 2.010 s and 3.000 s (the window's end).
+    s.apply(2, atMs: 1980)
+    s.apply(3, atMs: 2000)
+    s.apply(4, atMs: 2990)
+    s.run(untilMs: 5000)
+    #expect(codes == [2: 0, 3: SeatError.seatLimitExceeded.rawValue, 4: 0])
+    #expect(s.counter("fault.seat.limit_hit") == 1)
+  }
+
+  @Test func theServerDropsAMemberWhoseLeaveNeverArrived() throws {
+    let viewer = ScriptedClient()
+    var left: [String] = []
+    viewer.onTimer = { _, c in c.liveList.leaveLive { c, r in left.append("\(c.now) \(r)") } }
+    var s = try Staged(
+      chaosStaged("{ kind: \"server.outage\", mode: \"vanish\", at: \"2s\", for: \"2s\", target: \"user:2\" }"),
+      audience: viewer, host: ScriptedClient(), admin: ScriptedClient())
+    let slot = s.world.timerSlot(tag: 1, arg: 0)
+    s.sim.scheduler.schedule(
+      at: .zero + .milliseconds(2500), Event(kind: LiveEvent.clientTimer.rawValue, a: 2, b: slot))
+    // The SDK gives up at 12.5 s and is out of the room; the server drops user 2 30 s later.
+    s.run(untilMs: 42_400)
+    #expect(left == ["t=12.5s failure(LiveStack.SeatError.failed)"])
+    #expect(s.world.seats.room(of: 2) == 0)
+    s.run(untilMs: 42_600)
+    #expect(s.world.seats.room(of: 2) == nil && s.world.seats.room(of: 3) == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
   @Test func aDelayWindowAddsItsExtraToTheTargetedUsersMessagesOnly() throws {
     var heard: [UInt32: Int64] = [:]
     let host = ScriptedClient()
@@ -356,5 +408,33 @@ extension PushWorldTests {
     s.run(untilMs: 6000)
     #expect(s.world.runtime.isOn(.microphone, user: 7))
     #expect(count(s, "device.opened-once") == 0 && s.violations == 0)
+  }
+
+  @Test func aPushBackendOutageLosesThePushAndASlowdownDelaysIt() throws {
+    let (down, _) = try callKilledCallee(
+      "{ kind: \"server.outage\", service: \"push\", at: \"2s\", for: \"5s\" }", hangUpMs: 50_000)
+    #expect(down.counter("push.lost.outage") == 1 && down.counter("app.cold_starts") == 0)
+    #expect(down.counter("call.ended.noResponse") == 1 && down.violations == 0)
+    // Another service's outage leaves pushes alone.
+    let (calls, _) = try callKilledCallee(
+      "{ kind: \"server.outage\", service: \"login\", at: \"2900ms\", for: \"200ms\" }")
+    #expect(calls.counter("push.lost.outage") == 0 && calls.counter("conversation.actions_fulfilled") == 1)
+    let (slow, _) = try callKilledCallee(
+      "{ kind: \"server.slowdown\", service: \"push\", extra: \"3s\", at: \"2s\", for: \"5s\" }")
+    let delivery = slow.world.metrics.latencies[LiveMetrics.pushSendToDelivery]
+    #expect(delivery.count == 1 && delivery.max == 3_500_000_000)
+    #expect(slow.counter("conversation.actions_fulfilled") == 1 && slow.violations == 0)
+  }
+
+  @Test func aPhoneWhoseLoginGotNoAnswerLogsInAgain() throws {
+    // Every request of phone 6 in its first second is lost: its login fails after 10 s, and it
+    // is sent again 5 s later; then the token goes up.
+    var (s, _) = try staged(chaosPhones("{ kind: \"network.loss\", rate: 1, target: \"user:6\", for: \"1s\" }"))
+    s.run(untilMs: 14_000)
+    #expect(s.world.pushBackend.registeredToken(of: 6) == 0)
+    #expect(s.world.pushBackend.registeredToken(of: 5) == 1)
+    s.run(untilMs: 16_000)
+    #expect(s.world.pushBackend.registeredToken(of: 6) == 1)
+    #expect(s.counter("fault.network.loss") == 1 && s.violations == 0)
   }
 }

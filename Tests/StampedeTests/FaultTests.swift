@@ -42,6 +42,11 @@ func repositoryProfile(_ name: String) throws -> (Profile, Data) {
     ("faults: [{ kind: \"network.delay\", target: \"rooms[3]\" }]", "faults[0].target", "a target"),
     ("faults: [{ kind: \"network.partition\", direction: \"sideways\" }]", "faults[0].direction", "one of"),
     ("faults: [{ kind: \"server.outage\", service: \"chat\" }]", "faults[0].service", "one of"),
+    ("faults: [{ kind: \"server.outage\", mode: \"slow\" }]", "faults[0].mode", "one of"),
+    ("faults: [{ kind: \"push.drop\", rate: 0.1, extra: \"1s\" }]", "faults[0].extra", "applies only to network.delay"),
+    ("faults: [{ kind: \"network.delay\", direction: \"up\" }]", "faults[0].direction", "only to network.partition"),
+    ("faults: [{ kind: \"network.partition\", service: \"seats\" }]", "faults[0].service", "not network.partition"),
+    ("faults: [{ kind: \"server.slowdown\", mode: \"vanish\" }]", "faults[0].mode", "only to server.outage"),
     ("faults: { heal: \"2m\", plan: [] }", "faults.heal", "shorter than the duration"),
     ("faults: \"chaos\"", "faults", "\"swarm\" or a list"),
   ])
