@@ -208,9 +208,13 @@ public final class StandardPhone: ClientBehavior {
       return
     }
     if shown { manager.reportEnded(uuid: memory[s].uuid, reason: .failed) }
+    if let pending = memory[s].pendingJoin {
+      // A Join tapped on the conversation this one replaces still needs its answer.
+      memory[s].pendingJoin = nil
+      complete(pending, fulfilled: false, &c)
+    }
     memory[s].uuid = uuid
     memory[s].uuidCall = push.call + 1
-    memory[s].pendingJoin = nil
   }
 
   public func conversationAction(_ action: ConversationAction, _ c: inout Client) {

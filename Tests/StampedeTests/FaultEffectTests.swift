@@ -437,4 +437,25 @@ extension PushWorldTests {
     #expect(s.world.pushBackend.registeredToken(of: 6) == 1)
     #expect(s.counter("fault.network.loss") == 1 && s.violations == 0)
   }
+
+  @Test func aJoinOnAConversationReplacedByANewerPushIsFailed() throws {
+    // Phone 6 cold-starts for 5's call (reported at 4.510 s); 5 cancels at 4 s; 6's user taps
+    // answer at 4.515 s, before the login answer (4.530 s). 7's call pushes at 4.520 s and replaces
+    // the first conversation: the Join waiting on it must still be answered.
+    let text = stagedPush.replacingOccurrences(
+      of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 4000, tag: 101)  // 5 gives up: 6 is free for 7's call
+    at(&s, 7, ms: 4010)
+    s.run(untilMs: 60_000)
+    #expect(s.counter("conversation.reported") == 2)
+    #expect(phone.actions.first?.kind == .join && s.counter("conversation.actions_failed") >= 1)
+    #expect(count(s, "conversation.action-completed-in-time") == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
 }
