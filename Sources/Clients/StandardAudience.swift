@@ -203,7 +203,16 @@ public final class StandardAudience: ClientBehavior {
     c.schedule(after: StandardAudience.resendAfter, tag: Tag.leaveSeatAgain.rawValue, arg: self.epoch[Int(c.user)])
   }
   lazy var invitationAccepted: Completion = { [unowned(unsafe) self] c, result in
-    if case .success = result { self.beginConnecting(&c) }
+    switch result {
+    case .success:
+      self.beginConnecting(&c)
+    case .failure(.alreadyProcessed):
+      break
+    case .failure:
+      // Refused (a full plan, a locked seat) or unanswered and not seated since: decline it, so
+      // that the host hears the invitation is over.
+      if let host = c.coGuest.invitation, c.liveSeat.mySeatIndex == nil { c.coGuest.rejectInvitation(inviterID: host) }
+    }
   }
 
   public func applyIntent(_ c: inout Client) {

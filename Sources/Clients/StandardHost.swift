@@ -115,7 +115,11 @@ public final class StandardHost: ClientBehavior {
       decide(guest: arg, &c)
     case .invite:
       if let guest = c.randomAudienceMember() {
-        c.coGuest.inviteToSeat(userID: guest, seatIndex: -1, timeout: settings.inviteTimeout)
+        c.coGuest.inviteToSeat(userID: guest, seatIndex: -1, timeout: settings.inviteTimeout) { c, result in
+          // No answer (-1): the server may have filed it all the same. Cancel it, so that the
+          // invitation cannot outlive what this host knows of it.
+          if case .failure(.failed) = result { c.coGuest.cancelInvitation(inviteeID: guest) }
+        }
       }
       every(settings.inviteEvery, .invite, &c)
     case .kick:

@@ -51,6 +51,14 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   case appBackgrounded = "app.backgrounded"
   /// The caller cancels as the callee's phone starts ringing.
   case callCancelLate = "call.cancel_late"
+  /// A co-guest signalling event reaches the client twice (a retransmission the SDK does not
+  /// de-duplicate).
+  case networkDuplicate = "network.duplicate"
+  /// A seated audience member's SDK enters the room again (a network switch the server never saw
+  /// as a leave): the server keeps its seat and sends the room afresh.
+  case audienceRejoin = "audience.rejoin"
+  /// An application or invitation is filed with no timeout (timeout 0), whatever the client asked.
+  case seatNoTimeout = "seat.no_timeout"
 
   /// Whether the kind acts during windows (on targets) rather than per opportunity.
   public var isWindowed: Bool {
@@ -68,6 +76,7 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case .seatLimitHit, .seatResponseLost, .seatResponseLate, .seatAcceptRace, .seatRejection, .hostReenter:
       return 0.05
     case .pushDrop, .pushDelay, .pushDuplicate, .appKilled, .appBackgrounded, .callCancelLate: return 0.05
+    case .networkDuplicate, .audienceRejoin, .seatNoTimeout: return 0.05
     case .micDenied, .micOccupied, .cameraDenied: return 0.02
     }
   }
@@ -98,6 +107,9 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case .appKilled: return 20
     case .appBackgrounded: return 21
     case .callCancelLate: return 22
+    case .networkDuplicate: return 23
+    case .audienceRejoin: return 24
+    case .seatNoTimeout: return 25
     }
   }
 }

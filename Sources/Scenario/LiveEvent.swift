@@ -61,4 +61,6 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = user: the server has not heard the client's heartbeat in the room for the presence
   /// timeout (its SDK left, but the leave never reached the server): it drops the member.
   case presenceLost
+  /// a = audience member: its SDK enters its room again while seated (`audience.rejoin`).
+  case audienceRejoin
 }

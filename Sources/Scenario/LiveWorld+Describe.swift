@@ -129,6 +129,10 @@ extension LiveWorld {
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil, detail: "the host leaves the room and enters it again",
         onServer: false)
+    case .audienceRejoin:
+      return .init(
+        kind: name, room: home(e.a), users: [e.a], request: nil,
+        detail: "the seated viewer's SDK enters the room again", onServer: false)
     case .presenceLost:
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil,

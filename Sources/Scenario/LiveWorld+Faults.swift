@@ -174,6 +174,25 @@ extension LiveWorld {
     faults.configured.map { ($0, metrics.counters.value("fault.\($0.rawValue)") ?? 0) }
   }
 
+  /// `audience.rejoin` at a viewer taking a seat: later, its SDK enters the room again.
+  mutating func seatedFaults(_ guest: UInt32, _ scheduler: inout Scheduler) {
+    guard faultOn(.audienceRejoin), layout.role(of: guest) == .audience, !layout.isPhone(guest),
+      fires(.audienceRejoin, user: guest, scheduler.now)
+    else { return }
+    let after = SimDuration.seconds(5 + Int64(faultRandom.next(below: 115)))
+    scheduler.schedule(after: after, event(.audienceRejoin, guest))
+  }
+
+  /// The viewer's SDK joins its room again, if it is still seated and in the room.
+  mutating func audienceRejoin(_ user: UInt32, _ scheduler: inout Scheduler) {
+    let u = Int(user)
+    guard seats.seat(of: user) != nil, runtime.clients[u].joinedRoom != 0, runtime.clients[u].loggedIn else { return }
+    inject(
+      PendingOperation(
+        user: user, kind: .joinLive, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
+        issuedAt: scheduler.now, completion: nil), &scheduler)
+  }
+
   /// `host.reenter`: the host's SDK leaves the room and joins it again (both calls reach the server
   /// like any other), if the live is still on.
   mutating func hostReenter(_ user: UInt32, _ scheduler: inout Scheduler) {

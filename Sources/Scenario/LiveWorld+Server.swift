@@ -100,6 +100,7 @@ extension LiveWorld {
           }
         } else {
           metrics.counters.add(metrics.accepted)
+          if faults.bits != 0 { seatedFaults(op.target, &scheduler) }
           if faults.bits != 0 && fires(.seatAcceptRace, user: user, now),
             let other = layout.staff(of: layout.homeRoom[Int(user)]).first(where: { $0 != user })
           {
@@ -129,6 +130,7 @@ extension LiveWorld {
           error = e
         } else {
           metrics.counters.add(metrics.invitationsAccepted)
+          if faults.bits != 0 { seatedFaults(user, &scheduler) }
         }
       case .rejectInvitation:
         error = seats.rejectInvitation(user: user, inviter: op.target, now: now)
@@ -139,6 +141,7 @@ extension LiveWorld {
           error = e
         } else {
           metrics.counters.add(metrics.seatTakes)
+          if faults.bits != 0 { seatedFaults(user, &scheduler) }
         }
       case .lockSeat, .unlockSeat:
         error = seats.setLocked(seat: Int(op.seat), op.kind == .lockSeat, by: user)
@@ -222,8 +225,12 @@ extension LiveWorld {
   mutating func filed(_ id: UInt32, _ op: OperationRecord, _ scheduler: inout Scheduler) {
     precondition(Int(id) == requestCalledAt.count, "requests are filed in ID order")
     requestCalledAt.append(op.issuedAt.nanoseconds)
-    requestTimeouts.append(op.timeout.nanoseconds)
-    if op.timeout > .zero { scheduler.schedule(after: op.timeout, event(.requestTimeout, id)) }
+    var timeout = op.timeout
+    if timeout > .zero && faultOn(.seatNoTimeout) && fires(.seatNoTimeout, user: op.user, scheduler.now) {
+      timeout = .zero  // filed as if the client had asked for none
+    }
+    requestTimeouts.append(timeout.nanoseconds)
+    if timeout > .zero { scheduler.schedule(after: timeout, event(.requestTimeout, id)) }
   }
 
   /// The live of `room` ended: everyone still in it is taken out and told.
@@ -261,6 +268,19 @@ extension LiveWorld {
       users[Int(user)].downlinkAt = at.nanoseconds
     }
     scheduler.schedule(at: at, event(.clientNotice, slot))
+    if faultOn(.networkDuplicate), notice.isSignalling, fires(.networkDuplicate, user: user, scheduler.now) {
+      // A retransmission: the same event again, right behind the first on the ordered channel.
+      let copy: UInt32
+      if let free = freeNotices.popLast() {
+        copy = free
+        notices[Int(copy)] = notice
+      } else {
+        copy = UInt32(notices.count)
+        notices.append(notice)
+      }
+      duplicateNotices.insert(copy)
+      scheduler.schedule(at: fifo(downlink: true, user, scheduler.now), event(.clientNotice, copy))
+    }
   }
 
   /// Delivers what the call server emitted, and counts how calls ended (once, for the caller).
@@ -442,6 +462,7 @@ extension LiveWorld {
     let now = scheduler.now
     let user = notice.user
     let u = Int(user)
+    let duplicate = faultOn(.networkDuplicate) && duplicateNotices.remove(slot) != nil
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
@@ -461,8 +482,10 @@ extension LiveWorld {
           runtime.clients[u].invitation = 0
         }
       case .onGuestApplicationResponded, .onGuestApplicationNoResponse:
-        recordApplyAnswer(user, now)
-        checker.observeTerminalAnswer(request: request, user: user, at: now)
+        if !duplicate {
+          recordApplyAnswer(user, now)
+          checker.observeTerminalAnswer(request: request, user: user, at: now)
+        }
       case .onKickedOffSeat:
         break
       }
@@ -485,9 +508,11 @@ extension LiveWorld {
         runtime.applicants[slot].removeAll { $0 == guest }
       case .onHostInvitationResponded(_, let guest), .onHostInvitationNoResponse(let guest, _):
         runtime.invitees[slot].removeAll { $0 == guest }
-        metrics.latencies[LiveMetrics.inviteToResponse].record(
-          SimDuration(nanoseconds: now.nanoseconds - requestCalledAt[Int(request)]))
-        checker.observeTerminalAnswer(request: request, user: user, at: now)
+        if !duplicate {
+          metrics.latencies[LiveMetrics.inviteToResponse].record(
+            SimDuration(nanoseconds: now.nanoseconds - requestCalledAt[Int(request)]))
+          checker.observeTerminalAnswer(request: request, user: user, at: now)
+        }
       }
       guard subscribed.contains(.hostEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.hostEvent(event, &c) }

@@ -44,6 +44,14 @@ enum Notice {
   case login(UInt32, LoginEvent)
   case call(UInt32, CallEvent)
 
+  /// Whether this is a co-guest signalling event (what `network.duplicate` repeats).
+  var isSignalling: Bool {
+    switch self {
+    case .guest, .host: return true
+    default: return false
+    }
+  }
+
   var user: UInt32 {
     switch self {
     case .guest(let u, _, _), .host(let u, _, _), .seats(let u, _), .liveEnded(let u), .login(let u, _),
@@ -115,6 +123,9 @@ public struct LiveWorld: World {
   var completions: [CompletionSlot] = []
   var freeOps: [UInt32] = []
   var notices: [Notice?] = []
+  /// Notice slots that carry a duplicate (`network.duplicate`): the client hears them, the oracles
+  /// and metrics already counted the original.
+  var duplicateNotices = Set<UInt32>()
   var freeNotices: [UInt32] = []
   var seatBatches: [SeatBatch] = []
   var freeBatches: [UInt32] = []
@@ -348,6 +359,8 @@ public struct LiveWorld: World {
       cellularCall(user: e.a, starts: e.b == 1, &scheduler)
     case .hostReenter:
       hostReenter(e.a, &scheduler)
+    case .audienceRejoin:
+      audienceRejoin(e.a, &scheduler)
     case .presenceLost:
       // Still out of the room by its SDK's account, still in it by the server's: dropped.
       if runtime.clients[Int(e.a)].joinedRoom == 0, seats.room(of: e.a) != nil {

@@ -256,6 +256,52 @@ func chaosStaged(_ plan: String) -> String {
     #expect(s.violations == 0)
   }
 
+  @Test func aDuplicatedEventReachesTheClientTwiceAndTheOraclesOnce() throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"network.duplicate\", rate: 1, target: \"user:2\" }"), audience: a.client,
+      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    #expect(a.answers.map(\.ms) == [1040, 1040])
+    #expect(s.world.metrics.latencies[LiveMetrics.applyToResponse].count == 1)
+    #expect(s.counter("fault.network.duplicate") == 1)
+    #expect(s.violations == 0)
+  }
+
+  @Test(arguments: [false, true])
+  func aSeatedViewerRejoiningKeepsItsSeatUnlessTheSDKQuirkTakesItOff(quirk: Bool) throws {
+    let a = Applier()
+    var text = chaosStaged("{ kind: \"audience.rejoin\", rate: 1, target: \"user:2\" }")
+    if quirk {
+      text = text.replacingOccurrences(
+        of: "name: \"staged\",", with: "name: \"staged\", quirks: [\"auto-disconnect-on-join\"],")
+    }
+    var s = try Staged(text, audience: a.client, host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 200_000)
+    // Seated at 1.030 s; 5 s to 2 min later its SDK enters the room again and hears the seats afresh.
+    #expect(s.counter("fault.audience.rejoin") == 1)
+    #expect(a.client.log.filter { $0 == "2 seat 0 +2" }.count == 2)
+    #expect(s.world.seats.room(of: 2) == 0)
+    #expect(s.world.seats.seat(of: 2) == (quirk ? nil : 0))
+  }
+
+  @Test func anApplicationFiledWithoutATimeoutWaitsForAnAnswer() throws {
+    let a = Applier()
+    var s = try Staged(
+      chaosStaged("{ kind: \"seat.no_timeout\", rate: 1 }"), audience: a.client, host: ScriptedClient(),
+      admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 300_000)
+    // Asked for 30 s; filed with none: no timeout event, still pending after five minutes.
+    #expect(a.answers.isEmpty && s.counter("seat.timed_out") == 0)
+    #expect(s.world.seats.pendingApplication(of: 2) != nil)
+    #expect(s.counter("fault.seat.no_timeout") == 1)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
   @Test func aDelayWindowAddsItsExtraToTheTargetedUsersMessagesOnly() throws {
     var heard: [UInt32: Int64] = [:]
     let host = ScriptedClient()
