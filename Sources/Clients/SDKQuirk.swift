@@ -17,6 +17,11 @@ public enum SDKQuirk: String, Sendable, CaseIterable, Codable {
   case duplicateApplicants = "duplicate-applicants"
   /// An audience member found on a seat when it (re)enters the room is taken off it.
   case autoDisconnectOnJoin = "auto-disconnect-on-join"
+  /// The SDK keeps one handle per request kind: a second invitation overwrites the first (a cancel
+  /// then cancels the latest invitation, whoever it is addressed to), and a second application
+  /// overwrites the first even when the server refused it (a cancel then fails with -2 and the
+  /// first stays pending).
+  case secondRequestOverwrites = "second-request-overwrites"
 
   /// The quirk's one-line description.
   public var summary: String {
@@ -27,6 +32,7 @@ public enum SDKQuirk: String, Sendable, CaseIterable, Codable {
     case .reentryApplicationsAsInvitations: return "an owner re-entering files pending applications as invitations"
     case .duplicateApplicants: return "entering a room appends applicants without de-duplicating"
     case .autoDisconnectOnJoin: return "an audience member found on a seat at join is auto-disconnected"
+    case .secondRequestOverwrites: return "a second apply or invitation overwrites the first request's handle"
     }
   }
 }

@@ -507,9 +507,22 @@ public struct LiveWorld: World {
           let held = runtime.clients[Int(op.user)].invitation
           if held != 0 { op.target = held - 1 }
         }
+        var refusedLocally: SeatError?
+        if quirk(.secondRequestOverwrites) {
+          let u = Int(op.user)
+          switch op.kind {
+          case .inviteToSeat: users[u].invitationHandle = op.target + 1
+          case .cancelInvitation where users[u].invitationHandle != 0: op.target = users[u].invitationHandle - 1
+          case .cancelApplication where users[u].applyHandleDead: refusedLocally = .invalidParameter
+          default: break
+          }
+        }
         if checking { checkUsage(op, scheduler.now) }
         let slot = allocate(op)
-        if op.kind == .setVOIP && !runtime.clients[Int(op.user)].loggedIn {
+        if let refusedLocally {
+          // The handle names a request the server never filed: the SDK fails the call itself.
+          scheduler.schedule(after: .zero, event(.clientReply, slot, UInt32(bitPattern: refusedLocally.rawValue)))
+        } else if op.kind == .setVOIP && !runtime.clients[Int(op.user)].loggedIn {
           // The IM SDK refuses setVOIP locally until its login finished.
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           scheduler.schedule(
@@ -673,6 +686,7 @@ public struct LiveWorld: World {
       if error != nil { scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user)) }
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
+      if quirk(.secondRequestOverwrites) { users[u].applyHandleDead = error != nil }
     case .placeCall:
       if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
@@ -807,6 +821,10 @@ struct UserRecord {
   var deferredApply: UInt32 = 0
   /// The user's latest application as request ID + 1 (0 = none), for the probes.
   var lastApplication: UInt32 = 0
+  /// The SDK's one invitation handle (invitee + 1) and whether its application handle belongs to
+  /// a refused apply (quirk `second-request-overwrites`).
+  var invitationHandle: UInt32 = 0
+  var applyHandleDead = false
 }
 
 /// One stored completion (see `LiveWorld.completions`).

@@ -138,4 +138,45 @@ import Testing
     #expect(e?.path == "quirks[0]")
     #expect(e?.message.contains("\"stale-invitation\"") == true)
   }
+
+  @Test(arguments: [false, true])
+  func aSecondInvitationOverwritesTheHandleACancelUses(on: Bool) throws {
+    let host = ScriptedClient()
+    host.onTimer = { tag, c in
+      switch tag {
+      case 1: c.coGuest.inviteToSeat(userID: 2, timeout: .seconds(30))
+      case 2: c.coGuest.inviteToSeat(userID: 3, timeout: .seconds(30))
+      default: c.coGuest.cancelInvitation(inviteeID: 2)
+      }
+    }
+    let audience = ScriptedClient()
+    var s = try staged(on ? [.secondRequestOverwrites] : [], audience: audience, host: host)
+    hostTimer(host, atMs: 1000, tag: 1, &s)
+    hostTimer(host, atMs: 1100, tag: 2, &s)
+    hostTimer(host, atMs: 2000, tag: 3, &s)
+    s.run(untilMs: 5000)
+    // With the quirk the cancel meant for 2 cancels 3's invitation; 2's stays pending.
+    let cancelled = audience.log.filter { $0.hasSuffix("onHostInvitationCancelled(host: 0)") }
+    #expect(cancelled == [on ? "3 onHostInvitationCancelled(host: 0)" : "2 onHostInvitationCancelled(host: 0)"])
+    #expect((s.world.seats.pendingInvitation(of: 2) != nil) == on)
+    #expect((s.world.seats.pendingInvitation(of: 3) != nil) == !on)
+  }
+
+  @Test(arguments: [false, true])
+  func aRefusedSecondApplicationLeavesTheCancelWithoutAHandle(on: Bool) throws {
+    let audience = ScriptedClient()
+    var results: [String] = []
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30), completion: audience.logged("apply")) }
+    audience.onTimer = { _, c in c.coGuest.cancelApplication { c, r in results.append("\(c.now) \(r)") } }
+    var s = try staged(on ? [.secondRequestOverwrites] : [], audience: audience, host: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.apply(2, atMs: 1100)  // refused: 100202, one is pending
+    let slot = s.world.timerSlot(tag: 1, arg: 0)
+    s.sim.scheduler.schedule(
+      at: .zero + .milliseconds(2000), Event(kind: LiveEvent.clientTimer.rawValue, a: 2, b: slot))
+    s.run(untilMs: 5000)
+    #expect(audience.log.contains("2 apply 100202"))
+    #expect(results == [on ? "t=2s failure(LiveStack.SeatError.invalidParameter)" : "t=2.02s success()"])
+    #expect((s.world.seats.pendingApplication(of: 2) != nil) == on)
+  }
 }
