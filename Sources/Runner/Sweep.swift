@@ -22,6 +22,8 @@ public struct Sweep: Sendable {
   public let jobs: Int
   /// Client mistakes selected on the command line (in every seed's repro line).
   public var mistakes: Set<ClientMistake> = []
+  /// SDK quirks selected on the command line (in every seed's repro line).
+  public var quirks: Set<SDKQuirk> = []
 
   /// Prepares a sweep.
   public init(
@@ -57,11 +59,12 @@ public struct Sweep: Sendable {
       let path = profilePath
       let data = profileData
       let mistakes = self.mistakes
+      let quirks = self.quirks
       DispatchQueue.concurrentPerform(iterations: min(jobs, total)) { _ in
         while !shouldStop(), let i = work.next() {
           let seed = span.from + UInt64(i)
           let run = SimulationRun(
-            profile: profile, profilePath: path, profileData: data, seed: seed, mistakes: mistakes)
+            profile: profile, profilePath: path, profileData: data, seed: seed, quirks: quirks, mistakes: mistakes)
           let result = run.execute()
           let report = run.report(result, startedAt: Date())
           collector.add(SweepSummary.SeedResult(report)) { finished(report) }

@@ -66,7 +66,8 @@ enum CLI {
       --quirk Q[,Q]     switch on SDK quirk modes (see docs/PROFILES.md): stale-invitation,
                         accept-ignores-inviter, cancel-invitation-false-success,
                         reentry-applications-as-invitations, duplicate-applicants,
-                        auto-disconnect-on-join; they appear in the repro line
+                        auto-disconnect-on-join, second-request-overwrites; they appear in the
+                        repro line
       --mistake M[,M]   make the built-in clients commit catalogued mistakes (stampede help
                         mistakes lists them); they appear in the repro line
       --check-determinism
@@ -87,6 +88,7 @@ enum CLI {
       --seed N          the failing seed
       --mistake M[,M]   the catalogued client mistakes that make it fail; they are written into
                         the shrunk profile ("mistakes"), which then reproduces on its own
+      --quirk Q[,Q]     the SDK quirks it needs; written into the shrunk profile ("quirks")
       --budget R        the most runs to spend (default: 200)
       --nearby K        seeds after N to try (default: 8)
       --out FILE        where to write (default: reports/<profile>/shrunk-seed-N.json5)
@@ -125,6 +127,7 @@ enum CLI {
       --out DIR         output folder (default: reports/<profile>/sweep-A-B[/shard-K-of-N])
       --quiet           no per-seed lines
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
+      --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
       --corpus          first re-run the failing seeds remembered for this profile (same sha256)
                         in the corpus; they count towards the exit code
       --corpus-file F   the corpus (default: reports/failing-seeds.jsonl); every sweep appends its

@@ -6,7 +6,8 @@ import Scenario
 /// `stampede shrink`.
 enum ShrinkCommand {
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake"], flags: [])
+    let options = try Options(
+      args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk"], flags: [])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("shrink takes exactly one PROFILE")
     }
@@ -40,6 +41,18 @@ enum ShrinkCommand {
       listed.formUnion(mistakes.map(\.rawValue))
       do {
         tree = try tree.setting("mistakes", to: .array(listed.sorted().map { .string($0) }))
+      } catch {
+        printError("stampede: shrink: \(error.description)")
+        return .usage
+      }
+    }
+    // So do selected SDK quirks.
+    let quirks = try RunCommand.quirks(options.values["--quirk"])
+    if !quirks.isEmpty {
+      var listed = Set(profile.quirks.map(\.rawValue))
+      listed.formUnion(quirks.map(\.rawValue))
+      do {
+        tree = try tree.setting("quirks", to: .array(listed.sorted().map { .string($0) }))
       } catch {
         printError("stampede: shrink: \(error.description)")
         return .usage

@@ -11,7 +11,7 @@ import Scenario
 enum SweepCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake"],
+      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk"],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")
@@ -48,6 +48,7 @@ enum SweepCommand {
     var sweep = Sweep(
       profile: loaded.profile, profilePath: path, profileData: loaded.data, seeds: seeds, shard: shard, jobs: jobs)
     sweep.mistakes = try RunCommand.mistakes(options.values["--mistake"])
+    sweep.quirks = try RunCommand.quirks(options.values["--quirk"])
     if let shard {
       let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
       printError("stampede: shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
@@ -63,7 +64,8 @@ enum SweepCommand {
       print("corpus: \(remembered.count) remembered failing seed(s) of this profile first")
       for seed in remembered where interruptRequested == 0 {
         let run = SimulationRun(
-          profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: seed, mistakes: sweep.mistakes)
+          profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: seed, quirks: sweep.quirks,
+          mistakes: sweep.mistakes)
         let report = run.report(run.execute(), startedAt: Date())
         print("corpus " + SweepCommand.line(report))
         if report.verdict != "pass" {

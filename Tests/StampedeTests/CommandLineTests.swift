@@ -156,6 +156,24 @@ enum Tool {
     #expect(replay.status == 1 && replay.stderr.contains("reached the report's trace hash"), "\(replay.stderr)")
   }
 
+  @Test func sweepTakesQuirksAndPutsThemInEveryReproLine() throws {
+    let out = Tool.temporaryFolder()
+    let r = try Tool.run([
+      "sweep", "profiles/mistakes.json5", "--seeds", "1..1", "--quirk", "second-request-overwrites", "--mistake",
+      "host.kick-with-disconnect", "--out", out.path, "--quiet",
+    ])
+    #expect(r.status == 1, "\(r.stderr)")
+    let data = try Data(contentsOf: out.appendingPathComponent("summary.json"))
+    let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+    let failing = json["failing"] as! [[String: Any]]
+    #expect(
+      failing.first?["repro"] as? String
+        == "stampede run profiles/mistakes.json5 --seed 0x1 --quirk second-request-overwrites --mistake host.kick-with-disconnect"
+    )
+    let unknown = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..1", "--quirk", "gremlins"])
+    #expect(unknown.status == 2 && unknown.stderr.contains("unknown quirk 'gremlins'"))
+  }
+
   @Test func aShorterDurationAppearsInTheReproLine() throws {
     let out = Tool.temporaryFolder()
     let r = try Tool.run(["run", "profiles/smoke.json5", "--duration", "90s", "--out", out.path, "--progress", "none"])
