@@ -141,17 +141,26 @@ public final class StandardPhone: ClientBehavior {
     }
   }
 
-  /// No call can be answered before a login succeeds: a Join waiting for it fails. A login the
-  /// server may not have heard is sent again.
+  /// The SDK's request timeout: the longest a login sent again can take to answer.
+  static let requestTimeout = SimDuration.seconds(10)
+
+  /// No call can be answered before a login succeeds. A login the server may not have heard is
+  /// sent again; a Join waiting for it keeps waiting if the new login can answer before the
+  /// Join's deadline, else it fails and the call is declined (once the SDK knows of it).
   func loginFailed(_ result: Result<Void, SeatError>, _ c: inout Client) {
     let s = slot(c)
-    if let pending = memory[s].pendingJoin {
+    var retrying = false
+    if case .failure(.failed) = result, !memory[s].signedOut {
+      retrying = true
+      c.schedule(after: StandardAudience.resendAfter, tag: Tag.logIn.rawValue, arg: 0)
+    }
+    if let pending = memory[s].pendingJoin,
+      !retrying || c.now + StandardAudience.resendAfter + StandardPhone.requestTimeout >= pending.deadline
+    {
       memory[s].pendingJoin = nil
       complete(pending, fulfilled: false, &c)
+      if memory[s].uuidCall != 0 { decline(memory[s].uuidCall - 1, &c) }
       endConversation(&c, reason: .failed)
-    }
-    if case .failure(.failed) = result, !memory[s].signedOut {
-      c.schedule(after: StandardAudience.resendAfter, tag: Tag.logIn.rawValue, arg: 0)
     }
   }
 

@@ -504,4 +504,24 @@ extension PushWorldTests {
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
   }
+
+  @Test func aJoinWaitsThroughALoginSentAgainWhenTheDeadlineAllows() throws {
+    // Phone 6 cold-starts for a call (done at 4.510 s); its login is lost (the SDK gives up at
+    // 14.510 s); the user tapped answer at 6.510 s. The login is sent again at 19.510 s, before the
+    // Join's deadline (36.510 s): the call connects instead of being dropped.
+    var (s, phone) = try staged(
+      chaosPhones("{ kind: \"network.loss\", rate: 1, target: \"user:6\", at: \"4s\", for: \"600ms\" }"))
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 25_000, tag: 101)
+    s.run(untilMs: 60_000)
+    #expect(s.counter("fault.network.loss") == 1)
+    #expect(phone.actions.map(\.kind) == [.join] && s.counter("conversation.actions_fulfilled") == 1)
+    let connected = s.world.metrics.latencies[LiveMetrics.dialToConnected]
+    #expect(connected.count == 1 && connected.max > 16_000_000_000 && connected.max < 17_000_000_000)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
 }
