@@ -14,6 +14,7 @@ public enum HTMLReport {
     body += section("Latencies", latencies(r))
     if let ts = r.timeSeries, !ts.timesMs.isEmpty { body += section("Time series", series(ts)) }
     body += section("Fault coverage", faults(r))
+    if r.counters.keys.contains(where: { $0.hasPrefix("probe.") }) { body += section("Sometimes probes", probes(r)) }
     body += section("Counters", counters(r))
     body +=
       "<footer>stampede \(html(r.tool.version)) · report schema \(r.schemaVersion) · profile sha256 "
@@ -146,6 +147,17 @@ public enum HTMLReport {
         "<text x=\"\(fmt(206 + w))\" y=\"\(y + 15)\" class=\"label\(f.injected > 0 ? "" : " never")\">\(count)</text>"
     }
     return svg + "</svg>\n"
+  }
+
+  /// Rare interleavings: each probe with how often the run hit it; a zero stands out.
+  static func probes(_ r: RunReport) -> String {
+    let probes = r.counters.filter { $0.key.hasPrefix("probe.") }.sorted { $0.key < $1.key }
+    var s = "<table class=\"compact\">\n<tbody>\n"
+    for (k, v) in probes {
+      let count = v > 0 ? Spell.int(v) : "<span class=\"never\">0: never happened in this run</span>"
+      s += "<tr><td><code>\(html(String(k.dropFirst(6))))</code></td><td class=\"n\">\(count)</td></tr>\n"
+    }
+    return s + "</tbody>\n</table>\n"
   }
 
   static func counters(_ r: RunReport) -> String {
@@ -303,7 +315,7 @@ public enum HTMLReport {
     figcaption{color:var(--muted);font-size:12px;text-align:center}svg{width:100%;height:auto;display:block}
     .grid{stroke:#e6e9ed;stroke-width:1}.tick,.label{font-size:10px;fill:var(--muted)}.label{font-size:12px;fill:var(--fg)}
     .curve{fill:none;stroke:var(--accent);stroke-width:1.6}.marker{stroke:var(--warn);stroke-dasharray:3 3}
-    .bars{max-width:680px}.hit{fill:var(--accent)}.miss{fill:var(--bad)}.never{fill:var(--bad)}.muted{color:var(--muted)}
+    .bars{max-width:680px}.hit{fill:var(--accent)}.miss{fill:var(--bad)}.never{fill:var(--bad)}span.never{color:var(--bad)}.muted{color:var(--muted)}
     .wide{overflow-x:auto}details pre{background:#f6f8fa;padding:6px;overflow-x:auto;font-size:12px}footer{margin-top:32px;color:var(--muted);font-size:12px}
     """
 

@@ -99,6 +99,16 @@ public enum MarkdownReport {
       out.append("")
     }
 
+    let probes = r.counters.filter { $0.key.hasPrefix("probe.") }.sorted { $0.key < $1.key }
+    if !probes.isEmpty {
+      out.append("### Sometimes probes\n")
+      out.append("Rare interleavings; a zero means this run never exercised one.\n")
+      out.append("| probe | times |")
+      out.append("|---|---:|")
+      for (k, v) in probes { out.append("| `\(k.dropFirst(6))` | \(v > 0 ? Spell.int(v) : "0 (never happened)") |") }
+      out.append("")
+    }
+
     out.append("### Top counters\n")
     let top = r.counters.filter { $0.value > 0 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(15)
     if top.isEmpty {

@@ -85,6 +85,9 @@ public struct LiveMetrics: Sendable {
   let probeAcceptAfterTimeout: Int
   let probeInvitationWhileApplying: Int
   let probeSeatListBeforeResponse: Int
+  let probePushAfterCallEnded: Int
+  let probeAnswerAfterCancel: Int
+  let probeJoinDuringColdStart: Int
 
   /// Empty metrics with every counter registered (so zero counts are reported too).
   public init() {
@@ -138,6 +141,9 @@ public struct LiveMetrics: Sendable {
     probeAcceptAfterTimeout = counters.register("probe.accept_after_timeout")
     probeInvitationWhileApplying = counters.register("probe.invitation_while_applying")
     probeSeatListBeforeResponse = counters.register("probe.seat_list_before_response")
+    probePushAfterCallEnded = counters.register("probe.push_after_call_ended")
+    probeAnswerAfterCancel = counters.register("probe.answer_after_cancel")
+    probeJoinDuringColdStart = counters.register("probe.join_during_cold_start")
   }
 
   /// Counts an SDK call that failed with `error` (as `errors.<name>`), and the contract's seat-limit

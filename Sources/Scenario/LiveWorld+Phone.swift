@@ -268,6 +268,7 @@ extension LiveWorld {
       phoneRecords[i].pushSentAt = -1
     }
     if os.isSuppressed(user) { return metrics.countLostPush(.suppressed) }
+    if calls.call(of: user) != call { metrics.counters.add(metrics.probePushAfterCallEnded) }
     if faults.bits != 0 && os.appState(user) != .killed && fires(.appKilled, user: user, scheduler.now) {
       killProcess(user, &scheduler)
     }
@@ -490,6 +491,7 @@ extension LiveWorld {
     let kind: ConversationActionKind =
       osRandom.chance(callsProfile.phone.answerProbability) ? .join : .end
     let action = os.makeAction(user, uuid: uuid, kind: kind)
+    if kind == .join && !runtime.clients[Int(user)].loggedIn { metrics.counters.add(metrics.probeJoinDuringColdStart) }
     scheduler.schedule(after: os.limits.actionTimeout, event(.actionTimeout, action.id))
     withClient(user, &scheduler) { b, c in b.conversationAction(action, &c) }
   }

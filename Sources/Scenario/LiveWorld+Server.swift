@@ -185,6 +185,10 @@ extension LiveWorld {
         }
       case .acceptCall:
         error = calls.accept(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+        let known = runtime.clients[Int(user)].call
+        if error != nil, known != 0, calls.calls[Int(known - 1)].endReason == .canceled {
+          metrics.counters.add(metrics.probeAnswerAfterCancel)  // the caller gave up as the callee answered
+        }
         if error == nil && isPhoneUser(user), let id = calls.call(of: user) {
           phoneRecords[phoneIndex(user)].acceptedBefore = phoneRecords[phoneIndex(user)].acceptedCall
           phoneRecords[phoneIndex(user)].acceptedCall = id + 1

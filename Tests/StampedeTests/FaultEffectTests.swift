@@ -517,10 +517,25 @@ extension PushWorldTests {
     at(&s, 5, ms: 3000)
     at(&s, 5, ms: 25_000, tag: 101)
     s.run(untilMs: 60_000)
-    #expect(s.counter("fault.network.loss") == 1)
+    #expect(s.counter("fault.network.loss") == 1 && s.counter("probe.join_during_cold_start") == 1)
     #expect(phone.actions.map(\.kind) == [.join] && s.counter("conversation.actions_fulfilled") == 1)
     let connected = s.world.metrics.latencies[LiveMetrics.dialToConnected]
     #expect(connected.count == 1 && connected.max > 16_000_000_000 && connected.max < 17_000_000_000)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func anAnswerThatMeetsACancelIsProbed() throws {
+    // 6 rings at 3.020 s and answers at 5.020 s; 5 gives up at 5.015 s, so the cancel reaches the
+    // server (5.025 s) just before the answer (5.030 s), which fails.
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 5015, tag: 101)
+    s.run(untilMs: 10_000)
+    #expect(s.counter("call.ended.canceled") == 1 && s.counter("probe.answer_after_cancel") == 1)
+    #expect(s.counter("errors.callRefusedInState") == 1)
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
   }

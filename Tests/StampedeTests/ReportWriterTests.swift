@@ -106,6 +106,22 @@ final class JUnitReader: NSObject, XMLParserDelegate {
     #expect(md.contains("No faults were configured"))
   }
 
+  @Test func probesAreListedAndOnesThatNeverHappenedStandOut() throws {
+    var r = try hostileReport()
+    r.counters["probe.cancel_lost_to_accept"] = 4
+    r.counters["probe.answer_after_cancel"] = 0
+    let md = MarkdownReport.render(r)
+    #expect(md.contains("### Sometimes probes"))
+    #expect(md.contains("| `answer_after_cancel` | 0 (never happened) |"))
+    #expect(md.contains("| `cancel_lost_to_accept` | 4 |"))
+    let html = HTMLReport.render(r)
+    #expect(html.contains("<h2>Sometimes probes</h2>"))
+    #expect(
+      html.contains("<code>answer_after_cancel</code></td><td class=\"n\"><span class=\"never\">0: never happened"))
+    // No probe counters, no section.
+    #expect(!MarkdownReport.render(try hostileReport()).contains("Sometimes probes"))
+  }
+
   @Test func allFourFilesAreWrittenIntoTheFolder() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-files-\(UUID().uuidString)")
     let paths = try ReportFiles.write(sampleReport(), to: folder.path)
