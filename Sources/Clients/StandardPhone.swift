@@ -246,6 +246,8 @@ public final class StandardPhone: ClientBehavior {
       let store = c.callStore
       if store.currentCall == call && store.state == .waiting {
         accept(action, &c)
+      } else if store.currentCall == call && store.state == .accept {
+        manager.fulfill(action)  // answered already, before the app was restarted
       } else if store.currentCall == nil && !(c.login.isLogin && c.tuiLogin.isLogin) && !memory[s].signedOut {
         memory[s].pendingJoin = action  // cold start: the SDK learns of the call at login
       } else {
@@ -257,6 +259,8 @@ public final class StandardPhone: ClientBehavior {
         let store = c.callStore
         if store.currentCall == memory[s].uuidCall - 1 {
           if store.state == .waiting { store.reject() } else if store.state == .accept { store.hangup() }
+        } else if memory[s].uuidCall != 0 {
+          decline(memory[s].uuidCall - 1, &c)  // the SDK does not know the call yet (a cold start)
         }
         memory[s].uuid = 0
         memory[s].uuidCall = 0
@@ -406,6 +410,11 @@ public final class StandardPhone: ClientBehavior {
         }
       }
     case .started(_, let call):
+      if memory[s].uuidCall == call + 1, let pending = memory[s].pendingJoin {
+        // The call was answered already (by this app before it was restarted): the Join is done.
+        memory[s].pendingJoin = nil
+        complete(pending, fulfilled: true, &c)
+      }
       // A call that starts while the last one's microphone is still opening uses that open.
       if !c.device.microphoneOn && !memory[s].micOpening {
         memory[s].micOpening = true

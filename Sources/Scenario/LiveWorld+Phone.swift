@@ -17,6 +17,9 @@ struct PhoneRecord {
   var acceptedBefore: UInt32 = 0
   /// The last call the app declined or hung up, as ID + 1.
   var declinedCall: UInt32 = 0
+  /// The last call (ID + 1) a push announced while faults acted: the app may still be recovering
+  /// from them when a later push for it comes, so that one is judged after the heal.
+  var chaosPushCall: UInt32 = 0
   /// When the user will open the app again (while it is away).
   var reopenAt: Int64 = 0
   /// When the last VoIP push to it was sent (-1: none in flight).
@@ -298,6 +301,7 @@ extension LiveWorld {
     let os = phoneOS!
     os.handPush(user, call: call)
     phoneRecords[phoneIndex(user)].pushHandedAt = scheduler.now.nanoseconds
+    if scheduler.now.nanoseconds < faults.chaosEnd { phoneRecords[phoneIndex(user)].chaosPushCall = call + 1 }
     guard os.hasRegistry(user) else {
       // No handler: the push is undeliverable, and no later report makes up for it.
       scheduler.schedule(
@@ -328,7 +332,8 @@ extension LiveWorld {
       let pushed = os.lastPushCall(user)
       let handedInChaos =
         scheduler.now.nanoseconds - callsProfile.push.reportDeadline.nanoseconds < faults.chaosEnd
-      if !handedInChaos && os.appState(user) != .killed && pushed != 0, let call = calls.call(of: user),
+      if !handedInChaos && os.appState(user) != .killed && pushed != 0 && phoneRecords[i].chaosPushCall != pushed,
+        let call = calls.call(of: user),
         call == pushed - 1,
         calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
         os.conversations(of: user, call: call).isEmpty
@@ -505,11 +510,12 @@ extension LiveWorld {
   /// The grace period after `call` ended passed: a conversation still bound to it is a violation.
   mutating func conversationCheck(user: UInt32, call: UInt32, _ now: SimInstant) {
     // The check runs the grace period after the call ended for the user (who may have left a
-    // group call that goes on). One that ended while faults acted is judged after the heal
-    // (`conversation.ends`).
+    // group call that goes on). A call that ended, or a conversation that was reported, while
+    // faults acted is judged after the heal (`conversation.ends`): its app may still be
+    // recovering from them.
     let left = SimInstant(nanoseconds: now.nanoseconds - callsProfile.conversationGrace.nanoseconds)
     guard left.nanoseconds >= faults.chaosEnd, calls.call(of: user) != call else { return }
-    for conv in phoneOS!.conversations(of: user, call: call) {
+    for conv in phoneOS!.conversations(of: user, call: call) where conv.reportedAt.nanoseconds >= faults.chaosEnd {
       checker.observeConversationAfterCall(
         user: user, uuid: conv.uuid, call: call, endedAt: calls.calls[Int(call)].endedAt ?? left, at: now)
     }

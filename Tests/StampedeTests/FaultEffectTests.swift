@@ -539,4 +539,43 @@ extension PushWorldTests {
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
   }
+
+  @Test func aJoinForACallAnsweredBeforeTheAppRestartedIsFulfilledWhenItStarts() throws {
+    // 6 answers 5's call in the app (connected at 3.045 s), then its app is killed. A late push
+    // for the same call cold-starts it (reported at 8 s); the user taps answer at 8.005 s, before
+    // the login: the SDK then says the call is going on, and the Join is done.
+    let text = stagedPush.replacingOccurrences(
+      of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 6000)
+    let call = try #require(s.world.calls.call(of: 6))
+    s.world.killProcess(6, &s.sim.scheduler)
+    s.sim.scheduler.schedule(
+      at: .zero + .milliseconds(7000), Event(kind: LiveEvent.pushDelivered.rawValue, a: 6, b: call))
+    s.run(untilMs: 60_000)
+    #expect(phone.actions.map(\.kind) == [.join])
+    #expect(s.counter("conversation.actions_fulfilled") == 1 && count(s, "conversation.action-completed-in-time") == 0)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aDeclineTappedDuringAColdStartRejectsTheCallOnceLoggedIn() throws {
+    let text = stagedPush.replacingOccurrences(
+      of: "answerProbability: 1, answerAfter: \"constant(2s)\"",
+      with: "answerProbability: 0, answerAfter: \"constant(5ms)\"")
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 60_000)
+    // Reported at 4.510 s, declined at 4.515 s, before the login (4.530 s): the SDK rejects it as
+    // soon as it learns of the call, instead of leaving the caller ringing until the timeout.
+    #expect(phone.actions.map(\.kind) == [.end])
+    #expect(s.counter("call.ended.reject") == 1 && s.counter("call.ended.noResponse") == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
 }
