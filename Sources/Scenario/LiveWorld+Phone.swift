@@ -212,6 +212,12 @@ extension LiveWorld {
     }
     if let id = serverCall, sdkCall != id + 1 {
       let state = calls.state(of: user)
+      if state == .waiting && calls.calls[Int(id)].caller == user {
+        // Its own call, still ringing the others: the SDK takes it up again, with no incoming ring.
+        runtime.clients[u].call = id + 1
+        runtime.clients[u].callState = .waiting
+        return
+      }
       deliverCall(
         user, state == .accept ? .started(user: user, call: id) : .received(user: user, call: id), &scheduler)
     }

@@ -578,4 +578,26 @@ extension PushWorldTests {
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
   }
+
+  @Test func aCallerWhoseAppRestartedTakesItsCallUpAgainWithoutARing() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    var heard: [String] = []
+    phone.onCall = { e, c in
+      heard.append("\(c.user) \(e)")
+      if case .received = e, c.user == 6 { return true }  // 6 lets it ring
+      return false
+    }
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 3500)
+    let call = try #require(s.world.calls.call(of: 5))
+    s.world.killProcess(5, &s.sim.scheduler)
+    s.world.launch(5, foreground: true, &s.sim.scheduler)
+    s.run(untilMs: 5000)
+    // The new process logs in and its SDK learns it is still calling: no incoming ring for its own call.
+    #expect(!heard.contains { $0.hasPrefix("5 received") })
+    #expect(s.world.runtime.clients[5].call == call + 1 && s.world.runtime.clients[5].callState == .waiting)
+    #expect(s.counter("conversation.reported") == 0 && s.violations == 0)
+  }
 }
