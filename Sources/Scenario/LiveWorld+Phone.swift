@@ -17,9 +17,6 @@ struct PhoneRecord {
   var acceptedBefore: UInt32 = 0
   /// The last call the app declined or hung up, as ID + 1.
   var declinedCall: UInt32 = 0
-  /// The last call (ID + 1) a push announced while faults acted: the app may still be recovering
-  /// from them when a later push for it comes, so that one is judged after the heal.
-  var chaosPushCall: UInt32 = 0
   /// When the user will open the app again (while it is away).
   var reopenAt: Int64 = 0
   /// When the last VoIP push to it was sent (-1: none in flight).
@@ -307,7 +304,6 @@ extension LiveWorld {
     let os = phoneOS!
     os.handPush(user, call: call)
     phoneRecords[phoneIndex(user)].pushHandedAt = scheduler.now.nanoseconds
-    if scheduler.now.nanoseconds < faults.chaosEnd { phoneRecords[phoneIndex(user)].chaosPushCall = call + 1 }
     guard os.hasRegistry(user) else {
       // No handler: the push is undeliverable, and no later report makes up for it.
       scheduler.schedule(
@@ -338,7 +334,10 @@ extension LiveWorld {
       let pushed = os.lastPushCall(user)
       let handedInChaos =
         scheduler.now.nanoseconds - callsProfile.push.reportDeadline.nanoseconds < faults.chaosEnd
-      if !handedInChaos && os.appState(user) != .killed && pushed != 0 && phoneRecords[i].chaosPushCall != pushed,
+      // A call placed while faults acted is judged after the heal (the app may still be
+      // recovering from them when its push comes): `call.released-within-timeout`.
+      if !handedInChaos && os.appState(user) != .killed && pushed != 0
+        && calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= faults.chaosEnd,
         let call = calls.call(of: user),
         call == pushed - 1,
         calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
