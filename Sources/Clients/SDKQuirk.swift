@@ -23,6 +23,20 @@ public enum SDKQuirk: String, Sendable, CaseIterable, Codable {
   /// first stays pending).
   case secondRequestOverwrites = "second-request-overwrites"
 
+  /// The quirk's bit in a set of quirks (a switch: this is on hot paths, where `allCases` would
+  /// build an array on every call).
+  public var bit: UInt32 {
+    switch self {
+    case .staleInvitation: return 1 << 0
+    case .acceptIgnoresInviter: return 1 << 1
+    case .cancelInvitationFalseSuccess: return 1 << 2
+    case .reentryApplicationsAsInvitations: return 1 << 3
+    case .duplicateApplicants: return 1 << 4
+    case .autoDisconnectOnJoin: return 1 << 5
+    case .secondRequestOverwrites: return 1 << 6
+    }
+  }
+
   /// The quirk's one-line description.
   public var summary: String {
     switch self {

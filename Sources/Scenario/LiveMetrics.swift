@@ -89,6 +89,11 @@ public struct LiveMetrics: Sendable {
   let probeAnswerAfterCancel: Int
   let probeJoinDuringColdStart: Int
 
+  // The cases in order, built once (`allCases` builds an array on every use).
+  static let errors = SeatError.allCases
+  static let endReasons = CallEndReason.allCases
+  static let pushLosses = PushLoss.allCases
+
   /// Empty metrics with every counter registered (so zero counts are reported too).
   public init() {
     latencies = LiveMetrics.latencyNames.map { _ in Histogram() }
@@ -149,7 +154,7 @@ public struct LiveMetrics: Sendable {
   /// Counts an SDK call that failed with `error` (as `errors.<name>`), and the contract's seat-limit
   /// and all-taken counters.
   mutating func countError(_ error: SeatError) {
-    let i = SeatError.allCases.firstIndex(of: error)!
+    let i = LiveMetrics.errors.firstIndex(of: error)!
     if errorCounter[i] < 0 { errorCounter[i] = counters.register("errors." + error.name) }
     counters.add(errorCounter[i])
     switch error {
@@ -165,6 +170,6 @@ extension LiveMetrics {
   /// Counts a push that reached nobody, as `push.dropped` and `push.lost.<reason>`.
   mutating func countLostPush(_ reason: PushLoss) {
     counters.add(pushDropped)
-    counters.add(pushLost[PushLoss.allCases.firstIndex(of: reason)!])
+    counters.add(pushLost[LiveMetrics.pushLosses.firstIndex(of: reason)!])
   }
 }

@@ -293,7 +293,7 @@ extension LiveWorld {
     for i in 0..<calls.events.count {
       let e = calls.events[i]
       if case .ended(let user, let id, let reason, _) = e, user == calls.calls[Int(id)].caller {
-        metrics.counters.add(metrics.callEnded[CallEndReason.allCases.firstIndex(of: reason)!])
+        metrics.counters.add(metrics.callEnded[LiveMetrics.endReasons.firstIndex(of: reason)!])
       }
       switch e {
       case .received(let u, let id):
@@ -466,7 +466,8 @@ extension LiveWorld {
     let now = scheduler.now
     let user = notice.user
     let u = Int(user)
-    let duplicate = faultOn(.networkDuplicate) && duplicateNotices.remove(slot) != nil
+    var duplicate = false
+    if faultOn(.networkDuplicate) { duplicate = duplicateNotices.remove(slot) != nil }
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions

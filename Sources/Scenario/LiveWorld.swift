@@ -149,7 +149,8 @@ public struct LiveWorld: World {
   let quirkBits: UInt32
 
   /// Whether SDK quirk `q` is on.
-  func quirk(_ q: SDKQuirk) -> Bool { quirkBits & (1 << UInt32(SDKQuirk.allCases.firstIndex(of: q)!)) != 0 }
+  @inline(__always)
+  func quirk(_ q: SDKQuirk) -> Bool { quirkBits & q.bit != 0 }
 
   /// Capture devices being opened, as user << 1 | device.
   var devicesOpening: Set<UInt64> = []
@@ -173,7 +174,7 @@ public struct LiveWorld: World {
   ) {
     self.profile = profile
     var bits: UInt32 = 0
-    for (i, q) in SDKQuirk.allCases.enumerated() where profile.quirks.contains(q) { bits |= 1 << UInt32(i) }
+    for q in profile.quirks { bits |= q.bit }
     quirkBits = bits
     let layout = Layout(profile: profile, streams: streams)
     self.layout = layout
