@@ -40,6 +40,8 @@ extension LiveWorld {
 
   /// Whether a signalling message can reach `user` now: room users always; a phone app only while
   /// it runs (in the foreground, or awake in the background) and its SDK is logged in.
+  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  @inline(__always)
   func signallingReaches(_ user: UInt32) -> Bool {
     guard isPhoneUser(user) else { return true }
     return phoneOS!.isRunning(user) && runtime.clients[Int(user)].loggedIn
@@ -96,6 +98,8 @@ extension LiveWorld {
   }
 
   /// Whether the app of `user` is busy with a call (which keeps it running in the background).
+  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  @inline(__always)
   func inCall(_ user: UInt32) -> Bool {
     runtime.clients[Int(user)].callState != .none || phoneOS!.activeConversations(user) > 0
   }

@@ -220,6 +220,8 @@ extension LiveWorld {
   }
 
   /// The state of `user`'s latest application, if it filed one.
+  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  @inline(__always)
   func lastApplicationState(of user: UInt32) -> RequestState? {
     let id = users[Int(user)].lastApplication
     return id == 0 ? nil : seats.requests[Int(id - 1)].state
@@ -620,6 +622,8 @@ extension Subscriptions {
 
 extension LiveWorld {
   /// The stream a client's role must be subscribed to for `notice` (nil: none required).
+  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  @inline(__always)
   func requiredStream(_ notice: Notice, _ user: UInt32) -> Subscriptions? {
     switch notice {
     case .guest: return layout.role(of: user) == .audience ? .guestEvents : nil

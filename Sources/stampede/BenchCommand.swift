@@ -11,7 +11,7 @@ enum BenchCommand {
       args,
       valued: [
         "--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration",
-        "--callers", "--calls-profile", "--chaos-profile",
+        "--callers", "--calls-profile", "--chaos-profile", "--seeds",
       ],
       flags: ["--json", "--no-reference", "--no-checking-cost"])
     let what = options.positional.first ?? "kernel"
@@ -178,7 +178,11 @@ enum BenchCommand {
   static func faults(_ options: Options, repeats: Int, json: Bool) throws -> FaultBenchResult {
     let loaded = try benchProfile(
       options, option: "--chaos-profile", file: "profiles/nightly-chaos.json5", bench: "faults")
-    let r = FaultBenchResult.measure(profile: loaded.profile, seed: loaded.profile.defaultSeed, repeats: repeats)
+    guard let seeds = Int(options.values["--seeds"] ?? "16"), (1...100_000).contains(seeds) else {
+      throw UsageError("--seeds: expected a whole number from 1 to 100000")
+    }
+    let r = FaultBenchResult.measure(
+      profile: loaded.profile, seed: loaded.profile.defaultSeed, seeds: seeds, repeats: repeats)
     if !json {
       print(
         String(

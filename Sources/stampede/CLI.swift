@@ -18,7 +18,7 @@ enum CLI {
       stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
       stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--json]
       stampede validate PROFILE...
-      stampede bench [kernel|stack|sweep|all] [--json] [options]
+      stampede bench [kernel|stack|sweep|faults|all] [--json] [options]
       stampede help [COMMAND]
       stampede version
 
@@ -166,7 +166,7 @@ enum CLI {
     expected; the exit code is 2 if any profile is invalid, 0 otherwise.
     """,
     "bench": """
-    stampede bench [kernel|stack|sweep|all] [options]
+    stampede bench [kernel|stack|sweep|faults|all] [options]
 
     kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
             successor at now + an exponential increment. The identical loop is compiled from
@@ -181,7 +181,10 @@ enum CLI {
     sweep   seeds 1..16 of profiles/seat-rush.json5 with one job and with --jobs J (default: all
             cores, at least 2), alternating; reports the throughput of each and the speed-up
             (target: >= 1.6x with 2 jobs on 2 cores).
-    all     all three (the default is kernel).
+    faults  profiles/nightly-chaos.json5 with its faults on and off, seed by seed over 16 seeds
+            (alternating, so both sides see the same machine); reports each side's events/s, the
+            ratio (target: >= 0.8x), the fault kinds that fired and the violations.
+    all     all four (the default is kernel).
 
     Options:
       --json            print {"kernel": [...], "stack": {eventsPerSecond, kernelOpsPerSecond, ratio,
@@ -204,6 +207,10 @@ enum CLI {
       --callers N       phones in the call-heavy variant (default: 100000; 0 skips it)
       --no-checking-cost  skip the runs with the checkers off (which measure what checking costs)
       --calls-profile F the call profile to scale (default: profiles/call-storm.json5)
+
+    Faults options:
+      --chaos-profile F the profile to run (default: profiles/nightly-chaos.json5)
+      --seeds N         seeds per side, from the profile's seed (default: 16)
     """,
   ]
 
