@@ -59,6 +59,9 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   case audienceRejoin = "audience.rejoin"
   /// An application or invitation is filed with no timeout (timeout 0), whatever the client asked.
   case seatNoTimeout = "seat.no_timeout"
+  /// The SDK reports a call's end to a participant with reason `unknown` (a mis-mapped end reason):
+  /// the client must end its call UI all the same.
+  case callEndReasonUnknown = "call.end_reason_unknown"
 
   /// Whether the kind acts during windows (on targets) rather than per opportunity.
   public var isWindowed: Bool {
@@ -76,7 +79,7 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case .seatLimitHit, .seatResponseLost, .seatResponseLate, .seatAcceptRace, .seatRejection, .hostReenter:
       return 0.05
     case .pushDrop, .pushDelay, .pushDuplicate, .appKilled, .appBackgrounded, .callCancelLate: return 0.05
-    case .networkDuplicate, .audienceRejoin, .seatNoTimeout: return 0.05
+    case .networkDuplicate, .audienceRejoin, .seatNoTimeout, .callEndReasonUnknown: return 0.05
     case .micDenied, .micOccupied, .cameraDenied: return 0.02
     }
   }
@@ -110,6 +113,7 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case .networkDuplicate: return 23
     case .audienceRejoin: return 24
     case .seatNoTimeout: return 25
+    case .callEndReasonUnknown: return 26
     }
   }
 }

@@ -313,8 +313,13 @@ extension LiveWorld {
         }
       case .started(let u, _):
         send(.call(u, e), &scheduler)
-      case .ended(let u, let id, _, _):
-        send(.call(u, e), &scheduler)
+      case .ended(let u, let id, let reason, let other):
+        if faultOn(.callEndReasonUnknown) && reason != .unknown && fires(.callEndReasonUnknown, user: u, scheduler.now)
+        {
+          send(.call(u, .ended(user: u, call: id, reason: .unknown, other: other)), &scheduler)
+        } else {
+          send(.call(u, e), &scheduler)
+        }
         if isPhoneUser(u) { callEndedForPhone(u, call: id, &scheduler) }
       }
     }

@@ -600,4 +600,25 @@ extension PushWorldTests {
     #expect(s.world.runtime.clients[5].call == call + 1 && s.world.runtime.clients[5].callState == .waiting)
     #expect(s.counter("conversation.reported") == 0 && s.violations == 0)
   }
+
+  @Test func aCallEndWithAnUnknownReasonStillEndsTheConversation() throws {
+    var (s, phone) = try staged(chaosPhones("{ kind: \"call.end_reason_unknown\", rate: 1, target: \"user:6\" }"))
+    var ends: [String] = []
+    phone.onCall = { e, c in
+      if case .ended(_, _, let reason, _) = e { ends.append("\(c.user) \(reason)") }
+      return false
+    }
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 20_000, tag: 101)
+    s.run(untilMs: 40_000)
+    // The caller hears "hangup"; the callee, targeted, "unknown", and its system UI ends all the same.
+    #expect(ends == ["5 hangup", "6 unknown"])
+    #expect(s.counter("call.ended.hangup") == 1 && s.counter("fault.call.end_reason_unknown") == 1)
+    #expect(s.world.phoneOS!.activeConversations(6) == 0)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
 }
