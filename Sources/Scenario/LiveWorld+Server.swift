@@ -249,6 +249,16 @@ extension LiveWorld {
     }
   }
 
+  /// Keeps `notice` in a free slot until it is delivered; returns the slot.
+  mutating func store(_ notice: Notice) -> UInt32 {
+    if let free = freeNotices.popLast() {
+      notices[Int(free)] = notice
+      return free
+    }
+    notices.append(notice)
+    return UInt32(notices.count - 1)
+  }
+
   /// Sends a server event to its client over the client's ordered channel.
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
@@ -257,14 +267,7 @@ extension LiveWorld {
     {
       return
     }
-    let slot: UInt32
-    if let free = freeNotices.popLast() {
-      slot = free
-      notices[Int(slot)] = notice
-    } else {
-      slot = UInt32(notices.count)
-      notices.append(notice)
-    }
+    let slot = store(notice)
     var at = fifo(downlink: true, user, scheduler.now)
     if faults.bits != 0, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
       fires(.seatResponseLate, user: user, scheduler.now)
@@ -276,14 +279,7 @@ extension LiveWorld {
     scheduler.schedule(at: at, event(.clientNotice, slot))
     if faultOn(.networkDuplicate), notice.isSignalling, fires(.networkDuplicate, user: user, scheduler.now) {
       // A retransmission: the same event again, right behind the first on the ordered channel.
-      let copy: UInt32
-      if let free = freeNotices.popLast() {
-        copy = free
-        notices[Int(copy)] = notice
-      } else {
-        copy = UInt32(notices.count)
-        notices.append(notice)
-      }
+      let copy = store(notice)
       duplicateNotices.insert(copy)
       scheduler.schedule(at: fifo(downlink: true, user, scheduler.now), event(.clientNotice, copy))
     }

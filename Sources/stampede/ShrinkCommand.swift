@@ -34,25 +34,18 @@ enum ShrinkCommand {
       printError("stampede: cannot read \(path): \(error.localizedDescription)")
       return .usage
     }
-    // Selected mistakes become part of the profile, so the shrunk one reproduces on its own.
-    let mistakes = try RunCommand.mistakes(options.values["--mistake"])
-    if !mistakes.isEmpty {
-      var listed = Set(profile.mistakes.map(\.rawValue))
-      listed.formUnion(mistakes.map(\.rawValue))
+    // Selected mistakes and SDK quirks become part of the profile, so the shrunk one reproduces
+    // on its own.
+    let selected = [
+      (
+        "mistakes", profile.mistakes.map(\.rawValue),
+        try RunCommand.mistakes(options.values["--mistake"]).map(\.rawValue)
+      ),
+      ("quirks", profile.quirks.map(\.rawValue), try RunCommand.quirks(options.values["--quirk"]).map(\.rawValue)),
+    ]
+    for (key, listed, added) in selected where !added.isEmpty {
       do {
-        tree = try tree.setting("mistakes", to: .array(listed.sorted().map { .string($0) }))
-      } catch {
-        printError("stampede: shrink: \(error.description)")
-        return .usage
-      }
-    }
-    // So do selected SDK quirks.
-    let quirks = try RunCommand.quirks(options.values["--quirk"])
-    if !quirks.isEmpty {
-      var listed = Set(profile.quirks.map(\.rawValue))
-      listed.formUnion(quirks.map(\.rawValue))
-      do {
-        tree = try tree.setting("quirks", to: .array(listed.sorted().map { .string($0) }))
+        tree = try tree.setting(key, to: .array(Set(listed + added).sorted().map { .string($0) }))
       } catch {
         printError("stampede: shrink: \(error.description)")
         return .usage

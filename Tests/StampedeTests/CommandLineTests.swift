@@ -174,6 +174,17 @@ enum Tool {
     #expect(unknown.status == 2 && unknown.stderr.contains("unknown quirk 'gremlins'"))
   }
 
+  @Test func shrinkWritesTheSelectedMistakesAndQuirksIntoTheProfile() throws {
+    let out = Tool.temporaryFolder().appendingPathComponent("shrunk.json5")
+    let r = try Tool.run([
+      "shrink", "profiles/mistakes.json5", "--seed", "1", "--mistake", "host.kick-with-disconnect", "--quirk",
+      "stale-invitation", "--budget", "2", "--out", out.path,
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let profile = try Profile.parse(Data(contentsOf: out))
+    #expect(profile.mistakes == [.kickWithDisconnect] && profile.quirks == [.staleInvitation])
+  }
+
   @Test func aShorterDurationAppearsInTheReproLine() throws {
     let out = Tool.temporaryFolder()
     let r = try Tool.run(["run", "profiles/smoke.json5", "--duration", "90s", "--out", out.path, "--progress", "none"])
