@@ -17,6 +17,8 @@ struct PhoneRecord {
   var acceptedBefore: UInt32 = 0
   /// The last call the app declined or hung up, as ID + 1.
   var declinedCall: UInt32 = 0
+  /// When the app's process last started (nanoseconds).
+  var launchedAt: Int64 = 0
   /// When the user will open the app again (while it is away).
   var reopenAt: Int64 = 0
   /// When the last VoIP push to it was sent (-1: none in flight).
@@ -178,6 +180,7 @@ extension LiveWorld {
   /// A new process of the app starts (the user opened it, or PushKit woke it) and its code runs.
   mutating func launch(_ user: UInt32, foreground: Bool, _ scheduler: inout Scheduler) {
     phoneOS!.launch(user, foreground: foreground)
+    phoneRecords[phoneIndex(user)].launchedAt = scheduler.now.nanoseconds
     metrics.counters.add(metrics.coldStarts)
     phoneRecords[phoneIndex(user)].endSynced = 0
     withClient(user, &scheduler) { b, c in b.appLaunched(&c) }
@@ -338,9 +341,11 @@ extension LiveWorld {
       let pushed = os.lastPushCall(user)
       let handedInChaos =
         scheduler.now.nanoseconds - callsProfile.push.reportDeadline.nanoseconds < faults.chaosEnd
-      // A call placed while faults acted is judged after the heal (the app may still be
-      // recovering from them when its push comes): `call.released-within-timeout`.
-      if !handedInChaos && os.appState(user) != .killed && pushed != 0
+      // A call placed while faults acted, or one reaching a process that started then and has
+      // not logged in since, is judged after the heal (the app may still be recovering from the
+      // faults, unable to decline): `call.released-within-timeout`.
+      let recovering = phoneRecords[i].launchedAt < faults.chaosEnd && !runtime.clients[Int(user)].loggedIn
+      if !handedInChaos && !recovering && os.appState(user) != .killed && pushed != 0
         && calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= faults.chaosEnd,
         let call = calls.call(of: user),
         call == pushed - 1,
