@@ -169,18 +169,18 @@ public final class ClientRuntime {
   /// Capture devices on across all users.
   public let devicesOn: Column<Int>
   /// Per staff member: the applicants list (`CoGuestStore.state.applicants`).
-  public var applicants: [[UInt32]]
+  @exclusivity(unchecked) public var applicants: [[UInt32]]
   /// Per staff member: the invitees list (`CoGuestStore.state.invitees`).
-  public var invitees: [[UInt32]]
+  @exclusivity(unchecked) public var invitees: [[UInt32]]
   /// Per staff member: the seat list, occupant user ID + 1 per seat (0 = empty).
-  public var seatView: [[UInt32]]
+  @exclusivity(unchecked) public var seatView: [[UInt32]]
   /// Calls and timers requested during the current callback.
   public let commands = CommandQueue()
   /// Participant lists of `calls()` in flight, by slot.
   public let callLists = ListTable()
   /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are
   /// phone users.
-  public var phoneSystem: PhoneSystem?
+  @exclusivity(unchecked) public var phoneSystem: PhoneSystem?
 
   /// Creates the runtime for `userCount` users; `staff` lists (user, room) for every host and admin.
   public init(
@@ -232,8 +232,8 @@ public final class ClientRuntime {
 
 /// Lists of user IDs in slots with a free list (the participants of a `calls()` in flight).
 public final class ListTable {
-  var lists: [[UInt32]] = []
-  var free: [UInt32] = []
+  @exclusivity(unchecked) var lists: [[UInt32]] = []
+  @exclusivity(unchecked) var free: [UInt32] = []
 
   /// An empty table.
   public init() {}

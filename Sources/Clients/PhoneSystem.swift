@@ -170,13 +170,23 @@ public final class PhoneSystem {
 
   let cells: Column<Cell>
   /// Active conversations by phone << 32 | UUID.
-  public private(set) var conversations: [UInt64: Conversation] = [:]
-  var actions: [UInt32: PendingAction] = [:]
+  @exclusivity(unchecked) public private(set) var conversations: [UInt64: Conversation] = [:]
+  @exclusivity(unchecked) var actions: [UInt32: PendingAction] = [:]
   /// The next action ID (IDs are never reused).
-  public private(set) var nextAction: UInt32 = 0
-  var nextUUID: UInt32 = 1
+  @exclusivity(unchecked) public private(set) var nextAction: UInt32 = 0
+  @exclusivity(unchecked) var nextUUID: UInt32 = 1
   /// What happened since the world last drained it.
-  public var events: [PhoneSystemEvent] = []
+  @exclusivity(unchecked) public var events: [PhoneSystemEvent] = []
+
+  /// Whether anything happened since the last ``takeEvents()`` (checked after every callback).
+  public var hasEvents: Bool { !events.isEmpty }
+
+  /// What happened since the last call, oldest first; the list starts anew.
+  public func takeEvents() -> [PhoneSystemEvent] {
+    let taken = events
+    events.removeAll(keepingCapacity: true)
+    return taken
+  }
   let clock: Column<SimInstant>
   /// The time now (shared with the runtime, which the world keeps current).
   public var now: SimInstant {

@@ -103,7 +103,7 @@ public final class StandardAudience: ClientBehavior {
   /// How a viewer answers calls (`nil`: viewers are never called).
   public var callSettings: PhoneSettings?
   /// Mistakes from the catalogue these viewers make (none by default).
-  public var mistakes = MistakeSet()
+  @exclusivity(unchecked) public var mistakes = MistakeSet()
   /// Per viewer: subscriptions made (the re-subscribing mistake multiplies handlers).
   lazy var subscriptionCount = Column<UInt8>(repeating: 1, count: epoch.count)
   let applies: Column<UInt8>

@@ -68,7 +68,7 @@ public final class StandardHost: ClientBehavior {
   public init(settings: HostSettings) { self.settings = settings }
 
   /// Mistakes from the catalogue this host makes (none by default).
-  public var mistakes = MistakeSet()
+  @exclusivity(unchecked) public var mistakes = MistakeSet()
 
   public func start(_ client: inout Client) {
     client.coGuest.subscribeHostEvents()

@@ -65,7 +65,7 @@ public final class StandardPhone: ClientBehavior {
   /// The phone users it may call.
   public let phones: Range<UInt32>
   /// Mistakes from the catalogue these apps make (none by default).
-  public var mistakes = MistakeSet()
+  @exclusivity(unchecked) public var mistakes = MistakeSet()
 
   /// What the app keeps in memory (lost when the process dies).
   struct AppMemory {

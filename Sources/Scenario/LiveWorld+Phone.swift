@@ -52,7 +52,10 @@ extension LiveWorld {
   @inline(__always)
   func phoneIndex(_ user: UInt32) -> Int { Int(user - layout.phones.lowerBound) }
 
-  var callsProfile: Profile.Calls { profile.calls! }
+  // Inlined, so that reading one setting does not copy the whole section.
+  var callsProfile: Profile.Calls {
+    @inline(__always) get { profile.calls! }
+  }
 
   // MARK: - Lifecycle
 
@@ -429,9 +432,8 @@ extension LiveWorld {
   /// Acts on what the phone's system did during the last callback: tokens to deliver, reports to
   /// measure and ring, completions to judge.
   mutating func drainPhoneSystem(_ scheduler: inout Scheduler) {
-    guard let os = phoneOS, !os.events.isEmpty else { return }
-    let events = os.events
-    os.events.removeAll(keepingCapacity: true)
+    guard let os = phoneOS, os.hasEvents else { return }
+    let events = os.takeEvents()
     let now = scheduler.now
     for e in events {
       switch e {
@@ -499,7 +501,7 @@ extension LiveWorld {
       }
     }
     // Settling actions may have ended conversations.
-    if !os.events.isEmpty { drainPhoneSystem(&scheduler) }
+    if os.hasEvents { drainPhoneSystem(&scheduler) }
   }
 
   /// The user taps in the system UI of a ringing conversation: answer (a Join) or decline (an End),
