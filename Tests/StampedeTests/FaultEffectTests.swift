@@ -39,13 +39,22 @@ func chaosStaged(_ plan: String) -> String {
     }
   }
 
-  @Test func aSeatLimitHitRefusesTheApplicationWithThePackageLimitCode() throws {
+  /// Viewer 2 applies (30 s timeout) at 1 s in the staged room under `plan`, with `host` as the
+  /// room's owner; runs until `untilMs`.
+  func applyUnder(
+    _ plan: String, host: ScriptedClient = .acceptingHost(), untilMs: Int64 = 5000,
+    _ configure: (Applier) -> Void = { _ in }
+  ) throws -> (Staged, Applier) {
     let a = Applier()
-    var s = try Staged(
-      chaosStaged("{ kind: \"seat.limit_hit\", rate: 1 }"), audience: a.client,
-      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
+    configure(a)
+    var s = try Staged(chaosStaged(plan), audience: a.client, host: host, admin: ScriptedClient())
     s.apply(2, atMs: 1000)
-    s.run(untilMs: 5000)
+    s.run(untilMs: untilMs)
+    return (s, a)
+  }
+
+  @Test func aSeatLimitHitRefusesTheApplicationWithThePackageLimitCode() throws {
+    let (s, a) = try applyUnder("{ kind: \"seat.limit_hit\", rate: 1 }")
     #expect(a.completions.map(\.code) == [SeatError.seatLimitExceeded.rawValue])
     #expect(a.completions.first?.ms == 1020)
     #expect(s.counter("seat.applications") == 0 && s.world.seats.seat(of: 2) == nil)
@@ -53,12 +62,7 @@ func chaosStaged(_ plan: String) -> String {
   }
 
   @Test func aForcedRejectionComesFromTheOwnerAsSoonAsTheApplicationArrives() throws {
-    let a = Applier()
-    var s = try Staged(
-      chaosStaged("{ kind: \"seat.rejection\", rate: 1 }"), audience: a.client, host: ScriptedClient(),
-      admin: ScriptedClient())
-    s.apply(2, atMs: 1000)
-    s.run(untilMs: 5000)
+    let (s, a) = try applyUnder("{ kind: \"seat.rejection\", rate: 1 }", host: ScriptedClient())
     // Filed at 1.010 s; the owner's reject reaches the server at 1.020 s and the guest at 1.030 s.
     #expect(a.answers.map(\.event) == ["onGuestApplicationResponded(isAccept: false, host: 0)"])
     #expect(a.answers.first?.ms == 1030)
@@ -67,12 +71,7 @@ func chaosStaged(_ plan: String) -> String {
   }
 
   @Test func aLostResponseLeavesOnlyTheSeatListToTellTheGuest() throws {
-    let a = Applier()
-    var s = try Staged(
-      chaosStaged("{ kind: \"seat.response_lost\", rate: 1 }"), audience: a.client,
-      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
-    s.apply(2, atMs: 1000)
-    s.run(untilMs: 5000)
+    let (s, a) = try applyUnder("{ kind: \"seat.response_lost\", rate: 1 }")
     #expect(a.answers.isEmpty)
     #expect(a.client.log.contains("2 seat 0 +2"))
     #expect(s.world.seats.seat(of: 2) == 0)
@@ -80,14 +79,10 @@ func chaosStaged(_ plan: String) -> String {
   }
 
   @Test func aLateResponseArrivesSecondsAfterTheSeatListShowedTheGuestSeated() throws {
-    let a = Applier()
     var seatListAt: Int64 = -1
-    a.client.onSeat = { e, c in if e.user == 2 && e.seated { seatListAt = c.now.nanoseconds / 1_000_000 } }
-    var s = try Staged(
-      chaosStaged("{ kind: \"seat.response_late\", rate: 1 }"), audience: a.client,
-      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
-    s.apply(2, atMs: 1000)
-    s.run(untilMs: 20_000)
+    let (s, a) = try applyUnder("{ kind: \"seat.response_late\", rate: 1 }", untilMs: 20_000) { a in
+      a.client.onSeat = { e, c in if e.user == 2 && e.seated { seatListAt = c.now.nanoseconds / 1_000_000 } }
+    }
     // Normally at 1.040 s; late by 3 to 10 s. The seat list (sent just before it) tells the guest
     // first, on time.
     #expect(a.answers.count == 1)
@@ -98,12 +93,7 @@ func chaosStaged(_ plan: String) -> String {
   }
 
   @Test func anAcceptRaceSendsASecondAcceptThatLosesWithAlreadyProcessed() throws {
-    let a = Applier()
-    var s = try Staged(
-      chaosStaged("{ kind: \"seat.accept_race\", rate: 1 }"), audience: a.client,
-      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
-    s.apply(2, atMs: 1000)
-    s.run(untilMs: 5000)
+    let (s, a) = try applyUnder("{ kind: \"seat.accept_race\", rate: 1 }")
     #expect(s.counter("seat.accepted") == 1 && s.counter("seat.already_processed") == 1)
     #expect(s.counter("probe.accept_lost_to_other_host") == 1)
     #expect(a.answers.map(\.event) == ["onGuestApplicationResponded(isAccept: true, host: 0)"])
@@ -257,12 +247,7 @@ func chaosStaged(_ plan: String) -> String {
   }
 
   @Test func aDuplicatedEventReachesTheClientTwiceAndTheOraclesOnce() throws {
-    let a = Applier()
-    var s = try Staged(
-      chaosStaged("{ kind: \"network.duplicate\", rate: 1, target: \"user:2\" }"), audience: a.client,
-      host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
-    s.apply(2, atMs: 1000)
-    s.run(untilMs: 5000)
+    let (s, a) = try applyUnder("{ kind: \"network.duplicate\", rate: 1, target: \"user:2\" }")
     #expect(a.answers.map(\.ms) == [1040, 1040])
     #expect(s.world.metrics.latencies[LiveMetrics.applyToResponse].count == 1)
     #expect(s.counter("fault.network.duplicate") == 1)
@@ -288,12 +273,7 @@ func chaosStaged(_ plan: String) -> String {
   }
 
   @Test func anApplicationFiledWithoutATimeoutWaitsForAnAnswer() throws {
-    let a = Applier()
-    var s = try Staged(
-      chaosStaged("{ kind: \"seat.no_timeout\", rate: 1 }"), audience: a.client, host: ScriptedClient(),
-      admin: ScriptedClient())
-    s.apply(2, atMs: 1000)
-    s.run(untilMs: 300_000)
+    var (s, a) = try applyUnder("{ kind: \"seat.no_timeout\", rate: 1 }", host: ScriptedClient(), untilMs: 300_000)
     // Asked for 30 s; filed with none: no timeout event, still pending after five minutes.
     #expect(a.answers.isEmpty && s.counter("seat.timed_out") == 0)
     #expect(s.world.seats.pendingApplication(of: 2) != nil)
