@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Clients
 @testable import Oracles
 @testable import Runner
 @testable import Scenario
@@ -183,6 +184,25 @@ enum Tool {
     #expect(r.status == 0, "\(r.stderr)")
     let profile = try Profile.parse(Data(contentsOf: out))
     #expect(profile.mistakes == [.kickWithDisconnect] && profile.quirks == [.staleInvitation])
+  }
+
+  @Test func theFaultBenchmarkRunsEveryKindOnAndOff() throws {
+    let r = try Tool.run(["bench", "faults", "--seeds", "2", "--repeat", "1", "--json"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+    let faults = json["faults"] as! [String: Any]
+    #expect(faults["kindsFired"] as? Int == FaultKind.allCases.count)
+    #expect(faults["violations"] as? Int == 0)
+    #expect((faults["ratio"] as! Double) > 0 && (faults["faultsOffEventsPerSecond"] as! Double) > 0)
+    let bad = try Tool.run(["bench", "faults", "--seeds", "0"])
+    #expect(bad.status == 2 && bad.stderr.contains("--seeds"))
+  }
+
+  @Test func theHelpListsEveryQuirkAndBenchmark() throws {
+    let run = try Tool.run(["help", "run"])
+    for q in SDKQuirk.allCases { #expect(run.stdout.contains(q.rawValue), "\(q.rawValue)") }
+    let bench = try Tool.run(["help", "bench"])
+    for b in ["kernel", "stack", "sweep", "faults"] { #expect(bench.stdout.contains("\n\(b) "), "\(b)") }
   }
 
   @Test func aShorterDurationAppearsInTheReproLine() throws {
