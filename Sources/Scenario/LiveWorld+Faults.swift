@@ -53,7 +53,7 @@ extension LiveWorld {
   func faultOn(_ kind: FaultKind) -> Bool { faults.bits & (1 << UInt32(kind.index)) != 0 }
 
   /// Whether `target` covers `user`.
-  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
   @inline(__always)
   func covers(_ target: FaultTarget, _ user: UInt32) -> Bool {
     switch target {

@@ -42,7 +42,7 @@ extension LiveWorld {
 
   /// Whether a signalling message can reach `user` now: room users always; a phone app only while
   /// it runs (in the foreground, or awake in the background) and its SDK is logged in.
-  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
   @inline(__always)
   func signallingReaches(_ user: UInt32) -> Bool {
     guard isPhoneUser(user) else { return true }
@@ -52,7 +52,7 @@ extension LiveWorld {
   @inline(__always)
   func phoneIndex(_ user: UInt32) -> Int { Int(user - layout.phones.lowerBound) }
 
-  // Inlined, so that reading one setting does not copy the whole section.
+  /// The calls section of the profile (inlined, so that reading one setting does not copy it).
   var callsProfile: Profile.Calls {
     @inline(__always) get { profile.calls! }
   }
@@ -103,7 +103,7 @@ extension LiveWorld {
   }
 
   /// Whether the app of `user` is busy with a call (which keeps it running in the background).
-  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
   @inline(__always)
   func inCall(_ user: UInt32) -> Bool {
     runtime.clients[Int(user)].callState != .none || phoneOS!.activeConversations(user) > 0

@@ -220,7 +220,7 @@ extension LiveWorld {
   }
 
   /// The state of `user`'s latest application, if it filed one.
-  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
   @inline(__always)
   func lastApplicationState(of user: UInt32) -> RequestState? {
     let id = users[Int(user)].lastApplication
@@ -623,7 +623,7 @@ extension Subscriptions {
 
 extension LiveWorld {
   /// The stream a client's role must be subscribed to for `notice` (nil: none required).
-  // Inlined: a call would copy the whole world to pass `self` from a mutating context.
+  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
   @inline(__always)
   func requiredStream(_ notice: Notice, _ user: UInt32) -> Subscriptions? {
     switch notice {
