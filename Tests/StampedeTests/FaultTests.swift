@@ -148,6 +148,22 @@ func repositoryProfile(_ name: String) throws -> (Profile, Data) {
     }
   }
 
+  /// Requests and answers lost ten times as often as in the nightly run: the built-in clients
+  /// reconcile (sending cancels, leaves and logins again, cancelling invitations with no answer)
+  /// and the server drops members whose heartbeat stopped, so every invariant holds.
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func theBuiltInClientsSurviveHeavyRequestLoss(seed: UInt64) throws {
+    let (_, data) = try repositoryProfile("nightly-chaos.json5")
+    let text = String(decoding: data, as: UTF8.self).replacingOccurrences(
+      of: "{ kind: \"network.loss\", rate: \"1%\" }", with: "{ kind: \"network.loss\", rate: \"10%\" }")
+    #expect(text.contains("rate: \"10%\" }"))
+    let profile = try Profile.parse(Data(text.utf8))
+    let run = SimulationRun(profile: profile, profilePath: "loss.json5", profileData: Data(text.utf8), seed: seed)
+    let result = run.execute()
+    #expect((result.world.metrics.counters.value("fault.network.loss") ?? 0) > 500)
+    #expect(result.world.checker.log.total == 0, "\(result.world.checker.log.first.compactMap { $0 })")
+  }
+
   @Test func aLostRequestOrAnswerTimesOutInTheSDK() throws {
     // Every request of the staged room is lost one way or the other: each login completes with -1
     // after the SDK's 10 s timeout.
