@@ -1,4 +1,15 @@
 import LiveStack
+import SimKernel
+
+/// Timing the SDK and the built-in clients share.
+public enum SDKTiming {
+  /// How long the SDK waits for an answer before it reports a request as failed (-1), whether or
+  /// not the server carried it out.
+  public static let requestTimeout = SimDuration.seconds(10)
+  /// How long the built-in clients wait before sending again a request that failed with -1 (the
+  /// server may never have heard it): a cancel, a seat leave, a login.
+  public static let resendAfter = SimDuration.seconds(5)
+}
 
 /// The logic of a client: what a view model does with the SDK. Implement it to run your own view
 /// model against the simulated stack; ``StandardAudience`` and ``StandardHost`` are the built-in,

@@ -115,10 +115,6 @@ public final class StandardAudience: ClientBehavior {
     case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall, leaveSeatAgain
   }
 
-  /// How long a viewer waits before sending again a request that failed with -1 (the server may
-  /// never have heard it): a cancel, or leaving the seat.
-  public static let resendAfter = SimDuration.seconds(5)
-
   /// Creates the behaviour for `userCount` users.
   public init(settings: AudienceSettings, userCount: Int) {
     self.settings = settings
@@ -200,7 +196,7 @@ public final class StandardAudience: ClientBehavior {
   /// shows the viewer seated, it is sent again.
   lazy var disconnected: Completion = { [unowned(unsafe) self] c, result in
     guard case .failure(.failed) = result, c.liveSeat.mySeatIndex != nil else { return }
-    c.schedule(after: StandardAudience.resendAfter, tag: Tag.leaveSeatAgain.rawValue, arg: self.epoch[Int(c.user)])
+    c.schedule(after: SDKTiming.resendAfter, tag: Tag.leaveSeatAgain.rawValue, arg: self.epoch[Int(c.user)])
   }
   lazy var invitationAccepted: Completion = { [unowned(unsafe) self] c, result in
     switch result {
@@ -258,7 +254,7 @@ public final class StandardAudience: ClientBehavior {
           self.retry(after: self.settings.retry.rejected, &c)
         case .failure(.failed):
           // The server may never have heard the cancel: the application may still be pending.
-          c.schedule(after: StandardAudience.resendAfter, tag: Tag.giveUp.rawValue, arg: self.epoch[Int(c.user)])
+          c.schedule(after: SDKTiming.resendAfter, tag: Tag.giveUp.rawValue, arg: self.epoch[Int(c.user)])
         case .failure:
           break
         }

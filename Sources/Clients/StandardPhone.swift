@@ -141,9 +141,6 @@ public final class StandardPhone: ClientBehavior {
     }
   }
 
-  /// The SDK's request timeout: the longest a login sent again can take to answer.
-  static let requestTimeout = SimDuration.seconds(10)
-
   /// No call can be answered before a login succeeds. A login the server may not have heard is
   /// sent again; a Join waiting for it keeps waiting if the new login can answer before the
   /// Join's deadline, else it fails and the call is declined (once the SDK knows of it).
@@ -152,10 +149,10 @@ public final class StandardPhone: ClientBehavior {
     var retrying = false
     if case .failure(.failed) = result, !memory[s].signedOut {
       retrying = true
-      c.schedule(after: StandardAudience.resendAfter, tag: Tag.logIn.rawValue, arg: 0)
+      c.schedule(after: SDKTiming.resendAfter, tag: Tag.logIn.rawValue, arg: 0)
     }
     if let pending = memory[s].pendingJoin,
-      !retrying || c.now + StandardAudience.resendAfter + StandardPhone.requestTimeout >= pending.deadline
+      !retrying || c.now + SDKTiming.resendAfter + SDKTiming.requestTimeout >= pending.deadline
     {
       memory[s].pendingJoin = nil
       complete(pending, fulfilled: false, &c)

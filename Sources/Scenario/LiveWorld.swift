@@ -619,7 +619,7 @@ public struct LiveWorld: World {
   }
 
   /// How long the SDK waits for an answer before it reports a request as failed.
-  static let sdkRequestTimeout = SimDuration.seconds(10)
+  static let sdkRequestTimeout = SDKTiming.requestTimeout
 
   /// How long the server keeps a room member whose heartbeat stopped.
   static let presenceTimeout = SimDuration.seconds(30)
