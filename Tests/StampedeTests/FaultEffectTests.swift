@@ -13,6 +13,29 @@ func chaosStaged(_ plan: String) -> String {
     of: "duration: \"10m\",", with: "duration: \"10m\", faults: { heal: \"1m\", plan: [\(plan)] },")
 }
 
+/// When the host heard each viewer's application (ms).
+final class HeardApplications { var at: [UInt32: Int64] = [:] }
+
+/// A host that notes when it hears each application, and viewers that apply (30 s) when told.
+func applicationListeners() -> (host: ScriptedClient, viewer: ScriptedClient, heard: HeardApplications) {
+  let heard = HeardApplications()
+  let host = ScriptedClient()
+  host.onHost = { e, c in
+    if case .onGuestApplicationReceived(let g) = e { heard.at[g] = c.now.nanoseconds / 1_000_000 }
+  }
+  let viewer = ScriptedClient()
+  viewer.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+  return (host, viewer, heard)
+}
+
+extension Staged {
+  /// Makes scripted client `user` run its timer (tag 1) at `ms`.
+  mutating func timer(_ user: UInt32, atMs ms: Int64) {
+    let slot = world.timerSlot(tag: 1, arg: 0)
+    sim.scheduler.schedule(at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
+  }
+}
+
 /// Each room-side fault kind fires where it should and has its documented effect, to the
 /// millisecond where the staged room makes that possible.
 @Suite struct FaultEffectTests {
@@ -148,8 +171,7 @@ func chaosStaged(_ plan: String) -> String {
     var s = try Staged(
       chaosStaged("{ kind: \"\(kind)\", rate: 1 }"), audience: viewer, host: ScriptedClient(),
       admin: ScriptedClient())
-    let slot = s.world.timerSlot(tag: 1, arg: 0)
-    s.sim.scheduler.schedule(at: .zero + .seconds(1), Event(kind: LiveEvent.clientTimer.rawValue, a: 2, b: slot))
+    s.timer(2, atMs: 1000)
     s.run(untilMs: 3000)
     #expect(results == ["t=1.1s failure(LiveStack.SeatError.\(code))"])
     #expect(!s.world.runtime.isOn(camera ? .camera : .microphone, user: 2))
@@ -158,13 +180,7 @@ func chaosStaged(_ plan: String) -> String {
 
   /// Windows act from `at` to `at + for` and not a moment outside.
   @Test func aSlowdownWindowDelaysRequestsOnlyWhileItLasts() throws {
-    var heard: [UInt32: Int64] = [:]
-    let host = ScriptedClient()
-    host.onHost = { e, c in
-      if case .onGuestApplicationReceived(let g) = e { heard[g] = c.now.nanoseconds / 1_000_000 }
-    }
-    let viewer = ScriptedClient()
-    viewer.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    let (host, viewer, heard) = applicationListeners()
     var s = try Staged(
       chaosStaged(
         "{ kind: \"server.slowdown\", target: \"role:audience\", at: \"2s\", for: \"3s\", extra: \"700ms\" }"),
@@ -174,7 +190,7 @@ func chaosStaged(_ plan: String) -> String {
     s.apply(3, atMs: 2000)
     s.apply(4, atMs: 5000)
     s.run(untilMs: 10_000)
-    #expect(heard == [2: 2010, 3: 2720, 4: 5020])
+    #expect(heard.at == [2: 2010, 3: 2720, 4: 5020])
     #expect(s.counter("fault.server.slowdown") == 1)
     #expect(s.violations == 0)
   }
@@ -233,9 +249,7 @@ func chaosStaged(_ plan: String) -> String {
     var s = try Staged(
       chaosStaged("{ kind: \"server.outage\", mode: \"vanish\", at: \"2s\", for: \"2s\", target: \"user:2\" }"),
       audience: viewer, host: ScriptedClient(), admin: ScriptedClient())
-    let slot = s.world.timerSlot(tag: 1, arg: 0)
-    s.sim.scheduler.schedule(
-      at: .zero + .milliseconds(2500), Event(kind: LiveEvent.clientTimer.rawValue, a: 2, b: slot))
+    s.timer(2, atMs: 2500)
     // The SDK gives up at 12.5 s and is out of the room; the server drops user 2 30 s later.
     s.run(untilMs: 42_400)
     #expect(left == ["t=12.5s failure(LiveStack.SeatError.failed)"])
@@ -283,13 +297,7 @@ func chaosStaged(_ plan: String) -> String {
   }
 
   @Test func aDelayWindowAddsItsExtraToTheTargetedUsersMessagesOnly() throws {
-    var heard: [UInt32: Int64] = [:]
-    let host = ScriptedClient()
-    host.onHost = { e, c in
-      if case .onGuestApplicationReceived(let g) = e { heard[g] = c.now.nanoseconds / 1_000_000 }
-    }
-    let viewer = ScriptedClient()
-    viewer.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    let (host, viewer, heard) = applicationListeners()
     var s = try Staged(
       chaosStaged("{ kind: \"network.delay\", target: \"user:2\", at: \"1s\", for: \"10s\", extra: \"250ms\" }"),
       audience: viewer, host: host, admin: ScriptedClient())
@@ -297,7 +305,7 @@ func chaosStaged(_ plan: String) -> String {
     s.apply(3, atMs: 2000)
     s.run(untilMs: 5000)
     // User 2's request takes 260 ms; the host's downlink is not targeted.
-    #expect(heard[2] == 2270 && heard[3] == 2020)
+    #expect(heard.at[2] == 2270 && heard.at[3] == 2020)
     #expect(s.counter("fault.network.delay") >= 1)
   }
 }

@@ -314,8 +314,7 @@ struct Staged {
       }
     }
     var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
-    let slot = s.world.timerSlot(tag: 1, arg: 0)
-    s.sim.scheduler.schedule(at: .zero + .seconds(1), Event(kind: LiveEvent.clientTimer.rawValue, a: 0, b: slot))
+    s.timer(0, atMs: 1000)
     s.run(untilMs: 5000)
     #expect(host.log.contains("0 invite ok"))
     #expect(audience.log.contains("3 onHostInvitationReceived(host: 0)"))

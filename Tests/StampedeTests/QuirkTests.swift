@@ -171,9 +171,7 @@ import Testing
     var s = try staged(on ? [.secondRequestOverwrites] : [], audience: audience, host: ScriptedClient())
     s.apply(2, atMs: 1000)
     s.apply(2, atMs: 1100)  // refused: 100202, one is pending
-    let slot = s.world.timerSlot(tag: 1, arg: 0)
-    s.sim.scheduler.schedule(
-      at: .zero + .milliseconds(2000), Event(kind: LiveEvent.clientTimer.rawValue, a: 2, b: slot))
+    s.timer(2, atMs: 2000)
     s.run(untilMs: 5000)
     #expect(audience.log.contains("2 apply 100202"))
     #expect(results == [on ? "t=2s failure(LiveStack.SeatError.invalidParameter)" : "t=2.02s success()"])
