@@ -7,7 +7,9 @@ let package = Package(
     .executable(name: "stampede", targets: ["stampede"]),
     .library(
       name: "Stampede",
-      targets: ["SimKernel", "LiveStack", "Clients", "Oracles", "Metrics", "Scenario", "Reports", "Runner"]),
+      targets: [
+        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner",
+      ]),
   ],
   targets: [
     .systemLibrary(
@@ -18,18 +20,22 @@ let package = Package(
     .target(name: "SimKernel"),
     .target(name: "LiveStack", dependencies: ["SimKernel"]),
     .target(name: "Clients", dependencies: ["SimKernel", "LiveStack"]),
-    .target(name: "Oracles", dependencies: ["SimKernel", "LiveStack", "Clients"]),
+    .target(name: "Chaos", dependencies: ["SimKernel", "LiveStack"]),
+    .target(name: "Oracles", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos"]),
     .target(name: "Metrics", dependencies: ["SimKernel"]),
-    .target(name: "Scenario", dependencies: ["SimKernel", "LiveStack", "Clients", "Oracles", "Metrics"]),
-    .target(name: "Reports", dependencies: ["SimKernel", "Metrics", "Oracles", "Scenario"]),
+    .target(name: "Scenario", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics"]),
+    .target(name: "Reports", dependencies: ["SimKernel", "Metrics", "Chaos", "Oracles", "Scenario"]),
     .target(
       name: "Runner",
-      dependencies: ["SimKernel", "LiveStack", "Clients", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc"]),
+      dependencies: [
+        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc",
+      ]),
     .executableTarget(name: "stampede", dependencies: ["Runner", "CJemalloc"]),
     .testTarget(
       name: "StampedeTests",
       dependencies: [
-        "SimKernel", "LiveStack", "Clients", "Oracles", "Metrics", "Scenario", "Reports", "Runner", "stampede",
+        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner",
+        "stampede",
       ]),
   ]
 )

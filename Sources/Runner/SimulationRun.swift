@@ -1,3 +1,4 @@
+import Chaos
 import Clients
 import Dispatch
 import Foundation

@@ -1,3 +1,4 @@
+import Chaos
 import Dispatch
 import Foundation
 import Scenario

@@ -1,3 +1,4 @@
+import Chaos
 import Clients
 import LiveStack
 import Oracles
@@ -60,7 +61,7 @@ extension LiveWorld {
     }
     for u in 0..<UInt32(layout.totalUsers) {
       let record = users[Int(u)]
-      guard record.uplinkAt <= now.nanoseconds, record.downlinkAt <= now.nanoseconds, !busy.contains(u) else {
+      guard network.isQuiet(UInt32(u), at: now), !busy.contains(u) else {
         continue
       }
       let client = runtime.clients[Int(u)]

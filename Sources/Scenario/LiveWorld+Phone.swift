@@ -1,3 +1,4 @@
+import Chaos
 import Clients
 import LiveStack
 import Oracles
@@ -236,26 +237,26 @@ extension LiveWorld {
   /// registration allows.
   mutating func routePush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
     let now = scheduler.now
-    if faults.bits != 0 && fires(.tokenInvalidated, user: user, now) { tokenRotated(user: user, &scheduler) }
+    if chaos.active && fires(.tokenInvalidated, user: user, now) { tokenRotated(user: user, &scheduler) }
     switch pushBackend.route(to: user, phoneToken: phoneOS!.token(user)) {
     case .voip:
       metrics.counters.add(metrics.pushSent)
       phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
-      if faults.bits != 0 && fires(.pushDrop, user: user, now) { return metrics.countLostPush(.dropped) }
-      if faultOn(.serverOutage) && window(.serverOutage, user: user, now, service: .push) != nil {
+      if chaos.active && fires(.pushDrop, user: user, now) { return metrics.countLostPush(.dropped) }
+      if chaos.isOn(.serverOutage) && window(.serverOutage, user: user, now, service: .push) != nil {
         return metrics.countLostPush(.outage)
       }
       var latency =
         callsProfile.push.backendLatency.sampleDuration(&pushRandom)
         + callsProfile.push.latency.sampleDuration(&pushRandom)
-      if faultOn(.serverSlowdown), let w = window(.serverSlowdown, user: user, now, service: .push) {
+      if chaos.isOn(.serverSlowdown), let w = window(.serverSlowdown, user: user, now, service: .push) {
         latency = latency + w.extra
       }
-      if faults.bits != 0 && fires(.pushDelay, user: user, now) {
-        latency = latency + .seconds(20 + Int64(faultRandom.next(below: 40)))
+      if chaos.active && fires(.pushDelay, user: user, now) {
+        latency = latency + .seconds(20 + Int64(chaos.draw(below: 40)))
       }
       scheduler.schedule(after: latency, event(.pushDelivered, user, call))
-      if faults.bits != 0 && fires(.pushDuplicate, user: user, now) {
+      if chaos.active && fires(.pushDuplicate, user: user, now) {
         scheduler.schedule(
           after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
       }
@@ -285,7 +286,7 @@ extension LiveWorld {
     }
     if os.isSuppressed(user) { return metrics.countLostPush(.suppressed) }
     if calls.call(of: user) != call { metrics.counters.add(metrics.probePushAfterCallEnded) }
-    if faults.bits != 0 && os.appState(user) != .killed && fires(.appKilled, user: user, scheduler.now) {
+    if chaos.active && os.appState(user) != .killed && fires(.appKilled, user: user, scheduler.now) {
       killProcess(user, &scheduler)
     }
     switch os.appState(user) {
@@ -343,13 +344,13 @@ extension LiveWorld {
       // Reported: the call must be on screen, or declined, unless it stopped ringing.
       let pushed = os.lastPushCall(user)
       let handedInChaos =
-        scheduler.now.nanoseconds - callsProfile.push.reportDeadline.nanoseconds < faults.chaosEnd
+        scheduler.now.nanoseconds - callsProfile.push.reportDeadline.nanoseconds < chaos.chaosEnd
       // A call placed while faults acted, or one reaching a process that started then and has
       // not logged in since, is judged after the heal (the app may still be recovering from the
       // faults, unable to decline): `call.released-within-timeout`.
-      let recovering = phoneRecords[i].launchedAt < faults.chaosEnd && !runtime.clients[Int(user)].loggedIn
+      let recovering = phoneRecords[i].launchedAt < chaos.chaosEnd && !runtime.clients[Int(user)].loggedIn
       if !handedInChaos && !recovering && os.appState(user) != .killed && pushed != 0
-        && calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= faults.chaosEnd,
+        && calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= chaos.chaosEnd,
         let call = calls.call(of: user),
         call == pushed - 1,
         calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
@@ -530,8 +531,8 @@ extension LiveWorld {
     // faults acted is judged after the heal (`conversation.ends`): its app may still be
     // recovering from them.
     let left = SimInstant(nanoseconds: now.nanoseconds - callsProfile.conversationGrace.nanoseconds)
-    guard left.nanoseconds >= faults.chaosEnd, calls.call(of: user) != call else { return }
-    for conv in phoneOS!.conversations(of: user, call: call) where conv.reportedAt.nanoseconds >= faults.chaosEnd {
+    guard left.nanoseconds >= chaos.chaosEnd, calls.call(of: user) != call else { return }
+    for conv in phoneOS!.conversations(of: user, call: call) where conv.reportedAt.nanoseconds >= chaos.chaosEnd {
       checker.observeConversationAfterCall(
         user: user, uuid: conv.uuid, call: call, endedAt: calls.calls[Int(call)].endedAt ?? left, at: now)
     }
@@ -570,7 +571,7 @@ extension LiveWorld {
     case .received(_, let id):
       runtime.clients[u].call = id + 1
       runtime.clients[u].callState = .waiting
-      if faults.bits != 0 { ringFaults(callee: user, call: id, &scheduler) }
+      if chaos.active { ringFaults(callee: user, call: id, &scheduler) }
       // A ring in the app counts when the app is on screen; otherwise the system UI's ring does.
       if !isPhoneUser(user) || phoneOS!.appState(user) == .foreground {
         let i = isPhoneUser(user) ? phoneIndex(user) : -1

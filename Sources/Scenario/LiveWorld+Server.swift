@@ -1,3 +1,4 @@
+import Chaos
 import Clients
 import LiveStack
 import Oracles
@@ -15,7 +16,7 @@ extension LiveWorld {
     if op.kind != .login && !login.isLoggedIn(user) {
       error = .notLoggedIn
       if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
-    } else if faultOn(.serverOutage),
+    } else if chaos.isOn(.serverOutage),
       let w = window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind))
     {
       // Refused at once, or (vanish) never heard: the SDK then gives up after its timeout.
@@ -28,7 +29,7 @@ extension LiveWorld {
         error = login.login(user)
         // A phone app's new process resumes the session its previous process left.
         if error == .refused && isPhoneUser(user) { error = nil }
-        if error == nil && faults.bits != 0 { loginFaults(user, &scheduler) }
+        if error == nil && chaos.active { loginFaults(user, &scheduler) }
       case .logout:
         login.logout(user)
         _ = seats.leave(user: user, now: now)
@@ -54,7 +55,7 @@ extension LiveWorld {
         error = seats.endLive(user: user, now: now)
         if error == nil { liveEnded(room: layout.homeRoom[Int(user)], &scheduler) }
       case .applyForSeat:
-        if faults.bits != 0 && fires(.seatLimitHit, user: user, now) {
+        if chaos.active && fires(.seatLimitHit, user: user, now) {
           error = .seatLimitExceeded
           break
         }
@@ -68,7 +69,7 @@ extension LiveWorld {
           for s in layout.staff(of: seats.requests[Int(id)].room) {
             send(.host(s, .onGuestApplicationReceived(guest: user), request: id), &scheduler)
           }
-          if faults.bits != 0 && fires(.seatRejection, user: user, now) {
+          if chaos.active && fires(.seatRejection, user: user, now) {
             // The owner turns it down at once (its app, or a moderation rule, on its behalf).
             inject(
               PendingOperation(
@@ -100,8 +101,8 @@ extension LiveWorld {
           }
         } else {
           metrics.counters.add(metrics.accepted)
-          if faults.bits != 0 { seatedFaults(op.target, &scheduler) }
-          if faults.bits != 0 && fires(.seatAcceptRace, user: user, now),
+          if chaos.active { seatedFaults(op.target, &scheduler) }
+          if chaos.active && fires(.seatAcceptRace, user: user, now),
             let other = layout.staff(of: layout.homeRoom[Int(user)]).first(where: { $0 != user })
           {
             // Another host of the room accepts the same application a moment later.
@@ -130,7 +131,7 @@ extension LiveWorld {
           error = e
         } else {
           metrics.counters.add(metrics.invitationsAccepted)
-          if faults.bits != 0 { seatedFaults(user, &scheduler) }
+          if chaos.active { seatedFaults(user, &scheduler) }
         }
       case .rejectInvitation:
         error = seats.rejectInvitation(user: user, inviter: op.target, now: now)
@@ -141,7 +142,7 @@ extension LiveWorld {
           error = e
         } else {
           metrics.counters.add(metrics.seatTakes)
-          if faults.bits != 0 { seatedFaults(user, &scheduler) }
+          if chaos.active { seatedFaults(user, &scheduler) }
         }
       case .lockSeat, .unlockSeat:
         error = seats.setLocked(seat: Int(op.seat), op.kind == .lockSeat, by: user)
@@ -232,7 +233,7 @@ extension LiveWorld {
     precondition(Int(id) == requestCalledAt.count, "requests are filed in ID order")
     requestCalledAt.append(op.issuedAt.nanoseconds)
     var timeout = op.timeout
-    if timeout > .zero && faultOn(.seatNoTimeout) && fires(.seatNoTimeout, user: op.user, scheduler.now) {
+    if timeout > .zero && chaos.isOn(.seatNoTimeout) && fires(.seatNoTimeout, user: op.user, scheduler.now) {
       timeout = .zero  // filed as if the client had asked for none
     }
     requestTimeouts.append(timeout.nanoseconds)
@@ -262,22 +263,22 @@ extension LiveWorld {
   /// Sends a server event to its client over the client's ordered channel.
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
-    if faults.bits != 0, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
+    if chaos.active, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
       fires(.seatResponseLost, user: user, scheduler.now)
     {
       return
     }
     let slot = store(notice)
     var at = fifo(downlink: true, user, scheduler.now)
-    if faults.bits != 0, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
+    if chaos.active, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
       fires(.seatResponseLate, user: user, scheduler.now)
     {
       // Late, and everything after it on the ordered channel waits too.
-      at = at + .milliseconds(3000 + Int64(faultRandom.next(below: 7000)))
-      users[Int(user)].downlinkAt = at.nanoseconds
+      at = at + .milliseconds(3000 + Int64(chaos.draw(below: 7000)))
+      network.holdDownlink(user, until: at)
     }
     scheduler.schedule(at: at, event(.clientNotice, slot))
-    if faultOn(.networkDuplicate), notice.isSignalling, fires(.networkDuplicate, user: user, scheduler.now) {
+    if chaos.isOn(.networkDuplicate), notice.isSignalling, fires(.networkDuplicate, user: user, scheduler.now) {
       // A retransmission: the same event again, right behind the first on the ordered channel.
       let copy = store(notice)
       duplicateNotices.insert(copy)
@@ -295,7 +296,7 @@ extension LiveWorld {
       }
       switch e {
       case .received(let u, let id):
-        if isPhoneUser(u) && faults.bits != 0 && phoneOS!.appState(u) == .foreground
+        if isPhoneUser(u) && chaos.active && phoneOS!.appState(u) == .foreground
           && fires(.appBackgrounded, user: u, scheduler.now)
         {
           phoneOS!.setApp(u, .background)
@@ -310,7 +311,7 @@ extension LiveWorld {
       case .started(let u, _):
         send(.call(u, e), &scheduler)
       case .ended(let u, let id, let reason, let other):
-        if faultOn(.callEndReasonUnknown) && reason != .unknown && fires(.callEndReasonUnknown, user: u, scheduler.now)
+        if chaos.isOn(.callEndReasonUnknown) && reason != .unknown && fires(.callEndReasonUnknown, user: u, scheduler.now)
         {
           send(.call(u, .ended(user: u, call: id, reason: .unknown, other: other)), &scheduler)
         } else {
@@ -470,7 +471,7 @@ extension LiveWorld {
     let user = notice.user
     let u = Int(user)
     var duplicate = false
-    if faultOn(.networkDuplicate) { duplicate = duplicateNotices.remove(slot) != nil }
+    if chaos.isOn(.networkDuplicate) { duplicate = duplicateNotices.remove(slot) != nil }
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions

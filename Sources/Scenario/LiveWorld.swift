@@ -1,3 +1,4 @@
+import Chaos
 import Clients
 import LiveStack
 import Metrics
@@ -95,9 +96,12 @@ public struct LiveWorld: World {
   var phoneRecords: [PhoneRecord]
   var osRandom: Xoshiro256
   var pushRandom: Xoshiro256
-  /// The injected faults, resolved.
-  var faults: FaultState
-  var faultRandom: Xoshiro256
+  /// The injected faults, resolved: what decides whether a fault fires.
+  public internal(set) var chaos: Chaos
+  /// Counter index per fault kind (registered only for configured kinds).
+  let faultCounters: [Int]
+  /// The client-server network.
+  var network: Network
   /// The seat invariants.
   public internal(set) var checker: SeatChecker
   /// What was measured.
@@ -108,7 +112,6 @@ public struct LiveWorld: World {
   var audienceRandom: Xoshiro256
   var staffRandom: Xoshiro256
   var phoneRandom: Xoshiro256
-  var networkRandom: Xoshiro256
   var deviceRandom: Xoshiro256
   var workloadRandom: Xoshiro256
   var arrivalRandom: [Xoshiro256] = []
@@ -224,9 +227,11 @@ public struct LiveWorld: World {
     phoneRecords = [PhoneRecord](repeating: PhoneRecord(), count: layout.phones.count)
     osRandom = streams.stream("phone-os")
     pushRandom = streams.stream("push")
-    faultRandom = streams.stream("faults")
+    chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     var m = LiveMetrics()
-    faults = FaultState(plan: profile.faults, duration: profile.duration, streams: streams, metrics: &m)
+    var counters = [Int](repeating: -1, count: FaultKind.allCases.count)
+    for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
+    faultCounters = counters
     metrics = m
     checker = SeatChecker(seats: seats)
     checker.switchOff(profile.invariantsOff)
@@ -234,7 +239,8 @@ public struct LiveWorld: World {
     audienceRandom = streams.stream("audience")
     staffRandom = streams.stream("hosts")
     phoneRandom = streams.stream("phones")
-    networkRandom = streams.stream("network")
+    network = Network(
+      users: users, latency: profile.network.clientServer, random: streams.stream("network"))
     deviceRandom = streams.stream("devices")
     workloadRandom = streams.stream("workload")
     self.users = [UserRecord](repeating: UserRecord(), count: users)
@@ -344,7 +350,7 @@ public struct LiveWorld: World {
         metrics.counters.add(metrics.actionTimeouts)
         // An action that waited through faults is not held to its bound until the heal.
         let delivered = scheduler.now.nanoseconds - phoneOS!.limits.actionTimeout.nanoseconds
-        if delivered >= faults.chaosEnd {
+        if delivered >= chaos.chaosEnd {
           checker.record(
             SeatChecker.actionInTime, at: scheduler.now, entities: ["user:\(phone)", "action:\(e.a)"],
             "user \(phone) neither fulfilled nor failed its \(action.kind) action \(e.a) within \(phoneOS!.limits.actionTimeout)"
@@ -528,8 +534,8 @@ public struct LiveWorld: World {
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
-        } else if !op.kind.isLocal && faults.bits != 0 && fires(.networkLoss, user: op.user, scheduler.now) {
-          if faultRandom.next(below: 2) == 0 {
+        } else if !op.kind.isLocal && chaos.active && fires(.networkLoss, user: op.user, scheduler.now) {
+          if chaos.draw(below: 2) == 0 {
             // The request is lost: the server never hears of it.
             if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
             scheduler.schedule(
@@ -548,7 +554,7 @@ public struct LiveWorld: World {
           if op.kind == .login { users[Int(op.user)].loginCalledAt = scheduler.now.nanoseconds }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           var at = fifo(downlink: false, op.user, scheduler.now)
-          if faultOn(.serverSlowdown),
+          if chaos.isOn(.serverSlowdown),
             let w = window(.serverSlowdown, user: op.user, scheduler.now, service: LiveWorld.service(of: op.kind))
           {
             at = at + w.extra
@@ -579,18 +585,18 @@ public struct LiveWorld: World {
   /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency
   /// draw, but never before the previous message on the same ordered channel.
   mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant) -> SimInstant {
-    let latency = profile.network.clientServer.sampleDuration(&networkRandom).nanoseconds
-    let u = Int(user)
-    var t = now.nanoseconds &+ latency
-    if faults.bits & LiveWorld.networkFaultBits != 0 { t = networkFaults(t, downlink: downlink, user, now) }
-    if downlink {
-      t = max(t, users[u].downlinkAt)
-      users[u].downlinkAt = t
-    } else {
-      t = max(t, users[u].uplinkAt)
-      users[u].uplinkAt = t
+    guard chaos.actsOnMessages else { return network.send(downlink: downlink, user, now) }
+    // Chaos decides; the network carries out the delay and the hold.
+    var extra: Int64 = 0
+    var hold: Int64 = 0
+    if chaos.isOn(.networkDelay), let w = window(.networkDelay, user: user, now) { extra = w.extra.nanoseconds }
+    if chaos.isOn(.networkPartition), let w = window(.networkPartition, user: user, now),
+      w.direction == .both || (w.direction == .down) == downlink
+    {
+      // The transport is reliable: the message waits for the partition to heal.
+      hold = w.endNs
     }
-    return SimInstant(nanoseconds: t)
+    return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold)
   }
 
   mutating func allocate(_ op: PendingOperation) -> UInt32 {
@@ -660,11 +666,11 @@ public struct LiveWorld: World {
       runtime.clients[u].joinedRoom = 0
     case .joinLive:
       if error == nil {
-        if faults.bits != 0 && layout.role(of: op.user) != .audience && !layout.isPhone(op.user)
+        if chaos.active && layout.role(of: op.user) != .audience && !layout.isPhone(op.user)
           && fires(.hostReenter, user: op.user, now)
         {
           // Later, the host's app leaves the room and enters it again.
-          let after = SimDuration.seconds(30 + Int64(faultRandom.next(below: 570)))
+          let after = SimDuration.seconds(30 + Int64(chaos.draw(below: 570)))
           scheduler.schedule(after: after, event(.hostReenter, op.user))
         }
         runtime.clients[u].joinedRoom = layout.homeRoom[u] + 1
@@ -788,7 +794,7 @@ public struct LiveWorld: World {
     var error =
       device == .microphone && runtime.isOn(.microphone, user: op.user)
       ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom)
-    if error == nil && faults.bits != 0 {
+    if error == nil && chaos.active {
       if device == .microphone && fires(.micDenied, user: op.user, scheduler.now) {
         error = .microphoneNotAuthorized
       } else if device == .microphone && fires(.micOccupied, user: op.user, scheduler.now) {
@@ -809,9 +815,6 @@ public struct LiveWorld: World {
 
 /// What the world keeps per user.
 struct UserRecord {
-  /// The last delivery time of a message to the user, and from it to the server (FIFO channels).
-  var downlinkAt: Int64 = 0
-  var uplinkAt: Int64 = 0
   /// When the open `applyForSeat` was called (-1: answered).
   var applyCalledAt: Int64 = -1
   /// When the user was seated by a grant (-1: not waiting to connect).

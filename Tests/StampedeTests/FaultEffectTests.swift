@@ -1,3 +1,4 @@
+import Chaos
 import Foundation
 import Testing
 

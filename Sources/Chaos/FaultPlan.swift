@@ -85,6 +85,7 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   }
 
   /// The index of the kind in `allCases` (a switch: this is on hot paths).
+  @inlinable
   public var index: Int {
     switch self {
     case .networkDelay: return 0

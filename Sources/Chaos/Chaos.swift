@@ -1,0 +1,161 @@
+import LiveStack
+import SimKernel
+
+/// The faults of one run, resolved, and the one place that decides whether a fault fires.
+///
+/// The plan's entries are sorted by kind (swarm draws done at construction). Every decision draws
+/// from the `faults` stream only, and only when its kind is configured, so faults never shift the
+/// clients' streams. Chaos decides *whether*; the components carry out the effect through their
+/// own verbs (the network holds or delays a message, the server refuses a request, the phone OS
+/// kills an app), as FoundationDB's fault workloads act through the simulator.
+public struct Chaos {
+  /// Entries by kind index.
+  @usableFromInline let entries: [[FaultEntry]]
+  /// The configured kinds.
+  public let kinds: FaultKindSet
+  /// Whether any kind is configured (the hot paths test this first).
+  public let active: Bool
+  /// Whether a kind that acts on every message (delay, partition) is configured.
+  public let actsOnMessages: Bool
+  /// Faults act only before this instant (nanoseconds): the heal phase follows.
+  public let chaosEnd: Int64
+  /// A salt for fraction targets.
+  let salt: UInt64
+  /// Who is who, for targets.
+  let layout: Layout
+  /// The fault stream: every rate draw, every fault's own timing.
+  public var random: Xoshiro256
+
+  /// Resolves `plan` for a run of `duration` over `layout`, drawing swarm rates from the
+  /// `fault-swarm` stream and taking the `faults` stream for every later decision.
+  public init(plan: FaultPlan, duration: SimDuration, layout: Layout, streams: RandomStreams) {
+    var resolved = plan.entries.filter { !$0.swarm }
+    var swarmRandom = streams.stream("fault-swarm")
+    if plan.swarm {
+      resolved += FaultPlan.swarmEntries(&swarmRandom, from: [])
+    }
+    let perEntry = plan.entries.filter(\.swarm)
+    if !perEntry.isEmpty { resolved += FaultPlan.swarmEntries(&swarmRandom, from: perEntry) }
+    var entries = [[FaultEntry]](repeating: [], count: FaultKind.allCases.count)
+    var kinds = FaultKindSet()
+    for e in resolved where e.rate != .zero {
+      entries[e.kind.index].append(e)
+      kinds.insert(e.kind)
+    }
+    self.entries = entries
+    self.kinds = kinds
+    active = !kinds.isEmpty
+    actsOnMessages = kinds.contains(.networkDelay) || kinds.contains(.networkPartition)
+    chaosEnd = plan.isEmpty ? 0 : duration.nanoseconds - plan.heal.nanoseconds
+    var saltRandom = swarmRandom
+    salt = saltRandom.next()
+    self.layout = layout
+    random = streams.stream("faults")
+  }
+
+  /// The kinds configured, in catalogue order.
+  public var configured: [FaultKind] { FaultKind.allCases.filter { kinds.contains($0) } }
+
+  /// Whether fault `kind` is configured at all (a bit test; no draw).
+  @inlinable
+  public func isOn(_ kind: FaultKind) -> Bool { kinds.contains(kind) }
+
+  /// Whether `target` covers `user`.
+  func covers(_ target: FaultTarget, _ user: UInt32) -> Bool {
+    switch target {
+    case .all: return true
+    case .users(let r): return r.contains(user)
+    case .rooms(let r): return r.contains(layout.homeRoom[Int(user)])
+    case .role(let role):
+      if role == .phone { return layout.isPhone(user) }
+      if layout.isPhone(user) { return false }
+      switch layout.role(of: user) {
+      case .audience: return role == .audience
+      case .owner: return role == .owner
+      case .admin: return role == .admin
+      }
+    case .fraction(let f):
+      var mix = SplitMix64(seed: salt ^ (UInt64(user) &* 0x9E37_79B9_7F4A_7C15))
+      // Below numerator/denominator of the 32-bit range, compared exactly in integers.
+      return (mix.next() >> 32) &* f.denominator < f.numerator << 32
+    }
+  }
+
+  /// A rate fault at an opportunity for `user`: whether it fires now (drawn from the fault stream).
+  public mutating func fires(_ kind: FaultKind, user: UInt32, _ now: SimInstant) -> Bool {
+    guard isOn(kind), now.nanoseconds < chaosEnd else { return false }
+    let k = kind.index
+    for i in entries[k].indices {
+      let entry = entries[k][i]
+      // A rate fault may also be limited to a window.
+      let start = entry.at?.nanoseconds ?? 0
+      if now.nanoseconds < start { continue }
+      if let d = entry.duration, now.nanoseconds >= start + d.nanoseconds { continue }
+      guard covers(entry.target, user) else { continue }
+      if random.chance(entry.rate) { return true }
+    }
+    return false
+  }
+
+  /// The active window of `kind` covering `user` now, if any (drawing its rate when below 1).
+  public mutating func window(_ kind: FaultKind, user: UInt32, _ now: SimInstant, service: FaultService = .all)
+    -> FaultWindow?
+  {
+    guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
+    let k = kind.index
+    for i in entries[k].indices {
+      let entry = entries[k][i]
+      let start = entry.at?.nanoseconds ?? 0
+      let end = min(entry.duration.map { start + $0.nanoseconds } ?? chaosEnd, chaosEnd)
+      guard now.nanoseconds >= start, now.nanoseconds < end else { continue }
+      if entry.service != .all && service != .all && entry.service != service { continue }
+      guard covers(entry.target, user) else { continue }
+      if entry.rate != Ratio(1, 1)! && !random.chance(entry.rate) { continue }
+      return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: end, vanish: entry.vanish)
+    }
+    return nil
+  }
+
+  /// A uniform draw below `bound` from the fault stream (a fault's own timing or choice).
+  public mutating func draw(below bound: UInt64) -> UInt64 { random.next(below: bound) }
+}
+
+/// An active fault window, as it applies to one opportunity.
+public struct FaultWindow: Sendable {
+  /// The extra latency of a delay or slowdown.
+  public var extra: SimDuration
+  /// For a partition: which way it cuts.
+  public var direction: FaultDirection
+  /// When the window ends (nanoseconds), or chaos ends if sooner.
+  public var endNs: Int64
+  /// For an outage: whether requests vanish rather than fail.
+  public var vanish: Bool
+}
+
+/// A set of fault kinds, sized from `FaultKind.allCases`: a new kind can never fall off the end.
+public struct FaultKindSet: Sendable, Equatable {
+  /// One bit per kind index, 64 to a word.
+  @usableFromInline var words: [UInt64]
+
+  /// The empty set.
+  public init() { words = [UInt64](repeating: 0, count: (FaultKind.allCases.count + 63) / 64) }
+
+  /// Adds `kind`.
+  public mutating func insert(_ kind: FaultKind) {
+    let i = kind.index
+    words[i >> 6] |= 1 << UInt64(i & 63)
+  }
+
+  /// Whether `kind` is in the set.
+  @inlinable
+  public func contains(_ kind: FaultKind) -> Bool {
+    let i = kind.index
+    return words[i >> 6] & (1 << UInt64(i & 63)) != 0
+  }
+
+  /// Whether no kind is in the set.
+  public var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+
+  /// How many kinds are in the set.
+  public var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+}

@@ -1,0 +1,55 @@
+import SimKernel
+
+/// The network between every client and the server: one ordered (FIFO) channel each way per
+/// client, with a latency drawn per message.
+///
+/// A message is never delivered before the previous one on the same channel, so the seat list
+/// stays consistent without version numbers, as in the SDK. Faults act through the verbs: `send`
+/// takes the extra delay and the hold a fault puts on a message; `holdDownlink` makes everything
+/// after a late message wait behind it.
+public struct Network {
+  /// The one-way latency of a message.
+  let latency: Distribution
+  /// The `network` stream: one latency draw per message.
+  var random: Xoshiro256
+  /// Per user: the delivery time of the last message to it, and from it (nanoseconds).
+  var downlinkAt: [Int64]
+  var uplinkAt: [Int64]
+
+  /// A network of `users` clients with one-way latency `latency`, drawing from `random`.
+  public init(users: Int, latency: Distribution, random: Xoshiro256) {
+    self.latency = latency
+    self.random = random
+    downlinkAt = [Int64](repeating: 0, count: users)
+    uplinkAt = [Int64](repeating: 0, count: users)
+  }
+
+  /// Sends a message now to (`downlink`) or from `user`: returns its delivery time, a latency draw
+  /// plus `extraNs` later, no sooner than `holdUntilNs`, and never before the previous message on
+  /// the same channel.
+  public mutating func send(
+    downlink: Bool, _ user: UInt32, _ now: SimInstant, extraNs: Int64 = 0, holdUntilNs: Int64 = 0
+  ) -> SimInstant {
+    var t = now.nanoseconds &+ latency.sampleDuration(&random).nanoseconds &+ extraNs
+    t = max(t, holdUntilNs)
+    let u = Int(user)
+    if downlink {
+      t = max(t, downlinkAt[u])
+      downlinkAt[u] = t
+    } else {
+      t = max(t, uplinkAt[u])
+      uplinkAt[u] = t
+    }
+    return SimInstant(nanoseconds: t)
+  }
+
+  /// Holds the channel to `user` until `instant`: nothing sent to it later arrives sooner.
+  public mutating func holdDownlink(_ user: UInt32, until instant: SimInstant) {
+    downlinkAt[Int(user)] = instant.nanoseconds
+  }
+
+  /// Whether nothing sent to or from `user` is still on its way at `now`.
+  public func isQuiet(_ user: UInt32, at now: SimInstant) -> Bool {
+    uplinkAt[Int(user)] <= now.nanoseconds && downlinkAt[Int(user)] <= now.nanoseconds
+  }
+}
