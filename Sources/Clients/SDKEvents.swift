@@ -1,49 +1,5 @@
 import LiveStack
 
-/// Why an application or invitation got no answer (`NoResponseReason`).
-public enum NoResponseReason: UInt8, Sendable, CaseIterable {
-  /// Nobody answered within the timeout.
-  case timeout
-  /// The guest got a seat another way first.
-  case alreadySeated
-}
-
-/// Events `CoGuestStore.guestEventPublisher` delivers to an audience member.
-public enum GuestEvent: Sendable, Equatable {
-  /// `onHostInvitationReceived(hostUser)`.
-  case onHostInvitationReceived(host: UInt32)
-  /// `onHostInvitationCancelled(hostUser)`.
-  case onHostInvitationCancelled(host: UInt32)
-  /// `onGuestApplicationResponded(isAccept, hostUser)`.
-  case onGuestApplicationResponded(isAccept: Bool, host: UInt32)
-  /// `onGuestApplicationNoResponse(reason)`.
-  case onGuestApplicationNoResponse(reason: NoResponseReason)
-  /// `onKickedOffSeat(seatIndex, hostUser)`.
-  case onKickedOffSeat(seatIndex: Int, host: UInt32)
-}
-
-/// Events `CoGuestStore.hostEventPublisher` delivers to a host or admin.
-public enum HostEvent: Sendable, Equatable {
-  /// `onGuestApplicationReceived(guestUser)`.
-  case onGuestApplicationReceived(guest: UInt32)
-  /// `onGuestApplicationCancelled(guestUser)`.
-  case onGuestApplicationCancelled(guest: UInt32)
-  /// `onGuestApplicationProcessedByOtherHost(guestUser, hostUser)`.
-  case onGuestApplicationProcessedByOtherHost(guest: UInt32, host: UInt32)
-  /// `onHostInvitationResponded(isAccept, guestUser)`.
-  case onHostInvitationResponded(isAccept: Bool, guest: UInt32)
-  /// `onHostInvitationNoResponse(guestUser, reason)`.
-  case onHostInvitationNoResponse(guest: UInt32, reason: NoResponseReason)
-}
-
-/// Events `LoginStore` delivers.
-public enum LoginEvent: UInt8, Sendable, CaseIterable {
-  /// The same user logged in elsewhere.
-  case kickedOffline
-  /// The UserSig expired.
-  case loginExpired
-}
-
 /// The co-guest status a client's UI shows (the seed view model's `CoGuestStatus`, with the states
 /// around it that a whole session needs).
 public enum CoGuestStatus: UInt8, Sendable, CaseIterable {

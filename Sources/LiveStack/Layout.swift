@@ -1,4 +1,3 @@
-
 /// Who is who: user IDs laid out room by room, the owner first, then the admins, then the viewers.
 ///
 /// The server, the network and the fault targets read it; the scenario draws the room sizes.

@@ -41,7 +41,7 @@ public enum PerfettoTrace {
       )
     }
     // Requests as async spans on the client process.
-    let seats = world.seats
+    let seats = world.server.seats
     let end = records.last?.timeNs ?? 0
     for (id, q) in seats.requests.enumerated() {
       let involved = [q.guest] + (q.processedBy.map { [$0] } ?? [])

@@ -176,8 +176,8 @@ public struct SimulationRun {
         switch parts[0] {
         case "room": rooms.insert(id)
         case "user": users.insert(id)
-        case "request" where Int(id) < result.world.seats.requests.count:
-          users.insert(result.world.seats.requests[Int(id)].guest)
+        case "request" where Int(id) < result.world.server.seats.requests.count:
+          users.insert(result.world.server.seats.requests[Int(id)].guest)
         default: break
         }
       }

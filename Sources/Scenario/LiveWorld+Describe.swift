@@ -81,7 +81,7 @@ extension LiveWorld {
         kind: name, room: home(e.a), users: [e.a], request: nil, detail: "timer tag \(t.tag) arg \(t.arg)",
         onServer: false)
     case .requestTimeout:
-      let r = seats.requests[Int(e.a)]
+      let r = server.seats.requests[Int(e.a)]
       var users = [r.guest]
       if let h = r.processedBy { users.append(h) }
       return .init(
@@ -92,7 +92,7 @@ extension LiveWorld {
     case .flashCrowd, .sample:
       return .init(kind: name, room: nil, users: [], request: nil, detail: name, onServer: true)
     case .callTimeout:
-      let c = calls.calls[Int(e.a)]
+      let c = server.calls.calls[Int(e.a)]
       return .init(
         kind: name, room: nil, users: [c.caller] + c.callees, request: nil, detail: "call \(e.a) timeout",
         onServer: true)
@@ -194,7 +194,7 @@ extension LiveWorld {
       return .init(
         kind: name, room: home(g), users: [g, h], request: nil, detail: "invitation from \(h) gone", onServer: false)
     case .seats(let u, let slot):
-      let batch = seatBatches[Int(slot)]
+      let batch = server.batch(slot)
       var users = [u]
       var parts: [String] = []
       for i in 0..<batch.count {

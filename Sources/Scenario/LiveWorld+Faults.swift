@@ -36,8 +36,8 @@ extension LiveWorld {
   /// cancelling at once).
   mutating func ringFaults(callee: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
     guard chaos.isOn(.callCancelLate), fires(.callCancelLate, user: callee, scheduler.now) else { return }
-    let caller = calls.calls[Int(call)].caller
-    guard calls.call(of: caller) == call else { return }
+    let caller = server.calls.calls[Int(call)].caller
+    guard server.calls.call(of: caller) == call else { return }
     inject(
       PendingOperation(
         user: caller, kind: .hangupCall, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
@@ -78,7 +78,9 @@ extension LiveWorld {
   /// The viewer's SDK joins its room again, if it is still seated and in the room.
   mutating func audienceRejoin(_ user: UInt32, _ scheduler: inout Scheduler) {
     let u = Int(user)
-    guard seats.seat(of: user) != nil, runtime.clients[u].joinedRoom != 0, runtime.clients[u].loggedIn else { return }
+    guard server.seats.seat(of: user) != nil, runtime.clients[u].joinedRoom != 0, runtime.clients[u].loggedIn else {
+      return
+    }
     inject(
       PendingOperation(
         user: user, kind: .joinLive, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,

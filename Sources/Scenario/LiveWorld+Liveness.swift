@@ -21,7 +21,7 @@ extension LiveWorld {
   /// `call.released-within-timeout`: a call that never started must have ended within its timeout
   /// plus the slack.
   mutating func judgeCallDeadlines(now: SimInstant, slack: SimDuration) {
-    for (i, c) in calls.calls.enumerated() where c.startedAt == nil {
+    for (i, c) in server.calls.calls.enumerated() where c.startedAt == nil {
       let deadline = c.createdAt.nanoseconds + callTimeouts[i] + slack.nanoseconds
       let late = c.endedAt.map { $0.nanoseconds > deadline } ?? (now.nanoseconds > deadline)
       guard late else { continue }
@@ -33,7 +33,7 @@ extension LiveWorld {
   }
 
   mutating func judgeRequestDeadlines(now: SimInstant, slack: SimDuration) {
-    for (i, r) in seats.requests.enumerated() {
+    for (i, r) in server.seats.requests.enumerated() {
       let timeout = requestTimeouts[i]
       guard timeout > 0 else { continue }
       let deadline = r.createdAt.nanoseconds + timeout + slack.nanoseconds
@@ -52,7 +52,7 @@ extension LiveWorld {
     // Who each room's pending requests belong to, from the server.
     var applicants = [[UInt32]](repeating: [], count: layout.rooms)
     var invitees: [UInt32: [UInt32]] = [:]
-    for r in seats.requests where r.state == .pending {
+    for r in server.seats.requests where r.state == .pending {
       if r.kind == .application {
         applicants[Int(r.room)].append(r.guest)
       } else {
@@ -68,18 +68,18 @@ extension LiveWorld {
       if layout.isPhone(u) {
         // Only a connected app's SDK can know; a suspended or killed one catches up when it connects.
         guard signallingReaches(u) else { continue }
-        let serverCall = calls.call(of: u).map { $0 + 1 } ?? 0
-        if client.call != serverCall || client.callState != calls.state(of: u) {
+        let serverCall = server.calls.call(of: u).map { $0 + 1 } ?? 0
+        if client.call != serverCall || client.callState != server.calls.state(of: u) {
           checker.recordLiveness(
             SeatChecker.viewMatchesServer, at: now, entities: ["user:\(u)"],
-            "user \(u)'s SDK shows call \(Int(client.call) - 1) \(client.callState), server \(Int(serverCall) - 1) \(calls.state(of: u))"
+            "user \(u)'s SDK shows call \(Int(client.call) - 1) \(client.callState), server \(Int(serverCall) - 1) \(server.calls.state(of: u))"
           )
         }
         continue
       }
       guard client.status != .away else { continue }
       var problems: [String] = []
-      let serverSeat = seats.seat(of: u)
+      let serverSeat = server.seats.seat(of: u)
       let seen = client.seenSeat < 0 ? nil : Int(client.seenSeat)
       if seen != serverSeat {
         problems.append(
@@ -89,33 +89,33 @@ extension LiveWorld {
       if layout.role(of: u) == .audience && onSeat != (serverSeat != nil) {
         problems.append("status \(client.status.name) but the server has it \(serverSeat == nil ? "off" : "on") a seat")
       }
-      let serverCall = calls.call(of: u).map { $0 + 1 } ?? 0
-      if client.call != serverCall || client.callState != calls.state(of: u) {
+      let serverCall = server.calls.call(of: u).map { $0 + 1 } ?? 0
+      if client.call != serverCall || client.callState != server.calls.state(of: u) {
         problems.append(
-          "the SDK shows call \(Int(client.call) - 1) \(client.callState), the server \(Int(serverCall) - 1) \(calls.state(of: u))"
+          "the SDK shows call \(Int(client.call) - 1) \(client.callState), the server \(Int(serverCall) - 1) \(server.calls.state(of: u))"
         )
       }
-      if runtime.anyDeviceOn(user: u) && serverSeat == nil && calls.state(of: u) != .accept {
+      if runtime.anyDeviceOn(user: u) && serverSeat == nil && server.calls.state(of: u) != .accept {
         problems.append("a capture device is on but the server has it on no seat")
       }
       let applying = client.status == .applying
-      let serverApplying = seats.pendingApplication(of: u) != nil
+      let serverApplying = server.seats.pendingApplication(of: u) != nil
       if layout.role(of: u) == .audience && applying && !serverApplying {
         problems.append("status applying but the server has no application from it")
       }
-      let inRoom = seats.room(of: u) != nil
+      let inRoom = server.seats.room(of: u) != nil
       if (client.joinedRoom != 0) != inRoom {
         problems.append("SDK \(client.joinedRoom != 0 ? "in" : "out of") the room, server \(inRoom ? "in" : "out")")
       }
-      let serverInviter = seats.pendingInvitation(of: u).map { seats.requests[Int($0)].host + 1 } ?? 0
+      let serverInviter = server.seats.pendingInvitation(of: u).map { server.seats.requests[Int($0)].host + 1 } ?? 0
       if client.invitation != serverInviter {
         problems.append("invitation from \(Int(client.invitation) - 1), server \(Int(serverInviter) - 1)")
       }
       if client.staffSlot >= 0, inRoom {
         let slot = Int(client.staffSlot)
         let room = layout.homeRoom[Int(u)]
-        let truth = (0..<seats.settings[Int(room)].maxSeatCount).map {
-          seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0
+        let truth = (0..<server.seats.settings[Int(room)].maxSeatCount).map {
+          server.seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0
         }
         if runtime.seatView[slot] != truth {
           problems.append("seat list \(runtime.seatView[slot]) but server \(truth)")

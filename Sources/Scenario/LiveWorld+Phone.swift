@@ -155,7 +155,7 @@ extension LiveWorld {
   mutating func closeApp(_ user: UInt32, _ scheduler: inout Scheduler) {
     let c = runtime.clients[Int(user)]
     if c.call != 0 && c.loggedIn {
-      let isCaller = calls.calls[Int(c.call - 1)].caller == user
+      let isCaller = server.calls.calls[Int(c.call - 1)].caller == user
       let kind: OperationKind = c.callState == .waiting && !isCaller ? .rejectCall : .hangupCall
       runtime.commands.append(
         .operation(
@@ -194,7 +194,7 @@ extension LiveWorld {
   /// announced, or the call it believed it was in, is over.
   mutating func resyncCalls(_ user: UInt32, _ scheduler: inout Scheduler) {
     let u = Int(user)
-    if !login.isLoggedIn(user) && runtime.clients[u].loggedIn {
+    if !server.login.isLoggedIn(user) && runtime.clients[u].loggedIn {
       // The server ended the session while the app was away: it hears so on reconnecting.
       runtime.clients[u].loggedIn = false
       runtime.clients[u].call = 0
@@ -206,7 +206,7 @@ extension LiveWorld {
     }
     let i = phoneIndex(user)
     let sdkCall = runtime.clients[u].call
-    let serverCall = calls.call(of: user)
+    let serverCall = server.calls.call(of: user)
     let pushed = phoneOS!.lastPushCall(user)
     var stale: [UInt32] = []
     if sdkCall != 0 && serverCall != sdkCall - 1 { stale.append(sdkCall - 1) }
@@ -215,12 +215,12 @@ extension LiveWorld {
     }
     for id in stale {
       phoneRecords[i].endSynced = id + 1
-      let c = calls.calls[Int(id)]
+      let c = server.calls.calls[Int(id)]
       deliverCall(user, .ended(user: user, call: id, reason: c.endReason ?? .noResponse, other: c.caller), &scheduler)
     }
     if let id = serverCall, sdkCall != id + 1 {
-      let state = calls.state(of: user)
-      if state == .waiting && calls.calls[Int(id)].caller == user {
+      let state = server.calls.state(of: user)
+      if state == .waiting && server.calls.calls[Int(id)].caller == user {
         // Its own call, still ringing the others: the SDK takes it up again, with no incoming ring.
         runtime.clients[u].call = id + 1
         runtime.clients[u].callState = .waiting
@@ -238,7 +238,7 @@ extension LiveWorld {
   mutating func routePush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
     let now = scheduler.now
     if chaos.active && fires(.tokenInvalidated, user: user, now) { tokenRotated(user: user, &scheduler) }
-    switch pushBackend.route(to: user, phoneToken: phoneOS!.token(user)) {
+    switch server.push.route(to: user, phoneToken: phoneOS!.token(user)) {
     case .voip:
       metrics.counters.add(metrics.pushSent)
       phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
@@ -285,7 +285,7 @@ extension LiveWorld {
       phoneRecords[i].pushSentAt = -1
     }
     if os.isSuppressed(user) { return metrics.countLostPush(.suppressed) }
-    if calls.call(of: user) != call { metrics.counters.add(metrics.probePushAfterCallEnded) }
+    if server.calls.call(of: user) != call { metrics.counters.add(metrics.probePushAfterCallEnded) }
     if chaos.active && os.appState(user) != .killed && fires(.appKilled, user: user, scheduler.now) {
       killProcess(user, &scheduler)
     }
@@ -323,7 +323,7 @@ extension LiveWorld {
       return
     }
     scheduler.schedule(after: callsProfile.push.reportDeadline, event(.reportDeadline, user, os.pushesHanded(user)))
-    let c = calls.calls[Int(call)]
+    let c = server.calls.calls[Int(call)]
     let push = VoIPPush(call: call, callerName: c.caller, mediaType: c.mediaType)
     withClient(user, &scheduler) { b, client in b.incomingPush(push, &client) }
   }
@@ -350,10 +350,10 @@ extension LiveWorld {
       // faults, unable to decline): `call.released-within-timeout`.
       let recovering = phoneRecords[i].launchedAt < chaos.chaosEnd && !runtime.clients[Int(user)].loggedIn
       if !handedInChaos && !recovering && os.appState(user) != .killed && pushed != 0
-        && calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= chaos.chaosEnd,
-        let call = calls.call(of: user),
+        && server.calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= chaos.chaosEnd,
+        let call = server.calls.call(of: user),
         call == pushed - 1,
-        calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
+        server.calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
         os.conversations(of: user, call: call).isEmpty
       {
         checker.record(
@@ -468,7 +468,7 @@ extension LiveWorld {
             metrics.latencies[LiveMetrics.dialToRing].record(
               SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
           }
-          if calls.calls[Int(id)].isOver {
+          if server.calls.calls[Int(id)].isOver {
             scheduler.schedule(after: callsProfile.conversationGrace, event(.conversationCheck, phone, id))
           }
         }
@@ -531,10 +531,10 @@ extension LiveWorld {
     // faults acted is judged after the heal (`conversation.ends`): its app may still be
     // recovering from them.
     let left = SimInstant(nanoseconds: now.nanoseconds - callsProfile.conversationGrace.nanoseconds)
-    guard left.nanoseconds >= chaos.chaosEnd, calls.call(of: user) != call else { return }
+    guard left.nanoseconds >= chaos.chaosEnd, server.calls.call(of: user) != call else { return }
     for conv in phoneOS!.conversations(of: user, call: call) where conv.reportedAt.nanoseconds >= chaos.chaosEnd {
       checker.observeConversationAfterCall(
-        user: user, uuid: conv.uuid, call: call, endedAt: calls.calls[Int(call)].endedAt ?? left, at: now)
+        user: user, uuid: conv.uuid, call: call, endedAt: server.calls.calls[Int(call)].endedAt ?? left, at: now)
     }
   }
 
@@ -544,7 +544,7 @@ extension LiveWorld {
     guard let os = phoneOS else { return }
     let grace = callsProfile.conversationGrace.nanoseconds
     for conv in os.conversations.values.sorted(by: { ($0.phone, $0.uuid) < ($1.phone, $1.uuid) }) {
-      guard conv.call != 0, let ended = calls.calls[Int(conv.call - 1)].endedAt,
+      guard conv.call != 0, let ended = server.calls.calls[Int(conv.call - 1)].endedAt,
         now.nanoseconds - ended.nanoseconds > grace
       else { continue }
       checker.recordLiveness(
@@ -584,7 +584,7 @@ extension LiveWorld {
     case .started(_, let id):
       runtime.clients[u].call = id + 1
       runtime.clients[u].callState = .accept
-      if calls.calls[Int(id)].caller == user {
+      if server.calls.calls[Int(id)].caller == user {
         metrics.latencies[LiveMetrics.dialToConnected].record(
           SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
       }

@@ -13,7 +13,7 @@ extension LiveWorld {
     let now = scheduler.now
     var error: SeatError?
     var deferReply = false
-    if op.kind != .login && !login.isLoggedIn(user) {
+    if op.kind != .login && !server.login.isLoggedIn(user) {
       error = .notLoggedIn
       if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
     } else if chaos.isOn(.serverOutage),
@@ -26,70 +26,58 @@ extension LiveWorld {
     } else {
       switch op.kind {
       case .login:
-        error = login.login(user)
+        error = server.login.login(user)
         // A phone app's new process resumes the session its previous process left.
         if error == .refused && isPhoneUser(user) { error = nil }
         if error == nil && chaos.active { loginFaults(user, &scheduler) }
       case .logout:
-        login.logout(user)
-        _ = seats.leave(user: user, now: now)
+        server.login.logout(user)
+        _ = server.seats.leave(user: user, now: now)
       case .joinLive:
-        error = seats.join(user: user, room: layout.homeRoom[Int(user)], role: layout.role(of: user))
-        if error == nil {
-          if layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersJoined) }
-          sendSnapshot(to: user, &scheduler)
-          if layout.role(of: user) != .audience {
-            let room = layout.homeRoom[Int(user)]
-            var pending: [UInt32] = []
-            for id in seats.requests.indices.reversed() where seats.requests[id].state == .pending {
-              let r = seats.requests[id]
-              if r.room == room && r.kind == .application { pending.append(r.guest) }
-            }
-            if !pending.isEmpty { joinSnapshots[slot] = pending.reversed() }
-          }
-        }
+        error = server.joinLive(user: user, slot: slot)
+        if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersJoined) }
+        flush(&scheduler)
       case .leaveLive:
-        error = seats.leave(user: user, now: now)
+        error = server.seats.leave(user: user, now: now)
         if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersLeft) }
       case .endLive:
-        error = seats.endLive(user: user, now: now)
-        if error == nil { liveEnded(room: layout.homeRoom[Int(user)], &scheduler) }
+        error = server.endLive(user: user, now: now)
+        if error == nil { metrics.counters.add(metrics.livesEnded) }
+        flush(&scheduler)
       case .applyForSeat:
         if chaos.active && fires(.seatLimitHit, user: user, now) {
           error = .seatLimitExceeded
           break
         }
-        switch seats.apply(user: user, seatIndex: Int(op.seat), now: now) {
+        switch server.apply(user: user, seatIndex: Int(op.seat), now: now) {
         case .failure(let e):
           error = e
         case .success(let id):
           metrics.counters.add(metrics.applications)
           users[Int(user)].lastApplication = id + 1
           filed(id, op, &scheduler)
-          for s in layout.staff(of: seats.requests[Int(id)].room) {
-            send(.host(s, .onGuestApplicationReceived(guest: user), request: id), &scheduler)
-          }
+          flush(&scheduler)
           if chaos.active && fires(.seatRejection, user: user, now) {
             // The owner turns it down at once (its app, or a moderation rule, on its behalf).
             inject(
               PendingOperation(
-                user: layout.staff(of: seats.requests[Int(id)].room).lowerBound, kind: .rejectApplication,
+                user: layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, kind: .rejectApplication,
                 target: user, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: now, completion: nil),
               &scheduler)
           }
           if profile.seats.applyCompletion == .outcome {
-            users[Int(user)].deferredApply = slot + 1
+            server.answerOnOutcome(user: user, slot: slot)
             deferReply = true
           }
         }
       case .cancelApplication:
-        error = seats.cancelApplication(user: user, now: now)
+        error = server.seats.cancelApplication(user: user, now: now)
         if error == nil { metrics.counters.add(metrics.cancelled) }
         if error == .alreadyProcessed, lastApplicationState(of: user) == .accepted {
           metrics.counters.add(metrics.probeCancelLostToAccept)
         }
       case .acceptApplication:
-        if case .failure(let e) = seats.acceptApplication(guest: op.target, by: user, now: now) {
+        if case .failure(let e) = server.seats.acceptApplication(guest: op.target, by: user, now: now) {
           error = e
           if e == .alreadyProcessed {
             switch lastApplicationState(of: op.target) {
@@ -113,52 +101,52 @@ extension LiveWorld {
           }
         }
       case .rejectApplication:
-        error = seats.rejectApplication(guest: op.target, by: user, now: now)
+        error = server.seats.rejectApplication(guest: op.target, by: user, now: now)
         if error == nil { metrics.counters.add(metrics.rejected) }
       case .inviteToSeat:
-        switch seats.invite(guest: op.target, by: user, seatIndex: Int(op.seat), now: now) {
+        switch server.invite(guest: op.target, by: user, seatIndex: Int(op.seat), now: now) {
         case .failure(let e):
           error = e
         case .success(let id):
           metrics.counters.add(metrics.invitations)
           filed(id, op, &scheduler)
-          send(.guest(op.target, .onHostInvitationReceived(host: user), request: id), &scheduler)
+          flush(&scheduler)
         }
       case .cancelInvitation:
-        error = seats.cancelInvitation(guest: op.target, by: user, now: now)
+        error = server.seats.cancelInvitation(guest: op.target, by: user, now: now)
       case .acceptInvitation:
-        if case .failure(let e) = seats.acceptInvitation(user: user, inviter: op.target, now: now) {
+        if case .failure(let e) = server.seats.acceptInvitation(user: user, inviter: op.target, now: now) {
           error = e
         } else {
           metrics.counters.add(metrics.invitationsAccepted)
           if chaos.active { seatedFaults(user, &scheduler) }
         }
       case .rejectInvitation:
-        error = seats.rejectInvitation(user: user, inviter: op.target, now: now)
+        error = server.seats.rejectInvitation(user: user, inviter: op.target, now: now)
       case .disConnect, .leaveSeat:
-        if case .failure(let e) = seats.leaveSeat(user: user) { error = e }
+        if case .failure(let e) = server.seats.leaveSeat(user: user) { error = e }
       case .takeSeat:
-        if case .failure(let e) = seats.takeSeat(user: user, seatIndex: Int(op.seat), now: now) {
+        if case .failure(let e) = server.seats.takeSeat(user: user, seatIndex: Int(op.seat), now: now) {
           error = e
         } else {
           metrics.counters.add(metrics.seatTakes)
           if chaos.active { seatedFaults(user, &scheduler) }
         }
       case .lockSeat, .unlockSeat:
-        error = seats.setLocked(seat: Int(op.seat), op.kind == .lockSeat, by: user)
-        if error == nil, let room = seats.room(of: user) {
+        error = server.seats.setLocked(seat: Int(op.seat), op.kind == .lockSeat, by: user)
+        if error == nil, let room = server.seats.room(of: user) {
           if op.kind == .lockSeat { metrics.counters.add(metrics.locked) }
-          checker.observeLock(room: room, seat: Int(op.seat), seats: seats)
-          checker.observeRoom(room, seats: seats, at: now)
+          checker.observeLock(room: room, seat: Int(op.seat), seats: server.seats)
+          checker.observeRoom(room, seats: server.seats, at: now)
         }
       case .kickUserOutOfSeat:
-        if case .failure(let e) = seats.kick(guest: op.target, by: user) {
+        if case .failure(let e) = server.seats.kick(guest: op.target, by: user) {
           error = e
         } else {
           metrics.counters.add(metrics.kicked)
         }
       case .moveUserToSeat:
-        if case .failure(let e) = seats.move(user: op.target, to: Int(op.seat), policy: op.policy, by: user) {
+        if case .failure(let e) = server.seats.move(user: op.target, to: Int(op.seat), policy: op.policy, by: user) {
           error = e
         } else {
           metrics.counters.add(metrics.moved)
@@ -168,8 +156,8 @@ extension LiveWorld {
       case .placeCall:
         let callees = runtime.callLists.take(op.target)
         let media = CallMediaType(rawValue: UInt8(truncatingIfNeeded: op.seat)) ?? .audio
-        let logins = login
-        switch calls.placeCall(
+        let logins = server.login
+        switch server.calls.placeCall(
           caller: user, callees: callees, mediaType: media, loggedIn: true, now: now,
           reachable: { logins.isLoggedIn($0) })
         {
@@ -185,26 +173,26 @@ extension LiveWorld {
           scheduler.schedule(after: timeout, event(.callTimeout, id))
         }
       case .acceptCall:
-        error = calls.accept(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+        error = server.calls.accept(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
         let known = runtime.clients[Int(user)].call
-        if error != nil, known != 0, calls.calls[Int(known - 1)].endReason == .canceled {
+        if error != nil, known != 0, server.calls.calls[Int(known - 1)].endReason == .canceled {
           metrics.counters.add(metrics.probeAnswerAfterCancel)  // the caller gave up as the callee answered
         }
-        if error == nil && isPhoneUser(user), let id = calls.call(of: user) {
+        if error == nil && isPhoneUser(user), let id = server.calls.call(of: user) {
           phoneRecords[phoneIndex(user)].acceptedBefore = phoneRecords[phoneIndex(user)].acceptedCall
           phoneRecords[phoneIndex(user)].acceptedCall = id + 1
         }
       case .rejectCall:
-        error = calls.reject(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+        error = server.calls.reject(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
       case .hangupCall:
-        error = calls.hangup(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+        error = server.calls.hangup(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
       case .joinCall:
-        error = calls.join(user: user, call: op.target, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
+        error = server.calls.join(user: user, call: op.target, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
       case .tuiLogin:
         break
       case .setVOIP:
         let token = UInt16(bitPattern: op.seat)
-        if pushBackend.register(user: user, certificateID: op.target, token: token) && isPhoneUser(user) {
+        if server.push.register(user: user, certificateID: op.target, token: token) && isPhoneUser(user) {
           let i = Int(user - layout.phones.lowerBound)
           if phoneRecords[i].loginCalledAt >= 0 {
             metrics.latencies[LiveMetrics.loginToTokenUpload].record(
@@ -225,7 +213,7 @@ extension LiveWorld {
   @inline(__always)
   func lastApplicationState(of user: UInt32) -> RequestState? {
     let id = users[Int(user)].lastApplication
-    return id == 0 ? nil : seats.requests[Int(id - 1)].state
+    return id == 0 ? nil : server.seats.requests[Int(id - 1)].state
   }
 
   /// A request was filed: remember when it was asked for and arm its timeout.
@@ -238,16 +226,6 @@ extension LiveWorld {
     }
     requestTimeouts.append(timeout.nanoseconds)
     if timeout > .zero { scheduler.schedule(after: timeout, event(.requestTimeout, id)) }
-  }
-
-  /// The live of `room` ended: everyone still in it is taken out and told.
-  mutating func liveEnded(room: UInt32, _ scheduler: inout Scheduler) {
-    metrics.counters.add(metrics.livesEnded)
-    let all = layout.roomBase[Int(room)]..<layout.roomBase[Int(room) + 1]
-    for u in all where seats.room(of: u) == room {
-      _ = seats.leave(user: u, now: scheduler.now)
-      send(.liveEnded(u), &scheduler)
-    }
   }
 
   /// Keeps `notice` in a free slot until it is delivered; returns the slot.
@@ -288,10 +266,10 @@ extension LiveWorld {
 
   /// Delivers what the call server emitted, and counts how calls ended (once, for the caller).
   mutating func drainCalls(_ scheduler: inout Scheduler) {
-    guard !calls.events.isEmpty else { return }
-    for i in 0..<calls.events.count {
-      let e = calls.events[i]
-      if case .ended(let user, let id, let reason, _) = e, user == calls.calls[Int(id)].caller {
+    guard !server.calls.events.isEmpty else { return }
+    for i in 0..<server.calls.events.count {
+      let e = server.calls.events[i]
+      if case .ended(let user, let id, let reason, _) = e, user == server.calls.calls[Int(id)].caller {
         metrics.counters.add(metrics.callEnded[LiveMetrics.endReasons.firstIndex(of: reason)!])
       }
       switch e {
@@ -311,7 +289,8 @@ extension LiveWorld {
       case .started(let u, _):
         send(.call(u, e), &scheduler)
       case .ended(let u, let id, let reason, let other):
-        if chaos.isOn(.callEndReasonUnknown) && reason != .unknown && fires(.callEndReasonUnknown, user: u, scheduler.now)
+        if chaos.isOn(.callEndReasonUnknown) && reason != .unknown
+          && fires(.callEndReasonUnknown, user: u, scheduler.now)
         {
           send(.call(u, .ended(user: u, call: id, reason: .unknown, other: other)), &scheduler)
         } else {
@@ -320,145 +299,36 @@ extension LiveWorld {
         if isPhoneUser(u) { callEndedForPhone(u, call: id, &scheduler) }
       }
     }
-    calls.drain()
+    server.calls.drain()
   }
 
-  /// Turns what the server changed into events: seat-list deltas, answers to requests.
+  /// What the seat service changed reaches the oracles and metrics, then the server fans it out
+  /// to the clients (seat-list deltas, kicks, answers to requests) and the world sends it.
   mutating func drainServer(_ scheduler: inout Scheduler) {
     let now = scheduler.now
-    let n = seats.changes.count
-    if n > 0 {
-      for i in 0..<n {
-        let c = seats.changes[i]
-        if checking { checker.observe(c, seats: seats, at: now) }
-        if c.seated, let grant = c.grant, grant != .move { users[Int(c.user)].grantedAt = now.nanoseconds }
-        if !c.seated && c.removedBy == .max { metrics.counters.add(metrics.serverRemoved) }
-      }
-      for i in 0..<n {
-        let c = seats.changes[i]
-        if !(0..<i).contains(where: { seats.changes[$0].room == c.room }) {
-          for s in layout.staff(of: c.room) { sendSeatBatch(to: s, &scheduler) { $0.room == c.room } }
-        }
-        if layout.role(of: c.user) == .audience && !(0..<i).contains(where: { seats.changes[$0].user == c.user }) {
-          sendSeatBatch(to: c.user, &scheduler) { $0.user == c.user }
-          if !c.seated, let by = c.removedBy, by != .max {
-            send(.guest(c.user, .onKickedOffSeat(seatIndex: Int(c.seat), host: by), request: .max), &scheduler)
-          }
-        }
-      }
+    let n = server.seats.changes.count
+    for i in 0..<n {
+      let c = server.seats.changes[i]
+      if checking { checker.observe(c, seats: server.seats, at: now) }
+      if c.seated, let grant = c.grant, grant != .move { users[Int(c.user)].grantedAt = now.nanoseconds }
+      if !c.seated && c.removedBy == .max { metrics.counters.add(metrics.serverRemoved) }
     }
-    for i in 0..<seats.ended.count { notifyEnded(seats.ended[i], &scheduler) }
-    seats.drain()
+    if n == 0 && server.seats.ended.isEmpty { return }
+    server.fanOut()
+    flush(&scheduler)
   }
 
-  /// A client entered its room: its SDK gets the seat list as it stands, as `seated` rows ahead of
-  /// the join's completion. Hosts and admins get every occupied seat; an audience member only its
-  /// own seat (the only row its client keeps).
-  mutating func sendSnapshot(to user: UInt32, _ scheduler: inout Scheduler) {
-    guard let room = seats.room(of: user) else { return }
-    let staff = layout.role(of: user) != .audience
-    if !staff {
-      // An audience member's SDK keeps only its own row: nothing to send unless it is seated.
-      guard let seat = seats.seat(of: user) else { return }
-      var batch = SeatBatch()
-      batch.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: true))
-      sendBatch(batch, to: user, &scheduler)
-      return
+  /// Sends what the server's outbox holds, in order, over the network.
+  mutating func flush(_ scheduler: inout Scheduler) {
+    var i = 0
+    while i < server.outbox.count {
+      switch server.outbox[i] {
+      case .notice(let notice): send(notice, &scheduler)
+      case .answer(let slot, let error): reply(slot, error, &scheduler)
+      }
+      i += 1
     }
-    var batch = SeatBatch()
-    for i in 0..<seats.settings[Int(room)].maxSeatCount {
-      guard let occupant = seats.occupant(room: room, seat: i), staff || occupant == user else { continue }
-      batch.append(SeatChange(room: room, seat: Int16(i), user: occupant, seated: true))
-      if batch.isFull {
-        sendBatch(batch, to: user, &scheduler)
-        batch = SeatBatch()
-      }
-    }
-    if batch.count > 0 { sendBatch(batch, to: user, &scheduler) }
-  }
-
-  /// Sends `batch` to `user`, storing it out of line.
-  mutating func sendBatch(_ batch: SeatBatch, to user: UInt32, _ scheduler: inout Scheduler) {
-    let slot: UInt32
-    if let free = freeBatches.popLast() {
-      slot = free
-      seatBatches[Int(slot)] = batch
-    } else {
-      slot = UInt32(seatBatches.count)
-      seatBatches.append(batch)
-    }
-    send(.seats(user, batch: slot), &scheduler)
-  }
-
-  /// Sends the pending seat changes that `include` selects to `user`, four per message, in order.
-  mutating func sendSeatBatch(to user: UInt32, _ scheduler: inout Scheduler, where include: (SeatChange) -> Bool) {
-    var batch = SeatBatch()
-    for i in 0..<seats.changes.count where include(seats.changes[i]) {
-      batch.append(seats.changes[i])
-      if batch.isFull {
-        sendBatch(batch, to: user, &scheduler)
-        batch = SeatBatch()
-      }
-    }
-    if batch.count > 0 { sendBatch(batch, to: user, &scheduler) }
-  }
-
-  /// A request ended: tell its client and every host and admin what their SDKs would learn.
-  mutating func notifyEnded(_ id: UInt32, _ scheduler: inout Scheduler) {
-    let r = seats.requests[Int(id)]
-    let guest = r.guest
-    switch r.kind {
-    case .application:
-      var event: GuestEvent?
-      switch r.state {
-      case .accepted: event = .onGuestApplicationResponded(isAccept: true, host: r.host)
-      case .rejected: event = .onGuestApplicationResponded(isAccept: false, host: r.host)
-      case .timedOut: event = .onGuestApplicationNoResponse(reason: .timeout)
-      case .failed where r.failure == .alreadySeated: event = .onGuestApplicationNoResponse(reason: .alreadySeated)
-      default: event = nil
-      }
-      if let event { send(.guest(guest, event, request: id), &scheduler) }
-      let deferred = users[Int(guest)].deferredApply
-      if deferred != 0 {
-        users[Int(guest)].deferredApply = 0
-        reply(deferred - 1, r.state == .accepted ? nil : .failed, &scheduler)
-      }
-      for s in layout.staff(of: r.room) {
-        switch r.state {
-        case .accepted, .rejected:
-          if s == r.host {
-            send(.applicantRemoved(host: s, guest: guest), &scheduler)
-          } else {
-            send(.host(s, .onGuestApplicationProcessedByOtherHost(guest: guest, host: r.host), request: id), &scheduler)
-          }
-        case .cancelled:
-          send(.host(s, .onGuestApplicationCancelled(guest: guest), request: id), &scheduler)
-        default:
-          send(.applicantRemoved(host: s, guest: guest), &scheduler)
-        }
-      }
-    case .invitation:
-      let inviter = r.host
-      var event: HostEvent?
-      switch r.state {
-      case .accepted: event = .onHostInvitationResponded(isAccept: true, guest: guest)
-      case .rejected: event = .onHostInvitationResponded(isAccept: false, guest: guest)
-      case .timedOut: event = .onHostInvitationNoResponse(guest: guest, reason: .timeout)
-      case .failed where r.failure == .alreadySeated:
-        event = .onHostInvitationNoResponse(guest: guest, reason: .alreadySeated)
-      default: event = nil
-      }
-      if let event {
-        send(.host(inviter, event, request: id), &scheduler)
-      } else {
-        send(.inviteeRemoved(host: inviter, guest: guest), &scheduler)
-      }
-      if r.state == .cancelled {
-        send(.guest(guest, .onHostInvitationCancelled(host: inviter), request: id), &scheduler)
-      } else {
-        send(.invitationRemoved(guest: guest, host: inviter), &scheduler)
-      }
-    }
+    server.outbox.removeAll(keepingCapacity: true)
   }
 
   /// A server event reaches its client: the SDK updates its state, then the behaviour hears of it if
@@ -534,8 +404,7 @@ extension LiveWorld {
         runtime.clients[u].invitation = 0
       }
     case .seats(_, let batchSlot):
-      let batch = seatBatches[Int(batchSlot)]
-      freeBatches.append(batchSlot)
+      let batch = server.takeBatch(batchSlot)
       let slot = Int(runtime.clients[u].staffSlot)
       var ownLeave = false
       for i in 0..<batch.count {
@@ -580,7 +449,7 @@ extension LiveWorld {
         if runtime.clients[u].call == event.call + 1 {
           if case .received = event { return }
           if case .started = event, runtime.clients[u].callState == .accept { return }
-        } else if runtime.clients[u].call != 0, calls.call(of: user) != event.call {
+        } else if runtime.clients[u].call != 0, server.calls.call(of: user) != event.call {
           if case .received = event { return }
           if case .started = event { return }
         }
@@ -635,25 +504,6 @@ extension LiveWorld {
     case .liveEnded: return .liveEvents
     case .call: return .callEvents
     case .applicantRemoved, .inviteeRemoved, .invitationRemoved: return nil
-    }
-  }
-}
-
-extension GuestEvent {
-  /// Whether this is the answer to the guest's application (accepted, rejected or no response).
-  var isApplicationAnswer: Bool {
-    switch self {
-    case .onGuestApplicationResponded, .onGuestApplicationNoResponse: return true
-    default: return false
-    }
-  }
-}
-
-extension CallEvent {
-  /// The call the event is about.
-  var call: UInt32 {
-    switch self {
-    case .received(_, let c), .started(_, let c), .ended(_, let c, _, _): return c
     }
   }
 }

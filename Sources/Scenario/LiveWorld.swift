@@ -5,65 +5,6 @@ import Metrics
 import Oracles
 import SimKernel
 
-/// Up to four seat-list changes delivered to one client in one message.
-struct SeatBatch {
-  var count = 0
-  var changes: (SeatChange?, SeatChange?, SeatChange?, SeatChange?) = (nil, nil, nil, nil)
-
-  subscript(i: Int) -> SeatChange {
-    switch i {
-    case 0: return changes.0!
-    case 1: return changes.1!
-    case 2: return changes.2!
-    default: return changes.3!
-    }
-  }
-
-  mutating func append(_ c: SeatChange) {
-    switch count {
-    case 0: changes.0 = c
-    case 1: changes.1 = c
-    case 2: changes.2 = c
-    default: changes.3 = c
-    }
-    count += 1
-  }
-
-  var isFull: Bool { count == 4 }
-}
-
-/// A server-to-client message in flight.
-enum Notice {
-  case guest(UInt32, GuestEvent, request: UInt32)
-  case host(UInt32, HostEvent, request: UInt32)
-  case applicantRemoved(host: UInt32, guest: UInt32)
-  case inviteeRemoved(host: UInt32, guest: UInt32)
-  case invitationRemoved(guest: UInt32, host: UInt32)
-  /// A seat-list batch, kept out of line in `LiveWorld.seatBatches` (slot) so notices stay small.
-  case seats(UInt32, batch: UInt32)
-  case liveEnded(UInt32)
-  case login(UInt32, LoginEvent)
-  case call(UInt32, CallEvent)
-
-  /// Whether this is a co-guest signalling event (what `network.duplicate` repeats).
-  var isSignalling: Bool {
-    switch self {
-    case .guest, .host: return true
-    default: return false
-    }
-  }
-
-  var user: UInt32 {
-    switch self {
-    case .guest(let u, _, _), .host(let u, _, _), .seats(let u, _), .liveEnded(let u), .login(let u, _),
-      .call(let u, _):
-      return u
-    case .applicantRemoved(let h, _), .inviteeRemoved(let h, _): return h
-    case .invitationRemoved(let g, _): return g
-    }
-  }
-}
-
 /// The live world: rooms on a server, and the phones of their owners, admins and viewers, each
 /// running a ``ClientBehavior`` against SDK-shaped stores. Every call and every event crosses the
 /// network model; each client's channel to the server is ordered (FIFO), like the SDK's.
@@ -72,12 +13,8 @@ public struct LiveWorld: World {
   public let profile: Profile
   /// Who is who.
   public let layout: Layout
-  /// The live-seat server.
-  public internal(set) var seats: SeatService
-  /// The login server.
-  public internal(set) var login: LoginService
-  /// The call server.
-  public internal(set) var calls: CallService
+  /// The server side: seats, login, calls and the push backend, and who hears what.
+  public internal(set) var server: Server
   /// Every client's SDK state and UI status.
   public let runtime: ClientRuntime
   /// The audience behaviour.
@@ -90,8 +27,6 @@ public struct LiveWorld: World {
   public let phone: (any ClientBehavior)?
   /// The phones' operating system (when the profile has `calls`; shared with the runtime).
   public let phoneOS: PhoneSystem?
-  /// The offline-push backend.
-  public internal(set) var pushBackend: PushBackend
   /// Per phone user: the world's bookkeeping of its app and pushes.
   var phoneRecords: [PhoneRecord]
   var osRandom: Xoshiro256
@@ -130,8 +65,6 @@ public struct LiveWorld: World {
   /// and metrics already counted the original.
   var duplicateNotices = Set<UInt32>()
   var freeNotices: [UInt32] = []
-  var seatBatches: [SeatBatch] = []
-  var freeBatches: [UInt32] = []
   var timers: [(tag: UInt32, arg: UInt32, generation: UInt16)] = []
   var freeTimers: [UInt32] = []
   /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
@@ -160,9 +93,6 @@ public struct LiveWorld: World {
 
   /// Per request: its timeout in nanoseconds (0: none).
   var requestTimeouts: [Int64] = []
-  /// Applicants pending when a host or admin's `joinLive` reached the server, by operation slot,
-  /// until the answer reaches its SDK (looked up by key only).
-  var joinSnapshots: [UInt32: [UInt32]] = [:]
 
   static let sampleNames = [
     "seats.occupied", "requests.pending", "clients.idle", "clients.applying", "clients.connecting",
@@ -186,9 +116,6 @@ public struct LiveWorld: World {
       maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit)
     let rooms = [RoomSettings](repeating: settings, count: layout.rooms)
     let users = layout.totalUsers
-    seats = SeatService(rooms: rooms, userCount: users)
-    login = LoginService(userCount: users)
-    calls = CallService(userCount: users)
     var staff: [(user: UInt32, room: UInt32)] = []
     for r in 0..<UInt32(layout.rooms) {
       for u in layout.staff(of: r) { staff.append((u, r)) }
@@ -218,12 +145,15 @@ public struct LiveWorld: World {
       let os = PhoneSystem(phones: layout.phones, limits: c.conversations, runtime: runtime)
       runtime.phoneSystem = os
       phoneOS = os
-      pushBackend = PushBackend(
-        certificates: c.push.certificates, appEnvironment: c.push.appEnvironment, userCount: users)
     } else {
       phoneOS = nil
-      pushBackend = PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
     }
+    let push =
+      profile.calls.map {
+        PushBackend(certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users)
+      } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
+    server = Server(
+      layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome)
     phoneRecords = [PhoneRecord](repeating: PhoneRecord(), count: layout.phones.count)
     osRandom = streams.stream("phone-os")
     pushRandom = streams.stream("push")
@@ -233,7 +163,7 @@ public struct LiveWorld: World {
     for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
     faultCounters = counters
     metrics = m
-    checker = SeatChecker(seats: seats)
+    checker = SeatChecker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
     audienceRandom = streams.stream("audience")
@@ -317,21 +247,21 @@ public struct LiveWorld: World {
     case .applyIntent:
       withClient(e.a, &scheduler) { b, c in b.applyIntent(&c) }
     case .requestTimeout:
-      if seats.timeOut(request: e.a, now: scheduler.now) { metrics.counters.add(metrics.timedOut) }
+      if server.seats.timeOut(request: e.a, now: scheduler.now) { metrics.counters.add(metrics.timedOut) }
       drainServer(&scheduler)
     case .coHostStart:
-      if seats.connectCoHost(e.a, e.a + 1) == nil {
+      if server.seats.connectCoHost(e.a, e.a + 1) == nil {
         metrics.counters.add(metrics.coHostSessions)
         drainServer(&scheduler)
         let d = profile.workload.coHosting!.duration.sampleDuration(&workloadRandom)
         scheduler.schedule(after: d, event(.coHostEnd, e.a))
       }
     case .coHostEnd:
-      seats.disconnectCoHost(room: e.a)
+      server.seats.disconnectCoHost(room: e.a)
     case .flashCrowd:
       flashCrowd(&scheduler)
     case .callTimeout:
-      if calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
+      if server.calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
     case .appLifecycle:
       appLifecycle(user: e.a, epoch: e.b, &scheduler)
     case .pushDelivered:
@@ -370,8 +300,8 @@ public struct LiveWorld: World {
       audienceRejoin(e.a, &scheduler)
     case .presenceLost:
       // Still out of the room by its SDK's account, still in it by the server's: dropped.
-      if runtime.clients[Int(e.a)].joinedRoom == 0, seats.room(of: e.a) != nil {
-        _ = seats.leave(user: e.a, now: scheduler.now)
+      if runtime.clients[Int(e.a)].joinedRoom == 0, server.seats.room(of: e.a) != nil {
+        _ = server.seats.leave(user: e.a, now: scheduler.now)
         drainServer(&scheduler)
       }
     case .systemAction:
@@ -387,11 +317,13 @@ public struct LiveWorld: World {
       }
       if scheduler.pendingCount > 0 { scheduler.schedule(after: next, event(.sample, 0)) }
     case .loginEnded:
-      guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), login.logout(e.a) else { break }
-      _ = seats.leave(user: e.a, now: scheduler.now)
+      guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), server.login.logout(e.a) else {
+        break
+      }
+      _ = server.seats.leave(user: e.a, now: scheduler.now)
       drainServer(&scheduler)
-      if calls.call(of: e.a) != nil {
-        _ = calls.hangup(user: e.a, now: scheduler.now)
+      if server.calls.call(of: e.a) != nil {
+        _ = server.calls.hangup(user: e.a, now: scheduler.now)
         drainCalls(&scheduler)
       }
       send(.login(e.a, loginEvent), &scheduler)
@@ -424,8 +356,8 @@ public struct LiveWorld: World {
   mutating func setAllSeatsLocked(_ locked: Bool) {
     for r in 0..<UInt32(layout.rooms) {
       for i in 0..<profile.seats.maxSeatCount {
-        _ = seats.setLocked(room: r, seat: i, locked)
-        checker.observeLock(room: r, seat: i, seats: seats)
+        _ = server.seats.setLocked(room: r, seat: i, locked)
+        checker.observeLock(room: r, seat: i, seats: server.seats)
       }
     }
   }
@@ -448,7 +380,7 @@ public struct LiveWorld: World {
     series.append(
       atNs: now.nanoseconds,
       [
-        Int64(seats.occupiedTotal), Int64(seats.pendingCount), Int64(c[Int(CoGuestStatus.idle.rawValue)]),
+        Int64(server.seats.occupiedTotal), Int64(server.seats.pendingCount), Int64(c[Int(CoGuestStatus.idle.rawValue)]),
         Int64(c[Int(CoGuestStatus.applying.rawValue)]), Int64(c[Int(CoGuestStatus.connecting.rawValue)]),
         Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devicesOn[0]),
       ])
@@ -697,7 +629,7 @@ public struct LiveWorld: World {
     case .placeCall:
       if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
-        if !calls.calls[Int(id)].isOver {
+        if !server.calls.calls[Int(id)].isOver {
           runtime.clients[u].call = id + 1
           runtime.clients[u].callState = .waiting
           // An app with a call going keeps running in the background (its audio session).
@@ -737,7 +669,7 @@ public struct LiveWorld: World {
     let u = Int(user)
     let staff = Int(runtime.clients[u].staffSlot)
     if staff >= 0 {
-      let pending = joinSnapshots.removeValue(forKey: slot) ?? []
+      let pending = server.takeJoinSnapshot(slot: slot)
       if quirk(.duplicateApplicants) {
         runtime.applicants[staff] += pending
       } else {
@@ -821,8 +753,6 @@ struct UserRecord {
   var grantedAt: Int64 = -1
   /// When it called `login` (-1: joined since).
   var loginCalledAt: Int64 = -1
-  /// The `applyForSeat` call waiting for its outcome, as operation slot + 1.
-  var deferredApply: UInt32 = 0
   /// The user's latest application as request ID + 1 (0 = none), for the probes.
   var lastApplication: UInt32 = 0
   /// The SDK's one invitation handle (invitee + 1) and whether its application handle belongs to

@@ -81,7 +81,7 @@ extension Staged {
     let (s, a) = try applyUnder("{ kind: \"seat.limit_hit\", rate: 1 }")
     #expect(a.completions.map(\.code) == [SeatError.seatLimitExceeded.rawValue])
     #expect(a.completions.first?.ms == 1020)
-    #expect(s.counter("seat.applications") == 0 && s.world.seats.seat(of: 2) == nil)
+    #expect(s.counter("seat.applications") == 0 && s.world.server.seats.seat(of: 2) == nil)
     #expect(s.counter("fault.seat.limit_hit") == 1 && s.violations == 0)
   }
 
@@ -98,7 +98,7 @@ extension Staged {
     let (s, a) = try applyUnder("{ kind: \"seat.response_lost\", rate: 1 }")
     #expect(a.answers.isEmpty)
     #expect(a.client.log.contains("2 seat 0 +2"))
-    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.world.server.seats.seat(of: 2) == 0)
     #expect(s.counter("fault.seat.response_lost") == 1)
   }
 
@@ -121,7 +121,7 @@ extension Staged {
     #expect(s.counter("seat.accepted") == 1 && s.counter("seat.already_processed") == 1)
     #expect(s.counter("probe.accept_lost_to_other_host") == 1)
     #expect(a.answers.map(\.event) == ["onGuestApplicationResponded(isAccept: true, host: 0)"])
-    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.world.server.seats.seat(of: 2) == 0)
     #expect(s.counter("fault.seat.accept_race") == 1 && s.violations == 0)
   }
 
@@ -132,11 +132,11 @@ extension Staged {
       host: host, admin: ScriptedClient())
     s.run(untilMs: 1000)
     #expect(s.counter("fault.host.reenter") == 1)
-    #expect(s.world.seats.room(of: 0) == 0)
+    #expect(s.world.server.seats.room(of: 0) == 0)
     s.run(untilMs: 700_000)
     // The re-entry (30 s to 10 min later) went through: the owner is in its room again and the
     // admin, untargeted, never left.
-    #expect(s.world.seats.room(of: 0) == 0 && s.world.seats.room(of: 1) == 0)
+    #expect(s.world.server.seats.room(of: 0) == 0 && s.world.server.seats.room(of: 1) == 0)
     #expect(s.counter("fault.host.reenter") >= 2)  // each new join is another opportunity
     #expect(s.violations == 0)
   }
@@ -148,12 +148,12 @@ extension Staged {
       chaosStaged("{ kind: \"\(kind)\", rate: 1, target: \"user:2\" }"), audience: viewer, host: ScriptedClient(),
       admin: ScriptedClient())
     s.run(untilMs: 9000)
-    #expect(s.world.login.isLoggedIn(2) && s.world.seats.room(of: 2) == 0)
+    #expect(s.world.server.login.isLoggedIn(2) && s.world.server.seats.room(of: 2) == 0)
     s.run(untilMs: 620_000)
     // Between 10 s and 10 min after the login: the server logged user 2 out and told it.
     #expect(viewer.log.filter { $0.hasPrefix("2 login") } == ["2 login \(event)"])
-    #expect(!s.world.login.isLoggedIn(2) && s.world.seats.room(of: 2) == nil)
-    #expect(s.world.login.isLoggedIn(3))
+    #expect(!s.world.server.login.isLoggedIn(2) && s.world.server.seats.room(of: 2) == nil)
+    #expect(s.world.server.login.isLoggedIn(3))
     #expect(s.counter("fault.\(kind)") == 1)
   }
 
@@ -254,9 +254,9 @@ extension Staged {
     // The SDK gives up at 12.5 s and is out of the room; the server drops user 2 30 s later.
     s.run(untilMs: 42_400)
     #expect(left == ["t=12.5s failure(LiveStack.SeatError.failed)"])
-    #expect(s.world.seats.room(of: 2) == 0)
+    #expect(s.world.server.seats.room(of: 2) == 0)
     s.run(untilMs: 42_600)
-    #expect(s.world.seats.room(of: 2) == nil && s.world.seats.room(of: 3) == 0)
+    #expect(s.world.server.seats.room(of: 2) == nil && s.world.server.seats.room(of: 3) == 0)
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
   }
@@ -283,15 +283,15 @@ extension Staged {
     // Seated at 1.030 s; 5 s to 2 min later its SDK enters the room again and hears the seats afresh.
     #expect(s.counter("fault.audience.rejoin") == 1)
     #expect(a.client.log.filter { $0 == "2 seat 0 +2" }.count == 2)
-    #expect(s.world.seats.room(of: 2) == 0)
-    #expect(s.world.seats.seat(of: 2) == (quirk ? nil : 0))
+    #expect(s.world.server.seats.room(of: 2) == 0)
+    #expect(s.world.server.seats.seat(of: 2) == (quirk ? nil : 0))
   }
 
   @Test func anApplicationFiledWithoutATimeoutWaitsForAnAnswer() throws {
     var (s, a) = try applyUnder("{ kind: \"seat.no_timeout\", rate: 1 }", host: ScriptedClient(), untilMs: 300_000)
     // Asked for 30 s; filed with none: no timeout event, still pending after five minutes.
     #expect(a.answers.isEmpty && s.counter("seat.timed_out") == 0)
-    #expect(s.world.seats.pendingApplication(of: 2) != nil)
+    #expect(s.world.server.seats.pendingApplication(of: 2) != nil)
     #expect(s.counter("fault.seat.no_timeout") == 1)
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
@@ -408,7 +408,7 @@ extension PushWorldTests {
     // Rings at 3.020 s; the caller's hang-up reaches the server at 3.030 s, before the answer (5 s).
     #expect(s.counter("call.ended.canceled") == 1 && s.counter("fault.call.cancel_late") == 1)
     #expect(s.world.metrics.latencies[LiveMetrics.dialToConnected].count == 0)
-    #expect(s.world.calls.call(of: 6) == nil && s.violations == 0)
+    #expect(s.world.server.calls.call(of: 6) == nil && s.violations == 0)
   }
 
   @Test func aPushForASessionTheServerEndedIsReportedAndEndedAtOnce() throws {
@@ -438,7 +438,7 @@ extension PushWorldTests {
     // 7 answers in the app at 5.020 s; the call starts for it at 5.040 s and its microphone opens
     // until 5.140 s. A repeated start (a message replayed after a reconnect) comes at 5.050 s.
     s.run(untilMs: 5050)
-    let call = try #require(s.world.calls.call(of: 7))
+    let call = try #require(s.world.server.calls.call(of: 7))
     s.world.deliverCall(7, .started(user: 7, call: call), &s.sim.scheduler)
     s.run(untilMs: 6000)
     #expect(s.world.runtime.isOn(.microphone, user: 7))
@@ -466,10 +466,10 @@ extension PushWorldTests {
     // is sent again 5 s later; then the token goes up.
     var (s, _) = try staged(chaosPhones("{ kind: \"network.loss\", rate: 1, target: \"user:6\", for: \"1s\" }"))
     s.run(untilMs: 14_000)
-    #expect(s.world.pushBackend.registeredToken(of: 6) == 0)
-    #expect(s.world.pushBackend.registeredToken(of: 5) == 1)
+    #expect(s.world.server.push.registeredToken(of: 6) == 0)
+    #expect(s.world.server.push.registeredToken(of: 5) == 1)
     s.run(untilMs: 16_000)
-    #expect(s.world.pushBackend.registeredToken(of: 6) == 1)
+    #expect(s.world.server.push.registeredToken(of: 6) == 1)
     #expect(s.counter("fault.network.loss") == 1 && s.violations == 0)
   }
 
@@ -540,7 +540,7 @@ extension PushWorldTests {
     s.run(untilMs: 2000)
     at(&s, 5, ms: 3000)
     s.run(untilMs: 6000)
-    let call = try #require(s.world.calls.call(of: 6))
+    let call = try #require(s.world.server.calls.call(of: 6))
     s.world.killProcess(6, &s.sim.scheduler)
     s.sim.scheduler.schedule(
       at: .zero + .milliseconds(7000), Event(kind: LiveEvent.pushDelivered.rawValue, a: 6, b: call))
@@ -580,7 +580,7 @@ extension PushWorldTests {
     s.run(untilMs: 2000)
     at(&s, 5, ms: 3000)
     s.run(untilMs: 3500)
-    let call = try #require(s.world.calls.call(of: 5))
+    let call = try #require(s.world.server.calls.call(of: 5))
     s.world.killProcess(5, &s.sim.scheduler)
     s.world.launch(5, foreground: true, &s.sim.scheduler)
     s.run(untilMs: 5000)

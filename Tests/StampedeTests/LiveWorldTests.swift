@@ -120,7 +120,7 @@ struct Staged {
     #expect(hosts.log.contains("1 onGuestApplicationProcessedByOtherHost(guest: 2, host: 0)"))
     #expect(audience.log.filter { $0.contains("onGuestApplicationResponded(isAccept: true") }.count == 1)
     #expect(audience.log.contains("2 seat 0 +2"))
-    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.world.server.seats.seat(of: 2) == 0)
     #expect(s.counter("seat.already_processed") == 1)
     #expect(s.counter("probe.accept_lost_to_other_host") == 1)
     #expect(s.violations == 0)
@@ -146,18 +146,18 @@ struct Staged {
     var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
     s.apply(2, atMs: 1000)
     s.run(untilMs: 5000)
-    let request = s.world.seats.requests[0]
+    let request = s.world.server.seats.requests[0]
     if cancelWins {
       #expect(request.state == .cancelled)
       #expect(audience.log.contains("2 cancel ok"))
       #expect(host.log.contains("0 accept -2311"))
       #expect(host.log.contains("0 onGuestApplicationCancelled(guest: 2)"))
-      #expect(s.world.seats.seat(of: 2) == nil)
+      #expect(s.world.server.seats.seat(of: 2) == nil)
     } else {
       #expect(request.state == .accepted)
       #expect(audience.log.contains("2 cancel -2311"))
       #expect(host.log.contains("0 accept ok"))
-      #expect(s.world.seats.seat(of: 2) == 0)
+      #expect(s.world.server.seats.seat(of: 2) == 0)
     }
     #expect(audience.log.filter { $0.contains("onGuestApplicationResponded") }.count == (cancelWins ? 0 : 1))
     #expect(s.counter("probe.accept_after_cancel") == (cancelWins ? 1 : 0))
@@ -180,8 +180,8 @@ struct Staged {
     s.apply(2, atMs: 1000)
     s.run(untilMs: 40_000)
     #expect(host.log.contains("0 accept \(SeatError.allSeatsTaken.rawValue)"))
-    #expect(audience.log == ["2 onGuestApplicationNoResponse(reason: Clients.NoResponseReason.timeout)"])
-    #expect(s.world.seats.requests[0].state == .timedOut)
+    #expect(audience.log == ["2 onGuestApplicationNoResponse(reason: LiveStack.NoResponseReason.timeout)"])
+    #expect(s.world.server.seats.requests[0].state == .timedOut)
     #expect(s.counter("seat.rejected.all_taken") == 1)
     #expect(s.violations == 0)
   }
@@ -196,7 +196,7 @@ struct Staged {
     s.apply(2, atMs: 1000)
     s.run(untilMs: 5000)
     #expect(audience.log.contains("2 rejoin ok"))
-    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.world.server.seats.seat(of: 2) == 0)
     #expect(s.world.runtime.clients[2].seenSeat == 0)
     #expect(s.violations == 0)
   }
@@ -216,7 +216,7 @@ struct Staged {
     s.apply(2, atMs: 1000)
     s.apply(1, atMs: 3000)
     s.run(untilMs: 5000)
-    #expect(s.world.seats.seat(of: 2) == 0)
+    #expect(s.world.server.seats.seat(of: 2) == 0)
     #expect(admin.log == ["1 seat 0 +2"])
     #expect(
       Client(user: 1, room: 0, role: .admin, runtime: s.world.runtime, random: Xoshiro256(seed: 0)).coGuest
@@ -251,7 +251,7 @@ struct Staged {
     var s = try Staged(audience: InvariantTests.CallbackOnlyStatus(), host: host, admin: ScriptedClient())
     s.apply(2, atMs: 1000)
     s.run(untilMs: 20_000)
-    #expect(s.world.seats.seat(of: 2) == nil)
+    #expect(s.world.server.seats.seat(of: 2) == nil)
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.world.checker.log.count("client.view-matches-server") == 1)
     #expect(
@@ -284,7 +284,7 @@ struct Staged {
     var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
     s.apply(2, atMs: 1000)
     s.run(untilMs: 20_000)
-    #expect(s.world.runtime.anyDeviceOn(user: 2) && s.world.seats.seat(of: 2) == nil)
+    #expect(s.world.runtime.anyDeviceOn(user: 2) && s.world.server.seats.seat(of: 2) == nil)
     s.world.judgeLiveness(now: s.sim.now)
     let message = s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message ?? ""
     #expect(message.contains("a capture device is on but the server has it on no seat"))
@@ -320,7 +320,7 @@ struct Staged {
     #expect(audience.log.contains("3 onHostInvitationReceived(host: 0)"))
     #expect(audience.log.contains("3 accept-invitation ok"))
     #expect(host.log.contains("0 onHostInvitationResponded(isAccept: true, guest: 3)"))
-    #expect(s.world.seats.seat(of: 3) == 0)
+    #expect(s.world.server.seats.seat(of: 3) == 0)
     #expect(s.world.metrics.latencies[LiveMetrics.inviteToResponse].count == 1)
     #expect(s.world.runtime.invitees[0].isEmpty)
     #expect(s.violations == 0)
@@ -366,16 +366,17 @@ struct Staged {
       of: "audience: { stay: \"1h\" }", with: "audience: { stay: \"1h\", applyProbability: 1, applyAfter: \"1s\" }")
     var s = try Staged(text)
     s.run(untilMs: 20_000)
-    let seated = (2...4).compactMap { u -> UInt32? in s.world.seats.seat(of: UInt32(u)) == nil ? nil : UInt32(u) }
+    let seated = (2...4).compactMap { u -> UInt32? in s.world.server.seats.seat(of: UInt32(u)) == nil ? nil : UInt32(u)
+    }
     let guest = try #require(seated.first)
     #expect(s.world.runtime.anyDeviceOn(user: guest))
     s.sim.scheduler.schedule(
       at: .zero + .seconds(21),
       Event(kind: LiveEvent.loginEnded.rawValue, a: guest, b: UInt32(LoginEvent.kickedOffline.rawValue)))
     s.run(untilMs: 22_000)
-    #expect(s.world.seats.seat(of: guest) == nil)
-    #expect(s.world.seats.room(of: guest) == nil)
-    #expect(!s.world.login.isLoggedIn(guest))
+    #expect(s.world.server.seats.seat(of: guest) == nil)
+    #expect(s.world.server.seats.room(of: guest) == nil)
+    #expect(!s.world.server.login.isLoggedIn(guest))
     #expect(s.world.runtime.clients[Int(guest)].status == .left)
     #expect(!s.world.runtime.anyDeviceOn(user: guest))
     #expect(s.violations == 0)

@@ -100,8 +100,8 @@ final class HookedPhone: ClientBehavior {
     // login 0 → IM answer 20 ms → TUILogin answer 40 ms; the token arrives at 100 ms and is
     // uploaded at once, reaching the backend at 110 ms.
     for u in UInt32(5)...7 {
-      #expect(s.world.pushBackend.registeredCertificate(of: u) == 7)
-      #expect(s.world.pushBackend.registeredToken(of: u) == 1)
+      #expect(s.world.server.push.registeredCertificate(of: u) == 7)
+      #expect(s.world.server.push.registeredToken(of: u) == 1)
     }
     let upload = s.world.metrics.latencies[LiveMetrics.loginToTokenUpload]
     #expect(upload.count == 3 && upload.min == 110_000_000 && upload.max == 110_000_000)
@@ -171,7 +171,7 @@ final class HookedPhone: ClientBehavior {
     #expect(count(s, "push.token-upload-when-logged-in") == 3)
     let v = try #require(s.world.checker.log.first[SeatChecker.tokenUploadWhenLoggedIn])
     #expect(v.message.contains("before IM login") && v.at == .zero + .milliseconds(1))
-    #expect(s.world.pushBackend.registeredCertificate(of: 6) == 0)
+    #expect(s.world.server.push.registeredCertificate(of: 6) == 0)
     s.world.killProcess(6, &s.sim.scheduler)
     at(&s, 5, ms: 3000)
     s.run(untilMs: 20_000)
@@ -216,7 +216,7 @@ final class HookedPhone: ClientBehavior {
     // The user opens the app: it registers, gets token 2 and uploads it; the next push arrives.
     s.world.launch(6, foreground: true, &s.sim.scheduler)
     s.run(untilMs: 21_000)
-    #expect(s.world.pushBackend.registeredToken(of: 6) == 2)
+    #expect(s.world.server.push.registeredToken(of: 6) == 2)
     s.world.killProcess(6, &s.sim.scheduler)
     at(&s, 5, ms: 22_000)
     s.run(untilMs: 40_000)
@@ -387,7 +387,7 @@ final class HookedPhone: ClientBehavior {
     s.run(untilMs: 2000)
     at(&s, 5, ms: 3000)
     s.run(untilMs: 3500)
-    #expect(s.world.calls.state(of: 6) == .waiting)
+    #expect(s.world.server.calls.state(of: 6) == .waiting)
     s.world.closeApp(6, &s.sim.scheduler)  // a ringing callee rejects
     s.run(untilMs: 4000)
     #expect(s.counter("call.ended.reject") == 1)
@@ -396,7 +396,7 @@ final class HookedPhone: ClientBehavior {
     s.world.closeApp(5, &s.sim.scheduler)  // a caller hangs up (cancels)
     s.run(untilMs: 6000)
     #expect(s.counter("call.ended.canceled") == 1)
-    #expect(s.world.calls.call(of: 5) == nil && s.world.calls.call(of: 6) == nil)
+    #expect(s.world.server.calls.call(of: 5) == nil && s.world.server.calls.call(of: 6) == nil)
   }
 
   @Test func theCallStormProfileRunsCleanWithFourEndReasonsAndPushesFlowing() throws {
@@ -477,14 +477,14 @@ final class CallGreedyViewer: ClientBehavior {
     var (s, phone) = try world(greedy: false)
     s.apply(2, atMs: 1000)
     s.run(untilMs: 3000)
-    #expect(s.world.seats.seat(of: 2) != nil && s.world.runtime.isOn(.microphone, user: 2))
+    #expect(s.world.server.seats.seat(of: 2) != nil && s.world.runtime.isOn(.microphone, user: 2))
     call(&s, phone, from: 5, to: 2, atMs: 4000, hangUpMs: 60_000)
     s.run(untilMs: 5000)
     #expect(s.counter("call.ended.reject") == 1)
     call(&s, phone, from: 5, to: 3, atMs: 6000, hangUpMs: 20_000)
     s.run(untilMs: 10_000)
     // Rings 6.020 s, answered after 2 s, connected; the viewer's microphone is on for the call.
-    #expect(s.world.calls.state(of: 3) == .accept && s.world.runtime.isOn(.microphone, user: 3))
+    #expect(s.world.server.calls.state(of: 3) == .accept && s.world.runtime.isOn(.microphone, user: 3))
     s.run(untilMs: 30_000)
     #expect(s.counter("call.ended.hangup") == 1 && !s.world.runtime.isOn(.microphone, user: 3))
     s.world.judgeLiveness(now: s.sim.now)
@@ -497,7 +497,7 @@ final class CallGreedyViewer: ClientBehavior {
     s.run(untilMs: 3000)
     call(&s, phone, from: 5, to: 2, atMs: 4000, hangUpMs: 60_000)
     s.run(untilMs: 10_000)
-    #expect(s.world.calls.state(of: 2) == .accept)
+    #expect(s.world.server.calls.state(of: 2) == .accept)
     #expect(s.counter("errors.microphoneOccupied") == 1)
   }
 }

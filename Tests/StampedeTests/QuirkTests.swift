@@ -64,7 +64,7 @@ import Testing
     hostTimer(host, atMs: 1000, tag: 1, &s)
     s.run(untilMs: 5000)
     #expect(audience.log.contains(on ? "3 accept ok" : "3 accept -2311"))
-    #expect((s.world.seats.seat(of: 3) != nil) == on)
+    #expect((s.world.server.seats.seat(of: 3) != nil) == on)
   }
 
   @Test(arguments: [false, true])
@@ -123,7 +123,7 @@ import Testing
     var s = try staged(on ? [.autoDisconnectOnJoin] : [], audience: audience, host: host)
     s.apply(2, atMs: 1000)
     s.run(untilMs: 5000)
-    #expect((s.world.seats.seat(of: 2) == nil) == on)
+    #expect((s.world.server.seats.seat(of: 2) == nil) == on)
     #expect(audience.log.contains("2 seat 0 -2") == on)
   }
 
@@ -158,8 +158,8 @@ import Testing
     // With the quirk the cancel meant for 2 cancels 3's invitation; 2's stays pending.
     let cancelled = audience.log.filter { $0.hasSuffix("onHostInvitationCancelled(host: 0)") }
     #expect(cancelled == [on ? "3 onHostInvitationCancelled(host: 0)" : "2 onHostInvitationCancelled(host: 0)"])
-    #expect((s.world.seats.pendingInvitation(of: 2) != nil) == on)
-    #expect((s.world.seats.pendingInvitation(of: 3) != nil) == !on)
+    #expect((s.world.server.seats.pendingInvitation(of: 2) != nil) == on)
+    #expect((s.world.server.seats.pendingInvitation(of: 3) != nil) == !on)
   }
 
   @Test(arguments: [false, true])
@@ -175,6 +175,6 @@ import Testing
     s.run(untilMs: 5000)
     #expect(audience.log.contains("2 apply 100202"))
     #expect(results == [on ? "t=2s failure(LiveStack.SeatError.invalidParameter)" : "t=2.02s success()"])
-    #expect((s.world.seats.pendingApplication(of: 2) != nil) == on)
+    #expect((s.world.server.seats.pendingApplication(of: 2) != nil) == on)
   }
 }

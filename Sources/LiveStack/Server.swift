@@ -1,0 +1,262 @@
+import SimKernel
+
+/// What the server sends because of what it just did, in the order it sends it.
+public enum Outgoing: Sendable {
+  /// A message to one client.
+  case notice(Notice)
+  /// The answer to the SDK call in operation slot `slot` (nil: success), which the server held
+  /// back until the request's outcome (`applyCompletion: "outcome"`).
+  case answer(slot: UInt32, SeatError?)
+}
+
+/// The simulated server side, protocol included: the seat, login, call and push services, and who
+/// hears what when they change.
+///
+/// The world hands it an operation; it carries it out, returns the answer, and appends the notices
+/// the operation causes to ``outbox`` (seat-list batches to the room's staff and the user named,
+/// co-guest events, the answers it held back). It never touches the scheduler, the metrics or the
+/// checker: the world sends what the outbox holds over the network, in order, and the oracles read
+/// the services.
+public struct Server {
+  /// Who is who.
+  public let layout: Layout
+  /// Rooms, seats and co-guest requests.
+  public var seats: SeatService
+  /// IM login.
+  public var login: LoginService
+  /// Calls.
+  public var calls: CallService
+  /// The offline-push backend.
+  public var push: PushBackend
+  /// What the last operations caused, not yet sent (see ``Outgoing``).
+  public var outbox: [Outgoing] = []
+  /// Whether an apply's answer waits for the request's outcome.
+  let applyAnswersOnOutcome: Bool
+  /// Applicants pending when a host or admin's `joinLive` reached the server, by operation slot,
+  /// until the answer reaches its SDK (looked up by key only).
+  var joinSnapshots: [UInt32: [UInt32]] = [:]
+  /// Per user: the `applyForSeat` call waiting for its outcome, as operation slot + 1.
+  var deferredApply: [UInt32]
+  /// Seat-list batches in flight, by slot (a `Notice.seats` names the slot).
+  var seatBatches: [SeatBatch] = []
+  var freeBatches: [UInt32] = []
+
+  /// A server for `layout`'s rooms with `settings` each, and `push` as its push backend.
+  public init(layout: Layout, settings: RoomSettings, push: PushBackend, applyAnswersOnOutcome: Bool) {
+    self.layout = layout
+    let users = layout.totalUsers
+    seats = SeatService(
+      rooms: [RoomSettings](repeating: settings, count: layout.rooms), userCount: users)
+    login = LoginService(userCount: users)
+    calls = CallService(userCount: users)
+    self.push = push
+    self.applyAnswersOnOutcome = applyAnswersOnOutcome
+    deferredApply = [UInt32](repeating: 0, count: users)
+  }
+
+  // MARK: - Operations whose notices are the server's to decide
+
+  /// `joinLive`: the user enters its home room. Its SDK gets the seat list as it stands, as
+  /// `seated` rows ahead of the answer; a host or admin's SDK also gets the pending applicants
+  /// (see ``takeJoinSnapshot(slot:)``).
+  public mutating func joinLive(user: UInt32, slot: UInt32) -> SeatError? {
+    let role = layout.role(of: user)
+    if let error = seats.join(user: user, room: layout.homeRoom[Int(user)], role: role) { return error }
+    sendSnapshot(to: user)
+    if role != .audience {
+      let room = layout.homeRoom[Int(user)]
+      var pending: [UInt32] = []
+      for id in seats.requests.indices.reversed() where seats.requests[id].state == .pending {
+        let r = seats.requests[id]
+        if r.room == room && r.kind == .application { pending.append(r.guest) }
+      }
+      if !pending.isEmpty { joinSnapshots[slot] = pending.reversed() }
+    }
+    return nil
+  }
+
+  /// The applicants a host's successful `joinLive` in operation slot `slot` listed (empty if none).
+  public mutating func takeJoinSnapshot(slot: UInt32) -> [UInt32] {
+    joinSnapshots.removeValue(forKey: slot) ?? []
+  }
+
+  /// `applyForSeat`: files an application and tells the room's staff.
+  public mutating func apply(user: UInt32, seatIndex: Int, now: SimInstant) -> Result<UInt32, SeatError> {
+    let result = seats.apply(user: user, seatIndex: seatIndex, now: now)
+    if case .success(let id) = result {
+      for s in layout.staff(of: seats.requests[Int(id)].room) {
+        outbox.append(.notice(.host(s, .onGuestApplicationReceived(guest: user), request: id)))
+      }
+    }
+    return result
+  }
+
+  /// Holds back the answer to the `applyForSeat` in operation slot `slot` until the outcome of
+  /// `user`'s application.
+  public mutating func answerOnOutcome(user: UInt32, slot: UInt32) {
+    precondition(applyAnswersOnOutcome, "applies are answered at once")
+    deferredApply[Int(user)] = slot + 1
+  }
+
+  /// `inviteToSeat`: files an invitation and tells the guest.
+  public mutating func invite(guest: UInt32, by host: UInt32, seatIndex: Int, now: SimInstant) -> Result<
+    UInt32, SeatError
+  > {
+    let result = seats.invite(guest: guest, by: host, seatIndex: seatIndex, now: now)
+    if case .success(let id) = result {
+      outbox.append(.notice(.guest(guest, .onHostInvitationReceived(host: host), request: id)))
+    }
+    return result
+  }
+
+  /// `endLive`: the owner ends its live; everyone still in the room is taken out and told.
+  public mutating func endLive(user: UInt32, now: SimInstant) -> SeatError? {
+    if let error = seats.endLive(user: user, now: now) { return error }
+    let room = layout.homeRoom[Int(user)]
+    let all = layout.roomBase[Int(room)]..<layout.roomBase[Int(room) + 1]
+    for u in all where seats.room(of: u) == room {
+      _ = seats.leave(user: u, now: now)
+      outbox.append(.notice(.liveEnded(u)))
+    }
+    return nil
+  }
+
+  // MARK: - Fan-out of what the seat service changed
+
+  /// Turns what the seat service changed since the last call into notices: seat-list deltas to
+  /// the room's staff and to the audience member concerned, kick events, and the answers to
+  /// requests that ended. Read `seats.changes` and `seats.ended` before calling: they are cleared.
+  public mutating func fanOut() {
+    let n = seats.changes.count
+    for i in 0..<n {
+      let c = seats.changes[i]
+      if !(0..<i).contains(where: { seats.changes[$0].room == c.room }) {
+        for s in layout.staff(of: c.room) { sendSeatBatch(to: s) { $0.room == c.room } }
+      }
+      if layout.role(of: c.user) == .audience && !(0..<i).contains(where: { seats.changes[$0].user == c.user }) {
+        sendSeatBatch(to: c.user) { $0.user == c.user }
+        if !c.seated, let by = c.removedBy, by != .max {
+          outbox.append(.notice(.guest(c.user, .onKickedOffSeat(seatIndex: Int(c.seat), host: by), request: .max)))
+        }
+      }
+    }
+    for i in 0..<seats.ended.count { notifyEnded(seats.ended[i]) }
+    seats.drain()
+  }
+
+  /// A client entered its room: its SDK gets the seat list as it stands. Hosts and admins get every
+  /// occupied seat; an audience member only its own seat (the only row its client keeps).
+  mutating func sendSnapshot(to user: UInt32) {
+    guard let room = seats.room(of: user) else { return }
+    var batch = SeatBatch()
+    if layout.role(of: user) == .audience {
+      guard let seat = seats.seat(of: user) else { return }
+      batch.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: true))
+      sendBatch(batch, to: user)
+      return
+    }
+    for i in 0..<seats.settings[Int(room)].maxSeatCount {
+      guard let occupant = seats.occupant(room: room, seat: i) else { continue }
+      batch.append(SeatChange(room: room, seat: Int16(i), user: occupant, seated: true))
+      if batch.isFull {
+        sendBatch(batch, to: user)
+        batch = SeatBatch()
+      }
+    }
+    if batch.count > 0 { sendBatch(batch, to: user) }
+  }
+
+  /// Sends `batch` to `user`, storing it out of line.
+  mutating func sendBatch(_ batch: SeatBatch, to user: UInt32) {
+    let slot: UInt32
+    if let free = freeBatches.popLast() {
+      slot = free
+      seatBatches[Int(slot)] = batch
+    } else {
+      slot = UInt32(seatBatches.count)
+      seatBatches.append(batch)
+    }
+    outbox.append(.notice(.seats(user, batch: slot)))
+  }
+
+  /// The seat-list batch in `slot`, which frees the slot (when its notice is delivered).
+  public mutating func takeBatch(_ slot: UInt32) -> SeatBatch {
+    freeBatches.append(slot)
+    return seatBatches[Int(slot)]
+  }
+
+  /// The seat-list batch in `slot`, left in place (for traces).
+  public func batch(_ slot: UInt32) -> SeatBatch { seatBatches[Int(slot)] }
+
+  /// Sends the pending seat changes that `include` selects to `user`, four per message, in order.
+  mutating func sendSeatBatch(to user: UInt32, where include: (SeatChange) -> Bool) {
+    var batch = SeatBatch()
+    for i in 0..<seats.changes.count where include(seats.changes[i]) {
+      batch.append(seats.changes[i])
+      if batch.isFull {
+        sendBatch(batch, to: user)
+        batch = SeatBatch()
+      }
+    }
+    if batch.count > 0 { sendBatch(batch, to: user) }
+  }
+
+  /// A request ended: tell its client and every host and admin what their SDKs would learn.
+  mutating func notifyEnded(_ id: UInt32) {
+    let r = seats.requests[Int(id)]
+    let guest = r.guest
+    switch r.kind {
+    case .application:
+      var event: GuestEvent?
+      switch r.state {
+      case .accepted: event = .onGuestApplicationResponded(isAccept: true, host: r.host)
+      case .rejected: event = .onGuestApplicationResponded(isAccept: false, host: r.host)
+      case .timedOut: event = .onGuestApplicationNoResponse(reason: .timeout)
+      case .failed where r.failure == .alreadySeated: event = .onGuestApplicationNoResponse(reason: .alreadySeated)
+      default: event = nil
+      }
+      if let event { outbox.append(.notice(.guest(guest, event, request: id))) }
+      let deferred = deferredApply[Int(guest)]
+      if deferred != 0 {
+        deferredApply[Int(guest)] = 0
+        outbox.append(.answer(slot: deferred - 1, r.state == .accepted ? nil : .failed))
+      }
+      for s in layout.staff(of: r.room) {
+        switch r.state {
+        case .accepted, .rejected:
+          if s == r.host {
+            outbox.append(.notice(.applicantRemoved(host: s, guest: guest)))
+          } else {
+            outbox.append(
+              .notice(.host(s, .onGuestApplicationProcessedByOtherHost(guest: guest, host: r.host), request: id)))
+          }
+        case .cancelled:
+          outbox.append(.notice(.host(s, .onGuestApplicationCancelled(guest: guest), request: id)))
+        default:
+          outbox.append(.notice(.applicantRemoved(host: s, guest: guest)))
+        }
+      }
+    case .invitation:
+      let inviter = r.host
+      var event: HostEvent?
+      switch r.state {
+      case .accepted: event = .onHostInvitationResponded(isAccept: true, guest: guest)
+      case .rejected: event = .onHostInvitationResponded(isAccept: false, guest: guest)
+      case .timedOut: event = .onHostInvitationNoResponse(guest: guest, reason: .timeout)
+      case .failed where r.failure == .alreadySeated:
+        event = .onHostInvitationNoResponse(guest: guest, reason: .alreadySeated)
+      default: event = nil
+      }
+      if let event {
+        outbox.append(.notice(.host(inviter, event, request: id)))
+      } else {
+        outbox.append(.notice(.inviteeRemoved(host: inviter, guest: guest)))
+      }
+      if r.state == .cancelled {
+        outbox.append(.notice(.guest(guest, .onHostInvitationCancelled(host: inviter), request: id)))
+      } else {
+        outbox.append(.notice(.invitationRemoved(guest: guest, host: inviter)))
+      }
+    }
+  }
+}
