@@ -60,16 +60,23 @@ public struct ViolationLog: Sendable {
   /// All violations so far.
   public var total: Int { counts.reduce(0, +) }
 
-  /// Records a breach of invariant `index`.
+  /// Records a breach of invariant `id`.
   public mutating func record(
-    _ index: Int, at: SimInstant, entities: @autoclosure () -> [String], _ message: @autoclosure () -> String
+    _ id: InvariantID, at: SimInstant, entities: @autoclosure () -> [String], _ message: @autoclosure () -> String
   ) {
+    let index = id.rawValue
     guard enabled[index] else { return }
     counts[index] += 1
     if first[index] == nil {
       first[index] = Violation(id: catalogue[index].id, at: at, entities: entities(), message: message())
     }
   }
+
+  /// The violations of invariant `id`.
+  public func count(_ id: InvariantID) -> Int { counts[id.rawValue] }
+
+  /// The first violation of invariant `id`, if any.
+  public func first(_ id: InvariantID) -> Violation? { first[id.rawValue] }
 
   /// The count for invariant `id` (0 if unknown).
   public func count(_ id: String) -> Int {

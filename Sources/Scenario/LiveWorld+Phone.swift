@@ -357,7 +357,7 @@ extension LiveWorld {
         os.conversations(of: user, call: call).isEmpty
       {
         checker.record(
-          SeatChecker.callShownOrDeclined, at: scheduler.now, entities: ["user:\(user)", "call:\(call)"],
+          .callShownOrDeclined, at: scheduler.now, entities: ["user:\(user)", "call:\(call)"],
           "user \(user)'s app reported the push for call \(call) but neither shows nor declines it; the caller rings on"
         )
       }
@@ -535,22 +535,6 @@ extension LiveWorld {
     for conv in phoneOS!.conversations(of: user, call: call) where conv.reportedAt.nanoseconds >= chaos.chaosEnd {
       checker.observeConversationAfterCall(
         user: user, uuid: conv.uuid, call: call, endedAt: server.calls.calls[Int(call)].endedAt ?? left, at: now)
-    }
-  }
-
-  /// `conversation.ends`, at the end of a run: every conversation whose call ended more than the
-  /// grace period ago must have ended.
-  mutating func judgeConversations(now: SimInstant) {
-    guard let os = phoneOS else { return }
-    let grace = callsProfile.conversationGrace.nanoseconds
-    for conv in os.conversations.values.sorted(by: { ($0.phone, $0.uuid) < ($1.phone, $1.uuid) }) {
-      guard conv.call != 0, let ended = server.calls.calls[Int(conv.call - 1)].endedAt,
-        now.nanoseconds - ended.nanoseconds > grace
-      else { continue }
-      checker.recordLiveness(
-        SeatChecker.conversationEnds, at: now,
-        entities: ["user:\(conv.phone)", "call:\(conv.call - 1)", "conversation:\(conv.uuid)"],
-        "conversation \(conv.uuid) of user \(conv.phone) is still active; its call \(conv.call - 1) ended at \(ended)")
     }
   }
 

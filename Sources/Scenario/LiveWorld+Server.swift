@@ -346,9 +346,7 @@ extension LiveWorld {
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
     if checking, let stream = requiredStream(notice, user), !subscribed.contains(stream) {
-      checker.record(
-        SeatChecker.eventsHeard, at: now, entities: ["user:\(user)"],
-        "an event for \(stream.name) reached user \(user), which has no handler subscribed to it")
+      checker.observeEventWithoutHandler(user: user, stream: stream.name, at: now)
     }
     switch notice {
     case .guest(_, let event, let request):

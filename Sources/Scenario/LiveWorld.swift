@@ -38,7 +38,7 @@ public struct LiveWorld: World {
   /// The client-server network.
   var network: Network
   /// The seat invariants.
-  public internal(set) var checker: SeatChecker
+  public internal(set) var checker: Checker
   /// What was measured.
   public internal(set) var metrics = LiveMetrics()
   /// Sampled gauges.
@@ -87,9 +87,6 @@ public struct LiveWorld: World {
   /// Whether SDK quirk `q` is on.
   @inline(__always)
   func quirk(_ q: SDKQuirk) -> Bool { quirkBits & q.bit != 0 }
-
-  /// Capture devices being opened, as user << 1 | device.
-  var devicesOpening: Set<UInt64> = []
 
   /// Per request: its timeout in nanoseconds (0: none).
   var requestTimeouts: [Int64] = []
@@ -163,7 +160,7 @@ public struct LiveWorld: World {
     for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
     faultCounters = counters
     metrics = m
-    checker = SeatChecker(seats: server.seats)
+    checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
     audienceRandom = streams.stream("audience")
@@ -282,7 +279,7 @@ public struct LiveWorld: World {
         let delivered = scheduler.now.nanoseconds - phoneOS!.limits.actionTimeout.nanoseconds
         if delivered >= chaos.chaosEnd {
           checker.record(
-            SeatChecker.actionInTime, at: scheduler.now, entities: ["user:\(phone)", "action:\(e.a)"],
+            .actionInTime, at: scheduler.now, entities: ["user:\(phone)", "action:\(e.a)"],
             "user \(phone) neither fulfilled nor failed its \(action.kind) action \(e.a) within \(phoneOS!.limits.actionTimeout)"
           )
         }
@@ -456,7 +453,7 @@ public struct LiveWorld: World {
           default: break
           }
         }
-        if checking { checkUsage(op, scheduler.now) }
+        if checking { checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
         let slot = allocate(op)
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
@@ -720,7 +717,7 @@ public struct LiveWorld: World {
     var completion: Completion?
     let op = takeOperation(slot, completion: &completion)
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
-    devicesOpening.remove(UInt64(op.user) << 1 | UInt64(device.rawValue))
+    if checking { checker.observeDeviceAnswered(user: op.user, device) }
     guard op.generation == generation(of: op.user) else { return }
     // One microphone per phone: a second user of it (a call and the live) finds it occupied.
     var error =
@@ -817,53 +814,5 @@ extension Xoshiro256 {
     var copy = self
     var mix = SplitMix64(seed: copy.next() ^ (UInt64(room) &* 0x9E37_79B9_7F4A_7C15))
     return mix.next()
-  }
-}
-
-extension LiveWorld {
-  /// Usage rules checked as a client makes an SDK call: devices opened once, `disConnect()` only
-  /// by guests, applications answered only while listed.
-  mutating func checkUsage(_ op: PendingOperation, _ now: SimInstant) {
-    switch op.kind {
-    case .openLocalMicrophone, .openLocalCamera:
-      let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
-      let key = UInt64(op.user) << 1 | UInt64(device.rawValue)
-      if runtime.isOn(device, user: op.user) || devicesOpening.contains(key) {
-        checker.record(
-          SeatChecker.openedOnce, at: now, entities: ["user:\(op.user)"],
-          "user \(op.user) opened its \(device) while it was already \(runtime.isOn(device, user: op.user) ? "on" : "opening")"
-        )
-      }
-      devicesOpening.insert(key)
-    case .placeCall:
-      let callees = runtime.callLists.peek(op.target)
-      var why: String?
-      if !runtime.clients[Int(op.user)].loggedIn {
-        why = "before its SDK was logged in"
-      } else if callees.isEmpty || callees.contains(op.user) || callees.count + 1 > CallService.maxParticipants
-        || callees.contains(where: { Int($0) >= layout.totalUsers }) || Set(callees).count != callees.count
-      {
-        why = "with an invalid list: \(callees)"
-      }
-      if let why {
-        checker.record(
-          SeatChecker.callValidUse, at: now, entities: ["user:\(op.user)"], "user \(op.user) called calls() \(why)")
-      }
-    case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
-      checker.record(
-        SeatChecker.disconnectByGuest, at: now, entities: ["user:\(op.user)", "room:\(layout.homeRoom[Int(op.user)])"],
-        "\(layout.role(of: op.user)) \(op.user) called disConnect(), which leaves the caller's own seat and removes no guest"
-      )
-    case .acceptApplication, .rejectApplication:
-      let slot = Int(runtime.clients[Int(op.user)].staffSlot)
-      if slot >= 0 && !runtime.applicants[slot].contains(op.target) {
-        checker.record(
-          SeatChecker.answerListedApplicant, at: now,
-          entities: ["user:\(op.user)", "user:\(op.target)", "room:\(layout.homeRoom[Int(op.user)])"],
-          "user \(op.user) answered user \(op.target)'s application, which its SDK no longer lists")
-      }
-    default:
-      break
-    }
   }
 }

@@ -315,7 +315,7 @@ extension Profile {
         try n.duration()
       }
       if let list = try inv.optional("off")?.array() {
-        let known = SeatChecker.catalogue.map(\.id)
+        let known = Checker.catalogue.map(\.id)
         for item in list {
           guard case .string(let id) = item.value, known.contains(id) else {
             throw item.error(

@@ -94,7 +94,7 @@ public struct ThresholdVocabulary: Sendable {
   public static let live = ThresholdVocabulary(
     latencies: LiveMetrics.latencyNames,
     counters: LiveMetrics().counters.names + SeatError.allCases.map { "errors." + $0.name },
-    invariants: SeatChecker.catalogue.map(\.id))
+    invariants: Checker.catalogue.map(\.id))
 }
 
 extension Threshold {

@@ -131,7 +131,7 @@ final class ScriptedPhone: ClientBehavior {
     s.run(untilMs: 2000)
     #expect(s.world.checker.log.count("call.one-active-per-user") == 1)
     #expect(
-      s.world.checker.log.first[SeatChecker.oneActiveCall]?.message == "call 0 reached user 6 while it was in call 98")
+      s.world.checker.log.first(.oneActiveCall)?.message == "call 0 reached user 6 while it was in call 98")
   }
 
   @Test func aCallLeftRingingPastItsTimeoutIsALivenessViolation() throws {
@@ -156,6 +156,6 @@ final class ScriptedPhone: ClientBehavior {
     s.world.runtime.clients[6].callState = .accept
     s.world.judgeLiveness(now: s.sim.now)
     #expect(
-      s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message.contains("user 6's SDK shows call 0") == true)
+      s.world.checker.log.first(.viewMatchesServer)?.message.contains("user 6's SDK shows call 0") == true)
   }
 }

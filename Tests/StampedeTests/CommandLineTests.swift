@@ -379,7 +379,7 @@ enum Tool {
     #expect(r.status == 0, "\(r.stderr)")
     let report = try Tool.report(at: out)
     let invariants = report["invariants"] as! [[String: Any]]
-    #expect(invariants.map { $0["id"] as! String } == SeatChecker.catalogue.map(\.id))
+    #expect(invariants.map { $0["id"] as! String } == Checker.catalogue.map(\.id))
     #expect(invariants.allSatisfy { ($0["violations"] as! Int) == 0 && $0["first"] == nil })
     let series = report["timeSeries"] as! [String: Any]
     let columns = series["columns"] as! [String: [Int]]

@@ -13,50 +13,44 @@ import Testing
   let t0 = SimInstant.zero
 
   /// One room of 4 seats (package limit 3): owner 0, audience 1...5, all in the room.
-  func room() -> (SeatService, SeatChecker) {
+  func room() -> (SeatService, Checker) {
     var s = SeatService(rooms: [RoomSettings(maxSeatCount: 4, packageLimit: 3, seatMode: .apply)], userCount: 6)
     _ = s.join(user: 0, room: 0, role: .owner)
     for u in 1...5 as ClosedRange<UInt32> { _ = s.join(user: u, room: 0) }
-    return (s, SeatChecker(seats: s))
+    return (s, Checker(seats: s))
   }
 
-  func observeAll(_ s: inout SeatService, _ c: inout SeatChecker) {
+  func observeAll(_ s: inout SeatService, _ c: inout Checker) {
     for change in s.changes { c.observe(change, seats: s, at: t0) }
     s.drain()
   }
 
   @Test func everyInvariantHasAStableIDAKindAndADescription() {
-    let ids = SeatChecker.catalogue.map(\.id)
+    let ids = Checker.catalogue.map(\.id)
     #expect(Set(ids).count == ids.count)
     #expect(ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
-    #expect(SeatChecker.catalogue.allSatisfy { !$0.description.isEmpty })
+    #expect(Checker.catalogue.allSatisfy { !$0.description.isEmpty })
     #expect(
-      SeatChecker.catalogue.filter { $0.kind == .liveness }.map(\.id) == [
+      Checker.catalogue.filter { $0.kind == .liveness }.map(\.id) == [
         "request.terminal-within-timeout", "client.view-matches-server", "call.released-within-timeout",
         "push.reported-within-deadline", "conversation.ends", "conversation.action-completed-in-time",
         "push.call-shown-or-declined",
       ])
-    let indexed = [
-      SeatChecker.tokenUploadWhenLoggedIn: "push.token-upload-when-logged-in",
-      SeatChecker.pushReported: "push.reported-within-deadline",
-      SeatChecker.actionCompletedOnce: "conversation.action-completed-once",
-      SeatChecker.joinAfterAccept: "conversation.join-after-accept",
-      SeatChecker.conversationEndedWithCall: "conversation.ended-with-call",
-      SeatChecker.conversationLimits: "conversation.within-limits",
-      SeatChecker.conversationEnds: "conversation.ends",
-      SeatChecker.eventsHeard: "client.events-heard",
-      SeatChecker.openedOnce: "device.opened-once",
-      SeatChecker.disconnectByGuest: "coguest.disconnect-by-guest",
-      SeatChecker.answerListedApplicant: "coguest.answer-listed-applicant",
-      SeatChecker.actionInTime: "conversation.action-completed-in-time",
-      SeatChecker.callShownOrDeclined: "push.call-shown-or-declined",
-      SeatChecker.callValidUse: "call.valid-use",
+    // The enum's raw values are the catalogue's indices, and the names are stable.
+    #expect(InvariantID.allCases.map(\.rawValue) == Array(Checker.catalogue.indices))
+    let stable: [InvariantID: String] = [
+      .singleOccupancy: "seat.single-occupancy", .tokenUploadWhenLoggedIn: "push.token-upload-when-logged-in",
+      .pushReported: "push.reported-within-deadline", .actionCompletedOnce: "conversation.action-completed-once",
+      .joinAfterAccept: "conversation.join-after-accept", .conversationEndedWithCall: "conversation.ended-with-call",
+      .conversationLimits: "conversation.within-limits", .conversationEnds: "conversation.ends",
+      .eventsHeard: "client.events-heard", .openedOnce: "device.opened-once",
+      .disconnectByGuest: "coguest.disconnect-by-guest", .answerListedApplicant: "coguest.answer-listed-applicant",
+      .actionInTime: "conversation.action-completed-in-time", .callShownOrDeclined: "push.call-shown-or-declined",
+      .callValidUse: "call.valid-use", .oneActiveCall: "call.one-active-per-user",
+      .callReleased: "call.released-within-timeout", .terminalWithinTimeout: "request.terminal-within-timeout",
+      .viewMatchesServer: "client.view-matches-server",
     ]
-    for (i, id) in indexed { #expect(SeatChecker.catalogue[i].id == id) }
-    #expect(SeatChecker.catalogue[SeatChecker.oneActiveCall].id == "call.one-active-per-user")
-    #expect(SeatChecker.catalogue[SeatChecker.callReleased].id == "call.released-within-timeout")
-    #expect(SeatChecker.catalogue[SeatChecker.terminalWithinTimeout].id == "request.terminal-within-timeout")
-    #expect(SeatChecker.catalogue[SeatChecker.viewMatchesServer].id == "client.view-matches-server")
+    for (id, name) in stable { #expect(Checker.catalogue[id.rawValue].id == name && id.id == name) }
   }
 
   @Test func correctOperationsTripNothing() throws {
@@ -80,7 +74,7 @@ import Testing
     s._forcePlace(user: 1, room: 0, seat: 2)
     observeAll(&s, &c)
     #expect(c.log.count("seat.single-occupancy") >= 1)
-    #expect(c.log.first[SeatChecker.singleOccupancy]?.entities == ["room:0", "user:1"])
+    #expect(c.log.first(.singleOccupancy)?.entities == ["room:0", "user:1"])
   }
 
   @Test func aNewcomerOnALockedSeatIsCaughtButTheOccupantAtLockTimeIsNot() throws {
@@ -117,7 +111,7 @@ import Testing
     s._forcePlace(user: 1, room: 0, seat: 0)
     observeAll(&s, &c)
     #expect(c.log.count("seat.connected-requires-grant") == 1)
-    #expect(c.log.first[SeatChecker.requiresGrant]?.message.contains("without an accept") == true)
+    #expect(c.log.first(.requiresGrant)?.message.contains("without an accept") == true)
   }
 
   @Test func aSecondTerminalAnswerOrALaterEventIsCaught() {

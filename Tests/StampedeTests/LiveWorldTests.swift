@@ -235,7 +235,7 @@ struct Staged {
     s.world.requestTimeouts[0] = 1_000_000_000
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.world.checker.log.count("request.terminal-within-timeout") == 1)
-    #expect(s.world.checker.log.first[SeatChecker.terminalWithinTimeout]?.message.contains("timedOut only at") == true)
+    #expect(s.world.checker.log.first(.terminalWithinTimeout)?.message.contains("timedOut only at") == true)
   }
 
   @Test func aClientWhoseStatusIgnoresAKickDisagreesWithTheServer() throws {
@@ -255,7 +255,7 @@ struct Staged {
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.world.checker.log.count("client.view-matches-server") == 1)
     #expect(
-      s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message.contains(
+      s.world.checker.log.first(.viewMatchesServer)?.message.contains(
         "status connected but the server has it off a seat") == true)
   }
 
@@ -286,7 +286,7 @@ struct Staged {
     s.run(untilMs: 20_000)
     #expect(s.world.runtime.anyDeviceOn(user: 2) && s.world.server.seats.seat(of: 2) == nil)
     s.world.judgeLiveness(now: s.sim.now)
-    let message = s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message ?? ""
+    let message = s.world.checker.log.first(.viewMatchesServer)?.message ?? ""
     #expect(message.contains("a capture device is on but the server has it on no seat"))
   }
 
@@ -299,7 +299,7 @@ struct Staged {
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.world.checker.log.count("client.view-matches-server") == 1)
     #expect(
-      s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message.contains(
+      s.world.checker.log.first(.viewMatchesServer)?.message.contains(
         "status applying but the server has no application") == true)
   }
 

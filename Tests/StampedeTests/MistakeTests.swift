@@ -20,7 +20,7 @@ func mistakesProfile() throws -> (Profile, Data) {
     #expect(ClientMistake.allCases.count == 16)
     let ids = ClientMistake.allCases.map(\.rawValue)
     #expect(Set(ids).count == 16 && ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
-    let invariants = Set(SeatChecker.catalogue.map(\.id))
+    let invariants = Set(Checker.catalogue.map(\.id))
     for m in ClientMistake.allCases {
       #expect(invariants.contains(m.caughtBy), "\(m.rawValue)")
       #expect(!m.summary.isEmpty)
@@ -42,7 +42,7 @@ func mistakesProfile() throws -> (Profile, Data) {
     let run = SimulationRun(
       profile: profile, profilePath: "p", profileData: data, seed: check.firstFailingSeed ?? 1, mistakes: [mistake])
     let log = run.execute().world.checker.log
-    let i = try #require(SeatChecker.catalogue.firstIndex { $0.id == mistake.caughtBy })
+    let i = try #require(Checker.catalogue.firstIndex { $0.id == mistake.caughtBy })
     let first = try #require(log.first[i])
     #expect(first.entities.contains { $0.hasPrefix("user:") }, "\(first)")
     #expect(!first.message.isEmpty)

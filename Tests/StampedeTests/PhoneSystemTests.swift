@@ -105,11 +105,11 @@ import Testing
   }
 
   @Test func tooManyConversationsAreCaughtAndALimitKeptIsNot() {
-    var c = SeatChecker(seats: SeatService(rooms: [], userCount: 0))
+    var c = Checker(seats: SeatService(rooms: [], userCount: 0))
     c.observeConversationCount(user: 10, active: 2, limit: 2, at: .zero)
     #expect(c.log.total == 0)
     c.observeConversationCount(user: 10, active: 3, limit: 2, at: .zero)
     #expect(c.log.count("conversation.within-limits") == 1)
-    #expect(c.log.first[SeatChecker.conversationLimits]?.entities == ["user:10"])
+    #expect(c.log.first(.conversationLimits)?.entities == ["user:10"])
   }
 }

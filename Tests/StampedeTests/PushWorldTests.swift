@@ -155,7 +155,7 @@ final class HookedPhone: ClientBehavior {
     #expect(s.counter("push.lost.suppressed") == 1)
     #expect(s.world.phoneOS!.isSuppressed(6) && s.world.phoneOS!.reportFailures(6) == 2)
     #expect(count(s, "push.reported-within-deadline") == 2)
-    let v = try #require(s.world.checker.log.first[SeatChecker.pushReported])
+    let v = try #require(s.world.checker.log.first(.pushReported))
     #expect(v.at == .zero + .milliseconds(9510) && v.entities == ["user:6", "call:0"])
     #expect(s.counter("call.ended.noResponse") == 3)
   }
@@ -169,7 +169,7 @@ final class HookedPhone: ClientBehavior {
     phone.onTimer = dial([6], timeout: .seconds(10))
     s.run(untilMs: 2000)
     #expect(count(s, "push.token-upload-when-logged-in") == 3)
-    let v = try #require(s.world.checker.log.first[SeatChecker.tokenUploadWhenLoggedIn])
+    let v = try #require(s.world.checker.log.first(.tokenUploadWhenLoggedIn))
     #expect(v.message.contains("before IM login") && v.at == .zero + .milliseconds(1))
     #expect(s.world.server.push.registeredCertificate(of: 6) == 0)
     s.world.killProcess(6, &s.sim.scheduler)
@@ -239,7 +239,7 @@ final class HookedPhone: ClientBehavior {
     s.run(untilMs: 10_000)
     #expect(count(s, "conversation.join-after-accept") == 1)
     #expect(count(s, "conversation.action-completed-once") == 1)
-    let v = try #require(s.world.checker.log.first[SeatChecker.joinAfterAccept])
+    let v = try #require(s.world.checker.log.first(.joinAfterAccept))
     #expect(v.entities == ["user:6", "call:0"] && v.at == .zero + .milliseconds(6510))
   }
 
@@ -260,7 +260,7 @@ final class HookedPhone: ClientBehavior {
     // Tapped at 6.510 s: timed out at 36.510 s, fulfilled at 46.510 s.
     #expect(s.counter("conversation.action_timeout") == 1)
     #expect(s.world.phoneOS!.activeConversations(6) == 0)
-    let v = try #require(s.world.checker.log.first[SeatChecker.actionCompletedOnce])
+    let v = try #require(s.world.checker.log.first(.actionCompletedOnce))
     #expect(v.at == .zero + .milliseconds(46_510) && v.message.contains("after it had timed out"))
   }
 
@@ -294,7 +294,7 @@ final class HookedPhone: ClientBehavior {
     at(&s, 5, ms: 4000, tag: 101)  // the caller cancels while the callee cold-starts
     s.run(untilMs: 30_000)
     // Cancelled at 4.010 s: the grace period ends 14.010 s.
-    let v = try #require(s.world.checker.log.first[SeatChecker.conversationEndedWithCall])
+    let v = try #require(s.world.checker.log.first(.conversationEndedWithCall))
     #expect(v.at == .zero + .milliseconds(14_510) || v.at == .zero + .milliseconds(14_010))
     #expect(v.entities.contains("call:0") && v.entities.contains("user:6"))
     s.world.judgeLiveness(now: s.sim.now)

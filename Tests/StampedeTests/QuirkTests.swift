@@ -102,7 +102,7 @@ import Testing
     #expect(s.world.runtime.invitees[0] == [2])
     s.world.judgeLiveness(now: s.sim.now)
     #expect(
-      s.world.checker.log.first[SeatChecker.viewMatchesServer]?.message.contains("invitees [2] but server []") == true)
+      s.world.checker.log.first(.viewMatchesServer)?.message.contains("invitees [2] but server []") == true)
   }
 
   @Test func withTheQuirkReentryDuplicatesApplicants() throws {

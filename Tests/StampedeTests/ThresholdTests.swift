@@ -136,7 +136,7 @@ func sampleReport(name: String = "sample", repro: String = "stampede run profile
     stopReason: "endTime", wallSeconds: 0.5, peakMemoryBytes: 1 << 20,
     population: .init(audience: 10, hosts: 1, admins: 0, callers: 0), verdict: "pass",
     latencies: ["seat.apply_to_response": latency], counters: ["seat.connected": 7, "seat.applications": 0],
-    invariants: SeatChecker.catalogue.map {
+    invariants: Checker.catalogue.map {
       RunReport.InvariantResult(
         id: $0.id, kind: $0.kind.rawValue, violations: 0, description: $0.description, first: nil)
     }, faults: [], thresholds: [],

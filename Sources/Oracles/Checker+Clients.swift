@@ -1,0 +1,27 @@
+import Clients
+import LiveStack
+import SimKernel
+
+/// Clients: what a client shows and captures against what its own SDK knows, after every
+/// callback.
+extension Checker {
+  /// A client finished handling an event (and its commands ran). `sawOwnLeave` says the event told
+  /// it that it left its seat; `inCall` that its SDK is in an accepted call (which may capture).
+  public mutating func observeClient(
+    user: UInt32, status: CoGuestStatus, seenSeat: Int?, captureOn: Bool, inCall: Bool = false, sawOwnLeave: Bool,
+    at now: SimInstant
+  ) {
+    if status == .applying && seenSeat != nil {
+      log.record(
+        .notApplyingWhileSeated, at: now, entities: ["user:\(user)"],
+        "user \(user) shows \"applying\" while its seat list shows it on seat \(seenSeat!)")
+    }
+    if captureOn && !inCall && (sawOwnLeave || (status != .connecting && status != .connected)) {
+      log.record(
+        .captureOnlyWhileSeated, at: now, entities: ["user:\(user)"],
+        sawOwnLeave
+          ? "user \(user) kept capturing after its seat list showed it left the seat"
+          : "user \(user) has a capture device on while \(status.name)")
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import Clients
+import LiveStack
+import SimKernel
+
+/// Push: token uploads and reports of VoIP pushes.
+extension Checker {
+  /// `user` called `setVOIP`: it must be logged in to IM and TUILogin, with a non-zero certificate
+  /// and a token.
+  public mutating func observeTokenUpload(
+    user: UInt32, imLoggedIn: Bool, tuiLoggedIn: Bool, certificateID: UInt32, token: UInt16, at now: SimInstant
+  ) {
+    var why: [String] = []
+    if !imLoggedIn { why.append("before IM login") }
+    if !tuiLoggedIn { why.append("before TUILogin") }
+    if certificateID == 0 { why.append("with certificate ID 0") }
+    if token == 0 { why.append("without a token") }
+    guard !why.isEmpty else { return }
+    log.record(
+      .tokenUploadWhenLoggedIn, at: now, entities: ["user:\(user)"],
+      "user \(user) uploaded its VoIP token " + why.joined(separator: ", "))
+  }
+
+  /// The app of `user` was handed a VoIP push for `call` at `handedAt` and had not reported it when
+  /// the deadline passed.
+  public mutating func observeMissedReport(
+    user: UInt32, call: UInt32, handedAt: SimInstant, noHandler: Bool = false, at now: SimInstant
+  ) {
+    log.record(
+      .pushReported, at: now, entities: ["user:\(user)", "call:\(call)"],
+      noHandler
+        ? "the VoIP push for call \(call) reached user \(user)'s app at \(handedAt) before it created its push registry; the system killed the app"
+        : "user \(user) did not report the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
+    )
+  }
+}

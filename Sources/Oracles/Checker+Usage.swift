@@ -1,0 +1,64 @@
+import Clients
+import LiveStack
+import SimKernel
+
+/// Usage of the SDK: the calls a client makes and the events it leaves unheard.
+extension Checker {
+  /// A client makes SDK call `op`: devices opened once, `disConnect()` only by guests,
+  /// applications answered only while listed, `calls()` only when logged in and to valid callees.
+  public mutating func observeCall(_ op: PendingOperation, runtime: ClientRuntime, layout: Layout, at now: SimInstant) {
+    switch op.kind {
+    case .openLocalMicrophone, .openLocalCamera:
+      let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
+      let key = UInt64(op.user) << 1 | UInt64(device.rawValue)
+      if runtime.isOn(device, user: op.user) || devicesOpening.contains(key) {
+        log.record(
+          .openedOnce, at: now, entities: ["user:\(op.user)"],
+          "user \(op.user) opened its \(device) while it was already \(runtime.isOn(device, user: op.user) ? "on" : "opening")"
+        )
+      }
+      devicesOpening.insert(key)
+    case .placeCall:
+      let callees = runtime.callLists.peek(op.target)
+      var why: String?
+      if !runtime.clients[Int(op.user)].loggedIn {
+        why = "before its SDK was logged in"
+      } else if callees.isEmpty || callees.contains(op.user) || callees.count + 1 > CallService.maxParticipants
+        || callees.contains(where: { Int($0) >= layout.totalUsers }) || Set(callees).count != callees.count
+      {
+        why = "with an invalid list: \(callees)"
+      }
+      if let why {
+        log.record(
+          .callValidUse, at: now, entities: ["user:\(op.user)"], "user \(op.user) called calls() \(why)")
+      }
+    case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
+      log.record(
+        .disconnectByGuest, at: now, entities: ["user:\(op.user)", "room:\(layout.homeRoom[Int(op.user)])"],
+        "\(layout.role(of: op.user)) \(op.user) called disConnect(), which leaves the caller's own seat and removes no guest"
+      )
+    case .acceptApplication, .rejectApplication:
+      let slot = Int(runtime.clients[Int(op.user)].staffSlot)
+      if slot >= 0 && !runtime.applicants[slot].contains(op.target) {
+        log.record(
+          .answerListedApplicant, at: now,
+          entities: ["user:\(op.user)", "user:\(op.target)", "room:\(layout.homeRoom[Int(op.user)])"],
+          "user \(op.user) answered user \(op.target)'s application, which its SDK no longer lists")
+      }
+    default:
+      break
+    }
+  }
+
+  /// The phone answered `user`'s open call for `device` (the device is no longer opening).
+  public mutating func observeDeviceAnswered(user: UInt32, _ device: CaptureDevice) {
+    devicesOpening.remove(UInt64(user) << 1 | UInt64(device.rawValue))
+  }
+
+  /// An event for SDK stream `stream` reached `user`, which has no handler subscribed to it.
+  public mutating func observeEventWithoutHandler(user: UInt32, stream: String, at now: SimInstant) {
+    log.record(
+      .eventsHeard, at: now, entities: ["user:\(user)"],
+      "an event for \(stream) reached user \(user), which has no handler subscribed to it")
+  }
+}

@@ -1,0 +1,51 @@
+import LiveStack
+import SimKernel
+
+/// Every invariant of STACK.md §6, checked as the run goes: safety ones at the moment of each
+/// event, liveness ones when their bound passes or at the end of the run.
+///
+/// The world calls the `observe…` methods after the server or a client changed state, and
+/// ``judgeLiveness(now:slack:view:)`` at the end. Each method reads, never writes, what it is
+/// given; findings go to ``log``. Checking never changes the run: a world with checking off has
+/// the same trace. The checks live in one file per family: seats, requests, clients, calls, push,
+/// conversations, usage of the SDK, and liveness.
+public struct Checker: Sendable {
+  /// Every invariant, in report order.
+  public static let catalogue: [Invariant] = InvariantID.catalogue
+
+  /// What was found.
+  public internal(set) var log = ViolationLog(catalogue: Checker.catalogue)
+  /// Per request: terminal answers delivered to its client.
+  var terminalAnswers: [UInt8] = []
+  /// Per flat seat: occupant + 1 when the seat was locked (0: empty or unlocked).
+  var lockedOccupant: [UInt32]
+  let seatBase: [Int]
+  /// Capture devices being opened, as user << 1 | device (`device.opened-once`).
+  var devicesOpening: Set<UInt64> = []
+
+  /// A checker for the rooms of `seats`.
+  public init(seats: SeatService) {
+    var base: [Int] = []
+    var total = 0
+    for r in 0..<seats.roomCount {
+      base.append(total)
+      total += seats.settings[r].maxSeatCount
+    }
+    seatBase = base
+    lockedOccupant = [UInt32](repeating: 0, count: total)
+  }
+
+  /// Switches off the invariants whose IDs are in `ids` (see ``ViolationLog/switchOff(_:)``).
+  public mutating func switchOff(_ ids: Set<String>) { log.switchOff(ids) }
+
+  /// Records a finding of invariant `id` (for checks the world makes on both sides' state).
+  public mutating func record(_ id: InvariantID, at now: SimInstant, entities: [String], _ message: String) {
+    log.record(id, at: now, entities: entities, message)
+  }
+
+  /// Records a liveness finding.
+  public mutating func recordLiveness(_ id: InvariantID, at now: SimInstant, entities: [String], _ message: String) {
+    precondition(id.invariant.kind == .liveness, "only liveness findings are recorded this way")
+    log.record(id, at: now, entities: entities, message)
+  }
+}

@@ -1,0 +1,153 @@
+/// Every checked invariant, in report order. The raw value is the invariant's index in the
+/// catalogue and the violation log; the `id` is its stable name in reports and profiles.
+public enum InvariantID: Int, Sendable, CaseIterable {
+  case singleOccupancy
+  case lockedNoNewcomer
+  case capacity
+  case requiresGrant
+  case oneTerminal
+  case noDuplicateApplicants
+  case notApplyingWhileSeated
+  case captureOnlyWhileSeated
+  case terminalWithinTimeout
+  case viewMatchesServer
+  case oneActiveCall
+  case callReleased
+  case tokenUploadWhenLoggedIn
+  case pushReported
+  case actionCompletedOnce
+  case joinAfterAccept
+  case conversationEndedWithCall
+  case conversationLimits
+  case conversationEnds
+  case eventsHeard
+  case openedOnce
+  case disconnectByGuest
+  case answerListedApplicant
+  case actionInTime
+  case callShownOrDeclined
+  case callValidUse
+
+  /// The invariant's stable ID, kind and description.
+  public var invariant: Invariant {
+    switch self {
+    case .singleOccupancy:
+      return Invariant(
+        id: "seat.single-occupancy", kind: .safety,
+        description: "a seat holds at most one user and a user sits on at most one seat")
+    case .lockedNoNewcomer:
+      return Invariant(
+        id: "seat.locked-no-newcomer", kind: .safety,
+        description: "nobody sits on a locked seat they were not on when it was locked")
+    case .capacity:
+      return Invariant(
+        id: "seat.capacity", kind: .safety,
+        description: "occupied seats never exceed the usable seat count, connected guests never the package limit")
+    case .requiresGrant:
+      return Invariant(
+        id: "seat.connected-requires-grant", kind: .safety,
+        description: "a guest sits only after an accepted application, an accepted invitation, a free take or a move")
+    case .oneTerminal:
+      return Invariant(
+        id: "request.one-terminal-outcome", kind: .safety,
+        description: "each request reaches its client with at most one terminal answer, and nothing after it")
+    case .noDuplicateApplicants:
+      return Invariant(
+        id: "coguest.no-duplicate-applicants", kind: .safety,
+        description: "a host's applicants list holds no one twice and no one already connected")
+    case .notApplyingWhileSeated:
+      return Invariant(
+        id: "client.not-applying-while-seated", kind: .safety,
+        description: "no client shows \"applying\" while its seat list shows it seated")
+    case .captureOnlyWhileSeated:
+      return Invariant(
+        id: "device.capture-only-while-seated", kind: .safety,
+        description:
+          "capture devices are on only while the client is connecting or connected on a seat, or in an accepted call")
+    case .terminalWithinTimeout:
+      return Invariant(
+        id: "request.terminal-within-timeout", kind: .liveness,
+        description: "every application or invitation with a timeout ends within the timeout plus the slack")
+    case .viewMatchesServer:
+      return Invariant(
+        id: "client.view-matches-server", kind: .liveness,
+        description:
+          "once nothing is in flight for a client, its status, seat, devices, invitation, seat list and applicants agree with the server"
+      )
+    case .oneActiveCall:
+      return Invariant(
+        id: "call.one-active-per-user", kind: .safety,
+        description: "a user is in at most one call: no call rings or starts for a phone already in another")
+    case .callReleased:
+      return Invariant(
+        id: "call.released-within-timeout", kind: .liveness,
+        description: "a call nobody answered ends within its timeout plus the slack, releasing the caller")
+    case .tokenUploadWhenLoggedIn:
+      return Invariant(
+        id: "push.token-upload-when-logged-in", kind: .safety,
+        description:
+          "the VoIP token is uploaded only after IM login and TUILogin, with a non-zero certificate and token")
+    case .pushReported:
+      return Invariant(
+        id: "push.reported-within-deadline", kind: .liveness,
+        description: "every VoIP push handed to the app is reported as an incoming conversation within the deadline")
+    case .actionCompletedOnce:
+      return Invariant(
+        id: "conversation.action-completed-once", kind: .safety,
+        description: "each conversation action gets at most one fulfill() or fail(), never after its timeout")
+    case .joinAfterAccept:
+      return Invariant(
+        id: "conversation.join-after-accept", kind: .safety,
+        description: "a Join is fulfilled only once CallStore.accept succeeded for its call")
+    case .conversationEndedWithCall:
+      return Invariant(
+        id: "conversation.ended-with-call", kind: .safety,
+        description: "no conversation stays active longer than the grace period after its call ended")
+    case .conversationLimits:
+      return Invariant(
+        id: "conversation.within-limits", kind: .safety,
+        description: "active conversations never exceed the conversation manager's configured limits")
+    case .conversationEnds:
+      return Invariant(
+        id: "conversation.ends", kind: .liveness,
+        description: "every reported conversation ends once its call is over")
+    case .eventsHeard:
+      return Invariant(
+        id: "client.events-heard", kind: .safety,
+        description:
+          "every SDK event a client's role relies on reaches a subscribed handler (subscriptions are retained)")
+    case .openedOnce:
+      return Invariant(
+        id: "device.opened-once", kind: .safety,
+        description: "a capture device is opened only while it is off and not already opening")
+    case .disconnectByGuest:
+      return Invariant(
+        id: "coguest.disconnect-by-guest", kind: .safety,
+        description:
+          "only a guest leaves a seat with disConnect(); hosts and admins remove guests with kickUserOutOfSeat")
+    case .answerListedApplicant:
+      return Invariant(
+        id: "coguest.answer-listed-applicant", kind: .safety,
+        description: "a host or admin answers only applications its SDK still lists")
+    case .actionInTime:
+      return Invariant(
+        id: "conversation.action-completed-in-time", kind: .liveness,
+        description: "every conversation action gets fulfill() or fail() before its timeout")
+    case .callShownOrDeclined:
+      return Invariant(
+        id: "push.call-shown-or-declined", kind: .liveness,
+        description:
+          "by the report deadline, a call announced by a push is shown as a conversation or no longer rings")
+    case .callValidUse:
+      return Invariant(
+        id: "call.valid-use", kind: .safety,
+        description: "calls() is made only when logged in, never to oneself, an unknown user or too many")
+    }
+  }
+
+  /// The stable ID (`seat.single-occupancy`).
+  public var id: String { invariant.id }
+
+  /// Every invariant, in report order.
+  public static let catalogue: [Invariant] = allCases.map(\.invariant)
+}
