@@ -15,6 +15,12 @@ public struct Network {
   /// Per user: the delivery time of the last message to it, and from it (nanoseconds).
   var downlinkAt: [Int64]
   var uplinkAt: [Int64]
+  /// Notices on their way, by slot (a `clientNotice` event names the slot).
+  var notices: [Notice?] = []
+  var freeNotices: [UInt32] = []
+  /// Slots that carry a retransmission (`network.duplicate`): the client hears them, the oracles
+  /// and metrics already counted the original.
+  var duplicates = Set<UInt32>()
 
   /// A network of `users` clients with one-way latency `latency`, drawing from `random`.
   public init(users: Int, latency: Distribution, random: Xoshiro256) {
@@ -52,4 +58,30 @@ public struct Network {
   public func isQuiet(_ user: UInt32, at now: SimInstant) -> Bool {
     uplinkAt[Int(user)] <= now.nanoseconds && downlinkAt[Int(user)] <= now.nanoseconds
   }
+
+  /// Keeps `notice` until it is delivered; returns its slot. A `duplicate` is a retransmission.
+  public mutating func post(_ notice: Notice, duplicate: Bool = false) -> UInt32 {
+    let slot: UInt32
+    if let free = freeNotices.popLast() {
+      notices[Int(free)] = notice
+      slot = free
+    } else {
+      notices.append(notice)
+      slot = UInt32(notices.count - 1)
+    }
+    if duplicate { duplicates.insert(slot) }
+    return slot
+  }
+
+  /// The notice in `slot`, which is delivered now (the slot is freed), and whether it is a
+  /// retransmission (looked up only when `mayBeDuplicate`).
+  public mutating func deliver(_ slot: UInt32, mayBeDuplicate: Bool) -> (notice: Notice, duplicate: Bool) {
+    let notice = notices[Int(slot)]!
+    notices[Int(slot)] = nil
+    freeNotices.append(slot)
+    return (notice, mayBeDuplicate && duplicates.remove(slot) != nil)
+  }
+
+  /// The notice in `slot`, still on its way (for traces).
+  public func notice(_ slot: UInt32) -> Notice? { notices[Int(slot)] }
 }

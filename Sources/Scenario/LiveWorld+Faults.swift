@@ -47,7 +47,7 @@ extension LiveWorld {
   /// Sends an SDK call on a client's behalf (what its user did in the UI, or another device), past
   /// the usage checks: it reaches the server like any other.
   mutating func inject(_ op: PendingOperation, _ scheduler: inout Scheduler) {
-    let slot = allocate(op)
+    let slot = inFlight.allocate(op, generation: generation(of: op.user))
     scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
   }
 

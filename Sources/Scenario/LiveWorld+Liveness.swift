@@ -8,8 +8,7 @@ extension LiveWorld {
   /// Judges the liveness invariants at the end of a run (`now`), allowing `slack` for answers in
   /// flight (see ``Checker/judgeLiveness(now:slack:view:)``).
   public mutating func judgeLiveness(now: SimInstant, slack: SimDuration = .seconds(5)) {
-    var busy = Set<UInt32>()
-    for op in ops where op.live { busy.insert(op.user) }
+    let busy = inFlight.usersInFlight()
     let world = self
     let view = LivenessView(
       server: server, runtime: runtime, network: network, phones: phoneOS,

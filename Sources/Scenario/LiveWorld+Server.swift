@@ -7,7 +7,7 @@ import SimKernel
 extension LiveWorld {
   /// An SDK call reaches the server: carry it out, notify whoever it concerns, and answer.
   mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
-    let op = ops[Int(slot)]
+    let op = inFlight.ops[Int(slot)]
     precondition(op.live, "operation slot \(slot) is free")
     let user = op.user
     let now = scheduler.now
@@ -20,7 +20,7 @@ extension LiveWorld {
       let w = window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind))
     {
       // Refused at once, or (vanish) never heard: the SDK then gives up after its timeout.
-      if w.vanish { ops[Int(slot)].answerLost = true }
+      if w.vanish { inFlight.loseAnswer(slot) }
       error = .failed
       if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
     } else {
@@ -228,16 +228,6 @@ extension LiveWorld {
     if timeout > .zero { scheduler.schedule(after: timeout, event(.requestTimeout, id)) }
   }
 
-  /// Keeps `notice` in a free slot until it is delivered; returns the slot.
-  mutating func store(_ notice: Notice) -> UInt32 {
-    if let free = freeNotices.popLast() {
-      notices[Int(free)] = notice
-      return free
-    }
-    notices.append(notice)
-    return UInt32(notices.count - 1)
-  }
-
   /// Sends a server event to its client over the client's ordered channel.
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
@@ -246,7 +236,7 @@ extension LiveWorld {
     {
       return
     }
-    let slot = store(notice)
+    let slot = network.post(notice)
     var at = fifo(downlink: true, user, scheduler.now)
     if chaos.active, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
       fires(.seatResponseLate, user: user, scheduler.now)
@@ -258,8 +248,7 @@ extension LiveWorld {
     scheduler.schedule(at: at, event(.clientNotice, slot))
     if chaos.isOn(.networkDuplicate), notice.isSignalling, fires(.networkDuplicate, user: user, scheduler.now) {
       // A retransmission: the same event again, right behind the first on the ordered channel.
-      let copy = store(notice)
-      duplicateNotices.insert(copy)
+      let copy = network.post(notice, duplicate: true)
       scheduler.schedule(at: fifo(downlink: true, user, scheduler.now), event(.clientNotice, copy))
     }
   }
@@ -334,14 +323,10 @@ extension LiveWorld {
   /// A server event reaches its client: the SDK updates its state, then the behaviour hears of it if
   /// it subscribed.
   mutating func clientNotice(slot: UInt32, _ scheduler: inout Scheduler) {
-    let notice = notices[Int(slot)]!
-    notices[Int(slot)] = nil
-    freeNotices.append(slot)
+    let (notice, duplicate) = network.deliver(slot, mayBeDuplicate: chaos.isOn(.networkDuplicate))
     let now = scheduler.now
     let user = notice.user
     let u = Int(user)
-    var duplicate = false
-    if chaos.isOn(.networkDuplicate) { duplicate = duplicateNotices.remove(slot) != nil }
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions

@@ -36,7 +36,7 @@ public struct LiveWorld: World {
   /// Counter index per fault kind (registered only for configured kinds).
   let faultCounters: [Int]
   /// The client-server network.
-  var network: Network
+  public internal(set) var network: Network
   /// The seat invariants.
   public internal(set) var checker: Checker
   /// What was measured.
@@ -54,19 +54,8 @@ public struct LiveWorld: World {
   var arrivalTotal: [Double] = []
   var arrivalNext: [UInt32] = []
 
-  var ops: [OperationRecord] = []
-  /// Completions of the operations in flight, by slot. Kept inside a struct: array elements of
-  /// function type are stored at maximal abstraction, which wraps every store and load in a
-  /// freshly allocated reabstraction thunk.
-  var completions: [CompletionSlot] = []
-  var freeOps: [UInt32] = []
-  var notices: [Notice?] = []
-  /// Notice slots that carry a duplicate (`network.duplicate`): the client hears them, the oracles
-  /// and metrics already counted the original.
-  var duplicateNotices = Set<UInt32>()
-  var freeNotices: [UInt32] = []
-  var timers: [(tag: UInt32, arg: UInt32, generation: UInt16)] = []
-  var freeTimers: [UInt32] = []
+  /// The SDK calls in flight and the behaviours' timers.
+  public internal(set) var inFlight = CallsInFlight()
   /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
   var users: [UserRecord]
   /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
@@ -236,8 +225,7 @@ public struct LiveWorld: World {
     case .clientNotice:
       clientNotice(slot: e.a, &scheduler)
     case .clientTimer:
-      let t = timers[Int(e.b)]
-      freeTimers.append(e.b)
+      let t = inFlight.takeTimer(e.b)
       // A timer of a process that has since died never fires.
       guard t.generation == generation(of: e.a) else { break }
       withClient(e.a, &scheduler) { b, c in b.timer(tag: t.tag, arg: t.arg, &c) }
@@ -454,7 +442,7 @@ public struct LiveWorld: World {
           }
         }
         if checking { checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
-        let slot = allocate(op)
+        let slot = inFlight.allocate(op, generation: generation(of: op.user))
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
           scheduler.schedule(after: .zero, event(.clientReply, slot, UInt32(bitPattern: refusedLocally.rawValue)))
@@ -472,7 +460,7 @@ public struct LiveWorld: World {
               event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
           } else {
             // The server carries it out, but the answer is lost.
-            ops[Int(slot)].answerLost = true
+            inFlight.loseAnswer(slot)
             scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
           }
         } else if op.kind.isLocal {
@@ -494,21 +482,12 @@ public struct LiveWorld: World {
         runtime.setDevice(device, user: user, on: false)
       case .timer(let user, let delay, let tag, let arg):
         scheduler.schedule(
-          after: delay, event(.clientTimer, user, timerSlot(tag: tag, arg: arg, generation: generation(of: user))))
+          after: delay,
+          event(.clientTimer, user, inFlight.addTimer(tag: tag, arg: arg, generation: generation(of: user))))
       }
       i += 1
     }
     commands.reset()
-  }
-
-  /// Stores a timer's tag and argument; the `clientTimer` event carries the returned slot.
-  mutating func timerSlot(tag: UInt32, arg: UInt32, generation: UInt16 = 0) -> UInt32 {
-    if let free = freeTimers.popLast() {
-      timers[Int(free)] = (tag, arg, generation)
-      return free
-    }
-    timers.append((tag, arg, generation))
-    return UInt32(timers.count - 1)
   }
 
   /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency
@@ -528,31 +507,6 @@ public struct LiveWorld: World {
     return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold)
   }
 
-  mutating func allocate(_ op: PendingOperation) -> UInt32 {
-    var record = OperationRecord(op)
-    record.generation = generation(of: op.user)
-    if let slot = freeOps.popLast() {
-      ops[Int(slot)] = record
-      completions[Int(slot)] = CompletionSlot(op.completion)
-      return slot
-    }
-    ops.append(record)
-    completions.append(CompletionSlot(op.completion))
-    return UInt32(ops.count - 1)
-  }
-
-  /// Frees operation `slot`, returning its record; its completion is moved into `completion`.
-  /// (Returned separately: a tuple holding a closure is destroyed through the runtime's generic
-  /// path, which costs hundreds of instructions.)
-  mutating func takeOperation(_ slot: UInt32, completion: inout Completion?) -> OperationRecord {
-    let op = ops[Int(slot)]
-    precondition(op.live, "operation slot \(slot) is free")
-    ops[Int(slot)].live = false
-    completion = completions[Int(slot)].take()
-    freeOps.append(slot)
-    return op
-  }
-
   /// How long the SDK waits for an answer before it reports a request as failed.
   static let sdkRequestTimeout = SDKTiming.requestTimeout
 
@@ -560,19 +514,19 @@ public struct LiveWorld: World {
   static let presenceTimeout = SimDuration.seconds(30)
 
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
-    if ops[Int(slot)].answerLost {
-      let at = max(scheduler.now, ops[Int(slot)].issuedAt + LiveWorld.sdkRequestTimeout)
+    if inFlight.ops[Int(slot)].answerLost {
+      let at = max(scheduler.now, inFlight.ops[Int(slot)].issuedAt + LiveWorld.sdkRequestTimeout)
       scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
       return
     }
-    let user = ops[Int(slot)].user
+    let user = inFlight.ops[Int(slot)].user
     let at = fifo(downlink: true, user, scheduler.now)
     scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)))
   }
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
     var completion: Completion?
-    let op = takeOperation(slot, completion: &completion)
+    let op = inFlight.take(slot, completion: &completion)
     let u = Int(op.user)
     var error = code == 0 ? nil : SeatError(rawValue: code)!
     let now = scheduler.now
@@ -715,7 +669,7 @@ public struct LiveWorld: World {
 
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
     var completion: Completion?
-    let op = takeOperation(slot, completion: &completion)
+    let op = inFlight.take(slot, completion: &completion)
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
     if checking { checker.observeDeviceAnswered(user: op.user, device) }
     guard op.generation == generation(of: op.user) else { return }
@@ -756,56 +710,6 @@ struct UserRecord {
   /// a refused apply (quirk `second-request-overwrites`).
   var invitationHandle: UInt32 = 0
   var applyHandleDead = false
-}
-
-/// One stored completion (see `LiveWorld.completions`).
-struct CompletionSlot {
-  var fn: Completion
-  var isSet: Bool
-
-  nonisolated(unsafe) static let none: Completion = { _, _ in }
-
-  init(_ fn: Completion?) {
-    self.fn = fn ?? CompletionSlot.none
-    isSet = fn != nil
-  }
-
-  /// Moves the completion out, leaving the slot empty.
-  mutating func take() -> Completion? {
-    guard isSet else { return nil }
-    let f = fn
-    fn = CompletionSlot.none
-    isSet = false
-    return f
-  }
-}
-
-/// An SDK call in flight, without its completion (kept apart so that copying a record never
-/// touches a reference count).
-struct OperationRecord {
-  var user: UInt32
-  var kind: OperationKind
-  var live: Bool
-  var seat: Int16
-  var policy: MovePolicy
-  /// Whether the answer will be lost (`network.loss`): the SDK then times the call out.
-  var answerLost = false
-  /// The process generation of a phone app that made the call (0 for everyone else).
-  var generation: UInt16 = 0
-  var target: UInt32
-  var timeout: SimDuration
-  var issuedAt: SimInstant
-
-  init(_ op: PendingOperation) {
-    user = op.user
-    kind = op.kind
-    live = true
-    seat = op.seat
-    policy = op.policy
-    target = op.target
-    timeout = op.timeout
-    issuedAt = op.issuedAt
-  }
 }
 
 extension Xoshiro256 {

@@ -41,7 +41,7 @@ final class ScriptedPhone: ClientBehavior {
   }
 
   func phoneTimer(_ s: inout Staged, user: UInt32, atMs: Int64, tag: UInt32) {
-    let slot = s.world.timerSlot(tag: tag, arg: 0)
+    let slot = s.world.inFlight.addTimer(tag: tag, arg: 0)
     s.sim.scheduler.schedule(
       at: .zero + .milliseconds(atMs), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
   }

@@ -32,7 +32,7 @@ func applicationListeners() -> (host: ScriptedClient, viewer: ScriptedClient, he
 extension Staged {
   /// Makes scripted client `user` run its timer (tag 1) at `ms`.
   mutating func timer(_ user: UInt32, atMs ms: Int64) {
-    let slot = world.timerSlot(tag: 1, arg: 0)
+    let slot = world.inFlight.addTimer(tag: 1, arg: 0)
     sim.scheduler.schedule(at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
   }
 }

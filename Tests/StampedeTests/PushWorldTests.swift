@@ -80,7 +80,7 @@ final class HookedPhone: ClientBehavior {
 
   /// Phone `user` runs timer `tag` at `ms`.
   func at(_ s: inout Staged, _ user: UInt32, ms: Int64, tag: UInt32 = 100) {
-    let slot = s.world.timerSlot(tag: tag, arg: 0, generation: s.world.generation(of: user))
+    let slot = s.world.inFlight.addTimer(tag: tag, arg: 0, generation: s.world.generation(of: user))
     s.sim.scheduler.schedule(
       at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
   }
@@ -467,7 +467,7 @@ final class CallGreedyViewer: ClientBehavior {
       if tag == 100 { c.callStore.calls(participantIds: [to], mediaType: .audio) } else { c.callStore.hangup() }
     }
     for (ms, tag) in [(atMs, UInt32(100)), (hangUpMs, UInt32(101))] {
-      let slot = s.world.timerSlot(tag: tag, arg: 0)
+      let slot = s.world.inFlight.addTimer(tag: tag, arg: 0)
       s.sim.scheduler.schedule(
         at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: from, b: slot))
     }

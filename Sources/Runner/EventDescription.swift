@@ -1,6 +1,7 @@
 import Chaos
 import Clients
 import LiveStack
+import Scenario
 import SimKernel
 
 /// What one event is about, for traces: its kind, the room and users it touches, and a detail.
@@ -47,7 +48,7 @@ extension LiveWorld {
     case .arrival:
       return .init(kind: name, room: e.a, users: [], request: nil, detail: "next arrival", onServer: false)
     case .serverCall, .clientReply, .deviceReply:
-      let op = ops[Int(e.a)]
+      let op = inFlight.ops[Int(e.a)]
       var users = [op.user]
       if Self.takesTarget(op.kind) { users.append(op.target) }
       var detail = "\(op.kind)"
@@ -71,12 +72,12 @@ extension LiveWorld {
       return .init(
         kind: name, room: home(op.user), users: users, request: nil, detail: detail, onServer: kind == .serverCall)
     case .clientNotice:
-      guard let notice = notices[Int(e.a)] else {
+      guard let notice = network.notice(e.a) else {
         return .init(kind: name, room: nil, users: [], request: nil, detail: "(freed)", onServer: false)
       }
       return describe(notice, name: name)
     case .clientTimer:
-      let t = timers[Int(e.b)]
+      let t = inFlight.timers[Int(e.b)]
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil, detail: "timer tag \(t.tag) arg \(t.arg)",
         onServer: false)
