@@ -142,3 +142,41 @@ public struct OperationRecord: Sendable {
     issuedAt = op.issuedAt
   }
 }
+
+extension OperationRecord {
+  /// The request this SDK call sends the server, its packed arguments decoded (`callees`: the
+  /// participant list of a `calls()`, kept out of line).
+  public func request(callees: [UInt32] = []) -> ServerRequest {
+    switch kind {
+    case .login: return .login
+    case .logout: return .logout
+    case .joinLive: return .joinLive
+    case .leaveLive: return .leaveLive
+    case .endLive: return .endLive
+    case .applyForSeat: return .applyForSeat(seat: Int(seat))
+    case .cancelApplication: return .cancelApplication
+    case .acceptApplication: return .acceptApplication(guest: target)
+    case .rejectApplication: return .rejectApplication(guest: target)
+    case .inviteToSeat: return .inviteToSeat(guest: target, seat: Int(seat))
+    case .cancelInvitation: return .cancelInvitation(guest: target)
+    case .acceptInvitation: return .acceptInvitation(inviter: target)
+    case .rejectInvitation: return .rejectInvitation(inviter: target)
+    case .disConnect, .leaveSeat: return .leaveSeat
+    case .takeSeat: return .takeSeat(seat: Int(seat))
+    case .lockSeat, .unlockSeat: return .setLocked(seat: Int(seat), locked: kind == .lockSeat)
+    case .kickUserOutOfSeat: return .kick(guest: target)
+    case .moveUserToSeat: return .move(user: target, seat: Int(seat), policy: policy)
+    case .openLocalMicrophone, .openLocalCamera: preconditionFailure("device calls are answered by the phone")
+    case .placeCall:
+      return .placeCall(
+        callees: callees, mediaType: CallMediaType(rawValue: UInt8(truncatingIfNeeded: seat)) ?? .audio,
+        timeout: timeout > .zero ? timeout : CallService.defaultTimeout)
+    case .acceptCall: return .acceptCall
+    case .rejectCall: return .rejectCall
+    case .hangupCall: return .hangupCall
+    case .joinCall: return .joinCall(call: target)
+    case .tuiLogin: return .tuiLogin
+    case .setVOIP: return .setVOIP(certificateID: target, token: UInt16(bitPattern: seat))
+    }
+  }
+}

@@ -181,12 +181,23 @@ public final class ClientRuntime {
   /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are
   /// phone users.
   @exclusivity(unchecked) public var phoneSystem: PhoneSystem?
+  /// The SDK quirk modes in force, as bits (see `SDKQuirk.bit`).
+  public internal(set) var quirkBits: UInt32 = 0
+  /// Per user, quirk `second-request-overwrites`: the SDK's one invitation handle (invitee + 1),
+  /// and whether its application handle belongs to a refused apply.
+  @exclusivity(unchecked) var invitationHandle: [UInt32]
+  @exclusivity(unchecked) var applyHandleDead: [Bool]
 
   /// Creates the runtime for `userCount` users; `staff` lists (user, room) for every host and admin.
   public init(
-    rooms: [RoomSettings], audienceRange: [Range<UInt32>], userCount: Int, staff: [(user: UInt32, room: UInt32)]
+    rooms: [RoomSettings], audienceRange: [Range<UInt32>], userCount: Int, staff: [(user: UInt32, room: UInt32)],
+    quirks: Set<SDKQuirk> = []
   ) {
     self.rooms = rooms
+    for q in quirks { quirkBits |= q.bit }
+    let handles = quirks.contains(.secondRequestOverwrites) ? userCount : 0
+    invitationHandle = [UInt32](repeating: 0, count: handles)
+    applyHandleDead = [Bool](repeating: false, count: handles)
     self.audienceRange = audienceRange
     let clients = Column(repeating: ClientState(), count: userCount)
     statusCounts = Column(repeating: 0, count: CoGuestStatus.allCases.count)

@@ -45,4 +45,29 @@ extension Checker {
       .conversationLimits, at: now, entities: ["user:\(user)"],
       "user \(user) has \(active) active conversations; the limit is \(limit)")
   }
+
+  /// Action `action` of `phone` (a `kind` action) timed out with neither `fulfill()` nor `fail()`.
+  /// Exempt: an action delivered while faults acted (it is not held to its bound until the heal).
+  public mutating func observeActionTimedOut(
+    phone: UInt32, action: UInt32, kind: ConversationActionKind, timeout: SimDuration, at now: SimInstant
+  ) {
+    guard now.nanoseconds - timeout.nanoseconds >= healAtNs else { return }
+    log.record(
+      .actionInTime, at: now, entities: ["user:\(phone)", "action:\(action)"],
+      "user \(phone) neither fulfilled nor failed its \(kind) action \(action) within \(timeout)")
+  }
+
+  /// The grace period after `call` ended for `user` passed: a conversation still bound to it is a
+  /// violation. Exempt: a call that ended, or a conversation reported, while faults acted (judged
+  /// after the heal by `conversation.ends`: its app may still be recovering from them).
+  public mutating func observeGraceAfterCall(
+    user: UInt32, call: UInt32, grace: SimDuration, calls: CallService, phones: PhoneSystem, at now: SimInstant
+  ) {
+    let left = SimInstant(nanoseconds: now.nanoseconds - grace.nanoseconds)
+    guard left.nanoseconds >= healAtNs, calls.call(of: user) != call else { return }
+    for conv in phones.conversations(of: user, call: call) where conv.reportedAt.nanoseconds >= healAtNs {
+      observeConversationAfterCall(
+        user: user, uuid: conv.uuid, call: call, endedAt: calls.calls[Int(call)].endedAt ?? left, at: now)
+    }
+  }
 }

@@ -32,4 +32,25 @@ extension Checker {
         : "user \(user) did not report the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
     )
   }
+
+  /// The report deadline of the push `user` reported passed: the call it announced (`pushed`,
+  /// ID + 1) must be on screen as a conversation or declined, unless it stopped ringing.
+  /// Exempt: a push handed, or a call placed, while faults acted, and a process that started then
+  /// and has not logged in since (judged after the heal by `call.released-within-timeout`).
+  public mutating func observeReportedPushAtDeadline(
+    user: UInt32, pushed: UInt32, deadline: SimDuration, phones: PhoneSystem, calls: CallService,
+    sdkLoggedIn: Bool, launchedAtNs: Int64, declined: UInt32, at now: SimInstant
+  ) {
+    let handedInChaos = now.nanoseconds - deadline.nanoseconds < healAtNs
+    let recovering = launchedAtNs < healAtNs && !sdkLoggedIn
+    guard !handedInChaos, !recovering, phones.appState(user) != .killed, pushed != 0,
+      calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= healAtNs,
+      let call = calls.call(of: user), call == pushed - 1,
+      calls.state(of: user) == .waiting, declined != pushed,
+      phones.conversations(of: user, call: call).isEmpty
+    else { return }
+    log.record(
+      .callShownOrDeclined, at: now, entities: ["user:\(user)", "call:\(call)"],
+      "user \(user)'s app reported the push for call \(call) but neither shows nor declines it; the caller rings on")
+  }
 }

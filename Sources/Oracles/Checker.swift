@@ -22,6 +22,9 @@ public struct Checker: Sendable {
   let seatBase: [Int]
   /// Capture devices being opened, as user << 1 | device (`device.opened-once`).
   var devicesOpening: Set<UInt64> = []
+  /// When faults stop acting (nanoseconds; 0 without faults). What a fault may have delayed is
+  /// not held to its bound until then: each check below names its heal exemption.
+  public var healAtNs: Int64 = 0
 
   /// A checker for the rooms of `seats`.
   public init(seats: SeatService) {

@@ -1,3 +1,4 @@
+import Clients
 import LiveStack
 import Metrics
 
@@ -167,6 +168,29 @@ public struct LiveMetrics: Sendable {
 }
 
 extension LiveMetrics {
+  /// Counts an SDK call the server carried out successfully (`audience`: made by a viewer).
+  mutating func countSucceeded(_ kind: OperationKind, audience: Bool) {
+    let counter: Int
+    switch kind {
+    case .joinLive where audience: counter = viewersJoined
+    case .leaveLive where audience: counter = viewersLeft
+    case .endLive: counter = livesEnded
+    case .applyForSeat: counter = applications
+    case .cancelApplication: counter = cancelled
+    case .acceptApplication: counter = accepted
+    case .rejectApplication: counter = rejected
+    case .inviteToSeat: counter = invitations
+    case .acceptInvitation: counter = invitationsAccepted
+    case .takeSeat: counter = seatTakes
+    case .lockSeat: counter = locked
+    case .kickUserOutOfSeat: counter = kicked
+    case .moveUserToSeat: counter = moved
+    case .placeCall: counter = callsPlaced
+    default: return
+    }
+    counters.add(counter)
+  }
+
   /// Counts a push that reached nobody, as `push.dropped` and `push.lost.<reason>`.
   mutating func countLostPush(_ reason: PushLoss) {
     counters.add(pushDropped)

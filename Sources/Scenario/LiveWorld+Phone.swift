@@ -171,13 +171,7 @@ extension LiveWorld {
   /// server keeps its login (pushes still reach the phone).
   mutating func killProcess(_ user: UInt32, _ scheduler: inout Scheduler) {
     phoneOS!.setApp(user, .killed)
-    let u = Int(user)
-    runtime.clients[u].subscriptions = []
-    runtime.clients[u].loggedIn = false
-    runtime.clients[u].call = 0
-    runtime.clients[u].callState = .none
-    runtime.setDevice(.microphone, user: user, on: false)
-    runtime.setDevice(.camera, user: user, on: false)
+    runtime.processDied(user)
     drainPhoneSystem(&scheduler)
   }
 
@@ -341,26 +335,10 @@ extension LiveWorld {
       return missedReport(user, noHandler: true, &scheduler)
     }
     guard os.pushesReported(user) < serial else {
-      // Reported: the call must be on screen, or declined, unless it stopped ringing.
-      let pushed = os.lastPushCall(user)
-      let handedInChaos =
-        scheduler.now.nanoseconds - callsProfile.push.reportDeadline.nanoseconds < chaos.chaosEnd
-      // A call placed while faults acted, or one reaching a process that started then and has
-      // not logged in since, is judged after the heal (the app may still be recovering from the
-      // faults, unable to decline): `call.released-within-timeout`.
-      let recovering = phoneRecords[i].launchedAt < chaos.chaosEnd && !runtime.clients[Int(user)].loggedIn
-      if !handedInChaos && !recovering && os.appState(user) != .killed && pushed != 0
-        && server.calls.calls[Int(pushed - 1)].createdAt.nanoseconds >= chaos.chaosEnd,
-        let call = server.calls.call(of: user),
-        call == pushed - 1,
-        server.calls.state(of: user) == .waiting, phoneRecords[i].declinedCall != pushed,
-        os.conversations(of: user, call: call).isEmpty
-      {
-        checker.record(
-          .callShownOrDeclined, at: scheduler.now, entities: ["user:\(user)", "call:\(call)"],
-          "user \(user)'s app reported the push for call \(call) but neither shows nor declines it; the caller rings on"
-        )
-      }
+      checker.observeReportedPushAtDeadline(
+        user: user, pushed: os.lastPushCall(user), deadline: callsProfile.push.reportDeadline, phones: os,
+        calls: server.calls, sdkLoggedIn: runtime.clients[Int(user)].loggedIn,
+        launchedAtNs: phoneRecords[i].launchedAt, declined: phoneRecords[i].declinedCall, at: scheduler.now)
       return
     }
     missedReport(user, noHandler: false, &scheduler)
@@ -524,18 +502,11 @@ extension LiveWorld {
     scheduler.schedule(after: callsProfile.conversationGrace, event(.conversationCheck, user, call))
   }
 
-  /// The grace period after `call` ended passed: a conversation still bound to it is a violation.
+  /// The grace period after `call` ended passed: the oracles look for a conversation still bound
+  /// to it.
   mutating func conversationCheck(user: UInt32, call: UInt32, _ now: SimInstant) {
-    // The check runs the grace period after the call ended for the user (who may have left a
-    // group call that goes on). A call that ended, or a conversation that was reported, while
-    // faults acted is judged after the heal (`conversation.ends`): its app may still be
-    // recovering from them.
-    let left = SimInstant(nanoseconds: now.nanoseconds - callsProfile.conversationGrace.nanoseconds)
-    guard left.nanoseconds >= chaos.chaosEnd, server.calls.call(of: user) != call else { return }
-    for conv in phoneOS!.conversations(of: user, call: call) where conv.reportedAt.nanoseconds >= chaos.chaosEnd {
-      checker.observeConversationAfterCall(
-        user: user, uuid: conv.uuid, call: call, endedAt: server.calls.calls[Int(call)].endedAt ?? left, at: now)
-    }
+    checker.observeGraceAfterCall(
+      user: user, call: call, grace: callsProfile.conversationGrace, calls: server.calls, phones: phoneOS!, at: now)
   }
 
   // MARK: - Call events

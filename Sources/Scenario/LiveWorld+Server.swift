@@ -5,207 +5,127 @@ import Oracles
 import SimKernel
 
 extension LiveWorld {
-  /// An SDK call reaches the server: carry it out, notify whoever it concerns, and answer.
+  /// An SDK call reaches the server: the server carries it out (unless a fault stops it), the
+  /// world sends what it caused, then the bookkeeping and the faults the call opens a chance for.
   mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
     let op = inFlight.ops[Int(slot)]
     precondition(op.live, "operation slot \(slot) is free")
     let user = op.user
     let now = scheduler.now
+    let callees = op.kind == .placeCall ? runtime.callLists.take(op.target) : []
     var error: SeatError?
     var deferReply = false
     if op.kind != .login && !server.login.isLoggedIn(user) {
       error = .notLoggedIn
-      if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
     } else if chaos.isOn(.serverOutage),
       let w = window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind))
     {
       // Refused at once, or (vanish) never heard: the SDK then gives up after its timeout.
       if w.vanish { inFlight.loseAnswer(slot) }
       error = .failed
-      if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
+    } else if op.kind == .applyForSeat && chaos.active && fires(.seatLimitHit, user: user, now) {
+      error = .seatLimitExceeded
     } else {
-      switch op.kind {
-      case .login:
-        error = server.login.login(user)
-        // A phone app's new process resumes the session its previous process left.
-        if error == .refused && isPhoneUser(user) { error = nil }
-        if error == nil && chaos.active { loginFaults(user, &scheduler) }
-      case .logout:
-        server.login.logout(user)
-        _ = server.seats.leave(user: user, now: now)
-      case .joinLive:
-        error = server.joinLive(user: user, slot: slot)
-        if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersJoined) }
-        flush(&scheduler)
-      case .leaveLive:
-        error = server.seats.leave(user: user, now: now)
-        if error == nil && layout.role(of: user) == .audience { metrics.counters.add(metrics.viewersLeft) }
-      case .endLive:
-        error = server.endLive(user: user, now: now)
-        if error == nil { metrics.counters.add(metrics.livesEnded) }
-        flush(&scheduler)
-      case .applyForSeat:
-        if chaos.active && fires(.seatLimitHit, user: user, now) {
-          error = .seatLimitExceeded
-          break
-        }
-        switch server.apply(user: user, seatIndex: Int(op.seat), now: now) {
-        case .failure(let e):
-          error = e
-        case .success(let id):
-          metrics.counters.add(metrics.applications)
-          users[Int(user)].lastApplication = id + 1
-          filed(id, op, &scheduler)
-          flush(&scheduler)
-          if chaos.active && fires(.seatRejection, user: user, now) {
-            // The owner turns it down at once (its app, or a moderation rule, on its behalf).
-            inject(
-              PendingOperation(
-                user: layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, kind: .rejectApplication,
-                target: user, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: now, completion: nil),
-              &scheduler)
-          }
-          if profile.seats.applyCompletion == .outcome {
-            server.answerOnOutcome(user: user, slot: slot)
-            deferReply = true
-          }
-        }
-      case .cancelApplication:
-        error = server.seats.cancelApplication(user: user, now: now)
-        if error == nil { metrics.counters.add(metrics.cancelled) }
-        if error == .alreadyProcessed, lastApplicationState(of: user) == .accepted {
-          metrics.counters.add(metrics.probeCancelLostToAccept)
-        }
-      case .acceptApplication:
-        if case .failure(let e) = server.seats.acceptApplication(guest: op.target, by: user, now: now) {
-          error = e
-          if e == .alreadyProcessed {
-            switch lastApplicationState(of: op.target) {
-            case .accepted, .rejected: metrics.counters.add(metrics.probeAcceptLostToOtherHost)
-            case .cancelled: metrics.counters.add(metrics.probeAcceptAfterCancel)
-            case .timedOut: metrics.counters.add(metrics.probeAcceptAfterTimeout)
-            default: break
-            }
-          }
-        } else {
-          metrics.counters.add(metrics.accepted)
-          if chaos.active { seatedFaults(op.target, &scheduler) }
-          if chaos.active && fires(.seatAcceptRace, user: user, now),
-            let other = layout.staff(of: layout.homeRoom[Int(user)]).first(where: { $0 != user })
-          {
-            // Another host of the room accepts the same application a moment later.
-            inject(
-              PendingOperation(
-                user: other, kind: .acceptApplication, target: op.target, seat: -1, policy: .abortWhenOccupied,
-                timeout: .zero, issuedAt: now, completion: nil), &scheduler)
-          }
-        }
-      case .rejectApplication:
-        error = server.seats.rejectApplication(guest: op.target, by: user, now: now)
-        if error == nil { metrics.counters.add(metrics.rejected) }
-      case .inviteToSeat:
-        switch server.invite(guest: op.target, by: user, seatIndex: Int(op.seat), now: now) {
-        case .failure(let e):
-          error = e
-        case .success(let id):
-          metrics.counters.add(metrics.invitations)
-          filed(id, op, &scheduler)
-          flush(&scheduler)
-        }
-      case .cancelInvitation:
-        error = server.seats.cancelInvitation(guest: op.target, by: user, now: now)
-      case .acceptInvitation:
-        if case .failure(let e) = server.seats.acceptInvitation(user: user, inviter: op.target, now: now) {
-          error = e
-        } else {
-          metrics.counters.add(metrics.invitationsAccepted)
-          if chaos.active { seatedFaults(user, &scheduler) }
-        }
-      case .rejectInvitation:
-        error = server.seats.rejectInvitation(user: user, inviter: op.target, now: now)
-      case .disConnect, .leaveSeat:
-        if case .failure(let e) = server.seats.leaveSeat(user: user) { error = e }
-      case .takeSeat:
-        if case .failure(let e) = server.seats.takeSeat(user: user, seatIndex: Int(op.seat), now: now) {
-          error = e
-        } else {
-          metrics.counters.add(metrics.seatTakes)
-          if chaos.active { seatedFaults(user, &scheduler) }
-        }
-      case .lockSeat, .unlockSeat:
-        error = server.seats.setLocked(seat: Int(op.seat), op.kind == .lockSeat, by: user)
-        if error == nil, let room = server.seats.room(of: user) {
-          if op.kind == .lockSeat { metrics.counters.add(metrics.locked) }
-          checker.observeLock(room: room, seat: Int(op.seat), seats: server.seats)
-          checker.observeRoom(room, seats: server.seats, at: now)
-        }
-      case .kickUserOutOfSeat:
-        if case .failure(let e) = server.seats.kick(guest: op.target, by: user) {
-          error = e
-        } else {
-          metrics.counters.add(metrics.kicked)
-        }
-      case .moveUserToSeat:
-        if case .failure(let e) = server.seats.move(user: op.target, to: Int(op.seat), policy: op.policy, by: user) {
-          error = e
-        } else {
-          metrics.counters.add(metrics.moved)
-        }
-      case .openLocalMicrophone, .openLocalCamera:
-        preconditionFailure("device calls are answered by the phone")
-      case .placeCall:
-        let callees = runtime.callLists.take(op.target)
-        let media = CallMediaType(rawValue: UInt8(truncatingIfNeeded: op.seat)) ?? .audio
-        let logins = server.login
-        switch server.calls.placeCall(
-          caller: user, callees: callees, mediaType: media, loggedIn: true, now: now,
-          reachable: { logins.isLoggedIn($0) })
-        {
-        case .failure(let e):
-          error = SeatError(rawValue: e.rawValue)
-        case .success(let id):
-          metrics.counters.add(metrics.callsPlaced)
-          precondition(Int(id) == callDialedAt.count, "calls are numbered in order")
-          callDialedAt.append(op.issuedAt.nanoseconds)
-          callTimeouts.append((op.timeout > .zero ? op.timeout : CallService.defaultTimeout).nanoseconds)
-          placedCalls[slot] = id
-          let timeout = op.timeout > .zero ? op.timeout : CallService.defaultTimeout
-          scheduler.schedule(after: timeout, event(.callTimeout, id))
-        }
-      case .acceptCall:
-        error = server.calls.accept(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
-        let known = runtime.clients[Int(user)].call
-        if error != nil, known != 0, server.calls.calls[Int(known - 1)].endReason == .canceled {
-          metrics.counters.add(metrics.probeAnswerAfterCancel)  // the caller gave up as the callee answered
-        }
-        if error == nil && isPhoneUser(user), let id = server.calls.call(of: user) {
-          phoneRecords[phoneIndex(user)].acceptedBefore = phoneRecords[phoneIndex(user)].acceptedCall
-          phoneRecords[phoneIndex(user)].acceptedCall = id + 1
-        }
-      case .rejectCall:
-        error = server.calls.reject(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
-      case .hangupCall:
-        error = server.calls.hangup(user: user, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
-      case .joinCall:
-        error = server.calls.join(user: user, call: op.target, now: now).flatMap { SeatError(rawValue: $0.rawValue) }
-      case .tuiLogin:
-        break
-      case .setVOIP:
-        let token = UInt16(bitPattern: op.seat)
-        if server.push.register(user: user, certificateID: op.target, token: token) && isPhoneUser(user) {
-          let i = Int(user - layout.phones.lowerBound)
-          if phoneRecords[i].loginCalledAt >= 0 {
-            metrics.latencies[LiveMetrics.loginToTokenUpload].record(
-              SimDuration(nanoseconds: now.nanoseconds - phoneRecords[i].loginCalledAt))
-            phoneRecords[i].loginCalledAt = -1
-          }
-        }
-      }
+      let outcome = server.perform(op.request(callees: callees), by: user, slot: slot, now: now)
+      error = outcome.error
+      if let id = outcome.filed { filed(id, op, &scheduler) }
+      flush(&scheduler)
+      if error == nil { metrics.countSucceeded(op.kind, audience: layout.role(of: user) == .audience) }
+      deferReply = afterServed(op, slot: slot, outcome, &scheduler)
     }
     if let error { metrics.countError(error) }
     drainServer(&scheduler)
     drainCalls(&scheduler)
     if !deferReply { reply(slot, error, &scheduler) }
+  }
+
+  /// What follows a request the server carried out: the probes it exercised, the faults it opens a
+  /// chance for, and the world's bookkeeping. Returns whether the answer waits for the outcome.
+  mutating func afterServed(
+    _ op: OperationRecord, slot: UInt32, _ outcome: ServerOutcome, _ scheduler: inout Scheduler
+  ) -> Bool {
+    let user = op.user
+    let now = scheduler.now
+    let error = outcome.error
+    switch op.kind {
+    case .login:
+      if error == nil && chaos.active { loginFaults(user, &scheduler) }
+    case .applyForSeat:
+      guard let id = outcome.filed else { break }
+      users[Int(user)].lastApplication = id + 1
+      if chaos.active && fires(.seatRejection, user: user, now) {
+        // The owner turns it down at once (its app, or a moderation rule, on its behalf).
+        inject(
+          PendingOperation(
+            user: layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, kind: .rejectApplication,
+            target: user, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: now, completion: nil),
+          &scheduler)
+      }
+      if profile.seats.applyCompletion == .outcome {
+        server.answerOnOutcome(user: user, slot: slot)
+        return true
+      }
+    case .cancelApplication:
+      if error == .alreadyProcessed, lastApplicationState(of: user) == .accepted {
+        metrics.counters.add(metrics.probeCancelLostToAccept)
+      }
+    case .acceptApplication:
+      if error == .alreadyProcessed {
+        switch lastApplicationState(of: op.target) {
+        case .accepted, .rejected: metrics.counters.add(metrics.probeAcceptLostToOtherHost)
+        case .cancelled: metrics.counters.add(metrics.probeAcceptAfterCancel)
+        case .timedOut: metrics.counters.add(metrics.probeAcceptAfterTimeout)
+        default: break
+        }
+      } else if error == nil {
+        if chaos.active { seatedFaults(op.target, &scheduler) }
+        if chaos.active && fires(.seatAcceptRace, user: user, now),
+          let other = layout.staff(of: layout.homeRoom[Int(user)]).first(where: { $0 != user })
+        {
+          // Another host of the room accepts the same application a moment later.
+          inject(
+            PendingOperation(
+              user: other, kind: .acceptApplication, target: op.target, seat: -1, policy: .abortWhenOccupied,
+              timeout: .zero, issuedAt: now, completion: nil), &scheduler)
+        }
+      }
+    case .acceptInvitation, .takeSeat:
+      if error == nil && chaos.active { seatedFaults(user, &scheduler) }
+    case .lockSeat, .unlockSeat:
+      if error == nil, let room = server.seats.room(of: user) {
+        checker.observeLock(room: room, seat: Int(op.seat), seats: server.seats)
+        checker.observeRoom(room, seats: server.seats, at: now)
+      }
+    case .placeCall:
+      guard let id = outcome.placed else { break }
+      precondition(Int(id) == callDialedAt.count, "calls are numbered in order")
+      let timeout = op.timeout > .zero ? op.timeout : CallService.defaultTimeout
+      callDialedAt.append(op.issuedAt.nanoseconds)
+      callTimeouts.append(timeout.nanoseconds)
+      placedCalls[slot] = id
+      scheduler.schedule(after: timeout, event(.callTimeout, id))
+    case .acceptCall:
+      let known = runtime.clients[Int(user)].call
+      if error != nil, known != 0, server.calls.calls[Int(known - 1)].endReason == .canceled {
+        metrics.counters.add(metrics.probeAnswerAfterCancel)  // the caller gave up as the callee answered
+      }
+      if error == nil && isPhoneUser(user), let id = server.calls.call(of: user) {
+        phoneRecords[phoneIndex(user)].acceptedBefore = phoneRecords[phoneIndex(user)].acceptedCall
+        phoneRecords[phoneIndex(user)].acceptedCall = id + 1
+      }
+    case .setVOIP:
+      if outcome.registered && isPhoneUser(user) {
+        let i = phoneIndex(user)
+        if phoneRecords[i].loginCalledAt >= 0 {
+          metrics.latencies[LiveMetrics.loginToTokenUpload].record(
+            SimDuration(nanoseconds: now.nanoseconds - phoneRecords[i].loginCalledAt))
+          phoneRecords[i].loginCalledAt = -1
+        }
+      }
+    default:
+      break
+    }
+    return false
   }
 
   /// The state of `user`'s latest application, if it filed one.
@@ -335,80 +255,42 @@ extension LiveWorld {
     }
     switch notice {
     case .guest(_, let event, let request):
-      switch event {
-      case .onHostInvitationReceived(let host):
-        runtime.clients[u].invitation = host + 1
-        if runtime.clients[u].status == .applying { metrics.counters.add(metrics.probeInvitationWhileApplying) }
-      case .onHostInvitationCancelled(let host):
-        if runtime.clients[u].invitation == host + 1 && !quirk(.staleInvitation) {
-          runtime.clients[u].invitation = 0
-        }
-      case .onGuestApplicationResponded, .onGuestApplicationNoResponse:
-        if !duplicate {
-          recordApplyAnswer(user, now)
-          checker.observeTerminalAnswer(request: request, user: user, at: now)
-        }
-      case .onKickedOffSeat:
-        break
+      if runtime.received(event, user: user) { metrics.counters.add(metrics.probeInvitationWhileApplying) }
+      if event.isApplicationAnswer && !duplicate {
+        recordApplyAnswer(user, now)
+        checker.observeTerminalAnswer(request: request, user: user, at: now)
       }
       var kicked = false
       if case .onKickedOffSeat = event { kicked = true }
       guard subscribed.contains(.guestEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, sawOwnLeave: kicked, &scheduler) { b, c in b.guestEvent(event, &c) }
     case .host(_, let event, let request):
-      let slot = Int(runtime.clients[u].staffSlot)
-      precondition(slot >= 0, "host events go to hosts and admins")
+      runtime.received(event, user: user)
       switch event {
-      case .onGuestApplicationReceived(let guest):
-        if !runtime.applicants[slot].contains(guest) { runtime.applicants[slot].append(guest) }
+      case .onGuestApplicationReceived:
         if checking {
+          let slot = Int(runtime.clients[u].staffSlot)
           checker.observeApplicants(
-            host: user, applicants: runtime.applicants[slot],
-            connected: runtime.seatView[slot].compactMap { $0 == 0 ? nil : $0 - 1 }, at: now)
+            host: user, applicants: runtime.applicants[slot], connected: runtime.connectedGuests(staffSlot: slot),
+            at: now)
         }
-      case .onGuestApplicationCancelled(let guest), .onGuestApplicationProcessedByOtherHost(let guest, _):
-        runtime.applicants[slot].removeAll { $0 == guest }
-      case .onHostInvitationResponded(_, let guest), .onHostInvitationNoResponse(let guest, _):
-        runtime.invitees[slot].removeAll { $0 == guest }
+      case .onHostInvitationResponded, .onHostInvitationNoResponse:
         if !duplicate {
           metrics.latencies[LiveMetrics.inviteToResponse].record(
             SimDuration(nanoseconds: now.nanoseconds - requestCalledAt[Int(request)]))
           checker.observeTerminalAnswer(request: request, user: user, at: now)
         }
+      default:
+        break
       }
       guard subscribed.contains(.hostEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.hostEvent(event, &c) }
-    case .applicantRemoved(_, let guest):
-      mutateStaff(user) { slot in runtime.applicants[slot].removeAll { $0 == guest } }
-    case .inviteeRemoved(_, let guest):
-      mutateStaff(user) { slot in runtime.invitees[slot].removeAll { $0 == guest } }
-    case .invitationRemoved(_, let host):
-      if runtime.clients[u].invitation == host + 1 && !quirk(.staleInvitation) {
-        runtime.clients[u].invitation = 0
-      }
+    case .applicantRemoved, .inviteeRemoved, .invitationRemoved:
+      runtime.receivedListUpdate(notice)
     case .seats(_, let batchSlot):
       let batch = server.takeBatch(batchSlot)
-      let slot = Int(runtime.clients[u].staffSlot)
-      var ownLeave = false
-      for i in 0..<batch.count {
-        let c = batch[i]
-        if c.user == user {
-          if c.seated {
-            if runtime.clients[u].status == .applying { metrics.counters.add(metrics.probeSeatListBeforeResponse) }
-            runtime.clients[u].seenSeat = c.seat
-          } else if runtime.clients[u].seenSeat == c.seat {
-            runtime.clients[u].seenSeat = -1
-            ownLeave = true
-          }
-        }
-        if slot >= 0 {
-          if c.seated {
-            runtime.seatView[slot][Int(c.seat)] = c.user + 1
-          } else if runtime.seatView[slot][Int(c.seat)] == c.user + 1 {
-            runtime.seatView[slot][Int(c.seat)] = 0
-          }
-        }
-      }
+      let (ownLeave, early) = runtime.received(batch, user: user)
+      if early > 0 { metrics.counters.add(metrics.probeSeatListBeforeResponse, UInt64(early)) }
       guard subscribed.contains(.seatList) else { return unheard(user, sawOwnLeave: ownLeave, now) }
       withClient(user, sawOwnLeave: ownLeave, &scheduler) { b, c in
         for i in 0..<batch.count {
@@ -417,10 +299,7 @@ extension LiveWorld {
         }
       }
     case .login(_, let loginEvent):
-      runtime.clients[u].loggedIn = false
-      runtime.clients[u].joinedRoom = 0
-      runtime.clients[u].seenSeat = -1
-      runtime.clients[u].invitation = 0
+      runtime.loginEnded(user)
       guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .call(_, let event):
@@ -439,14 +318,7 @@ extension LiveWorld {
       }
       deliverCall(user, event, &scheduler)
     case .liveEnded:
-      runtime.clients[u].joinedRoom = 0
-      runtime.clients[u].seenSeat = -1
-      runtime.clients[u].invitation = 0
-      mutateStaff(user) { slot in
-        runtime.applicants[slot].removeAll()
-        runtime.invitees[slot].removeAll()
-        for i in runtime.seatView[slot].indices { runtime.seatView[slot][i] = 0 }
-      }
+      runtime.liveEnded(user)
       guard subscribed.contains(.liveEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.liveEnded(&c) }
     }

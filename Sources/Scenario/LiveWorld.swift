@@ -48,11 +48,8 @@ public struct LiveWorld: World {
   var staffRandom: Xoshiro256
   var phoneRandom: Xoshiro256
   var deviceRandom: Xoshiro256
-  var workloadRandom: Xoshiro256
-  var arrivalRandom: [Xoshiro256] = []
-  var arrivalSum: [Double] = []
-  var arrivalTotal: [Double] = []
-  var arrivalNext: [UInt32] = []
+  /// Arrivals, the flash crowd and co-hosting.
+  var workload: Workload
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
@@ -70,12 +67,6 @@ public struct LiveWorld: World {
   var placedCalls: [UInt32: UInt32] = [:]
   /// Per request: when the call that filed it was made.
   var requestCalledAt: [Int64] = []
-  /// The profile's SDK quirks as bits (indexed by `SDKQuirk.allCases`), tested without hashing.
-  let quirkBits: UInt32
-
-  /// Whether SDK quirk `q` is on.
-  @inline(__always)
-  func quirk(_ q: SDKQuirk) -> Bool { quirkBits & q.bit != 0 }
 
   /// Per request: its timeout in nanoseconds (0: none).
   var requestTimeouts: [Int64] = []
@@ -92,9 +83,6 @@ public struct LiveWorld: World {
     admin: (any ClientBehavior)? = nil, phone: (any ClientBehavior)? = nil
   ) {
     self.profile = profile
-    var bits: UInt32 = 0
-    for q in profile.quirks { bits |= q.bit }
-    quirkBits = bits
     let layout = Layout(profile: profile, streams: streams)
     self.layout = layout
     let s = profile.seats
@@ -108,7 +96,7 @@ public struct LiveWorld: World {
     }
     runtime = ClientRuntime(
       rooms: rooms, audienceRange: (0..<UInt32(layout.rooms)).map { layout.audience(of: $0) }, userCount: users,
-      staff: staff)
+      staff: staff, quirks: profile.quirks)
     let mistakes = MistakeSet(profile.mistakes)
     let standardAudience = StandardAudience(settings: profile.audience, userCount: users)
     if let c = profile.calls, c.phone.liveCallees != .zero { standardAudience.callSettings = c.phone }
@@ -151,6 +139,7 @@ public struct LiveWorld: World {
     metrics = m
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
+    checker.healAtNs = chaos.chaosEnd
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
     audienceRandom = streams.stream("audience")
     staffRandom = streams.stream("hosts")
@@ -158,22 +147,8 @@ public struct LiveWorld: World {
     network = Network(
       users: users, latency: profile.network.clientServer, random: streams.stream("network"))
     deviceRandom = streams.stream("devices")
-    workloadRandom = streams.stream("workload")
     self.users = [UserRecord](repeating: UserRecord(), count: users)
-    let arrivals = streams.stream("arrivals")
-    if profile.arrival != .closed {
-      for r in 0..<layout.rooms {
-        // A stream per room, so one room's size never shifts another room's arrival times.
-        let rng = Xoshiro256(seed: arrivals.seedForRoom(r))
-        var probe = rng
-        var total = 0.0
-        for _ in 0...layout.audience(of: UInt32(r)).count { total += Distribution.exponential(mean: 1).sample(&probe) }
-        arrivalRandom.append(rng)
-        arrivalTotal.append(total)
-        arrivalSum.append(0)
-        arrivalNext.append(0)
-      }
-    }
+    workload = Workload(profile: profile, layout: layout, streams: streams)
   }
 
   /// Schedules the first events: owners and admins start at time zero, viewers by the arrival
@@ -186,7 +161,9 @@ public struct LiveWorld: World {
       if profile.arrival == .closed {
         for u in viewers { scheduler.schedule(after: .zero, event(.clientStart, u)) }
       } else {
-        scheduleNextArrival(room: r, &scheduler)
+        if let at = workload.nextArrival(room: r, layout: layout) {
+          scheduler.schedule(at: max(at, scheduler.now), event(.arrival, r))
+        }
       }
     }
     for u in layout.phones { scheduler.schedule(after: .zero, event(.clientStart, u)) }
@@ -195,10 +172,8 @@ public struct LiveWorld: World {
       if flash.lockSeatsUntilOpen { setAllSeatsLocked(true) }
       scheduler.schedule(after: flash.at, event(.flashCrowd, 0))
     }
-    if let co = profile.workload.coHosting {
-      for r in stride(from: 0, to: layout.rooms - 1, by: 2) where workloadRandom.chance(co.fraction) {
-        scheduler.schedule(after: co.after.sampleDuration(&workloadRandom), event(.coHostStart, UInt32(r)))
-      }
+    for start in workload.coHostStarts(rooms: layout.rooms) {
+      scheduler.schedule(after: start.after, event(.coHostStart, start.room))
     }
     scheduler.schedule(after: .zero, event(.sample, 0))
   }
@@ -213,9 +188,10 @@ public struct LiveWorld: World {
     case .clientStart:
       withClient(e.a, &scheduler) { b, c in b.start(&c) }
     case .arrival:
-      scheduler.schedule(after: .zero, event(.clientStart, layout.audience(of: e.a).lowerBound + arrivalNext[Int(e.a)]))
-      arrivalNext[Int(e.a)] += 1
-      scheduleNextArrival(room: e.a, &scheduler)
+      scheduler.schedule(after: .zero, event(.clientStart, workload.arrive(room: e.a, layout: layout)))
+      if let at = workload.nextArrival(room: e.a, layout: layout) {
+        scheduler.schedule(at: max(at, scheduler.now), event(.arrival, e.a))
+      }
     case .serverCall:
       serverCall(slot: e.a, &scheduler)
     case .clientReply:
@@ -238,8 +214,7 @@ public struct LiveWorld: World {
       if server.seats.connectCoHost(e.a, e.a + 1) == nil {
         metrics.counters.add(metrics.coHostSessions)
         drainServer(&scheduler)
-        let d = profile.workload.coHosting!.duration.sampleDuration(&workloadRandom)
-        scheduler.schedule(after: d, event(.coHostEnd, e.a))
+        scheduler.schedule(after: workload.coHostDuration(), event(.coHostEnd, e.a))
       }
     case .coHostEnd:
       server.seats.disconnectCoHost(room: e.a)
@@ -263,14 +238,8 @@ public struct LiveWorld: World {
       let phone = phoneOS!.pendingAction(e.a)?.phone
       if let action = phoneOS!.timeOut(action: e.a), let phone {
         metrics.counters.add(metrics.actionTimeouts)
-        // An action that waited through faults is not held to its bound until the heal.
-        let delivered = scheduler.now.nanoseconds - phoneOS!.limits.actionTimeout.nanoseconds
-        if delivered >= chaos.chaosEnd {
-          checker.record(
-            .actionInTime, at: scheduler.now, entities: ["user:\(phone)", "action:\(e.a)"],
-            "user \(phone) neither fulfilled nor failed its \(action.kind) action \(e.a) within \(phoneOS!.limits.actionTimeout)"
-          )
-        }
+        checker.observeActionTimedOut(
+          phone: phone, action: e.a, kind: action.kind, timeout: phoneOS!.limits.actionTimeout, at: scheduler.now)
       }
       drainPhoneSystem(&scheduler)
     case .conversationCheck:
@@ -317,27 +286,6 @@ public struct LiveWorld: World {
 
   // MARK: - Workload
 
-  mutating func scheduleNextArrival(room r: UInt32, _ scheduler: inout Scheduler) {
-    let i = Int(r)
-    guard Int(arrivalNext[i]) < layout.audience(of: r).count else { return }
-    arrivalSum[i] += Distribution.exponential(mean: 1).sample(&arrivalRandom[i])
-    let u = min(1, arrivalSum[i] / arrivalTotal[i])
-    let over: SimDuration
-    let fraction: Double
-    switch profile.arrival {
-    case .closed: return
-    case .poisson(let o):
-      over = o
-      fraction = u
-    case .ramp(let o):
-      // Density growing linearly from zero: the square root of a uniform order statistic.
-      over = o
-      fraction = u.squareRoot()
-    }
-    let at = SimInstant(nanoseconds: Int64((Double(over.nanoseconds) * fraction).rounded(.down)))
-    scheduler.schedule(at: max(at, scheduler.now), event(.arrival, r))
-  }
-
   mutating func setAllSeatsLocked(_ locked: Bool) {
     for r in 0..<UInt32(layout.rooms) {
       for i in 0..<profile.seats.maxSeatCount {
@@ -350,13 +298,8 @@ public struct LiveWorld: World {
   mutating func flashCrowd(_ scheduler: inout Scheduler) {
     guard let flash = profile.workload.flashCrowd else { return }
     if flash.lockSeatsUntilOpen { setAllSeatsLocked(false) }
-    let window = UInt64(max(1, flash.within.nanoseconds))
-    for r in 0..<UInt32(layout.rooms) {
-      for u in layout.audience(of: r)
-      where runtime.clients[Int(u)].status == .idle && workloadRandom.chance(flash.fraction) {
-        let delay = SimDuration(nanoseconds: Int64(workloadRandom.next(below: window)))
-        scheduler.schedule(after: delay, event(.applyIntent, u))
-      }
+    for tap in workload.flashApplicants(layout: layout, runtime: runtime) {
+      scheduler.schedule(after: tap.after, event(.applyIntent, tap.user))
     }
   }
 
@@ -425,22 +368,7 @@ public struct LiveWorld: World {
     while i < commands.count {
       switch commands.take(i) {
       case .operation(var op):
-        if (op.kind == .acceptInvitation || op.kind == .rejectInvitation)
-          && quirk(.acceptIgnoresInviter)
-        {
-          let held = runtime.clients[Int(op.user)].invitation
-          if held != 0 { op.target = held - 1 }
-        }
-        var refusedLocally: SeatError?
-        if quirk(.secondRequestOverwrites) {
-          let u = Int(op.user)
-          switch op.kind {
-          case .inviteToSeat: users[u].invitationHandle = op.target + 1
-          case .cancelInvitation where users[u].invitationHandle != 0: op.target = users[u].invitationHandle - 1
-          case .cancelApplication where users[u].applyHandleDead: refusedLocally = .invalidParameter
-          default: break
-          }
-        }
+        let refusedLocally = runtime.prepare(&op)
         if checking { checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
         let slot = inFlight.allocate(op, generation: generation(of: op.user))
         if let refusedLocally {
@@ -528,25 +456,18 @@ public struct LiveWorld: World {
     var completion: Completion?
     let op = inFlight.take(slot, completion: &completion)
     let u = Int(op.user)
-    var error = code == 0 ? nil : SeatError(rawValue: code)!
     let now = scheduler.now
     // The answer to a process that has since died reaches nobody.
     guard op.generation == generation(of: op.user) else {
       placedCalls.removeValue(forKey: slot)
       return
     }
+    // The SDK's state follows the answer, then the world's bookkeeping of it.
+    let error = runtime.answered(op, code == 0 ? nil : SeatError(rawValue: code)!)
     switch op.kind {
     case .login:
-      if error == nil {
-        runtime.clients[u].loggedIn = true
-        // The SDK syncs its call state as part of logging in.
-        if isPhoneUser(op.user) { resyncCalls(op.user, &scheduler) }
-      }
-    case .tuiLogin:
-      if error == nil { phoneOS?.setTUILoggedIn(op.user, true) }
-    case .logout:
-      runtime.clients[u].loggedIn = false
-      runtime.clients[u].joinedRoom = 0
+      // The SDK syncs its call state as part of logging in.
+      if error == nil && isPhoneUser(op.user) { resyncCalls(op.user, &scheduler) }
     case .joinLive:
       if error == nil {
         if chaos.active && layout.role(of: op.user) != .audience && !layout.isPhone(op.user)
@@ -556,7 +477,6 @@ public struct LiveWorld: World {
           let after = SimDuration.seconds(30 + Int64(chaos.draw(below: 570)))
           scheduler.schedule(after: after, event(.hostReenter, op.user))
         }
-        runtime.clients[u].joinedRoom = layout.homeRoom[u] + 1
         if users[u].loginCalledAt >= 0 {
           metrics.latencies[LiveMetrics.loginToRoom].record(
             SimDuration(nanoseconds: now.nanoseconds - users[u].loginCalledAt))
@@ -569,14 +489,10 @@ public struct LiveWorld: World {
         scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user))
       }
     case .leaveLive:
-      runtime.clients[u].joinedRoom = 0
-      runtime.clients[u].seenSeat = -1
-      runtime.clients[u].invitation = 0
       // The SDK left whatever the answer; if the server did not hear it, it notices the silence.
       if error != nil { scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user)) }
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
-      if quirk(.secondRequestOverwrites) { users[u].applyHandleDead = error != nil }
     case .placeCall:
       if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
@@ -590,23 +506,10 @@ public struct LiveWorld: World {
           }
         }
       }
-    case .acceptInvitation, .rejectInvitation:
-      if (error == nil || error == .alreadyProcessed) && !quirk(.staleInvitation) {
-        runtime.clients[u].invitation = 0
-      }
     case .inviteToSeat:
-      if error == nil {
-        mutateStaff(op.user) { runtime.invitees[$0].append(op.target) }
-      } else {
+      if error != nil {
         metrics.latencies[LiveMetrics.inviteToResponse].record(
           SimDuration(nanoseconds: now.nanoseconds - op.issuedAt.nanoseconds))
-      }
-    case .cancelInvitation:
-      mutateStaff(op.user) { slot in runtime.invitees[slot].removeAll { $0 == op.target } }
-      if quirk(.cancelInvitationFalseSuccess) { error = nil }
-    case .acceptApplication, .rejectApplication:
-      if error == nil || error == .alreadyProcessed {
-        mutateStaff(op.user) { slot in runtime.applicants[slot].removeAll { $0 == op.target } }
       }
     default:
       break
@@ -614,27 +517,19 @@ public struct LiveWorld: World {
     complete(op, completion, error, &scheduler)
   }
 
-  /// A client's `joinLive` succeeded: its SDK takes in the applicants the server listed when it
-  /// joined (staff), and the quirks that act on entering a room.
+  /// A client's `joinLive` succeeded: its SDK enters the room (see `ClientRuntime.enteredRoom`);
+  /// the oracles check the applicants it took in, and a quirk may make it leave its seat.
   mutating func enteredRoom(_ user: UInt32, slot: UInt32, _ scheduler: inout Scheduler) {
-    let u = Int(user)
-    let staff = Int(runtime.clients[u].staffSlot)
-    if staff >= 0 {
-      let pending = server.takeJoinSnapshot(slot: slot)
-      if quirk(.duplicateApplicants) {
-        runtime.applicants[staff] += pending
-      } else {
-        runtime.applicants[staff] = pending
-      }
-      if checking {
-        checker.observeApplicants(
-          host: user, applicants: runtime.applicants[staff],
-          connected: runtime.seatView[staff].compactMap { $0 == 0 ? nil : $0 - 1 }, at: scheduler.now)
-      }
-      if quirk(.reentryApplicationsAsInvitations) && layout.role(of: user) == .owner {
-        runtime.invitees[staff] += pending
-      }
-    } else if quirk(.autoDisconnectOnJoin) && runtime.clients[u].seenSeat >= 0 {
+    let staff = Int(runtime.clients[Int(user)].staffSlot)
+    let pending = staff >= 0 ? server.takeJoinSnapshot(slot: slot) : []
+    let leaveSeat = runtime.enteredRoom(
+      user, room: layout.homeRoom[Int(user)], pending: pending, isOwner: layout.role(of: user) == .owner)
+    if staff >= 0 && checking {
+      checker.observeApplicants(
+        host: user, applicants: runtime.applicants[staff], connected: runtime.connectedGuests(staffSlot: staff),
+        at: scheduler.now)
+    }
+    if leaveSeat {
       runtime.commands.append(
         .operation(
           PendingOperation(
@@ -653,11 +548,6 @@ public struct LiveWorld: World {
     } else {
       afterClient(op.user, before: runtime.clients[Int(op.user)].status, sawOwnLeave: false, now: scheduler.now)
     }
-  }
-
-  func mutateStaff(_ user: UInt32, _ body: (Int) -> Void) {
-    let slot = runtime.clients[Int(user)].staffSlot
-    if slot >= 0 { body(Int(slot)) }
   }
 
   mutating func recordApplyAnswer(_ user: UInt32, _ now: SimInstant) {
@@ -706,17 +596,5 @@ struct UserRecord {
   var loginCalledAt: Int64 = -1
   /// The user's latest application as request ID + 1 (0 = none), for the probes.
   var lastApplication: UInt32 = 0
-  /// The SDK's one invitation handle (invitee + 1) and whether its application handle belongs to
-  /// a refused apply (quirk `second-request-overwrites`).
-  var invitationHandle: UInt32 = 0
-  var applyHandleDead = false
 }
 
-extension Xoshiro256 {
-  /// A seed for room `room`'s own stream, derived from this stream's state without advancing it.
-  func seedForRoom(_ room: Int) -> UInt64 {
-    var copy = self
-    var mix = SplitMix64(seed: copy.next() ^ (UInt64(room) &* 0x9E37_79B9_7F4A_7C15))
-    return mix.next()
-  }
-}

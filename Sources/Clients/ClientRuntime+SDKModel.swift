@@ -1,0 +1,214 @@
+import LiveStack
+import SimKernel
+
+/// The SDK model: how the answers to SDK calls and the server's notices change what each
+/// client's SDK knows (its login, room, seat list, invitation, applicants and invitees), and the
+/// SDK quirk modes that bend it. The world calls one entry point per delivered message, then runs
+/// the behaviour's callback; metrics and oracles read the result.
+extension ClientRuntime {
+  /// Whether SDK quirk `q` is on.
+  @inline(__always)
+  public func quirk(_ q: SDKQuirk) -> Bool { quirkBits & q.bit != 0 }
+
+  /// Runs `body` with `user`'s staff slot, if it is a host or admin.
+  @inline(__always)
+  func withStaffSlot(_ user: UInt32, _ body: (Int) -> Void) {
+    let slot = clients[Int(user)].staffSlot
+    if slot >= 0 { body(Int(slot)) }
+  }
+
+  // MARK: - Calls made
+
+  /// A behaviour made SDK call `op`: the SDK fills in what its quirks make it use instead of the
+  /// arguments given. Returns the error the SDK fails the call with itself, without sending it.
+  public func prepare(_ op: inout PendingOperation) -> SeatError? {
+    if (op.kind == .acceptInvitation || op.kind == .rejectInvitation) && quirk(.acceptIgnoresInviter) {
+      let held = clients[Int(op.user)].invitation
+      if held != 0 { op.target = held - 1 }
+    }
+    guard quirk(.secondRequestOverwrites) else { return nil }
+    let u = Int(op.user)
+    switch op.kind {
+    case .inviteToSeat: invitationHandle[u] = op.target + 1
+    case .cancelInvitation where invitationHandle[u] != 0: op.target = invitationHandle[u] - 1
+    // The handle names a request the server never filed: the SDK fails the call itself.
+    case .cancelApplication where applyHandleDead[u]: return .invalidParameter
+    default: break
+    }
+    return nil
+  }
+
+  // MARK: - Answers
+
+  /// The answer to SDK call `op` reaches its SDK: the state the call changes follows. Returns
+  /// the error its completion reports (a quirk can turn a failure into a success).
+  public func answered(_ op: OperationRecord, _ error: SeatError?) -> SeatError? {
+    let u = Int(op.user)
+    switch op.kind {
+    case .login:
+      if error == nil { clients[u].loggedIn = true }
+    case .tuiLogin:
+      if error == nil { phoneSystem?.setTUILoggedIn(op.user, true) }
+    case .logout:
+      clients[u].loggedIn = false
+      clients[u].joinedRoom = 0
+    case .leaveLive:
+      // The SDK left whatever the answer.
+      clients[u].joinedRoom = 0
+      clients[u].seenSeat = -1
+      clients[u].invitation = 0
+    case .applyForSeat:
+      if quirk(.secondRequestOverwrites) { applyHandleDead[u] = error != nil }
+    case .acceptInvitation, .rejectInvitation:
+      if (error == nil || error == .alreadyProcessed) && !quirk(.staleInvitation) { clients[u].invitation = 0 }
+    case .inviteToSeat:
+      if error == nil { withStaffSlot(op.user) { invitees[$0].append(op.target) } }
+    case .cancelInvitation:
+      withStaffSlot(op.user) { slot in invitees[slot].removeAll { $0 == op.target } }
+      if quirk(.cancelInvitationFalseSuccess) { return nil }
+    case .acceptApplication, .rejectApplication:
+      if error == nil || error == .alreadyProcessed {
+        withStaffSlot(op.user) { slot in applicants[slot].removeAll { $0 == op.target } }
+      }
+    default:
+      break
+    }
+    return error
+  }
+
+  /// `user`'s `joinLive` succeeded: its SDK is in `room`, and a host's or admin's SDK takes in the
+  /// applicants the server listed when it joined (`pending`). Returns whether the SDK then leaves
+  /// the seat it finds itself on (quirk `auto-disconnect-on-join`).
+  public func enteredRoom(_ user: UInt32, room: UInt32, pending: [UInt32], isOwner: Bool) -> Bool {
+    let u = Int(user)
+    clients[u].joinedRoom = room + 1
+    let staff = Int(clients[u].staffSlot)
+    if staff >= 0 {
+      if quirk(.duplicateApplicants) {
+        applicants[staff] += pending
+      } else {
+        applicants[staff] = pending
+      }
+      if quirk(.reentryApplicationsAsInvitations) && isOwner { invitees[staff] += pending }
+      return false
+    }
+    return quirk(.autoDisconnectOnJoin) && clients[u].seenSeat >= 0
+  }
+
+  // MARK: - Notices
+
+  /// A co-guest event reaches an audience member's SDK. Returns whether it is an invitation that
+  /// arrived while the client showed "applying" (a probe).
+  public func received(_ event: GuestEvent, user: UInt32) -> Bool {
+    let u = Int(user)
+    switch event {
+    case .onHostInvitationReceived(let host):
+      clients[u].invitation = host + 1
+      return clients[u].status == .applying
+    case .onHostInvitationCancelled(let host):
+      if clients[u].invitation == host + 1 && !quirk(.staleInvitation) { clients[u].invitation = 0 }
+    default:
+      break
+    }
+    return false
+  }
+
+  /// A co-guest event reaches a host's or admin's SDK: its applicants and invitees follow.
+  public func received(_ event: HostEvent, user: UInt32) {
+    let slot = Int(clients[Int(user)].staffSlot)
+    precondition(slot >= 0, "host events go to hosts and admins")
+    switch event {
+    case .onGuestApplicationReceived(let guest):
+      if !applicants[slot].contains(guest) { applicants[slot].append(guest) }
+    case .onGuestApplicationCancelled(let guest), .onGuestApplicationProcessedByOtherHost(let guest, _):
+      applicants[slot].removeAll { $0 == guest }
+    case .onHostInvitationResponded(_, let guest), .onHostInvitationNoResponse(let guest, _):
+      invitees[slot].removeAll { $0 == guest }
+    }
+  }
+
+  /// A list update that raises no event reaches an SDK (`applicantRemoved`, `inviteeRemoved`,
+  /// `invitationRemoved`).
+  public func receivedListUpdate(_ notice: Notice) {
+    switch notice {
+    case .applicantRemoved(let host, let guest):
+      withStaffSlot(host) { slot in applicants[slot].removeAll { $0 == guest } }
+    case .inviteeRemoved(let host, let guest):
+      withStaffSlot(host) { slot in invitees[slot].removeAll { $0 == guest } }
+    case .invitationRemoved(let guest, let host):
+      let u = Int(guest)
+      if clients[u].invitation == host + 1 && !quirk(.staleInvitation) { clients[u].invitation = 0 }
+    default:
+      preconditionFailure("not a list update: \(notice)")
+    }
+  }
+
+  /// A seat-list batch reaches `user`'s SDK: its own seat and, for staff, the room's seat list
+  /// follow. Returns whether the batch told it that it left its seat, and how many rows seated it
+  /// while it showed "applying" (a probe: the seat list beat the answer).
+  public func received(_ batch: SeatBatch, user: UInt32) -> (ownLeave: Bool, seatedWhileApplying: Int) {
+    let u = Int(user)
+    let slot = Int(clients[u].staffSlot)
+    var ownLeave = false
+    var early = 0
+    for i in 0..<batch.count {
+      let c = batch[i]
+      if c.user == user {
+        if c.seated {
+          if clients[u].status == .applying { early += 1 }
+          clients[u].seenSeat = c.seat
+        } else if clients[u].seenSeat == c.seat {
+          clients[u].seenSeat = -1
+          ownLeave = true
+        }
+      }
+      if slot >= 0 {
+        if c.seated {
+          seatView[slot][Int(c.seat)] = c.user + 1
+        } else if seatView[slot][Int(c.seat)] == c.user + 1 {
+          seatView[slot][Int(c.seat)] = 0
+        }
+      }
+    }
+    return (ownLeave, early)
+  }
+
+  /// The server ended `user`'s login (kicked offline, UserSig expired): its SDK is logged out and
+  /// out of its room.
+  public func loginEnded(_ user: UInt32) {
+    let u = Int(user)
+    clients[u].loggedIn = false
+    clients[u].joinedRoom = 0
+    clients[u].seenSeat = -1
+    clients[u].invitation = 0
+  }
+
+  /// `user`'s live ended: its SDK is out of the room, and a host's lists are empty.
+  public func liveEnded(_ user: UInt32) {
+    let u = Int(user)
+    clients[u].joinedRoom = 0
+    clients[u].seenSeat = -1
+    clients[u].invitation = 0
+    withStaffSlot(user) { slot in
+      applicants[slot].removeAll()
+      invitees[slot].removeAll()
+      for i in seatView[slot].indices { seatView[slot][i] = 0 }
+    }
+  }
+
+  /// `user`'s app process died: its SDK state is gone (subscriptions, login, call, devices).
+  public func processDied(_ user: UInt32) {
+    let u = Int(user)
+    clients[u].subscriptions = []
+    clients[u].loggedIn = false
+    clients[u].call = 0
+    clients[u].callState = .none
+    setDevice(.microphone, user: user, on: false)
+    setDevice(.camera, user: user, on: false)
+  }
+
+  /// The connections a staff member's SDK shows as connected guests (its seat list).
+  public func connectedGuests(staffSlot slot: Int) -> [UInt32] {
+    seatView[slot].compactMap { $0 == 0 ? nil : $0 - 1 }
+  }
+}
