@@ -22,7 +22,7 @@ let package = Package(
     .target(name: "Clients", dependencies: ["SimKernel", "LiveStack"]),
     .target(name: "Chaos", dependencies: ["SimKernel", "LiveStack"]),
     .target(name: "Oracles", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos"]),
-    .target(name: "Metrics", dependencies: ["SimKernel"]),
+    .target(name: "Metrics", dependencies: ["SimKernel", "LiveStack", "Clients"]),
     .target(name: "Scenario", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics"]),
     .target(name: "Reports", dependencies: ["SimKernel", "Metrics", "Chaos", "Oracles", "Scenario"]),
     .target(

@@ -8,8 +8,6 @@ import SimKernel
 struct PhoneRecord {
   /// Invalidates superseded lifecycle events.
   var lifecycleEpoch: UInt32 = 0
-  /// The call whose ring was measured last, as ID + 1.
-  var ringRecorded: UInt32 = 0
   /// The call whose end a resync already told the SDK, as ID + 1.
   var endSynced: UInt32 = 0
   /// The last two calls the server accepted for this user, as ID + 1 (answers can be held up by the
@@ -22,14 +20,8 @@ struct PhoneRecord {
   var launchedAt: Int64 = 0
   /// When the user will open the app again (while it is away).
   var reopenAt: Int64 = 0
-  /// When the last VoIP push to it was sent (-1: none in flight).
-  var pushSentAt: Int64 = -1
   /// When the last push was handed to the app (-1: reported since).
   var pushHandedAt: Int64 = -1
-  /// When the last push reached the phone (-1: reported since).
-  var pushArrivedAt: Int64 = -1
-  /// When the app's current process called `login` (-1: token uploaded since).
-  var loginCalledAt: Int64 = -1
 }
 
 extension LiveWorld {
@@ -234,8 +226,7 @@ extension LiveWorld {
     if chaos.active && fires(.tokenInvalidated, user: user, now) { tokenRotated(user: user, &scheduler) }
     switch server.push.route(to: user, phoneToken: phoneOS!.token(user)) {
     case .voip:
-      metrics.counters.add(metrics.pushSent)
-      phoneRecords[phoneIndex(user)].pushSentAt = scheduler.now.nanoseconds
+      metrics.pushSent(user, now)
       if chaos.active && fires(.pushDrop, user: user, now) { return metrics.countLostPush(.dropped) }
       if chaos.isOn(.serverOutage) && window(.serverOutage, user: user, now, service: .push) != nil {
         return metrics.countLostPush(.outage)
@@ -272,12 +263,7 @@ extension LiveWorld {
   mutating func pushDelivered(user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
     let os = phoneOS!
     let i = phoneIndex(user)
-    phoneRecords[i].pushArrivedAt = scheduler.now.nanoseconds
-    if phoneRecords[i].pushSentAt >= 0 {
-      metrics.latencies[LiveMetrics.pushSendToDelivery].record(
-        SimDuration(nanoseconds: scheduler.now.nanoseconds - phoneRecords[i].pushSentAt))
-      phoneRecords[i].pushSentAt = -1
-    }
+    metrics.pushArrived(user, scheduler.now)
     if os.isSuppressed(user) { return metrics.countLostPush(.suppressed) }
     if server.calls.call(of: user) != call { metrics.counters.add(metrics.probePushAfterCallEnded) }
     if chaos.active && os.appState(user) != .killed && fires(.appKilled, user: user, scheduler.now) {
@@ -393,7 +379,7 @@ extension LiveWorld {
   mutating func phoneIssued(_ op: PendingOperation, _ scheduler: inout Scheduler) {
     switch op.kind {
     case .login:
-      phoneRecords[phoneIndex(op.user)].loginCalledAt = scheduler.now.nanoseconds
+      metrics.phoneLoginCalled(op.user, scheduler.now)
     case .rejectCall, .hangupCall:
       phoneRecords[phoneIndex(op.user)].declinedCall = runtime.clients[Int(op.user)].call
     case .setVOIP:
@@ -422,11 +408,7 @@ extension LiveWorld {
           event(.tokenIssued, phone, UInt32(os.generation(phone))))
       case .reported(let phone, let uuid, let error, let active):
         let i = phoneIndex(phone)
-        if phoneRecords[i].pushArrivedAt >= 0 {
-          metrics.latencies[LiveMetrics.pushDeliveryToReport].record(
-            SimDuration(nanoseconds: now.nanoseconds - phoneRecords[i].pushArrivedAt))
-          phoneRecords[i].pushArrivedAt = -1
-        }
+        metrics.conversationReported(phone, now)
         phoneRecords[i].pushHandedAt = -1
         guard error == nil else {
           metrics.counters.add(metrics.conversationReportFailed)
@@ -441,11 +423,7 @@ extension LiveWorld {
         guard let conv = os.conversation(phone, uuid) else { continue }  // ended at once
         if conv.call != 0 {
           let id = conv.call - 1
-          if phoneRecords[i].ringRecorded != conv.call {
-            phoneRecords[i].ringRecorded = conv.call
-            metrics.latencies[LiveMetrics.dialToRing].record(
-              SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
-          }
+          metrics.rang(phone, call: id, isPhone: true, now)
           if server.calls.calls[Int(id)].isOver {
             scheduler.schedule(after: callsProfile.conversationGrace, event(.conversationCheck, phone, id))
           }
@@ -529,19 +507,13 @@ extension LiveWorld {
       if chaos.active { ringFaults(callee: user, call: id, &scheduler) }
       // A ring in the app counts when the app is on screen; otherwise the system UI's ring does.
       if !isPhoneUser(user) || phoneOS!.appState(user) == .foreground {
-        let i = isPhoneUser(user) ? phoneIndex(user) : -1
-        if i < 0 || phoneRecords[i].ringRecorded != id + 1 {
-          if i >= 0 { phoneRecords[i].ringRecorded = id + 1 }
-          metrics.latencies[LiveMetrics.dialToRing].record(
-            SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
-        }
+        metrics.rang(user, call: id, isPhone: isPhoneUser(user), now)
       }
     case .started(_, let id):
       runtime.clients[u].call = id + 1
       runtime.clients[u].callState = .accept
       if server.calls.calls[Int(id)].caller == user {
-        metrics.latencies[LiveMetrics.dialToConnected].record(
-          SimDuration(nanoseconds: now.nanoseconds - callDialedAt[Int(id)]))
+        metrics.callConnected(id, now)
       }
     case .ended(_, let id, _, _):
       if runtime.clients[u].call == id + 1 {

@@ -1,6 +1,7 @@
 import Chaos
 import Clients
 import LiveStack
+import Metrics
 import Oracles
 import SimKernel
 
@@ -98,9 +99,8 @@ extension LiveWorld {
       }
     case .placeCall:
       guard let id = outcome.placed else { break }
-      precondition(Int(id) == callDialedAt.count, "calls are numbered in order")
       let timeout = op.timeout > .zero ? op.timeout : CallService.defaultTimeout
-      callDialedAt.append(op.issuedAt.nanoseconds)
+      metrics.callPlaced(id, dialedAt: op.issuedAt)
       callTimeouts.append(timeout.nanoseconds)
       placedCalls[slot] = id
       scheduler.schedule(after: timeout, event(.callTimeout, id))
@@ -114,14 +114,7 @@ extension LiveWorld {
         phoneRecords[phoneIndex(user)].acceptedCall = id + 1
       }
     case .setVOIP:
-      if outcome.registered && isPhoneUser(user) {
-        let i = phoneIndex(user)
-        if phoneRecords[i].loginCalledAt >= 0 {
-          metrics.latencies[LiveMetrics.loginToTokenUpload].record(
-            SimDuration(nanoseconds: now.nanoseconds - phoneRecords[i].loginCalledAt))
-          phoneRecords[i].loginCalledAt = -1
-        }
-      }
+      if outcome.registered && isPhoneUser(user) { metrics.tokenUploaded(user, now) }
     default:
       break
     }
@@ -219,7 +212,7 @@ extension LiveWorld {
     for i in 0..<n {
       let c = server.seats.changes[i]
       if checking { checker.observe(c, seats: server.seats, at: now) }
-      if c.seated, let grant = c.grant, grant != .move { users[Int(c.user)].grantedAt = now.nanoseconds }
+      if c.seated, let grant = c.grant, grant != .move { metrics.seated(c.user, now) }
       if !c.seated && c.removedBy == .max { metrics.counters.add(metrics.serverRemoved) }
     }
     if n == 0 && server.seats.ended.isEmpty { return }
@@ -257,7 +250,7 @@ extension LiveWorld {
     case .guest(_, let event, let request):
       if runtime.received(event, user: user) { metrics.counters.add(metrics.probeInvitationWhileApplying) }
       if event.isApplicationAnswer && !duplicate {
-        recordApplyAnswer(user, now)
+        metrics.applyAnswered(user, now)
         checker.observeTerminalAnswer(request: request, user: user, at: now)
       }
       var kicked = false
@@ -276,8 +269,7 @@ extension LiveWorld {
         }
       case .onHostInvitationResponded, .onHostInvitationNoResponse:
         if !duplicate {
-          metrics.latencies[LiveMetrics.inviteToResponse].record(
-            SimDuration(nanoseconds: now.nanoseconds - requestCalledAt[Int(request)]))
+          metrics.invitationAnswered(calledAt: SimInstant(nanoseconds: requestCalledAt[Int(request)]), now)
           checker.observeTerminalAnswer(request: request, user: user, at: now)
         }
       default:

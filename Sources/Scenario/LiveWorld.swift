@@ -60,8 +60,7 @@ public struct LiveWorld: World {
   public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
-  /// Per call: when `calls()` was called, and its ringing timeout in nanoseconds.
-  var callDialedAt: [Int64] = []
+  /// Per call: its ringing timeout in nanoseconds.
   var callTimeouts: [Int64] = []
   /// The call each successful `calls()` created, by operation slot, until the answer arrives.
   var placedCalls: [UInt32: UInt32] = [:]
@@ -136,6 +135,7 @@ public struct LiveWorld: World {
     var counters = [Int](repeating: -1, count: FaultKind.allCases.count)
     for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
     faultCounters = counters
+    m.track(users: users, phones: layout.phones)
     metrics = m
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
@@ -346,14 +346,7 @@ public struct LiveWorld: World {
 
   mutating func afterClient(_ user: UInt32, before: CoGuestStatus, sawOwnLeave: Bool, now: SimInstant) {
     let status = runtime.clients[Int(user)].status
-    if status != before && status == .connected {
-      metrics.counters.add(metrics.connected)
-      if users[Int(user)].grantedAt >= 0 {
-        metrics.latencies[LiveMetrics.acceptToConnected].record(
-          SimDuration(nanoseconds: now.nanoseconds - users[Int(user)].grantedAt))
-        users[Int(user)].grantedAt = -1
-      }
-    }
+    if status != before && status == .connected { metrics.connected(user, now) }
     guard checking else { return }
     let seen = runtime.clients[Int(user)].seenSeat
     checker.observeClient(
@@ -395,8 +388,8 @@ public struct LiveWorld: World {
           scheduler.schedule(
             after: profile.devices.openTime.sampleDuration(&deviceRandom), event(.deviceReply, slot))
         } else {
-          if op.kind == .applyForSeat { users[Int(op.user)].applyCalledAt = scheduler.now.nanoseconds }
-          if op.kind == .login { users[Int(op.user)].loginCalledAt = scheduler.now.nanoseconds }
+          if op.kind == .applyForSeat { metrics.applyCalled(op.user, scheduler.now) }
+          if op.kind == .login { metrics.loginCalled(op.user, scheduler.now) }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           var at = fifo(downlink: false, op.user, scheduler.now)
           if chaos.isOn(.serverSlowdown),
@@ -477,11 +470,7 @@ public struct LiveWorld: World {
           let after = SimDuration.seconds(30 + Int64(chaos.draw(below: 570)))
           scheduler.schedule(after: after, event(.hostReenter, op.user))
         }
-        if users[u].loginCalledAt >= 0 {
-          metrics.latencies[LiveMetrics.loginToRoom].record(
-            SimDuration(nanoseconds: now.nanoseconds - users[u].loginCalledAt))
-          users[u].loginCalledAt = -1
-        }
+        metrics.enteredRoom(op.user, now)
         enteredRoom(op.user, slot: slot, &scheduler)
       } else if error == .failed {
         // No answer: the server may have let it in. The SDK is not in the room and sends no
@@ -492,7 +481,7 @@ public struct LiveWorld: World {
       // The SDK left whatever the answer; if the server did not hear it, it notices the silence.
       if error != nil { scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user)) }
     case .applyForSeat:
-      if error != nil || profile.seats.applyCompletion == .outcome { recordApplyAnswer(op.user, now) }
+      if error != nil || profile.seats.applyCompletion == .outcome { metrics.applyAnswered(op.user, now) }
     case .placeCall:
       if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
@@ -508,8 +497,7 @@ public struct LiveWorld: World {
       }
     case .inviteToSeat:
       if error != nil {
-        metrics.latencies[LiveMetrics.inviteToResponse].record(
-          SimDuration(nanoseconds: now.nanoseconds - op.issuedAt.nanoseconds))
+        metrics.invitationAnswered(calledAt: op.issuedAt, now)
       }
     default:
       break
@@ -550,13 +538,6 @@ public struct LiveWorld: World {
     }
   }
 
-  mutating func recordApplyAnswer(_ user: UInt32, _ now: SimInstant) {
-    guard users[Int(user)].applyCalledAt >= 0 else { return }
-    metrics.latencies[LiveMetrics.applyToResponse].record(
-      SimDuration(nanoseconds: now.nanoseconds - users[Int(user)].applyCalledAt))
-    users[Int(user)].applyCalledAt = -1
-  }
-
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
     var completion: Completion?
     let op = inFlight.take(slot, completion: &completion)
@@ -588,12 +569,6 @@ public struct LiveWorld: World {
 
 /// What the world keeps per user.
 struct UserRecord {
-  /// When the open `applyForSeat` was called (-1: answered).
-  var applyCalledAt: Int64 = -1
-  /// When the user was seated by a grant (-1: not waiting to connect).
-  var grantedAt: Int64 = -1
-  /// When it called `login` (-1: joined since).
-  var loginCalledAt: Int64 = -1
   /// The user's latest application as request ID + 1 (0 = none), for the probes.
   var lastApplication: UInt32 = 0
 }

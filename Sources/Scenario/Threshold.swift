@@ -1,4 +1,5 @@
 import LiveStack
+import Metrics
 import Oracles
 import SimKernel
 

@@ -1,11 +1,11 @@
-import Foundation
-import Testing
-
 @testable import Clients
+import Foundation
 @testable import LiveStack
+import Metrics
 @testable import Oracles
 @testable import Scenario
 @testable import SimKernel
+import Testing
 
 /// Phones in the staged world: one room as usual, plus phone users 5, 6 and 7. Every message
 /// takes 10 ms.

@@ -1,12 +1,12 @@
 import Chaos
-import Foundation
-import Testing
-
 @testable import Clients
+import Foundation
 @testable import LiveStack
+import Metrics
 @testable import Oracles
 @testable import Scenario
 @testable import SimKernel
+import Testing
 
 /// The staged room (every message 10 ms) with `plan` as its fault list and a one-minute heal.
 func chaosStaged(_ plan: String) -> String {

@@ -1,6 +1,5 @@
 import Clients
 import LiveStack
-import Metrics
 
 /// The named latencies and counters a live-seat run records.
 public struct LiveMetrics: Sendable {
@@ -8,6 +7,10 @@ public struct LiveMetrics: Sendable {
   public var latencies: [Histogram]
   /// Exact counters.
   public var counters = Counters()
+  /// When the intervals being measured started (see ``track(users:phones:)``).
+  var starts = IntervalStarts()
+  /// The first phone user's ID.
+  var firstPhone: UInt32 = 0
 
   /// Latency names, in report order.
   public static let latencyNames = [
@@ -40,60 +43,60 @@ public struct LiveMetrics: Sendable {
   public static let loginToTokenUpload = 8
 
   // Counter indices, registered in this order.
-  let applications: Int
-  let connected: Int
-  let rejectedSeatLimit: Int
-  let rejectedAllTaken: Int
-  let accepted: Int
-  let rejected: Int
-  let timedOut: Int
-  let cancelled: Int
-  let alreadyProcessed: Int
-  let invitations: Int
-  let invitationsAccepted: Int
-  let kicked: Int
-  let moved: Int
-  let locked: Int
-  let serverRemoved: Int
-  let micFailed: Int
-  let audioOnly: Int
-  let viewersJoined: Int
-  let viewersLeft: Int
-  let livesEnded: Int
-  let coHostSessions: Int
-  let seatTakes: Int
-  var errorCounter: [Int]
-  let callsPlaced: Int
-  let callEnded: [Int]
-  let pushSent: Int
-  let pushDropped: Int
-  let pushLost: [Int]
-  let pushAppKilled: Int
-  let pushApnsAlert: Int
-  let pushSuppressedApps: Int
-  let coldStarts: Int
-  let conversationsReported: Int
-  let conversationReportFailed: Int
-  let actionTimeouts: Int
-  let actionsFulfilled: Int
-  let actionsFailed: Int
-  let tokenRotations: Int
-  let pushDuplicated: Int
+  public let applications: Int
+  public let connected: Int
+  public let rejectedSeatLimit: Int
+  public let rejectedAllTaken: Int
+  public let accepted: Int
+  public let rejected: Int
+  public let timedOut: Int
+  public let cancelled: Int
+  public let alreadyProcessed: Int
+  public let invitations: Int
+  public let invitationsAccepted: Int
+  public let kicked: Int
+  public let moved: Int
+  public let locked: Int
+  public let serverRemoved: Int
+  public let micFailed: Int
+  public let audioOnly: Int
+  public let viewersJoined: Int
+  public let viewersLeft: Int
+  public let livesEnded: Int
+  public let coHostSessions: Int
+  public let seatTakes: Int
+  public var errorCounter: [Int]
+  public let callsPlaced: Int
+  public let callEnded: [Int]
+  public let pushSent: Int
+  public let pushDropped: Int
+  public let pushLost: [Int]
+  public let pushAppKilled: Int
+  public let pushApnsAlert: Int
+  public let pushSuppressedApps: Int
+  public let coldStarts: Int
+  public let conversationsReported: Int
+  public let conversationReportFailed: Int
+  public let actionTimeouts: Int
+  public let actionsFulfilled: Int
+  public let actionsFailed: Int
+  public let tokenRotations: Int
+  public let pushDuplicated: Int
   // "Sometimes" probes: rare interleavings worth knowing a run exercised.
-  let probeCancelLostToAccept: Int
-  let probeAcceptLostToOtherHost: Int
-  let probeAcceptAfterCancel: Int
-  let probeAcceptAfterTimeout: Int
-  let probeInvitationWhileApplying: Int
-  let probeSeatListBeforeResponse: Int
-  let probePushAfterCallEnded: Int
-  let probeAnswerAfterCancel: Int
-  let probeJoinDuringColdStart: Int
+  public let probeCancelLostToAccept: Int
+  public let probeAcceptLostToOtherHost: Int
+  public let probeAcceptAfterCancel: Int
+  public let probeAcceptAfterTimeout: Int
+  public let probeInvitationWhileApplying: Int
+  public let probeSeatListBeforeResponse: Int
+  public let probePushAfterCallEnded: Int
+  public let probeAnswerAfterCancel: Int
+  public let probeJoinDuringColdStart: Int
 
   // The cases in order, built once (`allCases` builds an array on every use).
-  static let errors = SeatError.allCases
-  static let endReasons = CallEndReason.allCases
-  static let pushLosses = PushLoss.allCases
+  public static let errors = SeatError.allCases
+  public static let endReasons = CallEndReason.allCases
+  public static let pushLosses = PushLoss.allCases
 
   /// Empty metrics with every counter registered (so zero counts are reported too).
   public init() {
@@ -154,7 +157,7 @@ public struct LiveMetrics: Sendable {
 
   /// Counts an SDK call that failed with `error` (as `errors.<name>`), and the contract's seat-limit
   /// and all-taken counters.
-  mutating func countError(_ error: SeatError) {
+  public mutating func countError(_ error: SeatError) {
     let i = LiveMetrics.errors.firstIndex(of: error)!
     if errorCounter[i] < 0 { errorCounter[i] = counters.register("errors." + error.name) }
     counters.add(errorCounter[i])
@@ -169,7 +172,7 @@ public struct LiveMetrics: Sendable {
 
 extension LiveMetrics {
   /// Counts an SDK call the server carried out successfully (`audience`: made by a viewer).
-  mutating func countSucceeded(_ kind: OperationKind, audience: Bool) {
+  public mutating func countSucceeded(_ kind: OperationKind, audience: Bool) {
     let counter: Int
     switch kind {
     case .joinLive where audience: counter = viewersJoined
@@ -192,7 +195,7 @@ extension LiveMetrics {
   }
 
   /// Counts a push that reached nobody, as `push.dropped` and `push.lost.<reason>`.
-  mutating func countLostPush(_ reason: PushLoss) {
+  public mutating func countLostPush(_ reason: PushLoss) {
     counters.add(pushDropped)
     counters.add(pushLost[LiveMetrics.pushLosses.firstIndex(of: reason)!])
   }

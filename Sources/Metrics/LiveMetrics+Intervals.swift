@@ -1,0 +1,135 @@
+import SimKernel
+
+/// When the intervals behind the latencies started, per user, call and phone. Each start is
+/// `-1` when no interval is open; a measured end records the latency and closes the interval, so a
+/// repeated end (a duplicate message, a second ring) is not counted twice.
+struct IntervalStarts: Sendable {
+  /// Per user: the open `applyForSeat` call, the grant of a seat (until connected), the `login` call
+  /// (until it entered its room).
+  struct User: Sendable {
+    var applyCalled: Int64 = -1
+    var granted: Int64 = -1
+    var loginCalled: Int64 = -1
+  }
+  /// Per phone: the last VoIP push sent (until delivered), delivered (until reported), the `login`
+  /// call (until the token upload), and the call whose ring was measured, as ID + 1.
+  struct Phone: Sendable {
+    var pushSent: Int64 = -1
+    var pushArrived: Int64 = -1
+    var loginCalled: Int64 = -1
+    var ringMeasured: UInt32 = 0
+  }
+  var users: [User] = []
+  var phones: [Phone] = []
+  /// Per call, in ID order: when the caller called `calls()`.
+  var dialed: [Int64] = []
+}
+
+extension LiveMetrics {
+  /// Sizes the interval tables for `users` users, of whom `phones` (the first being
+  /// `firstPhone`) are phone users.
+  public mutating func track(users: Int, phones: Range<UInt32>) {
+    starts.users = [IntervalStarts.User](repeating: IntervalStarts.User(), count: users)
+    starts.phones = [IntervalStarts.Phone](repeating: IntervalStarts.Phone(), count: phones.count)
+    firstPhone = phones.lowerBound
+  }
+
+  /// Records the interval from `start` to `now` in `histogram` and closes it, if it is open.
+  static func close(_ histogram: inout Histogram, from start: inout Int64, _ now: SimInstant) {
+    guard start >= 0 else { return }
+    histogram.record(SimDuration(nanoseconds: now.nanoseconds - start))
+    start = -1
+  }
+
+  // MARK: - Seats and rooms
+
+  /// `user` called `applyForSeat` (opens `seat.apply_to_response`).
+  public mutating func applyCalled(_ user: UInt32, _ now: SimInstant) {
+    starts.users[Int(user)].applyCalled = now.nanoseconds
+  }
+
+  /// `user` learnt the outcome of its application (closes `seat.apply_to_response`).
+  public mutating func applyAnswered(_ user: UInt32, _ now: SimInstant) {
+    LiveMetrics.close(&latencies[LiveMetrics.applyToResponse], from: &starts.users[Int(user)].applyCalled, now)
+  }
+
+  /// The server seated `user` by a grant (opens `seat.accept_to_connected`).
+  public mutating func seated(_ user: UInt32, _ now: SimInstant) {
+    starts.users[Int(user)].granted = now.nanoseconds
+  }
+
+  /// `user`'s status became connected: counts it and closes `seat.accept_to_connected`.
+  public mutating func connected(_ user: UInt32, _ now: SimInstant) {
+    counters.add(connected)
+    LiveMetrics.close(&latencies[LiveMetrics.acceptToConnected], from: &starts.users[Int(user)].granted, now)
+  }
+
+  /// `user` called `login` (opens `login.to_room`, and `login.to_token_upload` on a phone).
+  public mutating func loginCalled(_ user: UInt32, _ now: SimInstant) {
+    starts.users[Int(user)].loginCalled = now.nanoseconds
+  }
+
+  /// A phone app called `login` (opens `login.to_token_upload`).
+  public mutating func phoneLoginCalled(_ user: UInt32, _ now: SimInstant) {
+    starts.phones[Int(user - firstPhone)].loginCalled = now.nanoseconds
+  }
+
+  /// `user`'s `joinLive` succeeded (closes `login.to_room`).
+  public mutating func enteredRoom(_ user: UInt32, _ now: SimInstant) {
+    LiveMetrics.close(&latencies[LiveMetrics.loginToRoom], from: &starts.users[Int(user)].loginCalled, now)
+  }
+
+  /// A host learnt how its invitation ended, `calledAt` being when it invited.
+  public mutating func invitationAnswered(calledAt: SimInstant, _ now: SimInstant) {
+    latencies[LiveMetrics.inviteToResponse].record(SimDuration(nanoseconds: now.nanoseconds - calledAt.nanoseconds))
+  }
+
+  // MARK: - Calls and pushes
+
+  /// Call `id` (the next in order) was dialled at `at`.
+  public mutating func callPlaced(_ id: UInt32, dialedAt at: SimInstant) {
+    precondition(Int(id) == starts.dialed.count, "calls are numbered in order")
+    starts.dialed.append(at.nanoseconds)
+  }
+
+  /// Call `call` rang at `user` (in the app, or in the system UI); a phone's ring of one call is
+  /// measured once (`call.dial_to_ring`).
+  public mutating func rang(_ user: UInt32, call: UInt32, isPhone: Bool, _ now: SimInstant) {
+    if isPhone {
+      let i = Int(user - firstPhone)
+      guard starts.phones[i].ringMeasured != call + 1 else { return }
+      starts.phones[i].ringMeasured = call + 1
+    }
+    latencies[LiveMetrics.dialToRing].record(SimDuration(nanoseconds: now.nanoseconds - starts.dialed[Int(call)]))
+  }
+
+  /// The caller of `call` heard it start (`call.dial_to_connected`).
+  public mutating func callConnected(_ call: UInt32, _ now: SimInstant) {
+    latencies[LiveMetrics.dialToConnected].record(
+      SimDuration(nanoseconds: now.nanoseconds - starts.dialed[Int(call)]))
+  }
+
+  /// The backend sent a VoIP push to phone `user` (opens `push.send_to_delivery`).
+  public mutating func pushSent(_ user: UInt32, _ now: SimInstant) {
+    counters.add(pushSent)
+    starts.phones[Int(user - firstPhone)].pushSent = now.nanoseconds
+  }
+
+  /// A VoIP push reached phone `user` (closes `push.send_to_delivery`, opens
+  /// `push.delivery_to_report`).
+  public mutating func pushArrived(_ user: UInt32, _ now: SimInstant) {
+    let i = Int(user - firstPhone)
+    starts.phones[i].pushArrived = now.nanoseconds
+    LiveMetrics.close(&latencies[LiveMetrics.pushSendToDelivery], from: &starts.phones[i].pushSent, now)
+  }
+
+  /// Phone `user`'s app reported an incoming conversation (closes `push.delivery_to_report`).
+  public mutating func conversationReported(_ user: UInt32, _ now: SimInstant) {
+    LiveMetrics.close(&latencies[LiveMetrics.pushDeliveryToReport], from: &starts.phones[Int(user - firstPhone)].pushArrived, now)
+  }
+
+  /// Phone `user`'s VoIP token reached the push backend (closes `login.to_token_upload`).
+  public mutating func tokenUploaded(_ user: UInt32, _ now: SimInstant) {
+    LiveMetrics.close(&latencies[LiveMetrics.loginToTokenUpload], from: &starts.phones[Int(user - firstPhone)].loginCalled, now)
+  }
+}

@@ -1,0 +1,177 @@
+import Chaos
+import Clients
+import Foundation
+import LiveStack
+import Oracles
+import SimKernel
+
+extension Profile {
+  /// Reads and validates a profile file. Throws ``ProfileError`` naming the file and key path.
+  public static func load(path: String) throws(ProfileError) -> (profile: Profile, data: Data) {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw ProfileError(path: "", message: "cannot read the file (\(error.localizedDescription))", file: path)
+    }
+    do {
+      return (try parse(data), data)
+    } catch var e {
+      e.file = path
+      throw e
+    }
+  }
+
+  /// Parses and validates profile text.
+  public static func parse(_ data: Data) throws(ProfileError) -> Profile {
+    let root: JSONValue
+    do {
+      root = try JSONValue.parse(json5: data)
+    } catch {
+      throw ProfileError(path: "", message: "not valid JSON5: \(JSONErrorText.describe(error))")
+    }
+    return try read(ProfileNode(path: "", value: root))
+  }
+
+  /// Parses profile text with `overrides` (dotted key path, value) applied first; an override
+  /// that makes the profile invalid fails like any profile error.
+  public static func parse(_ data: Data, overrides: [(path: String, value: JSONValue)]) throws(ProfileError) -> Profile
+  {
+    var root: JSONValue
+    do {
+      root = try JSONValue.parse(json5: data)
+    } catch {
+      throw ProfileError(path: "", message: "not valid JSON5: \(JSONErrorText.describe(error))")
+    }
+    for o in overrides { root = try root.setting(o.path, to: o.value) }
+    return try read(ProfileNode(path: "", value: root))
+  }
+
+  /// Validates a parsed document.
+  public static func read(_ node: ProfileNode) throws(ProfileError) -> Profile {
+    var o = try node.object()
+    let nameNode = try o.required("name")
+    let name = try nameNode.string()
+    guard !name.isEmpty, name.count <= 64,
+      name.unicodeScalars.allSatisfy({
+        $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+      })
+    else {
+      throw nameNode.error("expected 1 to 64 letters, digits, '-' or '_', got \(nameNode.value.shortDescription)")
+    }
+    let description = try o.get("description", default: "") { n throws(ProfileError) in try n.string() }
+    let duration = try o.required("duration").duration(minimum: .nanoseconds(1))
+    let seed = try o.get("seed", default: 1) { n throws(ProfileError) in try n.seed() }
+    var maxEvents: Int64 = 2_000_000_000
+    if var limits = try o.optional("limits")?.object() {
+      maxEvents = Int64(
+        try limits.get("maxEvents", default: Int(maxEvents)) { n throws(ProfileError) in try n.int(1...Int64.max) })
+      try limits.finish()
+    }
+    let population = try readPopulation(o.required("population"))
+    let arrival = try o.get("arrival", default: Arrival.closed) { n throws(ProfileError) in try readArrival(n) }
+    let seats = try readSeats(o.required("seats"))
+    let audience = try readAudience(o.required("audience"), seats: seats)
+    let host = try readHost(o.required("host"), base: nil)
+    var adminBase = host
+    adminBase.endLiveAfter = nil
+    let admin = try o.get("admin", default: adminBase) { n throws(ProfileError) in try readHost(n, base: adminBase) }
+    let devices = try o.get(
+      "devices", default: Devices(openTime: .lognormal(median: 150e6, sigma: 0.3), failures: .none)
+    ) {
+      n throws(ProfileError) in try readDevices(n)
+    }
+    let network = try o.get("network", default: Network(clientServer: .lognormal(median: 40e6, sigma: 0.4))) {
+      n throws(ProfileError) in try readNetwork(n)
+    }
+    let workload = try o.get("workload", default: Workload(flashCrowd: nil, coHosting: nil)) {
+      n throws(ProfileError) in try readWorkload(n)
+    }
+    var sampleEvery = SimDuration.seconds(10)
+    if var ts = try o.optional("timeSeries")?.object() {
+      sampleEvery = try ts.get("interval", default: sampleEvery) { n throws(ProfileError) in
+        try n.duration(minimum: .milliseconds(1))
+      }
+      try ts.finish()
+    }
+    var thresholds: [Threshold] = []
+    if let list = try o.optional("thresholds")?.array() {
+      for item in list {
+        guard case .string(let text) = item.value else {
+          throw item.expected("a threshold such as \"seat.apply_to_response.p99 < 3s\"")
+        }
+        do {
+          thresholds.append(try Threshold.parse(text))
+        } catch {
+          throw item.error("\(error.message) in \"\(text)\"")
+        }
+      }
+    }
+    let calls = try o.optional("calls").map { n throws(ProfileError) in try readCalls(n) }
+    var invariantsOff = Set<String>()
+    var livenessSlack = SimDuration.seconds(5)
+    if var inv = try o.optional("invariants")?.object() {
+      livenessSlack = try inv.get("livenessSlack", default: livenessSlack) { n throws(ProfileError) in
+        try n.duration()
+      }
+      if let list = try inv.optional("off")?.array() {
+        let known = Checker.catalogue.map(\.id)
+        for item in list {
+          guard case .string(let id) = item.value, known.contains(id) else {
+            throw item.error(
+              "expected an invariant ID (\(known.joined(separator: ", "))), got \(item.value.shortDescription)")
+          }
+          invariantsOff.insert(id)
+        }
+      }
+      try inv.finish()
+    }
+    var quirks = Set<SDKQuirk>()
+    if let list = try o.optional("quirks")?.array() {
+      for item in list { quirks.insert(try item.oneOf(SDKQuirk.self)) }
+    }
+    let faults = try o.optional("faults").map { n throws(ProfileError) in try readFaults(n) } ?? FaultPlan()
+    var mistakes = Set<ClientMistake>()
+    if let list = try o.optional("mistakes")?.array() {
+      for item in list { mistakes.insert(try item.oneOf(ClientMistake.self)) }
+    }
+    try o.finish()
+    var profile = Profile(
+      name: name, description: description, duration: duration, defaultSeed: seed, maxEvents: maxEvents,
+      population: population, arrival: arrival, seats: seats, audience: audience, host: host, admin: admin,
+      devices: devices, network: network, workload: workload, sampleEvery: sampleEvery)
+    profile.thresholds = thresholds
+    profile.quirks = quirks
+    profile.mistakes = mistakes
+    profile.faults = faults
+    if !faults.healGiven { profile.faults.heal = min(.minutes(2), SimDuration(nanoseconds: duration.nanoseconds / 5)) }
+    if faults.healGiven && faults.heal >= duration {
+      throw ProfileError(path: "faults.heal", message: "must be shorter than the duration (\(duration))")
+    }
+    profile.invariantsOff = invariantsOff
+    profile.livenessSlack = livenessSlack
+    profile.calls = calls
+    let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
+    guard expected <= Double(Int32.max) else {
+      throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")
+    }
+    return profile
+  }
+}
+
+
+/// Turns a decoding error into one readable line.
+enum JSONErrorText {
+  static func describe(_ error: Error) -> String {
+    if let e = error as? DecodingError {
+      switch e {
+      case .dataCorrupted(let c):
+        let underlying = (c.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+        return underlying ?? c.debugDescription
+      default:
+        return String(describing: e)
+      }
+    }
+    return String(describing: error)
+  }
+}
