@@ -110,8 +110,7 @@ extension LiveWorld {
         metrics.counters.add(metrics.probeAnswerAfterCancel)  // the caller gave up as the callee answered
       }
       if error == nil && isPhoneUser(user), let id = server.calls.call(of: user) {
-        phoneRecords[phoneIndex(user)].acceptedBefore = phoneRecords[phoneIndex(user)].acceptedCall
-        phoneRecords[phoneIndex(user)].acceptedCall = id + 1
+        phones!.accepted(user, call: id)
       }
     case .setVOIP:
       if outcome.registered && isPhoneUser(user) { metrics.tokenUploaded(user, now) }
@@ -180,7 +179,7 @@ extension LiveWorld {
           && fires(.appBackgrounded, user: u, scheduler.now)
         {
           phoneOS!.setApp(u, .background)
-          phoneOS!.setAwake(u, inCall(u))
+          phoneOS!.setAwake(u, phones!.inCall(u))
         }
         // An app that is not connected gets a VoIP push instead of the signalling message.
         if isPhoneUser(u) && !signallingReaches(u) {
@@ -198,7 +197,7 @@ extension LiveWorld {
         } else {
           send(.call(u, e), &scheduler)
         }
-        if isPhoneUser(u) { callEndedForPhone(u, call: id, &scheduler) }
+        if isPhoneUser(u) { phones!.callEnded(u, call: id, &self, &scheduler) }
       }
     }
     server.calls.drain()
@@ -222,6 +221,7 @@ extension LiveWorld {
 
   /// Sends what the server's outbox holds, in order, over the network.
   mutating func flush(_ scheduler: inout Scheduler) {
+    guard !server.outbox.isEmpty else { return }
     var i = 0
     while i < server.outbox.count {
       switch server.outbox[i] {
@@ -296,7 +296,7 @@ extension LiveWorld {
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .call(_, let event):
       // A late message about a call the SDK already saw end when it reconnected is stale.
-      if isPhoneUser(user) && phoneRecords[phoneIndex(user)].endSynced == event.call + 1 { return }
+      if isPhoneUser(user) && phones!.endSynced(user) == event.call + 1 { return }
       // So is one the SDK already has from a reconnect, or one about a call it has since left (the
       // SDK orders and drops messages by sequence).
       if isPhoneUser(user) {

@@ -27,9 +27,8 @@ public struct LiveWorld: World {
   public let phone: (any ClientBehavior)?
   /// The phones' operating system (when the profile has `calls`; shared with the runtime).
   public let phoneOS: PhoneSystem?
-  /// Per phone user: the world's bookkeeping of its app and pushes.
-  var phoneRecords: [PhoneRecord]
-  var osRandom: Xoshiro256
+  /// The phones, driven through their apps' lifecycle and PushKit (when the profile has `calls`).
+  public let phones: PhoneFleet?
   var pushRandom: Xoshiro256
   /// The injected faults, resolved: what decides whether a fault fires.
   public internal(set) var chaos: Chaos
@@ -118,8 +117,12 @@ public struct LiveWorld: World {
       let os = PhoneSystem(phones: layout.phones, limits: c.conversations, runtime: runtime)
       runtime.phoneSystem = os
       phoneOS = os
+      phones = PhoneFleet(
+        os: os, runtime: runtime, app: c.app, push: c.push, phone: c.phone, conversationGrace: c.conversationGrace,
+        startActionProbability: c.startActionProbability, random: streams.stream("phone-os"))
     } else {
       phoneOS = nil
+      phones = nil
     }
     let push =
       profile.calls.map {
@@ -127,8 +130,6 @@ public struct LiveWorld: World {
       } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
     server = Server(
       layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome)
-    phoneRecords = [PhoneRecord](repeating: PhoneRecord(), count: layout.phones.count)
-    osRandom = streams.stream("phone-os")
     pushRandom = streams.stream("push")
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     var m = LiveMetrics()
@@ -167,7 +168,7 @@ public struct LiveWorld: World {
       }
     }
     for u in layout.phones { scheduler.schedule(after: .zero, event(.clientStart, u)) }
-    startPhones(&scheduler)
+    if let phones { phones.start(&self, &scheduler) }
     if let flash = profile.workload.flashCrowd {
       if flash.lockSeatsUntilOpen { setAllSeatsLocked(true) }
       scheduler.schedule(after: flash.at, event(.flashCrowd, 0))
@@ -222,32 +223,11 @@ public struct LiveWorld: World {
       flashCrowd(&scheduler)
     case .callTimeout:
       if server.calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
-    case .appLifecycle:
-      appLifecycle(user: e.a, epoch: e.b, &scheduler)
     case .pushDelivered:
       pushDelivered(user: e.a, call: e.b, &scheduler)
-    case .appLaunched:
-      appLaunched(user: e.a, pushCall: e.b, &scheduler)
-    case .reportDeadline:
-      reportDeadline(user: e.a, serial: e.b, &scheduler)
-    case .tokenIssued:
-      tokenIssued(user: e.a, generation: e.b, &scheduler)
-    case .systemTap:
-      systemTap(user: e.a, uuid: e.b, &scheduler)
-    case .actionTimeout:
-      let phone = phoneOS!.pendingAction(e.a)?.phone
-      if let action = phoneOS!.timeOut(action: e.a), let phone {
-        metrics.counters.add(metrics.actionTimeouts)
-        checker.observeActionTimedOut(
-          phone: phone, action: e.a, kind: action.kind, timeout: phoneOS!.limits.actionTimeout, at: scheduler.now)
-      }
-      drainPhoneSystem(&scheduler)
-    case .conversationCheck:
-      conversationCheck(user: e.a, call: e.b, scheduler.now)
-    case .tokenRotated:
-      tokenRotated(user: e.a, &scheduler)
-    case .cellularCall:
-      cellularCall(user: e.a, starts: e.b == 1, &scheduler)
+    case .appLifecycle, .appLaunched, .reportDeadline, .tokenIssued, .systemTap, .actionTimeout, .conversationCheck,
+      .tokenRotated, .cellularCall, .systemAction:
+      phones!.handle(LiveWorld.wake(kind, e)!, &self, &scheduler)
     case .hostReenter:
       hostReenter(e.a, &scheduler)
     case .audienceRejoin:
@@ -258,8 +238,6 @@ public struct LiveWorld: World {
         _ = server.seats.leave(user: e.a, now: scheduler.now)
         drainServer(&scheduler)
       }
-    case .systemAction:
-      systemAction(user: e.a, kind: ConversationActionKind(rawValue: UInt8(truncatingIfNeeded: e.b))!, &scheduler)
     case .sample:
       sample(scheduler.now)
       var next = profile.sampleEvery
@@ -340,7 +318,7 @@ public struct LiveWorld: World {
       if role == .audience { audienceRandom = client.random } else { staffRandom = client.random }
     }
     executeCommands(&scheduler)
-    if onPhone { drainPhoneSystem(&scheduler) }
+    if onPhone { phones!.drain(&self, &scheduler) }
     afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
   }
 

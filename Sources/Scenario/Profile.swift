@@ -75,45 +75,9 @@ public struct Profile: Sendable {
   }
 
   /// The app lifecycle of phone users.
-  public struct AppLifecycle: Sendable {
-    /// Time in the foreground before the user leaves the app; `nil`: apps stay in the foreground
-    /// (until the system kills one).
-    public var foreground: Distribution?
-    /// Time away (background or killed) before the user opens the app again.
-    public var away: Distribution
-    /// Time a suspended background app survives before the system reclaims it.
-    public var suspendedLifetime: Distribution
-    /// Probability that leaving the app closes it (swipe away) rather than backgrounding it.
-    public var closeProbability: Ratio
-    /// Time from a launch to the app's code running (cold start).
-    public var coldStart: Distribution
-    /// Time between cellular calls of a phone's user (`nil`: none); each holds a conversation group.
-    public var cellularCallEvery: Distribution? = nil
-    /// How long a cellular call lasts.
-    public var cellularCallDuration: Distribution = .lognormal(median: 180e9, sigma: 0.6)
-  }
-
+  public typealias AppLifecycle = Clients.AppLifecycle
   /// The offline-push path.
-  public struct Push: Sendable {
-    /// The certificates uploaded in the console.
-    public var certificates: [PushCertificate]
-    /// The APNs environment the app was built for.
-    public var appEnvironment: PushEnvironment
-    /// Backend to phone delivery time of a push.
-    public var latency: Distribution
-    /// Call server to push backend time.
-    public var backendLatency: Distribution = .lognormal(median: 30e6, sigma: 0.5)
-    /// How long the app has to report a push.
-    public var reportDeadline: SimDuration
-    /// Missed reports after which the system stops delivering VoIP pushes to the app.
-    public var suppressAfter: Int
-    /// Time from creating the push registry to PushKit delivering the token.
-    public var tokenDelay: Distribution
-    /// How long a token lives before the system replaces it (`nil`: forever).
-    public var tokenLifetime: Distribution?
-    /// Probability that APNs delivers a push twice.
-    public var duplicateRate: Ratio = .zero
-  }
+  public typealias Push = PushSettings
 
   /// Rooms and people.
   public struct Population: Sendable {

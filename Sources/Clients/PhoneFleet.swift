@@ -1,0 +1,423 @@
+import LiveStack
+import SimKernel
+
+/// The phones of every phone user, driven through time: each app's lifecycle (foreground,
+/// background, suspended, killed, cold start), the cellular calls that hold a conversation group,
+/// PushKit handing pushes and tokens to the app, the report deadline and the kill that follows a
+/// missed report, and the system UI's taps on ringing conversations.
+///
+/// The fleet owns the ``PhoneSystem`` (what each phone's OS knows) and decides every step from its
+/// own random stream; the ``PhoneHost`` it runs in schedules the wake-ups, runs the apps' code and
+/// hears what happened.
+public final class PhoneFleet {
+  /// The phones' operating system.
+  public let os: PhoneSystem
+  let runtime: ClientRuntime
+  let app: AppLifecycle
+  let push: PushSettings
+  let answerAfter: Distribution
+  let answerProbability: Ratio
+  let conversationGrace: SimDuration
+  let startActionProbability: Ratio
+  @exclusivity(unchecked) var records: [Record]
+  @exclusivity(unchecked) var random: Xoshiro256
+
+  /// What the fleet keeps per phone besides the OS's state.
+  struct Record {
+    /// Invalidates superseded lifecycle steps.
+    var lifecycleEpoch: UInt32 = 0
+    /// The call whose end a reconnect already told the SDK, as ID + 1.
+    var endSynced: UInt32 = 0
+    /// The last two calls the server accepted for this user, as ID + 1 (answers can be held up by
+    /// the network while the user answers another).
+    var acceptedCall: UInt32 = 0
+    var acceptedBefore: UInt32 = 0
+    /// The last call the app declined or hung up, as ID + 1.
+    var declinedCall: UInt32 = 0
+    /// When the app's process last started (nanoseconds).
+    var launchedAt: Int64 = 0
+    /// When the user will open the app again (while it is away).
+    var reopenAt: Int64 = 0
+    /// When the last push was handed to the app (-1: reported since).
+    var pushHandedAt: Int64 = -1
+  }
+
+  /// Marks a report deadline whose push found no handler (the low bits: the process generation).
+  public static let noHandler: UInt32 = 1 << 31
+
+  /// A fleet of `os`'s phones, whose apps run on `runtime`, drawing from `random`.
+  public init(
+    os: PhoneSystem, runtime: ClientRuntime, app: AppLifecycle, push: PushSettings, phone: PhoneSettings,
+    conversationGrace: SimDuration, startActionProbability: Ratio, random: Xoshiro256
+  ) {
+    self.os = os
+    self.runtime = runtime
+    self.app = app
+    self.push = push
+    answerAfter = phone.answerAfter
+    answerProbability = phone.answerProbability
+    self.conversationGrace = conversationGrace
+    self.startActionProbability = startActionProbability
+    records = [Record](repeating: Record(), count: os.phones.count)
+    self.random = random
+  }
+
+  @inline(__always)
+  func index(_ user: UInt32) -> Int { Int(user - os.phones.lowerBound) }
+
+  /// Whether the app of `user` is busy with a call (which keeps it running in the background).
+  public func inCall(_ user: UInt32) -> Bool {
+    runtime.clients[Int(user)].callState != .none || os.activeConversations(user) > 0
+  }
+
+  // MARK: - Bookkeeping the host reports
+
+  /// The call a reconnect already told `user`'s SDK had ended, as ID + 1.
+  public func endSynced(_ user: UInt32) -> UInt32 { records[index(user)].endSynced }
+
+  /// A reconnect told `user`'s SDK that `call` ended.
+  public func markEndSynced(_ user: UInt32, call: UInt32) { records[index(user)].endSynced = call + 1 }
+
+  /// The server accepted `call` for `user`.
+  public func accepted(_ user: UInt32, call: UInt32) {
+    let i = index(user)
+    records[i].acceptedBefore = records[i].acceptedCall
+    records[i].acceptedCall = call + 1
+  }
+
+  /// The app of `user` declined or hung up the call its SDK knows.
+  public func leftCall(_ user: UInt32) { records[index(user)].declinedCall = runtime.clients[Int(user)].call }
+
+  // MARK: - Waking up
+
+  /// Arms each phone's first lifecycle step, token rotation and cellular call.
+  public func start<H: PhoneHost>(_ host: inout H, _ scheduler: inout Scheduler) {
+    for u in os.phones {
+      if let fg = app.foreground {
+        scheduler.schedule(after: fg.sampleDuration(&random), host.event(.lifecycle(user: u, epoch: 0)))
+      }
+      if let life = push.tokenLifetime {
+        scheduler.schedule(after: life.sampleDuration(&random), host.event(.tokenRotated(user: u)))
+      }
+      if let every = app.cellularCallEvery {
+        scheduler.schedule(after: every.sampleDuration(&random), host.event(.cellularCall(user: u, starts: true)))
+      }
+    }
+  }
+
+  /// Carries out a wake-up the host scheduled.
+  public func handle<H: PhoneHost>(_ wake: PhoneWake, _ host: inout H, _ scheduler: inout Scheduler) {
+    switch wake {
+    case .lifecycle(let user, let epoch): lifecycle(user, epoch: epoch, &host, &scheduler)
+    case .tokenRotated(let user): rotateToken(user, &host, &scheduler)
+    case .cellularCall(let user, let starts): cellularCall(user, starts: starts, &host, &scheduler)
+    case .launched(let user, let pushCall): coldStartFinished(user, pushCall: pushCall, &host, &scheduler)
+    case .reportDeadline(let user, let serial): reportDeadline(user, serial: serial, &host, &scheduler)
+    case .tokenIssued(let user, let generation): tokenIssued(user, generation: generation, &host, &scheduler)
+    case .systemTap(let user, let uuid): systemTap(user, uuid: uuid, &host, &scheduler)
+    case .actionTimeout(let id): actionTimeout(id, &host, &scheduler)
+    case .conversationCheck(let user, let call): host.observe(.graceAfterCall(phone: user, call: call), scheduler.now)
+    case .systemAction(let user, let kind): systemAction(user, kind: kind, &host, &scheduler)
+    }
+  }
+
+  /// Schedules the next lifecycle step of `user` after `delay`, superseding any other.
+  func scheduleLifecycle<H: PhoneHost>(
+    _ user: UInt32, after delay: SimDuration, _ host: inout H, _ scheduler: inout Scheduler
+  ) {
+    let i = index(user)
+    records[i].lifecycleEpoch &+= 1
+    scheduler.schedule(after: delay, host.event(.lifecycle(user: user, epoch: records[i].lifecycleEpoch)))
+  }
+
+  // MARK: - Lifecycle
+
+  /// The user leaves or opens the app, or the system reclaims a suspended one.
+  func lifecycle<H: PhoneHost>(_ user: UInt32, epoch: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    let i = index(user)
+    guard epoch == records[i].lifecycleEpoch else { return }
+    let now = scheduler.now.nanoseconds
+    switch os.appState(user) {
+    case .foreground:
+      let away = app.away.sampleDuration(&random)
+      records[i].reopenAt = now + away.nanoseconds
+      if random.chance(app.closeProbability) {
+        close(user, &host, &scheduler)
+        scheduleLifecycle(user, after: away, &host, &scheduler)
+      } else {
+        os.setApp(user, .background)
+        os.setAwake(user, inCall(user))
+        let reclaim = app.suspendedLifetime.sampleDuration(&random)
+        scheduleLifecycle(user, after: min(away, reclaim), &host, &scheduler)
+      }
+    case .background:
+      if now >= records[i].reopenAt {
+        os.setApp(user, .foreground)
+        if runtime.clients[Int(user)].loggedIn { host.reconnected(user, &scheduler) }
+        if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&random), &host, &scheduler) }
+      } else if inCall(user) {
+        // A call keeps the app running; the system looks again later.
+        let next = app.suspendedLifetime.sampleDuration(&random)
+        let until = SimDuration(nanoseconds: records[i].reopenAt - now)
+        scheduleLifecycle(user, after: min(next, until), &host, &scheduler)
+      } else {
+        kill(user, &host, &scheduler)
+        scheduleLifecycle(user, after: .nanoseconds(records[i].reopenAt - now), &host, &scheduler)
+      }
+    case .killed:
+      launch(user, foreground: true, &host, &scheduler)
+      if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&random), &host, &scheduler) }
+    }
+  }
+
+  /// The user swipes the app away. The SDK's documented rules on closing: a caller hangs up, a
+  /// ringing callee rejects, a connected callee hangs up; then the process dies.
+  func close<H: PhoneHost>(_ user: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    let c = runtime.clients[Int(user)]
+    if c.call != 0 && c.loggedIn {
+      let isCaller = host.call(c.call - 1).caller == user
+      let kind: OperationKind = c.callState == .waiting && !isCaller ? .rejectCall : .hangupCall
+      host.issue(.system(user, kind, at: scheduler.now), &scheduler)
+    }
+    kill(user, &host, &scheduler)
+  }
+
+  /// The app's process dies: its SDK state is gone and the system ends its conversations. The
+  /// server keeps its login (pushes still reach the phone).
+  public func kill<H: PhoneHost>(_ user: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    os.setApp(user, .killed)
+    runtime.processDied(user)
+    drain(&host, &scheduler)
+  }
+
+  /// A new process of the app starts (the user opened it, or PushKit woke it) and its code runs.
+  func launch<H: PhoneHost>(_ user: UInt32, foreground: Bool, _ host: inout H, _ scheduler: inout Scheduler) {
+    os.launch(user, foreground: foreground)
+    records[index(user)].launchedAt = scheduler.now.nanoseconds
+    host.observe(.coldStart, scheduler.now)
+    records[index(user)].endSynced = 0
+    host.runApp(user, .launched, &scheduler)
+  }
+
+  /// The phone's user starts or ends a cellular call, which holds a conversation group meanwhile.
+  func cellularCall<H: PhoneHost>(_ user: UInt32, starts: Bool, _ host: inout H, _ scheduler: inout Scheduler) {
+    os.setForeignCall(user, starts)
+    if starts {
+      scheduler.schedule(
+        after: app.cellularCallDuration.sampleDuration(&random), host.event(.cellularCall(user: user, starts: false)))
+    } else if let every = app.cellularCallEvery {
+      scheduler.schedule(after: every.sampleDuration(&random), host.event(.cellularCall(user: user, starts: true)))
+    }
+  }
+
+  // MARK: - PushKit
+
+  /// A VoIP push for `call` reached the phone and the system delivers it: it wakes the app (a
+  /// cold start if it was killed) and hands it the push.
+  public func pushArrived<H: PhoneHost>(_ user: UInt32, call: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    switch os.appState(user) {
+    case .killed:
+      scheduler.schedule(
+        after: app.coldStart.sampleDuration(&random), host.event(.launched(user: user, pushCall: call + 1)))
+    case .background where !os.isAwake(user):
+      // The SDK reconnects and catches up, then the handler runs.
+      os.setAwake(user, true)
+      if runtime.clients[Int(user)].loggedIn { host.reconnected(user, &scheduler) }
+      handPush(user, call: call, &host, &scheduler)
+    default:
+      handPush(user, call: call, &host, &scheduler)
+    }
+  }
+
+  /// A cold start finished: the new process runs its launch code, then gets the push that woke it.
+  func coldStartFinished<H: PhoneHost>(
+    _ user: UInt32, pushCall: UInt32, _ host: inout H, _ scheduler: inout Scheduler
+  ) {
+    if os.appState(user) == .killed { launch(user, foreground: false, &host, &scheduler) }
+    if pushCall != 0 { handPush(user, call: pushCall - 1, &host, &scheduler) }
+  }
+
+  /// PushKit hands the push to the app's handler, if this process created its registry, and the
+  /// report deadline starts.
+  func handPush<H: PhoneHost>(_ user: UInt32, call: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    os.handPush(user, call: call)
+    records[index(user)].pushHandedAt = scheduler.now.nanoseconds
+    guard os.hasRegistry(user) else {
+      // No handler: the push is undeliverable, and no later report makes up for it.
+      let serial = PhoneFleet.noHandler | UInt32(os.generation(user))
+      scheduler.schedule(after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: serial)))
+      return
+    }
+    scheduler.schedule(
+      after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: os.pushesHanded(user))))
+    let c = host.call(call)
+    host.runApp(
+      user, .incomingPush(VoIPPush(call: call, callerName: c.caller, mediaType: c.mediaType)), &scheduler)
+  }
+
+  /// The report deadline of push `serial` passed: if the app has not reported it, the system kills
+  /// the app (and after repeated kills stops delivering its VoIP pushes).
+  func reportDeadline<H: PhoneHost>(_ user: UInt32, serial: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    if serial & PhoneFleet.noHandler != 0 {
+      guard UInt32(os.generation(user)) == serial & 0xFFFF, os.appState(user) != .killed else { return }
+      return missedReport(user, noHandler: true, &host, &scheduler)
+    }
+    guard os.pushesReported(user) < serial else {
+      let r = records[index(user)]
+      host.observe(
+        .reportedByDeadline(
+          phone: user, pushed: os.lastPushCall(user), launchedAt: SimInstant(nanoseconds: r.launchedAt),
+          declined: r.declinedCall), scheduler.now)
+      return
+    }
+    missedReport(user, noHandler: false, &host, &scheduler)
+  }
+
+  /// The system kills the app for a push it did not report (and may stop delivering its pushes).
+  func missedReport<H: PhoneHost>(_ user: UInt32, noHandler: Bool, _ host: inout H, _ scheduler: inout Scheduler) {
+    let i = index(user)
+    let call = os.lastPushCall(user) &- 1
+    let wasSuppressed = os.isSuppressed(user)
+    os.killForMissedReport(user, suppressAfter: push.suppressAfter)
+    host.observe(
+      .missedReport(
+        phone: user, call: call, handedAt: SimInstant(nanoseconds: records[i].pushHandedAt), noHandler: noHandler,
+        newlySuppressed: os.isSuppressed(user) && !wasSuppressed), scheduler.now)
+    records[i].pushHandedAt = -1
+    kill(user, &host, &scheduler)
+    // The user opens the app again later.
+    let away = app.away.sampleDuration(&random)
+    records[i].reopenAt = scheduler.now.nanoseconds + away.nanoseconds
+    scheduleLifecycle(user, after: away, &host, &scheduler)
+  }
+
+  /// PushKit delivers the device token to the process that created the registry.
+  func tokenIssued<H: PhoneHost>(_ user: UInt32, generation: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    guard UInt32(os.generation(user)) == generation, os.hasRegistry(user), os.appState(user) != .killed else {
+      return
+    }
+    host.runApp(user, .pushToken(os.token(user)), &scheduler)
+  }
+
+  /// The system replaces the device's token; a running app with a registry hears of the new one.
+  public func rotateToken<H: PhoneHost>(_ user: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    os.rotateToken(user)
+    host.observe(.tokenRotated, scheduler.now)
+    if os.hasRegistry(user) && os.appState(user) != .killed {
+      scheduler.schedule(
+        after: push.tokenDelay.sampleDuration(&random),
+        host.event(.tokenIssued(user: user, generation: UInt32(os.generation(user)))))
+    }
+    if let life = push.tokenLifetime {
+      scheduler.schedule(after: life.sampleDuration(&random), host.event(.tokenRotated(user: user)))
+    }
+  }
+
+  // MARK: - Conversations
+
+  /// The user starts something in the system UI; the action goes to the app's delegate if it runs.
+  func systemAction<H: PhoneHost>(
+    _ user: UInt32, kind: ConversationActionKind, _ host: inout H, _ scheduler: inout Scheduler
+  ) {
+    guard os.isRunning(user) else { return }
+    let action = os.makeAction(user, uuid: os.makeUUID(), kind: kind)
+    scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
+    host.runApp(user, .conversationAction(action), &scheduler)
+  }
+
+  /// The user taps in the system UI of a ringing conversation: answer (a Join) or decline (an End),
+  /// as the phone settings say. The action goes to the app's delegate and its timeout starts.
+  func systemTap<H: PhoneHost>(_ user: UInt32, uuid: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    guard let conv = os.conversation(user, uuid), !conv.connected else { return }
+    let kind: ConversationActionKind = random.chance(answerProbability) ? .join : .end
+    let action = os.makeAction(user, uuid: uuid, kind: kind)
+    if kind == .join && !runtime.clients[Int(user)].loggedIn { host.observe(.joinDuringColdStart, scheduler.now) }
+    scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
+    host.runApp(user, .conversationAction(action), &scheduler)
+  }
+
+  /// An action's timeout passed: the system fails it if the app has not completed it.
+  func actionTimeout<H: PhoneHost>(_ id: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    let phone = os.pendingAction(id)?.phone
+    if let action = os.timeOut(action: id), let phone {
+      host.observe(
+        .actionTimedOut(phone: phone, action: id, kind: action.kind, timeout: os.limits.actionTimeout),
+        scheduler.now)
+    }
+    drain(&host, &scheduler)
+  }
+
+  /// Call `call` ended for phone `user`: its conversation must end within the grace period.
+  public func callEnded<H: PhoneHost>(_ user: UInt32, call: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    guard os.activeConversations(user) > 0 else { return }
+    scheduler.schedule(after: conversationGrace, host.event(.conversationCheck(user: user, call: call)))
+  }
+
+  /// Acts on what the phones' system did during the last callback: tokens to deliver, reports to
+  /// ring, completions to judge.
+  public func drain<H: PhoneHost>(_ host: inout H, _ scheduler: inout Scheduler) {
+    guard os.hasEvents else { return }
+    let events = os.takeEvents()
+    let now = scheduler.now
+    for e in events {
+      switch e {
+      case .registryCreated(let phone):
+        scheduler.schedule(
+          after: push.tokenDelay.sampleDuration(&random),
+          host.event(.tokenIssued(user: phone, generation: UInt32(os.generation(phone)))))
+      case .reported(let phone, let uuid, let error, let active):
+        records[index(phone)].pushHandedAt = -1
+        host.observe(.conversationReported(phone: phone, failed: error != nil), now)
+        guard error == nil else { continue }
+        // A reported call gives a background app time to run (CallKit keeps it awake while the
+        // conversation lasts), so its SDK hears how the call goes.
+        if os.appState(phone) == .background && !os.isAwake(phone) { os.setAwake(phone, true) }
+        host.observe(
+          .conversationCount(phone: phone, active: Int(active), limit: os.limits.maximumConversationGroups), now)
+        guard let conv = os.conversation(phone, uuid) else { continue }  // ended at once
+        if conv.call != 0 {
+          let id = conv.call - 1
+          host.observe(.rang(phone: phone, call: id), now)
+          if host.call(id).isOver {
+            scheduler.schedule(after: conversationGrace, host.event(.conversationCheck(user: phone, call: id)))
+          }
+        }
+        scheduler.schedule(after: answerAfter.sampleDuration(&random), host.event(.systemTap(user: phone, uuid: uuid)))
+      case .ended(let phone, _, _):
+        if os.isRunning(phone) && random.chance(startActionProbability) {
+          scheduler.schedule(
+            after: answerAfter.sampleDuration(&random), host.event(.systemAction(user: phone, kind: .start)))
+        }
+      case .completed(let by, let id, let fulfilled):
+        let call = os.pendingAction(id)?.call ?? 0
+        switch os.settle(action: id, fulfilled: fulfilled) {
+        case .onTime(let phone, _, let kind):
+          host.observe(.actionSettled(fulfilled: fulfilled), now)
+          if kind == .join && fulfilled {
+            let r = records[index(phone)]
+            let accepted = call != 0 && (r.acceptedCall == call || r.acceptedBefore == call)
+            host.observe(.joinFulfilled(phone: phone, call: call == 0 ? nil : call - 1, accepted: accepted), now)
+          }
+        case .afterTimeout:
+          host.observe(.lateCompletion(phone: by, action: id, repeated: false, fulfilled: fulfilled), now)
+        case .repeated, .unknown:
+          host.observe(.lateCompletion(phone: by, action: id, repeated: true, fulfilled: fulfilled), now)
+        }
+      }
+    }
+    // Settling actions may have ended conversations.
+    if os.hasEvents { drain(&host, &scheduler) }
+  }
+}
+
+extension PendingOperation {
+  /// An SDK call made on `user`'s behalf at `at` (by the SDK's own rules, the system, or a fault),
+  /// with no completion.
+  public static func system(_ user: UInt32, _ kind: OperationKind, target: UInt32 = 0, at: SimInstant)
+    -> PendingOperation
+  {
+    PendingOperation(
+      user: user, kind: kind, target: target, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: at,
+      completion: nil)
+  }
+}

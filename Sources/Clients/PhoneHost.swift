@@ -1,0 +1,91 @@
+import LiveStack
+import SimKernel
+
+/// A moment at which the phones' side of the simulation wakes up; the host turns it into a
+/// scheduler event and hands it back to the ``PhoneFleet`` when it fires.
+public enum PhoneWake: Sendable, Equatable {
+  /// The app's next lifecycle step (`epoch` invalidates superseded ones).
+  case lifecycle(user: UInt32, epoch: UInt32)
+  /// The system replaces the device token.
+  case tokenRotated(user: UInt32)
+  /// A cellular call starts (`true`) or ends.
+  case cellularCall(user: UInt32, starts: Bool)
+  /// A cold start finished; `pushCall` is the call whose push woke the app, as ID + 1 (0: none).
+  case launched(user: UInt32, pushCall: UInt32)
+  /// The report deadline of a push (`serial`: see ``PhoneFleet/reportDeadline(user:serial:_:_:)``).
+  case reportDeadline(user: UInt32, serial: UInt32)
+  /// PushKit delivers the token to process `generation`.
+  case tokenIssued(user: UInt32, generation: UInt32)
+  /// The user taps the system UI of ringing conversation `uuid`.
+  case systemTap(user: UInt32, uuid: UInt32)
+  /// A conversation action's timeout.
+  case actionTimeout(action: UInt32)
+  /// The grace period after `call` ended passed.
+  case conversationCheck(user: UInt32, call: UInt32)
+  /// The user starts something in the system UI.
+  case systemAction(user: UInt32, kind: ConversationActionKind)
+}
+
+/// An app callback the phones ask the host to run, with the behaviour of the phone's user.
+public enum AppCallback: Sendable {
+  /// A new process of the app started and its launch code runs.
+  case launched
+  /// PushKit hands the app a VoIP push.
+  case incomingPush(VoIPPush)
+  /// PushKit delivers the device token.
+  case pushToken(UInt16)
+  /// The system UI asks the app's conversation delegate to perform an action.
+  case conversationAction(ConversationAction)
+}
+
+/// What happened on a phone that the metrics and the oracles hear of.
+public enum PhoneNews: Sendable {
+  /// A new process of an app started.
+  case coldStart
+  /// The system replaced a device token.
+  case tokenRotated
+  /// The app reported an incoming conversation (`failed`: the report threw).
+  case conversationReported(phone: UInt32, failed: Bool)
+  /// The phone has `active` conversations after a report, against the limit of `limit` groups.
+  case conversationCount(phone: UInt32, active: Int, limit: Int)
+  /// The system UI rang `call` on `phone`.
+  case rang(phone: UInt32, call: UInt32)
+  /// An action of `kind` on `phone` timed out (after `timeout`) before the app completed it.
+  case actionTimedOut(phone: UInt32, action: UInt32, kind: ConversationActionKind, timeout: SimDuration)
+  /// An action was settled on time.
+  case actionSettled(fulfilled: Bool)
+  /// A Join was fulfilled, for `call` (nil: none) that the server had (`accepted`) accepted for
+  /// the phone.
+  case joinFulfilled(phone: UInt32, call: UInt32?, accepted: Bool)
+  /// An action was completed after its timeout (`repeated`: or for the second time).
+  case lateCompletion(phone: UInt32, action: UInt32, repeated: Bool, fulfilled: Bool)
+  /// The user tapped answer while the app's SDK was not logged in yet.
+  case joinDuringColdStart
+  /// The system killed the app for a push it did not report: `call` the pushed call (ID, wrapping
+  /// for none), `handedAt` when the push reached the handler, `noHandler` whether the process had
+  /// no registry; `newlySuppressed` whether the system now stops delivering its pushes.
+  case missedReport(phone: UInt32, call: UInt32, handedAt: SimInstant, noHandler: Bool, newlySuppressed: Bool)
+  /// The report deadline of a push the app did report passed (`launchedAt` the process start,
+  /// `declined` the last call the app declined or hung up, as ID + 1).
+  case reportedByDeadline(phone: UInt32, pushed: UInt32, launchedAt: SimInstant, declined: UInt32)
+  /// The grace period after `call` ended passed for `phone`.
+  case graceAfterCall(phone: UInt32, call: UInt32)
+}
+
+/// What the phones need from the simulation that runs them: scheduling, the apps' code, the SDK
+/// calls the system makes for an app, the SDK's catching up after a reconnect, the call server's
+/// records, and the metrics and oracles.
+public protocol PhoneHost {
+  /// The scheduler event for `wake`.
+  func event(_ wake: PhoneWake) -> Event
+  /// Runs `callback` in the app of `user` (with its behaviour), then what it asked for.
+  mutating func runApp(_ user: UInt32, _ callback: AppCallback, _ scheduler: inout Scheduler)
+  /// Sends an SDK call on the app's behalf (the SDK's own rules, such as hanging up on close).
+  mutating func issue(_ op: PendingOperation, _ scheduler: inout Scheduler)
+  /// The SDK of `user` (re)connected: it catches up on its calls.
+  mutating func reconnected(_ user: UInt32, _ scheduler: inout Scheduler)
+  /// Tells the metrics and the oracles what happened.
+  mutating func observe(_ news: PhoneNews, _ now: SimInstant)
+  /// The call server's record of call `id`.
+  func call(_ id: UInt32) -> CallRecord
+}
