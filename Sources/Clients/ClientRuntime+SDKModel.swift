@@ -211,4 +211,57 @@ extension ClientRuntime {
   public func connectedGuests(staffSlot slot: Int) -> [UInt32] {
     seatView[slot].compactMap { $0 == 0 ? nil : $0 - 1 }
   }
+
+  // MARK: - Calls
+
+  /// A call event reaches the SDK of `user`: its call state follows.
+  public func received(_ event: CallEvent, user: UInt32) {
+    let u = Int(user)
+    switch event {
+    case .received(_, let id):
+      clients[u].call = id + 1
+      clients[u].callState = .waiting
+    case .started(_, let id):
+      clients[u].call = id + 1
+      clients[u].callState = .accept
+    case .ended(_, let id, _, _):
+      if clients[u].call == id + 1 { ownCallEnded(user) }
+    }
+  }
+
+  /// Whether a call message reaching a phone app's SDK is stale, so the SDK drops it: one about a
+  /// call a reconnect already ended (`endSynced`, as ID + 1), one the SDK already has from a
+  /// reconnect, or one about a call it has since left (`serverCall`: the call the server has the
+  /// user in). The SDK orders and drops messages by sequence.
+  public func isStale(_ event: CallEvent, user: UInt32, endSynced: UInt32, serverCall: UInt32?) -> Bool {
+    if endSynced == event.call + 1 { return true }
+    let c = clients[Int(user)]
+    if c.call == event.call + 1 {
+      if case .received = event { return true }
+      if case .started = event, c.callState == .accept { return true }
+    } else if c.call != 0, serverCall != event.call {
+      if case .received = event { return true }
+      if case .started = event { return true }
+    }
+    return false
+  }
+
+  /// `user`'s SDK is in `call`, still ringing the callees: it learnt so from the answer to
+  /// `calls()`, or took it up again on reconnecting.
+  public func dialing(_ user: UInt32, call: UInt32) {
+    clients[Int(user)].call = call + 1
+    clients[Int(user)].callState = .waiting
+  }
+
+  /// `user`'s SDK is in no call any more.
+  func ownCallEnded(_ user: UInt32) {
+    clients[Int(user)].call = 0
+    clients[Int(user)].callState = .none
+  }
+
+  /// `user`'s SDK reconnects and learns that the server ended its session while it was away.
+  public func sessionEndedWhileAway(_ user: UInt32) {
+    clients[Int(user)].loggedIn = false
+    ownCallEnded(user)
+  }
 }

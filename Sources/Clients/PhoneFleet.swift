@@ -12,12 +12,15 @@ import SimKernel
 public final class PhoneFleet {
   /// The phones' operating system.
   public let os: PhoneSystem
-  let runtime: ClientRuntime
+  /// The SDK state of the phones' apps.
+  public let runtime: ClientRuntime
   let app: AppLifecycle
-  let push: PushSettings
+  /// The push path's settings.
+  public let push: PushSettings
   let answerAfter: Distribution
   let answerProbability: Ratio
-  let conversationGrace: SimDuration
+  /// How long a conversation may outlive its call.
+  public let conversationGrace: SimDuration
   let startActionProbability: Ratio
   @exclusivity(unchecked) var records: [Record]
   @exclusivity(unchecked) var random: Xoshiro256

@@ -26,6 +26,44 @@ public enum PhoneWake: Sendable, Equatable {
   case systemAction(user: UInt32, kind: ConversationActionKind)
 }
 
+extension PhoneWake {
+  /// The wake-up as plain numbers for an event: its kind (0..<``kindCount``) and two arguments.
+  public var encoded: (kind: Int, a: UInt32, b: UInt32) {
+    switch self {
+    case .lifecycle(let user, let epoch): return (0, user, epoch)
+    case .tokenRotated(let user): return (1, user, 0)
+    case .cellularCall(let user, let starts): return (2, user, starts ? 1 : 0)
+    case .launched(let user, let pushCall): return (3, user, pushCall)
+    case .reportDeadline(let user, let serial): return (4, user, serial)
+    case .tokenIssued(let user, let generation): return (5, user, generation)
+    case .systemTap(let user, let uuid): return (6, user, uuid)
+    case .actionTimeout(let action): return (7, action, 0)
+    case .conversationCheck(let user, let call): return (8, user, call)
+    case .systemAction(let user, let kind): return (9, user, UInt32(kind.rawValue))
+    }
+  }
+
+  /// How many kinds of wake-up there are.
+  public static let kindCount = 10
+
+  /// The wake-up ``encoded`` as `kind`, `a` and `b`.
+  public init(kind: Int, a: UInt32, b: UInt32) {
+    switch kind {
+    case 0: self = .lifecycle(user: a, epoch: b)
+    case 1: self = .tokenRotated(user: a)
+    case 2: self = .cellularCall(user: a, starts: b == 1)
+    case 3: self = .launched(user: a, pushCall: b)
+    case 4: self = .reportDeadline(user: a, serial: b)
+    case 5: self = .tokenIssued(user: a, generation: b)
+    case 6: self = .systemTap(user: a, uuid: b)
+    case 7: self = .actionTimeout(action: a)
+    case 8: self = .conversationCheck(user: a, call: b)
+    case 9: self = .systemAction(user: a, kind: ConversationActionKind(rawValue: UInt8(truncatingIfNeeded: b))!)
+    default: preconditionFailure("unknown phone wake-up kind \(kind)")
+    }
+  }
+}
+
 /// An app callback the phones ask the host to run, with the behaviour of the phone's user.
 public enum AppCallback: Sendable {
   /// A new process of the app started and its launch code runs.

@@ -40,3 +40,18 @@ public struct Subscriptions: OptionSet, Sendable {
   /// `CallStore` events (`onCallReceived`, `onCallStarted`, `onCallEnded`).
   public static let callEvents = Subscriptions(rawValue: 32)
 }
+
+extension Subscriptions {
+  /// The SDK stream's name, for messages.
+  public var name: String {
+    switch self {
+    case .guestEvents: return "guestEventPublisher"
+    case .hostEvents: return "hostEventPublisher"
+    case .seatList: return "the seat list"
+    case .loginEvents: return "LoginStore events"
+    case .liveEvents: return "LiveListStore events"
+    case .callEvents: return "CallStore events"
+    default: return "stream \(rawValue)"
+    }
+  }
+}

@@ -1,3 +1,4 @@
+import Clients
 import SimKernel
 
 /// When the intervals behind the latencies started, per user, call and phone. Each start is
@@ -131,5 +132,33 @@ extension LiveMetrics {
   /// Phone `user`'s VoIP token reached the push backend (closes `login.to_token_upload`).
   public mutating func tokenUploaded(_ user: UInt32, _ now: SimInstant) {
     LiveMetrics.close(&latencies[LiveMetrics.loginToTokenUpload], from: &starts.phones[Int(user - firstPhone)].loginCalled, now)
+  }
+}
+
+extension LiveMetrics {
+  /// What happened on a phone reaches the counters and latencies that measure it.
+  public mutating func observe(_ news: PhoneNews, _ now: SimInstant) {
+    switch news {
+    case .coldStart:
+      counters.add(coldStarts)
+    case .tokenRotated:
+      counters.add(tokenRotations)
+    case .conversationReported(let phone, let failed):
+      conversationReported(phone, now)
+      counters.add(failed ? conversationReportFailed : conversationsReported)
+    case .rang(let phone, let call):
+      rang(phone, call: call, isPhone: true, now)
+    case .actionTimedOut:
+      counters.add(actionTimeouts)
+    case .actionSettled(let fulfilled):
+      counters.add(fulfilled ? actionsFulfilled : actionsFailed)
+    case .joinDuringColdStart:
+      counters.add(probeJoinDuringColdStart)
+    case .missedReport(_, _, _, _, let newlySuppressed):
+      counters.add(pushAppKilled)
+      if newlySuppressed { counters.add(pushSuppressedApps) }
+    case .conversationCount, .joinFulfilled, .lateCompletion, .reportedByDeadline, .graceAfterCall:
+      break
+    }
   }
 }

@@ -199,4 +199,16 @@ extension LiveMetrics {
     counters.add(pushDropped)
     counters.add(pushLost[LiveMetrics.pushLosses.firstIndex(of: reason)!])
   }
+
+  /// Counts the race a `kind` call lost with "already processed", by the state the application it
+  /// named ended in (the probes of rare interleavings).
+  public mutating func probeLostRace(_ kind: OperationKind, application state: RequestState?) {
+    switch (kind, state) {
+    case (.cancelApplication, .accepted): counters.add(probeCancelLostToAccept)
+    case (.acceptApplication, .accepted), (.acceptApplication, .rejected): counters.add(probeAcceptLostToOtherHost)
+    case (.acceptApplication, .cancelled): counters.add(probeAcceptAfterCancel)
+    case (.acceptApplication, .timedOut): counters.add(probeAcceptAfterTimeout)
+    default: break
+    }
+  }
 }

@@ -55,10 +55,29 @@ extension Checker {
     devicesOpening.remove(UInt64(user) << 1 | UInt64(device.rawValue))
   }
 
-  /// An event for SDK stream `stream` reached `user`, which has no handler subscribed to it.
-  public mutating func observeEventWithoutHandler(user: UInt32, stream: String, at now: SimInstant) {
+  /// `notice` reached `user` (a viewer if `audience`), subscribed to `subscribed`: a client that
+  /// has to hear it must have a handler on its stream.
+  @inline(__always)
+  public mutating func observeDelivery(
+    _ notice: Notice, to user: UInt32, audience: Bool, subscribed: Subscriptions, at now: SimInstant
+  ) {
+    guard let stream = Checker.requiredStream(notice, audience: audience), !subscribed.contains(stream) else { return }
     log.record(
       .eventsHeard, at: now, entities: ["user:\(user)"],
-      "an event for \(stream) reached user \(user), which has no handler subscribed to it")
+      "an event for \(stream.name) reached user \(user), which has no handler subscribed to it")
+  }
+
+  /// The stream a client must be subscribed to for `notice` (nil: none required); viewers must
+  /// handle the co-guest events, staff need not.
+  static func requiredStream(_ notice: Notice, audience: Bool) -> Subscriptions? {
+    switch notice {
+    case .guest: return audience ? .guestEvents : nil
+    case .host: return .hostEvents
+    case .seats: return .seatList
+    case .login: return .loginEvents
+    case .liveEnded: return .liveEvents
+    case .call: return .callEvents
+    case .applicantRemoved, .inviteeRemoved, .invitationRemoved: return nil
+    }
   }
 }

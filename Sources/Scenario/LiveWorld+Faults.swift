@@ -39,9 +39,7 @@ extension LiveWorld {
     let caller = server.calls.calls[Int(call)].caller
     guard server.calls.call(of: caller) == call else { return }
     inject(
-      PendingOperation(
-        user: caller, kind: .hangupCall, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
-        issuedAt: scheduler.now, completion: nil), &scheduler)
+      .system(caller, .hangupCall, at: scheduler.now), &scheduler)
   }
 
   /// Sends an SDK call on a client's behalf (what its user did in the UI, or another device), past
@@ -82,9 +80,7 @@ extension LiveWorld {
       return
     }
     inject(
-      PendingOperation(
-        user: user, kind: .joinLive, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
-        issuedAt: scheduler.now, completion: nil), &scheduler)
+      .system(user, .joinLive, at: scheduler.now), &scheduler)
   }
 
   /// `host.reenter`: the host's SDK leaves the room and joins it again (both calls reach the server
@@ -93,9 +89,7 @@ extension LiveWorld {
     guard runtime.clients[Int(user)].joinedRoom != 0, runtime.clients[Int(user)].loggedIn else { return }
     for kind in [OperationKind.leaveLive, .joinLive] {
       inject(
-        PendingOperation(
-          user: user, kind: kind, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
-          issuedAt: scheduler.now, completion: nil), &scheduler)
+        .system(user, kind, at: scheduler.now), &scheduler)
     }
   }
 }

@@ -35,9 +35,7 @@ extension LiveWorld {
     let u = Int(user)
     if !server.login.isLoggedIn(user) && runtime.clients[u].loggedIn {
       // The server ended the session while the app was away: it hears so on reconnecting.
-      runtime.clients[u].loggedIn = false
-      runtime.clients[u].call = 0
-      runtime.clients[u].callState = .none
+      runtime.sessionEndedWhileAway(user)
       if runtime.clients[u].subscriptions.contains(.loginEvents) {
         withClient(user, &scheduler) { b, c in b.loginEvent(.kickedOffline, &c) }
       }
@@ -60,9 +58,7 @@ extension LiveWorld {
       let state = server.calls.state(of: user)
       if state == .waiting && server.calls.calls[Int(id)].caller == user {
         // Its own call, still ringing the others: the SDK takes it up again, with no incoming ring.
-        runtime.clients[u].call = id + 1
-        runtime.clients[u].callState = .waiting
-        return
+        return runtime.dialing(user, call: id)
       }
       deliverCall(
         user, state == .accept ? .started(user: user, call: id) : .received(user: user, call: id), &scheduler)
@@ -154,26 +150,18 @@ extension LiveWorld {
     case .ended:
       break
     }
+    runtime.received(event, user: user)
     switch event {
     case .received(_, let id):
-      runtime.clients[u].call = id + 1
-      runtime.clients[u].callState = .waiting
       if chaos.active { ringFaults(callee: user, call: id, &scheduler) }
       // A ring in the app counts when the app is on screen; otherwise the system UI's ring does.
       if !isPhoneUser(user) || phoneOS!.appState(user) == .foreground {
         metrics.rang(user, call: id, isPhone: isPhoneUser(user), now)
       }
     case .started(_, let id):
-      runtime.clients[u].call = id + 1
-      runtime.clients[u].callState = .accept
-      if server.calls.calls[Int(id)].caller == user {
-        metrics.callConnected(id, now)
-      }
-    case .ended(_, let id, _, _):
-      if runtime.clients[u].call == id + 1 {
-        runtime.clients[u].call = 0
-        runtime.clients[u].callState = .none
-      }
+      if server.calls.calls[Int(id)].caller == user { metrics.callConnected(id, now) }
+    case .ended:
+      break
     }
     guard runtime.clients[u].subscriptions.contains(.callEvents) else {
       return unheard(user, sawOwnLeave: false, now)
@@ -183,38 +171,16 @@ extension LiveWorld {
 }
 
 extension LiveWorld: PhoneHost {
+  /// The event kind of each phone wake-up, in ``PhoneWake/encoded`` order.
+  static let phoneEvents: [LiveEvent] = [
+    .appLifecycle, .tokenRotated, .cellularCall, .appLaunched, .reportDeadline, .tokenIssued, .systemTap,
+    .actionTimeout, .conversationCheck, .systemAction,
+  ]
+
   /// The scheduler event for a phone wake-up (see ``PhoneHost``).
   public func event(_ wake: PhoneWake) -> Event {
-    switch wake {
-    case .lifecycle(let user, let epoch): return event(.appLifecycle, user, epoch)
-    case .tokenRotated(let user): return event(.tokenRotated, user)
-    case .cellularCall(let user, let starts): return event(.cellularCall, user, starts ? 1 : 0)
-    case .launched(let user, let pushCall): return event(.appLaunched, user, pushCall)
-    case .reportDeadline(let user, let serial): return event(.reportDeadline, user, serial)
-    case .tokenIssued(let user, let generation): return event(.tokenIssued, user, generation)
-    case .systemTap(let user, let uuid): return event(.systemTap, user, uuid)
-    case .actionTimeout(let action): return event(.actionTimeout, action)
-    case .conversationCheck(let user, let call): return event(.conversationCheck, user, call)
-    case .systemAction(let user, let kind): return event(.systemAction, user, UInt32(kind.rawValue))
-    }
-  }
-
-  /// The phone wake-up an event of `kind` carries, if it is one.
-  static func wake(_ kind: LiveEvent, _ e: Event) -> PhoneWake? {
-    switch kind {
-    case .appLifecycle: return .lifecycle(user: e.a, epoch: e.b)
-    case .tokenRotated: return .tokenRotated(user: e.a)
-    case .cellularCall: return .cellularCall(user: e.a, starts: e.b == 1)
-    case .appLaunched: return .launched(user: e.a, pushCall: e.b)
-    case .reportDeadline: return .reportDeadline(user: e.a, serial: e.b)
-    case .tokenIssued: return .tokenIssued(user: e.a, generation: e.b)
-    case .systemTap: return .systemTap(user: e.a, uuid: e.b)
-    case .actionTimeout: return .actionTimeout(action: e.a)
-    case .conversationCheck: return .conversationCheck(user: e.a, call: e.b)
-    case .systemAction:
-      return .systemAction(user: e.a, kind: ConversationActionKind(rawValue: UInt8(truncatingIfNeeded: e.b))!)
-    default: return nil
-    }
+    let (kind, a, b) = wake.encoded
+    return event(LiveWorld.phoneEvents[kind], a, b)
   }
 
   /// Runs an app callback with the phone user's behaviour, then its commands and checks.
@@ -241,41 +207,7 @@ extension LiveWorld: PhoneHost {
 
   /// What happened on a phone reaches the metrics and the oracles.
   public mutating func observe(_ news: PhoneNews, _ now: SimInstant) {
-    switch news {
-    case .coldStart:
-      metrics.counters.add(metrics.coldStarts)
-    case .tokenRotated:
-      metrics.counters.add(metrics.tokenRotations)
-    case .conversationReported(let phone, let failed):
-      metrics.conversationReported(phone, now)
-      metrics.counters.add(failed ? metrics.conversationReportFailed : metrics.conversationsReported)
-    case .conversationCount(let phone, let active, let limit):
-      checker.observeConversationCount(user: phone, active: active, limit: limit, at: now)
-    case .rang(let phone, let call):
-      metrics.rang(phone, call: call, isPhone: true, now)
-    case .actionTimedOut(let phone, let action, let kind, let timeout):
-      metrics.counters.add(metrics.actionTimeouts)
-      checker.observeActionTimedOut(phone: phone, action: action, kind: kind, timeout: timeout, at: now)
-    case .actionSettled(let fulfilled):
-      metrics.counters.add(fulfilled ? metrics.actionsFulfilled : metrics.actionsFailed)
-    case .joinFulfilled(let phone, let call, let accepted):
-      checker.observeJoinFulfilled(user: phone, call: call, accepted: accepted, at: now)
-    case .lateCompletion(let phone, let action, let repeated, let fulfilled):
-      checker.observeLateCompletion(user: phone, action: action, repeated: repeated, fulfilled: fulfilled, at: now)
-    case .joinDuringColdStart:
-      metrics.counters.add(metrics.probeJoinDuringColdStart)
-    case .missedReport(let phone, let call, let handedAt, let noHandler, let newlySuppressed):
-      checker.observeMissedReport(user: phone, call: call, handedAt: handedAt, noHandler: noHandler, at: now)
-      metrics.counters.add(metrics.pushAppKilled)
-      if newlySuppressed { metrics.counters.add(metrics.pushSuppressedApps) }
-    case .reportedByDeadline(let phone, let pushed, let launchedAt, let declined):
-      checker.observeReportedPushAtDeadline(
-        user: phone, pushed: pushed, deadline: callsProfile.push.reportDeadline, phones: phoneOS!,
-        calls: server.calls, sdkLoggedIn: runtime.clients[Int(phone)].loggedIn,
-        launchedAtNs: launchedAt.nanoseconds, declined: declined, at: now)
-    case .graceAfterCall(let phone, let call):
-      checker.observeGraceAfterCall(
-        user: phone, call: call, grace: callsProfile.conversationGrace, calls: server.calls, phones: phoneOS!, at: now)
-    }
+    metrics.observe(news, now)
+    checker.observe(news, calls: server.calls, fleet: phones!, at: now)
   }
 }

@@ -53,13 +53,11 @@ extension LiveWorld {
       if error == nil && chaos.active { loginFaults(user, &scheduler) }
     case .applyForSeat:
       guard let id = outcome.filed else { break }
-      users[Int(user)].lastApplication = id + 1
+      lastApplication[Int(user)] = id + 1
       if chaos.active && fires(.seatRejection, user: user, now) {
         // The owner turns it down at once (its app, or a moderation rule, on its behalf).
         inject(
-          PendingOperation(
-            user: layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, kind: .rejectApplication,
-            target: user, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: now, completion: nil),
+          .system(layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, .rejectApplication, target: user, at: now),
           &scheduler)
       }
       if profile.seats.applyCompletion == .outcome {
@@ -67,17 +65,10 @@ extension LiveWorld {
         return true
       }
     case .cancelApplication:
-      if error == .alreadyProcessed, lastApplicationState(of: user) == .accepted {
-        metrics.counters.add(metrics.probeCancelLostToAccept)
-      }
+      if error == .alreadyProcessed { metrics.probeLostRace(op.kind, application: lastApplicationState(of: user)) }
     case .acceptApplication:
       if error == .alreadyProcessed {
-        switch lastApplicationState(of: op.target) {
-        case .accepted, .rejected: metrics.counters.add(metrics.probeAcceptLostToOtherHost)
-        case .cancelled: metrics.counters.add(metrics.probeAcceptAfterCancel)
-        case .timedOut: metrics.counters.add(metrics.probeAcceptAfterTimeout)
-        default: break
-        }
+        metrics.probeLostRace(op.kind, application: lastApplicationState(of: op.target))
       } else if error == nil {
         if chaos.active { seatedFaults(op.target, &scheduler) }
         if chaos.active && fires(.seatAcceptRace, user: user, now),
@@ -85,9 +76,7 @@ extension LiveWorld {
         {
           // Another host of the room accepts the same application a moment later.
           inject(
-            PendingOperation(
-              user: other, kind: .acceptApplication, target: op.target, seat: -1, policy: .abortWhenOccupied,
-              timeout: .zero, issuedAt: now, completion: nil), &scheduler)
+            .system(other, .acceptApplication, target: op.target, at: now), &scheduler)
         }
       }
     case .acceptInvitation, .takeSeat:
@@ -124,7 +113,7 @@ extension LiveWorld {
   /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
   @inline(__always)
   func lastApplicationState(of user: UInt32) -> RequestState? {
-    let id = users[Int(user)].lastApplication
+    let id = lastApplication[Int(user)]
     return id == 0 ? nil : server.seats.requests[Int(id - 1)].state
   }
 
@@ -243,8 +232,9 @@ extension LiveWorld {
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
-    if checking, let stream = requiredStream(notice, user), !subscribed.contains(stream) {
-      checker.observeEventWithoutHandler(user: user, stream: stream.name, at: now)
+    if checking {
+      checker.observeDelivery(
+        notice, to: user, audience: layout.role(of: user) == .audience, subscribed: subscribed, at: now)
     }
     switch notice {
     case .guest(_, let event, let request):
@@ -295,18 +285,10 @@ extension LiveWorld {
       guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
       withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
     case .call(_, let event):
-      // A late message about a call the SDK already saw end when it reconnected is stale.
-      if isPhoneUser(user) && phones!.endSynced(user) == event.call + 1 { return }
-      // So is one the SDK already has from a reconnect, or one about a call it has since left (the
-      // SDK orders and drops messages by sequence).
-      if isPhoneUser(user) {
-        if runtime.clients[u].call == event.call + 1 {
-          if case .received = event { return }
-          if case .started = event, runtime.clients[u].callState == .accept { return }
-        } else if runtime.clients[u].call != 0, server.calls.call(of: user) != event.call {
-          if case .received = event { return }
-          if case .started = event { return }
-        }
+      if isPhoneUser(user),
+        runtime.isStale(event, user: user, endSynced: phones!.endSynced(user), serverCall: server.calls.call(of: user))
+      {
+        return
       }
       deliverCall(user, event, &scheduler)
     case .liveEnded:
@@ -320,37 +302,5 @@ extension LiveWorld {
   /// behaviour hearing of it, so the client is checked as it now stands.
   mutating func unheard(_ user: UInt32, sawOwnLeave: Bool, _ now: SimInstant) {
     afterClient(user, before: runtime.clients[Int(user)].status, sawOwnLeave: sawOwnLeave, now: now)
-  }
-}
-
-extension Subscriptions {
-  /// The SDK stream's name, for messages.
-  var name: String {
-    switch self {
-    case .guestEvents: return "guestEventPublisher"
-    case .hostEvents: return "hostEventPublisher"
-    case .seatList: return "the seat list"
-    case .loginEvents: return "LoginStore events"
-    case .liveEvents: return "LiveListStore events"
-    case .callEvents: return "CallStore events"
-    default: return "stream \(rawValue)"
-    }
-  }
-}
-
-extension LiveWorld {
-  /// The stream a client's role must be subscribed to for `notice` (nil: none required).
-  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
-  @inline(__always)
-  func requiredStream(_ notice: Notice, _ user: UInt32) -> Subscriptions? {
-    switch notice {
-    case .guest: return layout.role(of: user) == .audience ? .guestEvents : nil
-    case .host: return .hostEvents
-    case .seats: return .seatList
-    case .login: return .loginEvents
-    case .liveEnded: return .liveEvents
-    case .call: return .callEvents
-    case .applicantRemoved, .inviteeRemoved, .invitationRemoved: return nil
-    }
   }
 }

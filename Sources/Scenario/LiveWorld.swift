@@ -52,8 +52,8 @@ public struct LiveWorld: World {
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
-  /// Per-user bookkeeping of the world, kept together so one event touches one cache line.
-  var users: [UserRecord]
+  /// Per user: its latest application as request ID + 1 (0 = none), for the probes.
+  var lastApplication: [UInt32]
   /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
   /// never change the run, so the trace hash is the same either way).
   public var checking = true
@@ -148,7 +148,7 @@ public struct LiveWorld: World {
     network = Network(
       users: users, latency: profile.network.clientServer, random: streams.stream("network"))
     deviceRandom = streams.stream("devices")
-    self.users = [UserRecord](repeating: UserRecord(), count: users)
+    lastApplication = [UInt32](repeating: 0, count: users)
     workload = Workload(profile: profile, layout: layout, streams: streams)
   }
 
@@ -227,7 +227,8 @@ public struct LiveWorld: World {
       pushDelivered(user: e.a, call: e.b, &scheduler)
     case .appLifecycle, .appLaunched, .reportDeadline, .tokenIssued, .systemTap, .actionTimeout, .conversationCheck,
       .tokenRotated, .cellularCall, .systemAction:
-      phones!.handle(LiveWorld.wake(kind, e)!, &self, &scheduler)
+      let wake = PhoneWake(kind: LiveWorld.phoneEvents.firstIndex(of: kind)!, a: e.a, b: e.b)
+      phones!.handle(wake, &self, &scheduler)
     case .hostReenter:
       hostReenter(e.a, &scheduler)
     case .audienceRejoin:
@@ -464,8 +465,7 @@ public struct LiveWorld: World {
       if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
         if !server.calls.calls[Int(id)].isOver {
-          runtime.clients[u].call = id + 1
-          runtime.clients[u].callState = .waiting
+          runtime.dialing(op.user, call: id)
           // An app with a call going keeps running in the background (its audio session).
           if let os = phoneOS, isPhoneUser(op.user), os.appState(op.user) == .background, !os.isAwake(op.user) {
             os.setAwake(op.user, true)
@@ -496,12 +496,7 @@ public struct LiveWorld: World {
         at: scheduler.now)
     }
     if leaveSeat {
-      runtime.commands.append(
-        .operation(
-          PendingOperation(
-            user: user, kind: .leaveSeat, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
-            issuedAt: scheduler.now, completion: nil)))
-      executeCommands(&scheduler)
+      issue(.system(user, .leaveSeat, at: scheduler.now), &scheduler)
     }
   }
 
@@ -544,10 +539,3 @@ public struct LiveWorld: World {
     complete(op, completion, error, &scheduler)
   }
 }
-
-/// What the world keeps per user.
-struct UserRecord {
-  /// The user's latest application as request ID + 1 (0 = none), for the probes.
-  var lastApplication: UInt32 = 0
-}
-

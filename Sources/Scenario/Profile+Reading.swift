@@ -2,6 +2,7 @@ import Chaos
 import Clients
 import Foundation
 import LiveStack
+import Metrics
 import Oracles
 import SimKernel
 

@@ -201,32 +201,6 @@ public struct ProfileObject: Sendable {
   }
 }
 
-/// Suggests the known key closest to a misspelt one.
-enum KeySuggestion {
-  static func closest(to key: String, among candidates: [String]) -> String? {
-    var best: (String, Int)?
-    for c in candidates {
-      let d = distance(Array(key.lowercased()), Array(c.lowercased()))
-      if d <= max(2, c.count / 3), best == nil || d < best!.1 { best = (c, d) }
-    }
-    return best?.0
-  }
-
-  static func distance(_ a: [Character], _ b: [Character]) -> Int {
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-      var current = [i] + [Int](repeating: 0, count: b.count)
-      for j in 1...b.count {
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      }
-      previous = current
-    }
-    return previous[b.count]
-  }
-}
-
 /// The object spelling of distributions: `{lognormal: {median: "40ms", sigma: 0.6}}`.
 enum DistributionObject {
   static func read(_ node: ProfileNode, quantity: Distribution.Quantity) throws(ProfileError) -> Distribution {

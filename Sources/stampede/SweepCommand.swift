@@ -81,7 +81,7 @@ enum SweepCommand {
         if !quiet { print(SweepCommand.line(report)) }
         if report.verdict != "pass" {
           let dir = (folder as NSString).appendingPathComponent("seeds/seed-\(report.seed)")
-          try? ReportFiles.write(report, to: dir)
+          _ = try? ReportFiles.write(report, to: dir)
         }
       }, shouldStop: { interruptRequested != 0 })
     do {

@@ -1,6 +1,5 @@
+import Foundation
 import LiveStack
-import Metrics
-import Oracles
 import SimKernel
 
 /// A pass/fail criterion on a run's results, written k6-style:
@@ -91,17 +90,18 @@ public struct ThresholdVocabulary: Sendable {
   /// Invariant IDs.
   public var invariants: [String]
 
-  /// What a live-seat run reports.
-  public static let live = ThresholdVocabulary(
-    latencies: LiveMetrics.latencyNames,
-    counters: LiveMetrics().counters.names + SeatError.allCases.map { "errors." + $0.name },
-    invariants: Checker.catalogue.map(\.id))
+  /// A vocabulary of these names.
+  public init(latencies: [String], counters: [String], invariants: [String]) {
+    self.latencies = latencies
+    self.counters = counters
+    self.invariants = invariants
+  }
 }
 
 extension Threshold {
   /// Parses `text` against the names in `vocabulary`. The error message says what is wrong and
   /// what was expected.
-  public static func parse(_ text: String, vocabulary: ThresholdVocabulary = .live) throws(ThresholdParseError)
+  public static func parse(_ text: String, vocabulary: ThresholdVocabulary) throws(ThresholdParseError)
     -> Threshold
   {
     let trimmed = text.trimmingSpaces
