@@ -15,6 +15,9 @@ public struct CallsInFlight {
   /// Behaviour timers by slot.
   public private(set) var timers: [TimerRecord] = []
   var freeTimers: [UInt32] = []
+  /// The call each successful `calls()` created, by operation slot, until its answer arrives
+  /// (looked up by key only).
+  var placedCalls: [UInt32: UInt32] = [:]
 
   /// No calls and no timers.
   public init() {}
@@ -179,4 +182,12 @@ extension OperationRecord {
     case .setVOIP: return .setVOIP(certificateID: target, token: UInt16(bitPattern: seat))
     }
   }
+}
+
+extension CallsInFlight {
+  /// The `calls()` in `slot` created call `call`; its answer will tell the SDK.
+  public mutating func placed(_ slot: UInt32, call: UInt32) { placedCalls[slot] = call }
+
+  /// The call the `calls()` in `slot` created, if it did; forgotten once taken.
+  public mutating func takePlaced(_ slot: UInt32) -> UInt32? { placedCalls.removeValue(forKey: slot) }
 }

@@ -94,3 +94,71 @@ public struct SeatChangeEvent: Sendable, Equatable {
     self.seated = seated
   }
 }
+
+/// One callback of a ``ClientBehavior`` as a value: what the simulation hands a client.
+public enum ClientCallback: Sendable {
+  /// ``ClientBehavior/start(_:)``.
+  case start
+  /// ``ClientBehavior/applyIntent(_:)``.
+  case applyIntent
+  /// ``ClientBehavior/timer(tag:arg:_:)``.
+  case timer(tag: UInt32, arg: UInt32)
+  /// ``ClientBehavior/guestEvent(_:_:)``.
+  case guestEvent(GuestEvent)
+  /// ``ClientBehavior/hostEvent(_:_:)``.
+  case hostEvent(HostEvent)
+  /// ``ClientBehavior/seatListChanged(_:_:)``, once per change of the batch, in order.
+  case seatList(SeatBatch)
+  /// ``ClientBehavior/loginEvent(_:_:)``.
+  case loginEvent(LoginEvent)
+  /// ``ClientBehavior/liveEnded(_:)``.
+  case liveEnded
+  /// ``ClientBehavior/callEvent(_:_:)``.
+  case callEvent(CallEvent)
+  /// ``ClientBehavior/appLaunched(_:)``.
+  case appLaunched
+  /// ``ClientBehavior/pushTokenUpdated(_:_:)``.
+  case pushTokenUpdated(UInt16)
+  /// ``ClientBehavior/incomingPush(_:_:)``.
+  case incomingPush(VoIPPush)
+  /// ``ClientBehavior/conversationAction(_:_:)``.
+  case conversationAction(ConversationAction)
+
+  /// The SDK stream a client must subscribe to in order to hear it (nil: always heard).
+  public var stream: Subscriptions? {
+    switch self {
+    case .guestEvent: return .guestEvents
+    case .hostEvent: return .hostEvents
+    case .seatList: return .seatList
+    case .loginEvent: return .loginEvents
+    case .liveEnded: return .liveEvents
+    case .callEvent: return .callEvents
+    case .start, .applyIntent, .timer, .appLaunched, .pushTokenUpdated, .incomingPush, .conversationAction: return nil
+    }
+  }
+}
+
+extension ClientBehavior {
+  /// Runs `callback` on `client`.
+  public func run(_ callback: ClientCallback, _ client: inout Client) {
+    switch callback {
+    case .start: start(&client)
+    case .applyIntent: applyIntent(&client)
+    case .timer(let tag, let arg): timer(tag: tag, arg: arg, &client)
+    case .guestEvent(let event): guestEvent(event, &client)
+    case .hostEvent(let event): hostEvent(event, &client)
+    case .seatList(let batch):
+      for i in 0..<batch.count {
+        let ch = batch[i]
+        seatListChanged(SeatChangeEvent(seatIndex: Int(ch.seat), user: ch.user, seated: ch.seated), &client)
+      }
+    case .loginEvent(let event): loginEvent(event, &client)
+    case .liveEnded: liveEnded(&client)
+    case .callEvent(let event): callEvent(event, &client)
+    case .appLaunched: appLaunched(&client)
+    case .pushTokenUpdated(let token): pushTokenUpdated(token, &client)
+    case .incomingPush(let push): incomingPush(push, &client)
+    case .conversationAction(let action): conversationAction(action, &client)
+    }
+  }
+}

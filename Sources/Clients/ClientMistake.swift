@@ -129,3 +129,33 @@ public struct MistakeSet: Sendable, Equatable {
   /// Whether the set is empty.
   public var isEmpty: Bool { bits == 0 }
 }
+
+/// The built-in clients of a run: correct, or with the catalogued mistakes planted.
+public struct StandardClients {
+  /// The viewers' behaviour.
+  public let audience: StandardAudience
+  /// The owners' behaviour.
+  public let host: StandardHost
+  /// The admins' behaviour.
+  public let admin: StandardHost
+  /// The phone users' behaviour (`nil` without phones).
+  public let phone: StandardPhone?
+
+  /// The built-in clients with these settings (`phone`: of the phone users in `phones`, who
+  /// may also call viewers), among `userCount` users, with `mistakes` planted.
+  public init(
+    audience: AudienceSettings, host: HostSettings, admin: HostSettings, phone: PhoneSettings?,
+    phones: Range<UInt32>, userCount: Int, mistakes: Set<ClientMistake>
+  ) {
+    let planted = MistakeSet(mistakes)
+    self.audience = StandardAudience(settings: audience, userCount: userCount)
+    if let phone, phone.liveCallees != .zero { self.audience.callSettings = phone }
+    self.audience.mistakes = planted
+    self.host = StandardHost(settings: host)
+    self.host.mistakes = planted
+    self.admin = StandardHost(settings: admin)
+    self.admin.mistakes = planted
+    self.phone = phone.map { StandardPhone(settings: $0, phones: phones, userCount: userCount) }
+    self.phone?.mistakes = planted
+  }
+}

@@ -270,3 +270,18 @@ public final class ListTable {
   /// The list in `slot`, left in place.
   public func peek(_ slot: UInt32) -> [UInt32] { lists[Int(slot)] }
 }
+
+extension ClientRuntime {
+  /// The client side of `layout`'s rooms, each with `settings`, and its phones, with the SDK
+  /// quirks `quirks` switched on.
+  public convenience init(layout: Layout, settings: RoomSettings, quirks: Set<SDKQuirk>) {
+    var staff: [(user: UInt32, room: UInt32)] = []
+    for r in 0..<UInt32(layout.rooms) {
+      for u in layout.staff(of: r) { staff.append((u, r)) }
+    }
+    self.init(
+      rooms: [RoomSettings](repeating: settings, count: layout.rooms),
+      audienceRange: (0..<UInt32(layout.rooms)).map { layout.audience(of: $0) }, userCount: layout.totalUsers,
+      staff: staff, quirks: quirks)
+  }
+}

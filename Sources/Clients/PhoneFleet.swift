@@ -199,7 +199,7 @@ public final class PhoneFleet {
     records[index(user)].launchedAt = scheduler.now.nanoseconds
     host.observe(.coldStart, scheduler.now)
     records[index(user)].endSynced = 0
-    host.runApp(user, .launched, &scheduler)
+    host.run(user, .appLaunched, &scheduler)
   }
 
   /// The phone's user starts or ends a cellular call, which holds a conversation group meanwhile.
@@ -254,7 +254,7 @@ public final class PhoneFleet {
     scheduler.schedule(
       after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: os.pushesHanded(user))))
     let c = host.call(call)
-    host.runApp(
+    host.run(
       user, .incomingPush(VoIPPush(call: call, callerName: c.caller, mediaType: c.mediaType)), &scheduler)
   }
 
@@ -299,7 +299,7 @@ public final class PhoneFleet {
     guard UInt32(os.generation(user)) == generation, os.hasRegistry(user), os.appState(user) != .killed else {
       return
     }
-    host.runApp(user, .pushToken(os.token(user)), &scheduler)
+    host.run(user, .pushTokenUpdated(os.token(user)), &scheduler)
   }
 
   /// The system replaces the device's token; a running app with a registry hears of the new one.
@@ -325,7 +325,7 @@ public final class PhoneFleet {
     guard os.isRunning(user) else { return }
     let action = os.makeAction(user, uuid: os.makeUUID(), kind: kind)
     scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
-    host.runApp(user, .conversationAction(action), &scheduler)
+    host.run(user, .conversationAction(action), &scheduler)
   }
 
   /// The user taps in the system UI of a ringing conversation: answer (a Join) or decline (an End),
@@ -336,7 +336,7 @@ public final class PhoneFleet {
     let action = os.makeAction(user, uuid: uuid, kind: kind)
     if kind == .join && !runtime.clients[Int(user)].loggedIn { host.observe(.joinDuringColdStart, scheduler.now) }
     scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
-    host.runApp(user, .conversationAction(action), &scheduler)
+    host.run(user, .conversationAction(action), &scheduler)
   }
 
   /// An action's timeout passed: the system fails it if the app has not completed it.

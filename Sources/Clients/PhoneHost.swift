@@ -64,18 +64,6 @@ extension PhoneWake {
   }
 }
 
-/// An app callback the phones ask the host to run, with the behaviour of the phone's user.
-public enum AppCallback: Sendable {
-  /// A new process of the app started and its launch code runs.
-  case launched
-  /// PushKit hands the app a VoIP push.
-  case incomingPush(VoIPPush)
-  /// PushKit delivers the device token.
-  case pushToken(UInt16)
-  /// The system UI asks the app's conversation delegate to perform an action.
-  case conversationAction(ConversationAction)
-}
-
 /// What happened on a phone that the metrics and the oracles hear of.
 public enum PhoneNews: Sendable {
   /// A new process of an app started.
@@ -117,7 +105,7 @@ public protocol PhoneHost {
   /// The scheduler event for `wake`.
   func event(_ wake: PhoneWake) -> Event
   /// Runs `callback` in the app of `user` (with its behaviour), then what it asked for.
-  mutating func runApp(_ user: UInt32, _ callback: AppCallback, _ scheduler: inout Scheduler)
+  mutating func run(_ user: UInt32, _ callback: ClientCallback, _ scheduler: inout Scheduler)
   /// Sends an SDK call on the app's behalf (the SDK's own rules, such as hanging up on close).
   mutating func issue(_ op: PendingOperation, _ scheduler: inout Scheduler)
   /// The SDK of `user` (re)connected: it catches up on its calls.

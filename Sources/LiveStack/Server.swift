@@ -30,6 +30,10 @@ public struct Server {
   public var push: PushBackend
   /// What the last operations caused, not yet sent (see ``Outgoing``).
   public var outbox: [Outgoing] = []
+  /// Per request, in ID order: the timeout it was filed with, in nanoseconds (0: none).
+  public internal(set) var requestTimeoutsNs: [Int64] = []
+  /// Per call, in ID order: its ringing timeout, in nanoseconds.
+  public internal(set) var callTimeoutsNs: [Int64] = []
   /// Whether an apply's answer waits for the request's outcome.
   let applyAnswersOnOutcome: Bool
   /// Applicants pending when a host or admin's `joinLive` reached the server, by operation slot,
@@ -258,5 +262,19 @@ public struct Server {
         outbox.append(.notice(.invitationRemoved(guest: guest, host: inviter)))
       }
     }
+  }
+}
+
+extension Server {
+  /// Request `id` (the next in order) was filed with `timeout` (zero: none).
+  public mutating func armed(request id: UInt32, timeout: SimDuration) {
+    precondition(Int(id) == requestTimeoutsNs.count, "requests are filed in ID order")
+    requestTimeoutsNs.append(timeout.nanoseconds)
+  }
+
+  /// Call `id` (the next in order) rings for at most `timeout`.
+  public mutating func armed(call id: UInt32, timeout: SimDuration) {
+    precondition(Int(id) == callTimeoutsNs.count, "calls are numbered in order")
+    callTimeoutsNs.append(timeout.nanoseconds)
   }
 }

@@ -24,6 +24,8 @@ struct IntervalStarts: Sendable {
   var phones: [Phone] = []
   /// Per call, in ID order: when the caller called `calls()`.
   var dialed: [Int64] = []
+  /// Per request, in ID order: when the call that filed it was made.
+  var requested: [Int64] = []
 }
 
 extension LiveMetrics {
@@ -78,6 +80,17 @@ extension LiveMetrics {
   /// `user`'s `joinLive` succeeded (closes `login.to_room`).
   public mutating func enteredRoom(_ user: UInt32, _ now: SimInstant) {
     LiveMetrics.close(&latencies[LiveMetrics.loginToRoom], from: &starts.users[Int(user)].loginCalled, now)
+  }
+
+  /// Request `id` (the next in order) was filed by a call made at `calledAt`.
+  public mutating func requestFiled(_ id: UInt32, calledAt: SimInstant) {
+    precondition(Int(id) == starts.requested.count, "requests are filed in ID order")
+    starts.requested.append(calledAt.nanoseconds)
+  }
+
+  /// A host learnt how its invitation `request` ended.
+  public mutating func invitationAnswered(request: UInt32, _ now: SimInstant) {
+    invitationAnswered(calledAt: SimInstant(nanoseconds: starts.requested[Int(request)]), now)
   }
 
   /// A host learnt how its invitation ended, `calledAt` being when it invited.

@@ -12,8 +12,8 @@ extension LiveWorld {
     let world = self
     let view = LivenessView(
       server: server, runtime: runtime, network: network, phones: phoneOS,
-      conversationGrace: profile.calls?.conversationGrace ?? .zero, requestTimeoutsNs: requestTimeouts,
-      callTimeoutsNs: callTimeouts, inFlight: { busy.contains($0) }, connected: { world.signallingReaches($0) })
+      conversationGrace: profile.calls?.conversationGrace ?? .zero, requestTimeoutsNs: server.requestTimeoutsNs,
+      callTimeoutsNs: server.callTimeoutsNs, inFlight: { busy.contains($0) }, connected: { world.signallingReaches($0) })
     checker.judgeLiveness(now: now, slack: slack, view: view)
   }
 }

@@ -36,9 +36,7 @@ extension LiveWorld {
     if !server.login.isLoggedIn(user) && runtime.clients[u].loggedIn {
       // The server ended the session while the app was away: it hears so on reconnecting.
       runtime.sessionEndedWhileAway(user)
-      if runtime.clients[u].subscriptions.contains(.loginEvents) {
-        withClient(user, &scheduler) { b, c in b.loginEvent(.kickedOffline, &c) }
-      }
+      if runtime.clients[u].subscriptions.contains(.loginEvents) { run(user, .loginEvent(.kickedOffline), &scheduler) }
       return
     }
     let sdkCall = runtime.clients[u].call
@@ -163,10 +161,7 @@ extension LiveWorld {
     case .ended:
       break
     }
-    guard runtime.clients[u].subscriptions.contains(.callEvents) else {
-      return unheard(user, sawOwnLeave: false, now)
-    }
-    withClient(user, &scheduler) { b, c in b.callEvent(event, &c) }
+    run(user, .callEvent(event), &scheduler)
   }
 }
 
@@ -183,14 +178,20 @@ extension LiveWorld: PhoneHost {
     return event(LiveWorld.phoneEvents[kind], a, b)
   }
 
-  /// Runs an app callback with the phone user's behaviour, then its commands and checks.
-  public mutating func runApp(_ user: UInt32, _ callback: AppCallback, _ scheduler: inout Scheduler) {
-    switch callback {
-    case .launched: withClient(user, &scheduler) { b, c in b.appLaunched(&c) }
-    case .incomingPush(let push): withClient(user, &scheduler) { b, c in b.incomingPush(push, &c) }
-    case .pushToken(let token): withClient(user, &scheduler) { b, c in b.pushTokenUpdated(token, &c) }
-    case .conversationAction(let action): withClient(user, &scheduler) { b, c in b.conversationAction(action, &c) }
+  /// Runs a callback with the user's behaviour, then its commands and checks, if its SDK stream
+  /// is subscribed; else checks the client as it now stands.
+  public mutating func run(
+    _ user: UInt32, _ callback: ClientCallback, sawOwnLeave: Bool = false, _ scheduler: inout Scheduler
+  ) {
+    if let stream = callback.stream, !runtime.clients[Int(user)].subscriptions.contains(stream) {
+      return unheard(user, sawOwnLeave: sawOwnLeave, scheduler.now)
     }
+    withClient(user, sawOwnLeave: sawOwnLeave, &scheduler) { b, c in b.run(callback, &c) }
+  }
+
+  /// Runs a callback (see ``run(_:_:sawOwnLeave:_:)``).
+  public mutating func run(_ user: UInt32, _ callback: ClientCallback, _ scheduler: inout Scheduler) {
+    run(user, callback, sawOwnLeave: false, &scheduler)
   }
 
   /// Sends an SDK call made on an app's behalf, as if the app had made it.

@@ -90,8 +90,8 @@ extension LiveWorld {
       guard let id = outcome.placed else { break }
       let timeout = op.timeout > .zero ? op.timeout : CallService.defaultTimeout
       metrics.callPlaced(id, dialedAt: op.issuedAt)
-      callTimeouts.append(timeout.nanoseconds)
-      placedCalls[slot] = id
+      server.armed(call: id, timeout: timeout)
+      inFlight.placed(slot, call: id)
       scheduler.schedule(after: timeout, event(.callTimeout, id))
     case .acceptCall:
       let known = runtime.clients[Int(user)].call
@@ -119,13 +119,12 @@ extension LiveWorld {
 
   /// A request was filed: remember when it was asked for and arm its timeout.
   mutating func filed(_ id: UInt32, _ op: OperationRecord, _ scheduler: inout Scheduler) {
-    precondition(Int(id) == requestCalledAt.count, "requests are filed in ID order")
-    requestCalledAt.append(op.issuedAt.nanoseconds)
+    metrics.requestFiled(id, calledAt: op.issuedAt)
     var timeout = op.timeout
     if timeout > .zero && chaos.isOn(.seatNoTimeout) && fires(.seatNoTimeout, user: op.user, scheduler.now) {
       timeout = .zero  // filed as if the client had asked for none
     }
-    requestTimeouts.append(timeout.nanoseconds)
+    server.armed(request: id, timeout: timeout)
     if timeout > .zero { scheduler.schedule(after: timeout, event(.requestTimeout, id)) }
   }
 
@@ -259,31 +258,23 @@ extension LiveWorld {
         }
       case .onHostInvitationResponded, .onHostInvitationNoResponse:
         if !duplicate {
-          metrics.invitationAnswered(calledAt: SimInstant(nanoseconds: requestCalledAt[Int(request)]), now)
+          metrics.invitationAnswered(request: request, now)
           checker.observeTerminalAnswer(request: request, user: user, at: now)
         }
       default:
         break
       }
-      guard subscribed.contains(.hostEvents) else { return unheard(user, sawOwnLeave: false, now) }
-      withClient(user, &scheduler) { b, c in b.hostEvent(event, &c) }
+      run(user, .hostEvent(event), &scheduler)
     case .applicantRemoved, .inviteeRemoved, .invitationRemoved:
       runtime.receivedListUpdate(notice)
     case .seats(_, let batchSlot):
       let batch = server.takeBatch(batchSlot)
       let (ownLeave, early) = runtime.received(batch, user: user)
       if early > 0 { metrics.counters.add(metrics.probeSeatListBeforeResponse, UInt64(early)) }
-      guard subscribed.contains(.seatList) else { return unheard(user, sawOwnLeave: ownLeave, now) }
-      withClient(user, sawOwnLeave: ownLeave, &scheduler) { b, c in
-        for i in 0..<batch.count {
-          let ch = batch[i]
-          b.seatListChanged(SeatChangeEvent(seatIndex: Int(ch.seat), user: ch.user, seated: ch.seated), &c)
-        }
-      }
+      run(user, .seatList(batch), sawOwnLeave: ownLeave, &scheduler)
     case .login(_, let loginEvent):
       runtime.loginEnded(user)
-      guard subscribed.contains(.loginEvents) else { return unheard(user, sawOwnLeave: false, now) }
-      withClient(user, &scheduler) { b, c in b.loginEvent(loginEvent, &c) }
+      run(user, .loginEvent(loginEvent), &scheduler)
     case .call(_, let event):
       if isPhoneUser(user),
         runtime.isStale(event, user: user, endSynced: phones!.endSynced(user), serverCall: server.calls.call(of: user))
@@ -293,8 +284,7 @@ extension LiveWorld {
       deliverCall(user, event, &scheduler)
     case .liveEnded:
       runtime.liveEnded(user)
-      guard subscribed.contains(.liveEvents) else { return unheard(user, sawOwnLeave: false, now) }
-      withClient(user, &scheduler) { b, c in b.liveEnded(&c) }
+      run(user, .liveEnded, &scheduler)
     }
   }
 

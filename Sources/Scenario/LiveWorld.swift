@@ -59,16 +59,6 @@ public struct LiveWorld: World {
   public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
-  /// Per call: its ringing timeout in nanoseconds.
-  var callTimeouts: [Int64] = []
-  /// The call each successful `calls()` created, by operation slot, until the answer arrives.
-  var placedCalls: [UInt32: UInt32] = [:]
-  /// Per request: when the call that filed it was made.
-  var requestCalledAt: [Int64] = []
-
-  /// Per request: its timeout in nanoseconds (0: none).
-  var requestTimeouts: [Int64] = []
-
   static let sampleNames = [
     "seats.occupied", "requests.pending", "clients.idle", "clients.applying", "clients.connecting",
     "clients.connected", "devices.on",
@@ -86,33 +76,15 @@ public struct LiveWorld: World {
     let s = profile.seats
     let settings = RoomSettings(
       maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit)
-    let rooms = [RoomSettings](repeating: settings, count: layout.rooms)
     let users = layout.totalUsers
-    var staff: [(user: UInt32, room: UInt32)] = []
-    for r in 0..<UInt32(layout.rooms) {
-      for u in layout.staff(of: r) { staff.append((u, r)) }
-    }
-    runtime = ClientRuntime(
-      rooms: rooms, audienceRange: (0..<UInt32(layout.rooms)).map { layout.audience(of: $0) }, userCount: users,
-      staff: staff, quirks: profile.quirks)
-    let mistakes = MistakeSet(profile.mistakes)
-    let standardAudience = StandardAudience(settings: profile.audience, userCount: users)
-    if let c = profile.calls, c.phone.liveCallees != .zero { standardAudience.callSettings = c.phone }
-    standardAudience.mistakes = mistakes
-    self.audience = audience ?? standardAudience
-    let standardHost = StandardHost(settings: profile.host)
-    standardHost.mistakes = mistakes
-    self.host = host ?? standardHost
-    let standardAdmin = StandardHost(settings: profile.admin)
-    standardAdmin.mistakes = mistakes
-    self.admin = admin ?? standardAdmin
-    self.phone =
-      phone
-      ?? profile.calls.map {
-        let p = StandardPhone(settings: $0.phone, phones: layout.phones, userCount: users)
-        p.mistakes = mistakes
-        return p
-      }
+    runtime = ClientRuntime(layout: layout, settings: settings, quirks: profile.quirks)
+    let standard = StandardClients(
+      audience: profile.audience, host: profile.host, admin: profile.admin, phone: profile.calls?.phone,
+      phones: layout.phones, userCount: users, mistakes: profile.mistakes)
+    self.audience = audience ?? standard.audience
+    self.host = host ?? standard.host
+    self.admin = admin ?? standard.admin
+    self.phone = phone ?? standard.phone
     if let c = profile.calls {
       let os = PhoneSystem(phones: layout.phones, limits: c.conversations, runtime: runtime)
       runtime.phoneSystem = os
@@ -187,7 +159,7 @@ public struct LiveWorld: World {
     runtime.now = scheduler.now
     switch kind {
     case .clientStart:
-      withClient(e.a, &scheduler) { b, c in b.start(&c) }
+      run(e.a, .start, &scheduler)
     case .arrival:
       scheduler.schedule(after: .zero, event(.clientStart, workload.arrive(room: e.a, layout: layout)))
       if let at = workload.nextArrival(room: e.a, layout: layout) {
@@ -205,9 +177,9 @@ public struct LiveWorld: World {
       let t = inFlight.takeTimer(e.b)
       // A timer of a process that has since died never fires.
       guard t.generation == generation(of: e.a) else { break }
-      withClient(e.a, &scheduler) { b, c in b.timer(tag: t.tag, arg: t.arg, &c) }
+      run(e.a, .timer(tag: t.tag, arg: t.arg), &scheduler)
     case .applyIntent:
-      withClient(e.a, &scheduler) { b, c in b.applyIntent(&c) }
+      run(e.a, .applyIntent, &scheduler)
     case .requestTimeout:
       if server.seats.timeOut(request: e.a, now: scheduler.now) { metrics.counters.add(metrics.timedOut) }
       drainServer(&scheduler)
@@ -431,7 +403,7 @@ public struct LiveWorld: World {
     let now = scheduler.now
     // The answer to a process that has since died reaches nobody.
     guard op.generation == generation(of: op.user) else {
-      placedCalls.removeValue(forKey: slot)
+      _ = inFlight.takePlaced(slot)
       return
     }
     // The SDK's state follows the answer, then the world's bookkeeping of it.
@@ -462,7 +434,7 @@ public struct LiveWorld: World {
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { metrics.applyAnswered(op.user, now) }
     case .placeCall:
-      if error == nil, let id = placedCalls.removeValue(forKey: slot), runtime.clients[u].call == 0 {
+      if error == nil, let id = inFlight.takePlaced(slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
         if !server.calls.calls[Int(id)].isOver {
           runtime.dialing(op.user, call: id)

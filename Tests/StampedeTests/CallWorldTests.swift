@@ -144,7 +144,7 @@ final class ScriptedPhone: ClientBehavior {
     #expect(s.violations == 0)
     // Plant: the server behaves as if the timeout had been 1 s, yet ended the call at 6.01 s
     // (judged without slack).
-    s.world.callTimeouts[0] = 1_000_000_000
+    s.world.server.callTimeoutsNs[0] = 1_000_000_000
     s.world.judgeLiveness(now: s.sim.now, slack: .zero)
     #expect(s.world.checker.log.count("call.released-within-timeout") == 1)
   }

@@ -232,7 +232,7 @@ struct Staged {
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
     // Plant: the server behaves as if the timeout had been 1 s, yet ended it only at 31 s.
-    s.world.requestTimeouts[0] = 1_000_000_000
+    s.world.server.requestTimeoutsNs[0] = 1_000_000_000
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.world.checker.log.count("request.terminal-within-timeout") == 1)
     #expect(s.world.checker.log.first(.terminalWithinTimeout)?.message.contains("timedOut only at") == true)
