@@ -25,6 +25,8 @@ public struct Chaos {
   let layout: Layout
   /// The fault stream: every rate draw, every fault's own timing.
   public var random: Xoshiro256
+  /// Injections so far, by kind index: each time a rate fault fired or a window applied.
+  public private(set) var injected = [UInt64](repeating: 0, count: FaultKind.allCases.count)
 
   /// Resolves `plan` for a run of `duration` over `layout`, drawing swarm rates from the
   /// `fault-swarm` stream and taking the `faults` stream for every later decision.
@@ -92,7 +94,10 @@ public struct Chaos {
       if now.nanoseconds < start { continue }
       if let d = entry.duration, now.nanoseconds >= start + d.nanoseconds { continue }
       guard covers(entry.target, user) else { continue }
-      if random.chance(entry.rate) { return true }
+      if random.chance(entry.rate) {
+        injected[k] &+= 1
+        return true
+      }
     }
     return false
   }
@@ -111,6 +116,7 @@ public struct Chaos {
       if entry.service != .all && service != .all && entry.service != service { continue }
       guard covers(entry.target, user) else { continue }
       if entry.rate != Ratio(1, 1)! && !random.chance(entry.rate) { continue }
+      injected[k] &+= 1
       return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: end, vanish: entry.vanish)
     }
     return nil

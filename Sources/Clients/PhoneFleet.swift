@@ -78,9 +78,6 @@ public final class PhoneFleet {
   /// The call a reconnect already told `user`'s SDK had ended, as ID + 1.
   public func endSynced(_ user: UInt32) -> UInt32 { records[index(user)].endSynced }
 
-  /// A reconnect told `user`'s SDK that `call` ended.
-  public func markEndSynced(_ user: UInt32, call: UInt32) { records[index(user)].endSynced = call + 1 }
-
   /// The server accepted `call` for `user`.
   public func accepted(_ user: UInt32, call: UInt32) {
     let i = index(user)
@@ -156,7 +153,7 @@ public final class PhoneFleet {
     case .background:
       if now >= records[i].reopenAt {
         os.setApp(user, .foreground)
-        if runtime.clients[Int(user)].loggedIn { host.reconnected(user, &scheduler) }
+        if runtime.clients[Int(user)].loggedIn { reconnect(user, &host, &scheduler) }
         if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&random), &host, &scheduler) }
       } else if inCall(user) {
         // A call keeps the app running; the system looks again later.
@@ -213,6 +210,42 @@ public final class PhoneFleet {
     }
   }
 
+  /// The SDK of `user` (re)connected: it learns the call it is being called in, or that the call
+  /// a push announced, or the call it believed it was in, is over.
+  public func reconnect<H: PhoneHost>(_ user: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    let u = Int(user)
+    if !host.isLoggedIn(user) && runtime.clients[u].loggedIn {
+      // The server ended the session while the app was away: it hears so on reconnecting.
+      runtime.sessionEndedWhileAway(user)
+      if runtime.clients[u].subscriptions.contains(.loginEvents) {
+        host.run(user, .loginEvent(.kickedOffline), &scheduler)
+      }
+      return
+    }
+    let sdkCall = runtime.clients[u].call
+    let serverCall = host.serverCall(of: user)
+    let pushed = os.lastPushCall(user)
+    var stale: [UInt32] = []
+    if sdkCall != 0 && serverCall != sdkCall - 1 { stale.append(sdkCall - 1) }
+    if pushed != 0 && serverCall != pushed - 1 && sdkCall != pushed && records[index(user)].endSynced != pushed {
+      stale.append(pushed - 1)
+    }
+    for id in stale {
+      records[index(user)].endSynced = id + 1
+      let c = host.call(id)
+      host.deliver(user, .ended(user: user, call: id, reason: c.endReason ?? .noResponse, other: c.caller), &scheduler)
+    }
+    if let id = serverCall, sdkCall != id + 1 {
+      let state = host.serverCallState(of: user)
+      if state == .waiting && host.call(id).caller == user {
+        // Its own call, still ringing the others: the SDK takes it up again, with no incoming ring.
+        return runtime.dialing(user, call: id)
+      }
+      host.deliver(
+        user, state == .accept ? .started(user: user, call: id) : .received(user: user, call: id), &scheduler)
+    }
+  }
+
   // MARK: - PushKit
 
   /// A VoIP push for `call` reached the phone and the system delivers it: it wakes the app (a
@@ -225,7 +258,7 @@ public final class PhoneFleet {
     case .background where !os.isAwake(user):
       // The SDK reconnects and catches up, then the handler runs.
       os.setAwake(user, true)
-      if runtime.clients[Int(user)].loggedIn { host.reconnected(user, &scheduler) }
+      if runtime.clients[Int(user)].loggedIn { reconnect(user, &host, &scheduler) }
       handPush(user, call: call, &host, &scheduler)
     default:
       handPush(user, call: call, &host, &scheduler)

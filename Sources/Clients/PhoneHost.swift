@@ -108,8 +108,14 @@ public protocol PhoneHost {
   mutating func run(_ user: UInt32, _ callback: ClientCallback, _ scheduler: inout Scheduler)
   /// Sends an SDK call on the app's behalf (the SDK's own rules, such as hanging up on close).
   mutating func issue(_ op: PendingOperation, _ scheduler: inout Scheduler)
-  /// The SDK of `user` (re)connected: it catches up on its calls.
-  mutating func reconnected(_ user: UInt32, _ scheduler: inout Scheduler)
+  /// A call event reaches the SDK of `user`, as over its signalling channel.
+  mutating func deliver(_ user: UInt32, _ event: CallEvent, _ scheduler: inout Scheduler)
+  /// Whether the server still has `user` logged in.
+  func isLoggedIn(_ user: UInt32) -> Bool
+  /// The call the server has `user` in.
+  func serverCall(of user: UInt32) -> UInt32?
+  /// `user`'s state in its call, by the server's account.
+  func serverCallState(of user: UInt32) -> CallParticipantState
   /// Tells the metrics and the oracles what happened.
   mutating func observe(_ news: PhoneNews, _ now: SimInstant)
   /// The call server's record of call `id`.

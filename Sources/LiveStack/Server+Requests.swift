@@ -96,6 +96,7 @@ extension Server {
       switch apply(user: user, seatIndex: seat, now: now) {
       case .failure(let e): return ServerOutcome(e)
       case .success(let id):
+        lastApplication[Int(user)] = id + 1
         var outcome = ServerOutcome()
         outcome.filed = id
         return outcome

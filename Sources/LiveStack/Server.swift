@@ -30,6 +30,8 @@ public struct Server {
   public var push: PushBackend
   /// What the last operations caused, not yet sent (see ``Outgoing``).
   public var outbox: [Outgoing] = []
+  /// Per user: its latest application as request ID + 1 (0 = none).
+  var lastApplication: [UInt32]
   /// Per request, in ID order: the timeout it was filed with, in nanoseconds (0: none).
   public internal(set) var requestTimeoutsNs: [Int64] = []
   /// Per call, in ID order: its ringing timeout, in nanoseconds.
@@ -56,6 +58,7 @@ public struct Server {
     self.push = push
     self.applyAnswersOnOutcome = applyAnswersOnOutcome
     deferredApply = [UInt32](repeating: 0, count: users)
+    lastApplication = [UInt32](repeating: 0, count: users)
   }
 
   // MARK: - Operations whose notices are the server's to decide
@@ -276,5 +279,13 @@ extension Server {
   public mutating func armed(call id: UInt32, timeout: SimDuration) {
     precondition(Int(id) == callTimeoutsNs.count, "calls are numbered in order")
     callTimeoutsNs.append(timeout.nanoseconds)
+  }
+}
+
+extension Server {
+  /// The state of `user`'s latest application, if it filed one.
+  public func lastApplicationState(of user: UInt32) -> RequestState? {
+    let id = lastApplication[Int(user)]
+    return id == 0 ? nil : seats.requests[Int(id - 1)].state
   }
 }

@@ -19,6 +19,9 @@ public struct Counters: Equatable, Sendable {
   /// Adds `amount` to counter `index`.
   public mutating func add(_ index: Int, _ amount: UInt64 = 1) { values[index] &+= amount }
 
+  /// Sets the counter at `index` to `value`.
+  public mutating func set(_ index: Int, _ value: UInt64) { values[index] = value }
+
   /// The value of counter `name`, or `nil` if it was never registered.
   public func value(_ name: String) -> UInt64? { names.firstIndex(of: name).map { values[$0] } }
 

@@ -1,3 +1,5 @@
+import SimKernel
+
 /// The event kinds of the live world. `a` and `b` name the entities in the comment.
 public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = user: the client starts (arrives); its behaviour logs in and joins.
@@ -63,4 +65,10 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case presenceLost
   /// a = audience member: its SDK enters its room again while seated (`audience.rejoin`).
   case audienceRejoin
+}
+
+extension LiveEvent {
+  /// The scheduler event of this kind with arguments `a` and `b`.
+  @inline(__always)
+  func with(_ a: UInt32, _ b: UInt32 = 0) -> Event { Event(kind: rawValue, a: a, b: b) }
 }

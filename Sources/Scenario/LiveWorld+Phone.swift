@@ -27,80 +27,42 @@ extension LiveWorld {
     @inline(__always) get { profile.calls! }
   }
 
-  // MARK: - Calls
-
-  /// The SDK (re)connected: it learns the call it is being called in, or that the call a push
-  /// announced, or the call it believed it was in, is over.
-  mutating func resyncCalls(_ user: UInt32, _ scheduler: inout Scheduler) {
-    let u = Int(user)
-    if !server.login.isLoggedIn(user) && runtime.clients[u].loggedIn {
-      // The server ended the session while the app was away: it hears so on reconnecting.
-      runtime.sessionEndedWhileAway(user)
-      if runtime.clients[u].subscriptions.contains(.loginEvents) { run(user, .loginEvent(.kickedOffline), &scheduler) }
-      return
-    }
-    let sdkCall = runtime.clients[u].call
-    let serverCall = server.calls.call(of: user)
-    let pushed = phoneOS!.lastPushCall(user)
-    var stale: [UInt32] = []
-    if sdkCall != 0 && serverCall != sdkCall - 1 { stale.append(sdkCall - 1) }
-    if pushed != 0 && serverCall != pushed - 1 && sdkCall != pushed && phones!.endSynced(user) != pushed {
-      stale.append(pushed - 1)
-    }
-    for id in stale {
-      phones!.markEndSynced(user, call: id)
-      let c = server.calls.calls[Int(id)]
-      deliverCall(user, .ended(user: user, call: id, reason: c.endReason ?? .noResponse, other: c.caller), &scheduler)
-    }
-    if let id = serverCall, sdkCall != id + 1 {
-      let state = server.calls.state(of: user)
-      if state == .waiting && server.calls.calls[Int(id)].caller == user {
-        // Its own call, still ringing the others: the SDK takes it up again, with no incoming ring.
-        return runtime.dialing(user, call: id)
-      }
-      deliverCall(
-        user, state == .accept ? .started(user: user, call: id) : .received(user: user, call: id), &scheduler)
-    }
-  }
-
   // MARK: - Push
 
   /// The call server rings `user`, whose app is not connected: the backend sends what its
   /// registration allows.
   mutating func routePush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
     let now = scheduler.now
-    if chaos.active && fires(.tokenInvalidated, user: user, now) { phones!.rotateToken(user, &self, &scheduler) }
+    if chaos.active && chaos.fires(.tokenInvalidated, user: user, now) { phones!.rotateToken(user, &self, &scheduler) }
     switch server.push.route(to: user, phoneToken: phoneOS!.token(user)) {
     case .voip:
-      metrics.pushSent(user, now)
-      if chaos.active && fires(.pushDrop, user: user, now) { return metrics.countLostPush(.dropped) }
-      if chaos.isOn(.serverOutage) && window(.serverOutage, user: user, now, service: .push) != nil {
-        return metrics.countLostPush(.outage)
+      measured.pushSent(user, now)
+      if chaos.active && chaos.fires(.pushDrop, user: user, now) { return measured.countLostPush(.dropped) }
+      if chaos.isOn(.serverOutage) && chaos.window(.serverOutage, user: user, now, service: .push) != nil {
+        return measured.countLostPush(.outage)
       }
       var latency =
         callsProfile.push.backendLatency.sampleDuration(&pushRandom)
         + callsProfile.push.latency.sampleDuration(&pushRandom)
-      if chaos.isOn(.serverSlowdown), let w = window(.serverSlowdown, user: user, now, service: .push) {
+      if chaos.isOn(.serverSlowdown), let w = chaos.window(.serverSlowdown, user: user, now, service: .push) {
         latency = latency + w.extra
       }
-      if chaos.active && fires(.pushDelay, user: user, now) {
-        latency = latency + .seconds(20 + Int64(chaos.draw(below: 40)))
-      }
+      if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
       scheduler.schedule(after: latency, event(.pushDelivered, user, call))
-      if chaos.active && fires(.pushDuplicate, user: user, now) {
+      if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {
         scheduler.schedule(
           after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
       }
       if pushRandom.chance(callsProfile.push.duplicateRate) {
         // APNs delivers it twice.
-        metrics.counters.add(metrics.pushDuplicated)
+        measured.counters.add(measured.pushDuplicated)
         scheduler.schedule(
           after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
       }
     case .apnsAlert:
-      metrics.counters.add(metrics.pushApnsAlert)
+      measured.counters.add(measured.pushApnsAlert)
     case .lost(let reason):
-      metrics.countLostPush(reason)
+      measured.countLostPush(reason)
     }
   }
 
@@ -108,10 +70,10 @@ extension LiveWorld {
   /// hands it the push, unless it stopped delivering to this app.
   mutating func pushDelivered(user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
     let os = phoneOS!
-    metrics.pushArrived(user, scheduler.now)
-    if os.isSuppressed(user) { return metrics.countLostPush(.suppressed) }
-    if server.calls.call(of: user) != call { metrics.counters.add(metrics.probePushAfterCallEnded) }
-    if chaos.active && os.appState(user) != .killed && fires(.appKilled, user: user, scheduler.now) {
+    measured.pushArrived(user, scheduler.now)
+    if os.isSuppressed(user) { return measured.countLostPush(.suppressed) }
+    if server.calls.call(of: user) != call { measured.counters.add(measured.probePushAfterCallEnded) }
+    if chaos.active && os.appState(user) != .killed && chaos.fires(.appKilled, user: user, scheduler.now) {
       phones!.kill(user, &self, &scheduler)
     }
     phones!.pushArrived(user, call: call, &self, &scheduler)
@@ -122,7 +84,7 @@ extension LiveWorld {
   mutating func phoneIssued(_ op: PendingOperation, _ scheduler: inout Scheduler) {
     switch op.kind {
     case .login:
-      metrics.phoneLoginCalled(op.user, scheduler.now)
+      measured.phoneLoginCalled(op.user, scheduler.now)
     case .rejectCall, .hangupCall:
       phones!.leftCall(op.user)
     case .setVOIP:
@@ -139,7 +101,7 @@ extension LiveWorld {
 
   /// A call event reaches the SDK of `user`: its call state follows, then the behaviour hears it if
   /// subscribed.
-  mutating func deliverCall(_ user: UInt32, _ event: CallEvent, _ scheduler: inout Scheduler) {
+  public mutating func deliver(_ user: UInt32, _ event: CallEvent, _ scheduler: inout Scheduler) {
     let u = Int(user)
     let now = scheduler.now
     switch event {
@@ -154,10 +116,10 @@ extension LiveWorld {
       if chaos.active { ringFaults(callee: user, call: id, &scheduler) }
       // A ring in the app counts when the app is on screen; otherwise the system UI's ring does.
       if !isPhoneUser(user) || phoneOS!.appState(user) == .foreground {
-        metrics.rang(user, call: id, isPhone: isPhoneUser(user), now)
+        measured.rang(user, call: id, isPhone: isPhoneUser(user), now)
       }
     case .started(_, let id):
-      if server.calls.calls[Int(id)].caller == user { metrics.callConnected(id, now) }
+      if server.calls.calls[Int(id)].caller == user { measured.callConnected(id, now) }
     case .ended:
       break
     }
@@ -200,15 +162,21 @@ extension LiveWorld: PhoneHost {
     executeCommands(&scheduler)
   }
 
-  /// The app's SDK reconnected: it catches up on its calls.
-  public mutating func reconnected(_ user: UInt32, _ scheduler: inout Scheduler) { resyncCalls(user, &scheduler) }
+  /// Whether the server still has `user` logged in.
+  public func isLoggedIn(_ user: UInt32) -> Bool { server.login.isLoggedIn(user) }
+
+  /// The call the server has `user` in.
+  public func serverCall(of user: UInt32) -> UInt32? { server.calls.call(of: user) }
+
+  /// `user`'s state in its call, by the server's account.
+  public func serverCallState(of user: UInt32) -> CallParticipantState { server.calls.state(of: user) }
 
   /// The call server's record of call `id`.
   public func call(_ id: UInt32) -> CallRecord { server.calls.calls[Int(id)] }
 
   /// What happened on a phone reaches the metrics and the oracles.
   public mutating func observe(_ news: PhoneNews, _ now: SimInstant) {
-    metrics.observe(news, now)
+    measured.observe(news, now)
     checker.observe(news, calls: server.calls, fleet: phones!, at: now)
   }
 }

@@ -19,22 +19,22 @@ extension LiveWorld {
     if op.kind != .login && !server.login.isLoggedIn(user) {
       error = .notLoggedIn
     } else if chaos.isOn(.serverOutage),
-      let w = window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind))
+      let w = chaos.window(.serverOutage, user: user, now, service: LiveWorld.service(of: op.kind))
     {
       // Refused at once, or (vanish) never heard: the SDK then gives up after its timeout.
       if w.vanish { inFlight.loseAnswer(slot) }
       error = .failed
-    } else if op.kind == .applyForSeat && chaos.active && fires(.seatLimitHit, user: user, now) {
+    } else if op.kind == .applyForSeat && chaos.active && chaos.fires(.seatLimitHit, user: user, now) {
       error = .seatLimitExceeded
     } else {
       let outcome = server.perform(op.request(callees: callees), by: user, slot: slot, now: now)
       error = outcome.error
       if let id = outcome.filed { filed(id, op, &scheduler) }
       flush(&scheduler)
-      if error == nil { metrics.countSucceeded(op.kind, audience: layout.role(of: user) == .audience) }
+      if error == nil { measured.countSucceeded(op.kind, audience: layout.role(of: user) == .audience) }
       deferReply = afterServed(op, slot: slot, outcome, &scheduler)
     }
-    if let error { metrics.countError(error) }
+    if let error { measured.countError(error) }
     drainServer(&scheduler)
     drainCalls(&scheduler)
     if !deferReply { reply(slot, error, &scheduler) }
@@ -50,11 +50,13 @@ extension LiveWorld {
     let error = outcome.error
     switch op.kind {
     case .login:
-      if error == nil && chaos.active { loginFaults(user, &scheduler) }
+      guard error == nil && chaos.active else { break }
+      for end in chaos.sessionEnds(user: user, now) {
+        scheduler.schedule(after: end.after, event(.loginEnded, user, UInt32(end.event.rawValue)))
+      }
     case .applyForSeat:
       guard let id = outcome.filed else { break }
-      lastApplication[Int(user)] = id + 1
-      if chaos.active && fires(.seatRejection, user: user, now) {
+      if chaos.active && chaos.fires(.seatRejection, user: user, now) {
         // The owner turns it down at once (its app, or a moderation rule, on its behalf).
         inject(
           .system(layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, .rejectApplication, target: user, at: now),
@@ -65,13 +67,13 @@ extension LiveWorld {
         return true
       }
     case .cancelApplication:
-      if error == .alreadyProcessed { metrics.probeLostRace(op.kind, application: lastApplicationState(of: user)) }
+      if error == .alreadyProcessed { measured.probeLostRace(op.kind, application: server.lastApplicationState(of: user)) }
     case .acceptApplication:
       if error == .alreadyProcessed {
-        metrics.probeLostRace(op.kind, application: lastApplicationState(of: op.target))
+        measured.probeLostRace(op.kind, application: server.lastApplicationState(of: op.target))
       } else if error == nil {
         if chaos.active { seatedFaults(op.target, &scheduler) }
-        if chaos.active && fires(.seatAcceptRace, user: user, now),
+        if chaos.active && chaos.fires(.seatAcceptRace, user: user, now),
           let other = layout.staff(of: layout.homeRoom[Int(user)]).first(where: { $0 != user })
         {
           // Another host of the room accepts the same application a moment later.
@@ -89,39 +91,31 @@ extension LiveWorld {
     case .placeCall:
       guard let id = outcome.placed else { break }
       let timeout = op.timeout > .zero ? op.timeout : CallService.defaultTimeout
-      metrics.callPlaced(id, dialedAt: op.issuedAt)
+      measured.callPlaced(id, dialedAt: op.issuedAt)
       server.armed(call: id, timeout: timeout)
       inFlight.placed(slot, call: id)
       scheduler.schedule(after: timeout, event(.callTimeout, id))
     case .acceptCall:
       let known = runtime.clients[Int(user)].call
       if error != nil, known != 0, server.calls.calls[Int(known - 1)].endReason == .canceled {
-        metrics.counters.add(metrics.probeAnswerAfterCancel)  // the caller gave up as the callee answered
+        measured.counters.add(measured.probeAnswerAfterCancel)  // the caller gave up as the callee answered
       }
       if error == nil && isPhoneUser(user), let id = server.calls.call(of: user) {
         phones!.accepted(user, call: id)
       }
     case .setVOIP:
-      if outcome.registered && isPhoneUser(user) { metrics.tokenUploaded(user, now) }
+      if outcome.registered && isPhoneUser(user) { measured.tokenUploaded(user, now) }
     default:
       break
     }
     return false
   }
 
-  /// The state of `user`'s latest application, if it filed one.
-  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
-  @inline(__always)
-  func lastApplicationState(of user: UInt32) -> RequestState? {
-    let id = lastApplication[Int(user)]
-    return id == 0 ? nil : server.seats.requests[Int(id - 1)].state
-  }
-
   /// A request was filed: remember when it was asked for and arm its timeout.
   mutating func filed(_ id: UInt32, _ op: OperationRecord, _ scheduler: inout Scheduler) {
-    metrics.requestFiled(id, calledAt: op.issuedAt)
+    measured.requestFiled(id, calledAt: op.issuedAt)
     var timeout = op.timeout
-    if timeout > .zero && chaos.isOn(.seatNoTimeout) && fires(.seatNoTimeout, user: op.user, scheduler.now) {
+    if timeout > .zero && chaos.isOn(.seatNoTimeout) && chaos.fires(.seatNoTimeout, user: op.user, scheduler.now) {
       timeout = .zero  // filed as if the client had asked for none
     }
     server.armed(request: id, timeout: timeout)
@@ -132,21 +126,19 @@ extension LiveWorld {
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
     if chaos.active, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
-      fires(.seatResponseLost, user: user, scheduler.now)
+      chaos.fires(.seatResponseLost, user: user, scheduler.now)
     {
       return
     }
     let slot = network.post(notice)
     var at = fifo(downlink: true, user, scheduler.now)
-    if chaos.active, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
-      fires(.seatResponseLate, user: user, scheduler.now)
-    {
+    if case .guest(_, let e, _) = notice, e.isApplicationAnswer, let late = chaos.lateAnswer(to: user, scheduler.now) {
       // Late, and everything after it on the ordered channel waits too.
-      at = at + .milliseconds(3000 + Int64(chaos.draw(below: 7000)))
+      at = at + late
       network.holdDownlink(user, until: at)
     }
     scheduler.schedule(at: at, event(.clientNotice, slot))
-    if chaos.isOn(.networkDuplicate), notice.isSignalling, fires(.networkDuplicate, user: user, scheduler.now) {
+    if chaos.isOn(.networkDuplicate), notice.isSignalling, chaos.fires(.networkDuplicate, user: user, scheduler.now) {
       // A retransmission: the same event again, right behind the first on the ordered channel.
       let copy = network.post(notice, duplicate: true)
       scheduler.schedule(at: fifo(downlink: true, user, scheduler.now), event(.clientNotice, copy))
@@ -159,12 +151,12 @@ extension LiveWorld {
     for i in 0..<server.calls.events.count {
       let e = server.calls.events[i]
       if case .ended(let user, let id, let reason, _) = e, user == server.calls.calls[Int(id)].caller {
-        metrics.counters.add(metrics.callEnded[LiveMetrics.endReasons.firstIndex(of: reason)!])
+        measured.counters.add(measured.callEnded[LiveMetrics.endReasons.firstIndex(of: reason)!])
       }
       switch e {
       case .received(let u, let id):
         if isPhoneUser(u) && chaos.active && phoneOS!.appState(u) == .foreground
-          && fires(.appBackgrounded, user: u, scheduler.now)
+          && chaos.fires(.appBackgrounded, user: u, scheduler.now)
         {
           phoneOS!.setApp(u, .background)
           phoneOS!.setAwake(u, phones!.inCall(u))
@@ -179,7 +171,7 @@ extension LiveWorld {
         send(.call(u, e), &scheduler)
       case .ended(let u, let id, let reason, let other):
         if chaos.isOn(.callEndReasonUnknown) && reason != .unknown
-          && fires(.callEndReasonUnknown, user: u, scheduler.now)
+          && chaos.fires(.callEndReasonUnknown, user: u, scheduler.now)
         {
           send(.call(u, .ended(user: u, call: id, reason: .unknown, other: other)), &scheduler)
         } else {
@@ -199,8 +191,8 @@ extension LiveWorld {
     for i in 0..<n {
       let c = server.seats.changes[i]
       if checking { checker.observe(c, seats: server.seats, at: now) }
-      if c.seated, let grant = c.grant, grant != .move { metrics.seated(c.user, now) }
-      if !c.seated && c.removedBy == .max { metrics.counters.add(metrics.serverRemoved) }
+      if c.seated, let grant = c.grant, grant != .move { measured.seated(c.user, now) }
+      if !c.seated && c.removedBy == .max { measured.counters.add(measured.serverRemoved) }
     }
     if n == 0 && server.seats.ended.isEmpty { return }
     server.fanOut()
@@ -237,9 +229,9 @@ extension LiveWorld {
     }
     switch notice {
     case .guest(_, let event, let request):
-      if runtime.received(event, user: user) { metrics.counters.add(metrics.probeInvitationWhileApplying) }
+      if runtime.received(event, user: user) { measured.counters.add(measured.probeInvitationWhileApplying) }
       if event.isApplicationAnswer && !duplicate {
-        metrics.applyAnswered(user, now)
+        measured.applyAnswered(user, now)
         checker.observeTerminalAnswer(request: request, user: user, at: now)
       }
       var kicked = false
@@ -258,7 +250,7 @@ extension LiveWorld {
         }
       case .onHostInvitationResponded, .onHostInvitationNoResponse:
         if !duplicate {
-          metrics.invitationAnswered(request: request, now)
+          measured.invitationAnswered(request: request, now)
           checker.observeTerminalAnswer(request: request, user: user, at: now)
         }
       default:
@@ -270,7 +262,7 @@ extension LiveWorld {
     case .seats(_, let batchSlot):
       let batch = server.takeBatch(batchSlot)
       let (ownLeave, early) = runtime.received(batch, user: user)
-      if early > 0 { metrics.counters.add(metrics.probeSeatListBeforeResponse, UInt64(early)) }
+      if early > 0 { measured.counters.add(measured.probeSeatListBeforeResponse, UInt64(early)) }
       run(user, .seatList(batch), sawOwnLeave: ownLeave, &scheduler)
     case .login(_, let loginEvent):
       runtime.loginEnded(user)
@@ -281,7 +273,7 @@ extension LiveWorld {
       {
         return
       }
-      deliverCall(user, event, &scheduler)
+      deliver(user, event, &scheduler)
     case .liveEnded:
       runtime.liveEnded(user)
       run(user, .liveEnded, &scheduler)

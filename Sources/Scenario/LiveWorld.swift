@@ -38,8 +38,14 @@ public struct LiveWorld: World {
   public internal(set) var network: Network
   /// The seat invariants.
   public internal(set) var checker: Checker
-  /// What was measured.
-  public internal(set) var metrics = LiveMetrics()
+  /// What was measured so far, but for the fault injections (see ``metrics``).
+  var measured = LiveMetrics()
+  /// What was measured, the injections of each configured fault kind included.
+  public var metrics: LiveMetrics {
+    var m = measured
+    for k in chaos.configured { m.counters.set(faultCounters[k.index], chaos.injected[k.index]) }
+    return m
+  }
   /// Sampled gauges.
   public internal(set) var series: TimeSeries
 
@@ -52,17 +58,13 @@ public struct LiveWorld: World {
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
-  /// Per user: its latest application as request ID + 1 (0 = none), for the probes.
-  var lastApplication: [UInt32]
   /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
   /// never change the run, so the trace hash is the same either way).
   public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
-  static let sampleNames = [
-    "seats.occupied", "requests.pending", "clients.idle", "clients.applying", "clients.connecting",
-    "clients.connected", "devices.on",
-  ]
+  /// The gauges sampled over time (see ``LiveMetrics/gaugeNames``).
+  static let sampleNames = LiveMetrics.gaugeNames
 
   /// Builds the world for `profile` with its random streams drawn from `streams`. Behaviours default
   /// to the built-in correct clients.
@@ -109,7 +111,7 @@ public struct LiveWorld: World {
     for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
     faultCounters = counters
     m.track(users: users, phones: layout.phones)
-    metrics = m
+    measured = m
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
@@ -120,38 +122,22 @@ public struct LiveWorld: World {
     network = Network(
       users: users, latency: profile.network.clientServer, random: streams.stream("network"))
     deviceRandom = streams.stream("devices")
-    lastApplication = [UInt32](repeating: 0, count: users)
     workload = Workload(profile: profile, layout: layout, streams: streams)
   }
 
   /// Schedules the first events: owners and admins start at time zero, viewers by the arrival
   /// pattern, then the workload and the sampler.
   public mutating func start(_ scheduler: inout Scheduler) {
-    for r in 0..<UInt32(layout.rooms) {
-      for u in layout.staff(of: r) { scheduler.schedule(after: .zero, event(.clientStart, u)) }
-      let viewers = layout.audience(of: r)
-      guard !viewers.isEmpty else { continue }
-      if profile.arrival == .closed {
-        for u in viewers { scheduler.schedule(after: .zero, event(.clientStart, u)) }
-      } else {
-        if let at = workload.nextArrival(room: r, layout: layout) {
-          scheduler.schedule(at: max(at, scheduler.now), event(.arrival, r))
-        }
-      }
-    }
+    workload.start(layout: layout, &scheduler)
     for u in layout.phones { scheduler.schedule(after: .zero, event(.clientStart, u)) }
     if let phones { phones.start(&self, &scheduler) }
-    if let flash = profile.workload.flashCrowd {
-      if flash.lockSeatsUntilOpen { setAllSeatsLocked(true) }
-      scheduler.schedule(after: flash.at, event(.flashCrowd, 0))
-    }
-    for start in workload.coHostStarts(rooms: layout.rooms) {
-      scheduler.schedule(after: start.after, event(.coHostStart, start.room))
-    }
+    if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(true) }
+    workload.scheduleEvents(rooms: layout.rooms, &scheduler)
     scheduler.schedule(after: .zero, event(.sample, 0))
   }
 
-  func event(_ kind: LiveEvent, _ a: UInt32, _ b: UInt32 = 0) -> Event { Event(kind: kind.rawValue, a: a, b: b) }
+  @inline(__always)
+  func event(_ kind: LiveEvent, _ a: UInt32, _ b: UInt32 = 0) -> Event { kind.with(a, b) }
 
   /// Handles one event.
   public mutating func handle(_ e: Event, scheduler: inout Scheduler) {
@@ -161,10 +147,7 @@ public struct LiveWorld: World {
     case .clientStart:
       run(e.a, .start, &scheduler)
     case .arrival:
-      scheduler.schedule(after: .zero, event(.clientStart, workload.arrive(room: e.a, layout: layout)))
-      if let at = workload.nextArrival(room: e.a, layout: layout) {
-        scheduler.schedule(at: max(at, scheduler.now), event(.arrival, e.a))
-      }
+      workload.arrival(room: e.a, layout: layout, &scheduler)
     case .serverCall:
       serverCall(slot: e.a, &scheduler)
     case .clientReply:
@@ -181,11 +164,11 @@ public struct LiveWorld: World {
     case .applyIntent:
       run(e.a, .applyIntent, &scheduler)
     case .requestTimeout:
-      if server.seats.timeOut(request: e.a, now: scheduler.now) { metrics.counters.add(metrics.timedOut) }
+      if server.seats.timeOut(request: e.a, now: scheduler.now) { measured.counters.add(measured.timedOut) }
       drainServer(&scheduler)
     case .coHostStart:
       if server.seats.connectCoHost(e.a, e.a + 1) == nil {
-        metrics.counters.add(metrics.coHostSessions)
+        measured.counters.add(measured.coHostSessions)
         drainServer(&scheduler)
         scheduler.schedule(after: workload.coHostDuration(), event(.coHostEnd, e.a))
       }
@@ -212,7 +195,7 @@ public struct LiveWorld: World {
         drainServer(&scheduler)
       }
     case .sample:
-      sample(scheduler.now)
+      series.append(atNs: scheduler.now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime))
       var next = profile.sampleEvery
       if _plantNondeterminism {
         // Test-only: a Set's iteration order is seeded per instance, so this differs run to run.
@@ -254,17 +237,6 @@ public struct LiveWorld: World {
     }
   }
 
-  mutating func sample(_ now: SimInstant) {
-    let c = runtime.statusCounts
-    series.append(
-      atNs: now.nanoseconds,
-      [
-        Int64(server.seats.occupiedTotal), Int64(server.seats.pendingCount), Int64(c[Int(CoGuestStatus.idle.rawValue)]),
-        Int64(c[Int(CoGuestStatus.applying.rawValue)]), Int64(c[Int(CoGuestStatus.connecting.rawValue)]),
-        Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devicesOn[0]),
-      ])
-  }
-
   // MARK: - Clients
 
   /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
@@ -297,7 +269,7 @@ public struct LiveWorld: World {
 
   mutating func afterClient(_ user: UInt32, before: CoGuestStatus, sawOwnLeave: Bool, now: SimInstant) {
     let status = runtime.clients[Int(user)].status
-    if status != before && status == .connected { metrics.connected(user, now) }
+    if status != before && status == .connected { measured.connected(user, now) }
     guard checking else { return }
     let seen = runtime.clients[Int(user)].seenSeat
     checker.observeClient(
@@ -323,7 +295,7 @@ public struct LiveWorld: World {
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
-        } else if !op.kind.isLocal && chaos.active && fires(.networkLoss, user: op.user, scheduler.now) {
+        } else if !op.kind.isLocal && chaos.active && chaos.fires(.networkLoss, user: op.user, scheduler.now) {
           if chaos.draw(below: 2) == 0 {
             // The request is lost: the server never hears of it.
             if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
@@ -339,12 +311,12 @@ public struct LiveWorld: World {
           scheduler.schedule(
             after: profile.devices.openTime.sampleDuration(&deviceRandom), event(.deviceReply, slot))
         } else {
-          if op.kind == .applyForSeat { metrics.applyCalled(op.user, scheduler.now) }
-          if op.kind == .login { metrics.loginCalled(op.user, scheduler.now) }
+          if op.kind == .applyForSeat { measured.applyCalled(op.user, scheduler.now) }
+          if op.kind == .login { measured.loginCalled(op.user, scheduler.now) }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           var at = fifo(downlink: false, op.user, scheduler.now)
           if chaos.isOn(.serverSlowdown),
-            let w = window(.serverSlowdown, user: op.user, scheduler.now, service: LiveWorld.service(of: op.kind))
+            let w = chaos.window(.serverSlowdown, user: op.user, scheduler.now, service: LiveWorld.service(of: op.kind))
           {
             at = at + w.extra
           }
@@ -369,8 +341,8 @@ public struct LiveWorld: World {
     // Chaos decides; the network carries out the delay and the hold.
     var extra: Int64 = 0
     var hold: Int64 = 0
-    if chaos.isOn(.networkDelay), let w = window(.networkDelay, user: user, now) { extra = w.extra.nanoseconds }
-    if chaos.isOn(.networkPartition), let w = window(.networkPartition, user: user, now),
+    if chaos.isOn(.networkDelay), let w = chaos.window(.networkDelay, user: user, now) { extra = w.extra.nanoseconds }
+    if chaos.isOn(.networkPartition), let w = chaos.window(.networkPartition, user: user, now),
       w.direction == .both || (w.direction == .down) == downlink
     {
       // The transport is reliable: the message waits for the partition to heal.
@@ -411,17 +383,14 @@ public struct LiveWorld: World {
     switch op.kind {
     case .login:
       // The SDK syncs its call state as part of logging in.
-      if error == nil && isPhoneUser(op.user) { resyncCalls(op.user, &scheduler) }
+      if error == nil && isPhoneUser(op.user) { phones!.reconnect(op.user, &self, &scheduler) }
     case .joinLive:
       if error == nil {
-        if chaos.active && layout.role(of: op.user) != .audience && !layout.isPhone(op.user)
-          && fires(.hostReenter, user: op.user, now)
-        {
+        if let after = chaos.reenter(host: op.user, now) {
           // Later, the host's app leaves the room and enters it again.
-          let after = SimDuration.seconds(30 + Int64(chaos.draw(below: 570)))
           scheduler.schedule(after: after, event(.hostReenter, op.user))
         }
-        metrics.enteredRoom(op.user, now)
+        measured.enteredRoom(op.user, now)
         enteredRoom(op.user, slot: slot, &scheduler)
       } else if error == .failed {
         // No answer: the server may have let it in. The SDK is not in the room and sends no
@@ -432,7 +401,7 @@ public struct LiveWorld: World {
       // The SDK left whatever the answer; if the server did not hear it, it notices the silence.
       if error != nil { scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user)) }
     case .applyForSeat:
-      if error != nil || profile.seats.applyCompletion == .outcome { metrics.applyAnswered(op.user, now) }
+      if error != nil || profile.seats.applyCompletion == .outcome { measured.applyAnswered(op.user, now) }
     case .placeCall:
       if error == nil, let id = inFlight.takePlaced(slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
@@ -441,13 +410,13 @@ public struct LiveWorld: World {
           // An app with a call going keeps running in the background (its audio session).
           if let os = phoneOS, isPhoneUser(op.user), os.appState(op.user) == .background, !os.isAwake(op.user) {
             os.setAwake(op.user, true)
-            resyncCalls(op.user, &scheduler)
+            phones!.reconnect(op.user, &self, &scheduler)
           }
         }
       }
     case .inviteToSeat:
       if error != nil {
-        metrics.invitationAnswered(calledAt: op.issuedAt, now)
+        measured.invitationAnswered(calledAt: op.issuedAt, now)
       }
     default:
       break
@@ -494,17 +463,17 @@ public struct LiveWorld: World {
       device == .microphone && runtime.isOn(.microphone, user: op.user)
       ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom)
     if error == nil && chaos.active {
-      if device == .microphone && fires(.micDenied, user: op.user, scheduler.now) {
+      if device == .microphone && chaos.fires(.micDenied, user: op.user, scheduler.now) {
         error = .microphoneNotAuthorized
-      } else if device == .microphone && fires(.micOccupied, user: op.user, scheduler.now) {
+      } else if device == .microphone && chaos.fires(.micOccupied, user: op.user, scheduler.now) {
         error = .microphoneOccupied
-      } else if device == .camera && fires(.cameraDenied, user: op.user, scheduler.now) {
+      } else if device == .camera && chaos.fires(.cameraDenied, user: op.user, scheduler.now) {
         error = .cameraNotAuthorized
       }
     }
     if let error {
-      metrics.counters.add(device == .microphone ? metrics.micFailed : metrics.audioOnly)
-      metrics.countError(error)
+      measured.counters.add(device == .microphone ? measured.micFailed : measured.audioOnly)
+      measured.countError(error)
     } else {
       runtime.setDevice(device, user: op.user, on: true)
     }

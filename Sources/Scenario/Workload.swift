@@ -4,7 +4,7 @@ import SimKernel
 
 /// The load a profile puts on the world beyond what each client's behaviour does: viewers arriving
 /// by the arrival pattern, the flash crowd, co-hosting sessions between rooms. It decides who does
-/// what and when; the world schedules it.
+/// what and when, and schedules it.
 struct Workload {
   let arrival: Profile.Arrival
   let flashCrowd: Profile.FlashCrowd?
@@ -75,6 +75,37 @@ struct Workload {
       starts.append((UInt32(r), co.after.sampleDuration(&random)))
     }
     return starts
+  }
+
+  /// Schedules each room's arrivals: its owner and admins at time zero, then its viewers, all at
+  /// once (closed) or the first by the arrival pattern.
+  mutating func start(layout: Layout, _ scheduler: inout Scheduler) {
+    for r in 0..<UInt32(layout.rooms) {
+      for u in layout.staff(of: r) { scheduler.schedule(after: .zero, LiveEvent.clientStart.with(u)) }
+      let viewers = layout.audience(of: r)
+      guard !viewers.isEmpty else { continue }
+      if arrival == .closed {
+        for u in viewers { scheduler.schedule(after: .zero, LiveEvent.clientStart.with(u)) }
+      } else if let at = nextArrival(room: r, layout: layout) {
+        scheduler.schedule(at: max(at, scheduler.now), LiveEvent.arrival.with(r))
+      }
+    }
+  }
+
+  /// The next viewer of `room` arrives now; its successor is scheduled.
+  mutating func arrival(room: UInt32, layout: Layout, _ scheduler: inout Scheduler) {
+    scheduler.schedule(after: .zero, LiveEvent.clientStart.with(arrive(room: room, layout: layout)))
+    if let at = nextArrival(room: room, layout: layout) {
+      scheduler.schedule(at: max(at, scheduler.now), LiveEvent.arrival.with(room))
+    }
+  }
+
+  /// Schedules the flash crowd and the co-hosting sessions.
+  mutating func scheduleEvents(rooms: Int, _ scheduler: inout Scheduler) {
+    if let flash = flashCrowd { scheduler.schedule(after: flash.at, LiveEvent.flashCrowd.with(0)) }
+    for start in coHostStarts(rooms: rooms) {
+      scheduler.schedule(after: start.after, LiveEvent.coHostStart.with(start.room))
+    }
   }
 
   /// How long a co-hosting session lasts.

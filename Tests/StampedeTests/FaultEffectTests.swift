@@ -439,7 +439,7 @@ extension PushWorldTests {
     // until 5.140 s. A repeated start (a message replayed after a reconnect) comes at 5.050 s.
     s.run(untilMs: 5050)
     let call = try #require(s.world.server.calls.call(of: 7))
-    s.world.deliverCall(7, .started(user: 7, call: call), &s.sim.scheduler)
+    s.world.deliver(7, .started(user: 7, call: call), &s.sim.scheduler)
     s.run(untilMs: 6000)
     #expect(s.world.runtime.isOn(.microphone, user: 7))
     #expect(count(s, "device.opened-once") == 0 && s.violations == 0)
