@@ -46,3 +46,66 @@ extension Chaos {
     return .seconds(20 + Int64(draw(below: 40)))
   }
 }
+
+/// What a fault does to a message, a request or a device on its way: Chaos decides; the network,
+/// the server or the device carries it out.
+extension Chaos {
+  /// How a `network.loss` fault loses an SDK request.
+  public enum RequestLoss: Sendable {
+    /// The server never hears of it.
+    case request
+    /// The server carries it out, but the answer never arrives.
+    case answer
+  }
+
+  /// A message to (`downlink`) or from `user` now: the extra delay of a `network.delay` window, and
+  /// until when a `network.partition` cutting its way holds it (nanoseconds; 0: neither).
+  public mutating func messageFaults(user: UInt32, downlink: Bool, _ now: SimInstant) -> (
+    extraNs: Int64, holdUntilNs: Int64
+  ) {
+    var extra: Int64 = 0
+    var hold: Int64 = 0
+    if isOn(.networkDelay), let w = window(.networkDelay, user: user, now) { extra = w.extra.nanoseconds }
+    if isOn(.networkPartition), let w = window(.networkPartition, user: user, now),
+      w.direction == .both || (w.direction == .down) == downlink
+    {
+      // The transport is reliable: the message waits for the partition to heal.
+      hold = w.endNs
+    }
+    return (extra, hold)
+  }
+
+  /// An SDK request of `user` leaves for the server (`network.loss`): what is lost, if the fault
+  /// fires.
+  public mutating func requestLoss(user: UInt32, _ now: SimInstant) -> RequestLoss? {
+    guard active, fires(.networkLoss, user: user, now) else { return nil }
+    return draw(below: 2) == 0 ? .request : .answer
+  }
+
+  /// The extra time a `server.slowdown` window adds to a request of `user` to `service`, if any.
+  public mutating func slowdown(user: UInt32, service: FaultService, _ now: SimInstant) -> SimDuration? {
+    guard isOn(.serverSlowdown) else { return nil }
+    return window(.serverSlowdown, user: user, now, service: service)?.extra
+  }
+
+  /// The `server.outage` window `service` is down in for `user`, if any.
+  public mutating func outage(user: UInt32, service: FaultService, _ now: SimInstant) -> FaultWindow? {
+    guard isOn(.serverOutage) else { return nil }
+    return window(.serverOutage, user: user, now, service: service)
+  }
+
+  /// Opening `user`'s microphone: the error `device.mic_denied` or `device.mic_occupied` makes it
+  /// fail with, if one fires.
+  public mutating func microphoneFault(user: UInt32, _ now: SimInstant) -> SeatError? {
+    guard active else { return nil }
+    if fires(.micDenied, user: user, now) { return .microphoneNotAuthorized }
+    if fires(.micOccupied, user: user, now) { return .microphoneOccupied }
+    return nil
+  }
+
+  /// Opening `user`'s camera: the error `device.camera_denied` makes it fail with, if it fires.
+  public mutating func cameraFault(user: UInt32, _ now: SimInstant) -> SeatError? {
+    guard active, fires(.cameraDenied, user: user, now) else { return nil }
+    return .cameraNotAuthorized
+  }
+}

@@ -246,6 +246,14 @@ public final class PhoneFleet {
     }
   }
 
+  /// `user`'s SDK learnt of its call going: the app keeps running in the background (its audio
+  /// session), and an app that was suspended reconnects.
+  public func callGoing<H: PhoneHost>(_ user: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    guard os.appState(user) == .background, !os.isAwake(user) else { return }
+    os.setAwake(user, true)
+    reconnect(user, &host, &scheduler)
+  }
+
   // MARK: - PushKit
 
   /// A VoIP push for `call` reached the phone and the system delivers it: it wakes the app (a

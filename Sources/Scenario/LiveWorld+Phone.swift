@@ -38,15 +38,13 @@ extension LiveWorld {
     case .voip:
       measured.pushSent(user, now)
       if chaos.active && chaos.fires(.pushDrop, user: user, now) { return measured.countLostPush(.dropped) }
-      if chaos.isOn(.serverOutage) && chaos.window(.serverOutage, user: user, now, service: .push) != nil {
+      if chaos.outage(user: user, service: .push, now) != nil {
         return measured.countLostPush(.outage)
       }
       var latency =
         callsProfile.push.backendLatency.sampleDuration(&pushRandom)
         + callsProfile.push.latency.sampleDuration(&pushRandom)
-      if chaos.isOn(.serverSlowdown), let w = chaos.window(.serverSlowdown, user: user, now, service: .push) {
-        latency = latency + w.extra
-      }
+      if let extra = chaos.slowdown(user: user, service: .push, now) { latency = latency + extra }
       if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
       scheduler.schedule(after: latency, event(.pushDelivered, user, call))
       if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {

@@ -295,15 +295,14 @@ public struct LiveWorld: World {
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
-        } else if !op.kind.isLocal && chaos.active && chaos.fires(.networkLoss, user: op.user, scheduler.now) {
-          if chaos.draw(below: 2) == 0 {
-            // The request is lost: the server never hears of it.
+        } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, scheduler.now) {
+          if loss == .request {
+            // The server never hears of it: the SDK gives up after its timeout.
             if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
             scheduler.schedule(
               after: LiveWorld.sdkRequestTimeout,
               event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
           } else {
-            // The server carries it out, but the answer is lost.
             inFlight.loseAnswer(slot)
             scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
           }
@@ -315,10 +314,8 @@ public struct LiveWorld: World {
           if op.kind == .login { measured.loginCalled(op.user, scheduler.now) }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           var at = fifo(downlink: false, op.user, scheduler.now)
-          if chaos.isOn(.serverSlowdown),
-            let w = chaos.window(.serverSlowdown, user: op.user, scheduler.now, service: LiveWorld.service(of: op.kind))
-          {
-            at = at + w.extra
+          if let extra = chaos.slowdown(user: op.user, service: LiveWorld.service(of: op.kind), scheduler.now) {
+            at = at + extra
           }
           scheduler.schedule(at: at, event(.serverCall, slot))
         }
@@ -339,15 +336,7 @@ public struct LiveWorld: World {
   mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant) -> SimInstant {
     guard chaos.actsOnMessages else { return network.send(downlink: downlink, user, now) }
     // Chaos decides; the network carries out the delay and the hold.
-    var extra: Int64 = 0
-    var hold: Int64 = 0
-    if chaos.isOn(.networkDelay), let w = chaos.window(.networkDelay, user: user, now) { extra = w.extra.nanoseconds }
-    if chaos.isOn(.networkPartition), let w = chaos.window(.networkPartition, user: user, now),
-      w.direction == .both || (w.direction == .down) == downlink
-    {
-      // The transport is reliable: the message waits for the partition to heal.
-      hold = w.endNs
-    }
+    let (extra, hold) = chaos.messageFaults(user: user, downlink: downlink, now)
     return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold)
   }
 
@@ -407,11 +396,7 @@ public struct LiveWorld: World {
         // The SDK learns its call from the answer to calls() (unless the call already ended).
         if !server.calls.calls[Int(id)].isOver {
           runtime.dialing(op.user, call: id)
-          // An app with a call going keeps running in the background (its audio session).
-          if let os = phoneOS, isPhoneUser(op.user), os.appState(op.user) == .background, !os.isAwake(op.user) {
-            os.setAwake(op.user, true)
-            phones!.reconnect(op.user, &self, &scheduler)
-          }
+          if isPhoneUser(op.user) { phones!.callGoing(op.user, &self, &scheduler) }
         }
       }
     case .inviteToSeat:
@@ -462,14 +447,10 @@ public struct LiveWorld: World {
     var error =
       device == .microphone && runtime.isOn(.microphone, user: op.user)
       ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom)
-    if error == nil && chaos.active {
-      if device == .microphone && chaos.fires(.micDenied, user: op.user, scheduler.now) {
-        error = .microphoneNotAuthorized
-      } else if device == .microphone && chaos.fires(.micOccupied, user: op.user, scheduler.now) {
-        error = .microphoneOccupied
-      } else if device == .camera && chaos.fires(.cameraDenied, user: op.user, scheduler.now) {
-        error = .cameraNotAuthorized
-      }
+    if error == nil {
+      error =
+        device == .microphone
+        ? chaos.microphoneFault(user: op.user, scheduler.now) : chaos.cameraFault(user: op.user, scheduler.now)
     }
     if let error {
       measured.counters.add(device == .microphone ? measured.micFailed : measured.audioOnly)
