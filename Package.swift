@@ -27,8 +27,11 @@ let package = Package(
     .target(name: "Chaos", dependencies: ["SimKernel", "LiveStack"], swiftSettings: optimize),
     .target(name: "Oracles", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos"], swiftSettings: optimize),
     .target(name: "Metrics", dependencies: ["SimKernel", "LiveStack", "Clients"], swiftSettings: optimize),
-    .target(name: "Scenario", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics"], swiftSettings: optimize),
-    .target(name: "Reports", dependencies: ["SimKernel", "Metrics", "Chaos", "Oracles", "Scenario"], swiftSettings: optimize),
+    .target(
+      name: "Scenario", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics"],
+      swiftSettings: optimize),
+    .target(
+      name: "Reports", dependencies: ["SimKernel", "Metrics", "Chaos", "Oracles", "Scenario"], swiftSettings: optimize),
     .target(
       name: "Runner",
       dependencies: [

@@ -109,3 +109,27 @@ extension Chaos {
     return .cameraNotAuthorized
   }
 }
+
+/// Faults on what reaches a client.
+extension Chaos {
+  /// An answer to an application on its way to `user` (`seat.response_lost`): whether it is lost.
+  public mutating func answerLost(to user: UInt32, _ now: SimInstant) -> Bool {
+    active && fires(.seatResponseLost, user: user, now)
+  }
+
+  /// A signalling message to `user` (`network.duplicate`): whether it is retransmitted.
+  public mutating func duplicates(to user: UInt32, _ now: SimInstant) -> Bool {
+    isOn(.networkDuplicate) && fires(.networkDuplicate, user: user, now)
+  }
+
+  /// A call's end on its way to `user` (`call.end_reason_unknown`): whether its reason is lost.
+  public mutating func endReasonHidden(to user: UInt32, _ now: SimInstant) -> Bool {
+    isOn(.callEndReasonUnknown) && fires(.callEndReasonUnknown, user: user, now)
+  }
+
+  /// A call rings at `user`'s phone app while it is on screen (`app.backgrounded`): whether the
+  /// user leaves the app just then.
+  public mutating func backgrounds(_ user: UInt32, _ now: SimInstant) -> Bool {
+    active && fires(.appBackgrounded, user: user, now)
+  }
+}

@@ -145,8 +145,7 @@ public final class PhoneFleet {
         close(user, &host, &scheduler)
         scheduleLifecycle(user, after: away, &host, &scheduler)
       } else {
-        os.setApp(user, .background)
-        os.setAwake(user, inCall(user))
+        leaveApp(user)
         let reclaim = app.suspendedLifetime.sampleDuration(&random)
         scheduleLifecycle(user, after: min(away, reclaim), &host, &scheduler)
       }
@@ -168,6 +167,13 @@ public final class PhoneFleet {
       launch(user, foreground: true, &host, &scheduler)
       if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&random), &host, &scheduler) }
     }
+  }
+
+  /// The user leaves the app for the home screen: it goes to the background, kept awake only by a
+  /// call.
+  public func leaveApp(_ user: UInt32) {
+    os.setApp(user, .background)
+    os.setAwake(user, inCall(user))
   }
 
   /// The user swipes the app away. The SDK's documented rules on closing: a caller hangs up, a

@@ -30,6 +30,8 @@ public struct Server {
   public var push: PushBackend
   /// What the last operations caused, not yet sent (see ``Outgoing``).
   public var outbox: [Outgoing] = []
+  /// How long the server keeps a room member whose heartbeat stopped.
+  public static let presenceTimeout = SimDuration.seconds(30)
   /// Per user: its latest application as request ID + 1 (0 = none).
   var lastApplication: [UInt32]
   /// Per request, in ID order: the timeout it was filed with, in nanoseconds (0: none).

@@ -1,4 +1,5 @@
 import Clients
+import LiveStack
 import SimKernel
 
 /// When the intervals behind the latencies started, per user, call and phone. Each start is
@@ -59,6 +60,12 @@ extension LiveMetrics {
   /// The server seated `user` by a grant (opens `seat.accept_to_connected`).
   public mutating func seated(_ user: UInt32, _ now: SimInstant) {
     starts.users[Int(user)].granted = now.nanoseconds
+  }
+
+  /// A seat changed: a grant opens `seat.accept_to_connected`; a removal by the server counts.
+  public mutating func observe(_ change: SeatChange, _ now: SimInstant) {
+    if change.seated, let grant = change.grant, grant != .move { seated(change.user, now) }
+    if !change.seated && change.removedBy == .max { counters.add(serverRemoved) }
   }
 
   /// `user`'s status became connected: counts it and closes `seat.accept_to_connected`.
@@ -139,12 +146,14 @@ extension LiveMetrics {
 
   /// Phone `user`'s app reported an incoming conversation (closes `push.delivery_to_report`).
   public mutating func conversationReported(_ user: UInt32, _ now: SimInstant) {
-    LiveMetrics.close(&latencies[LiveMetrics.pushDeliveryToReport], from: &starts.phones[Int(user - firstPhone)].pushArrived, now)
+    LiveMetrics.close(
+      &latencies[LiveMetrics.pushDeliveryToReport], from: &starts.phones[Int(user - firstPhone)].pushArrived, now)
   }
 
   /// Phone `user`'s VoIP token reached the push backend (closes `login.to_token_upload`).
   public mutating func tokenUploaded(_ user: UInt32, _ now: SimInstant) {
-    LiveMetrics.close(&latencies[LiveMetrics.loginToTokenUpload], from: &starts.phones[Int(user - firstPhone)].loginCalled, now)
+    LiveMetrics.close(
+      &latencies[LiveMetrics.loginToTokenUpload], from: &starts.phones[Int(user - firstPhone)].loginCalled, now)
   }
 }
 

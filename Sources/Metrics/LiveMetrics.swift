@@ -194,6 +194,11 @@ extension LiveMetrics {
     counters.add(counter)
   }
 
+  /// Counts a call that ended for `reason` (once per call, as its caller hears it).
+  public mutating func callEnded(_ reason: CallEndReason) {
+    counters.add(callEnded[LiveMetrics.endReasons.firstIndex(of: reason)!])
+  }
+
   /// Counts a push that reached nobody, as `push.dropped` and `push.lost.<reason>`.
   public mutating func countLostPush(_ reason: PushLoss) {
     counters.add(pushDropped)

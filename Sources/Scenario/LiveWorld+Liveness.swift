@@ -13,7 +13,8 @@ extension LiveWorld {
     let view = LivenessView(
       server: server, runtime: runtime, network: network, phones: phoneOS,
       conversationGrace: profile.calls?.conversationGrace ?? .zero, requestTimeoutsNs: server.requestTimeoutsNs,
-      callTimeoutsNs: server.callTimeoutsNs, inFlight: { busy.contains($0) }, connected: { world.signallingReaches($0) })
+      callTimeoutsNs: server.callTimeoutsNs, inFlight: { busy.contains($0) }, connected: { world.signallingReaches($0) }
+    )
     checker.judgeLiveness(now: now, slack: slack, view: view)
   }
 }

@@ -57,7 +57,8 @@ extension LiveWorld {
       if chaos.active && chaos.fires(.seatRejection, user: user, now) {
         // The owner turns it down at once (its app, or a moderation rule, on its behalf).
         inject(
-          .system(layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, .rejectApplication, target: user, at: now),
+          .system(
+            layout.staff(of: server.seats.requests[Int(id)].room).lowerBound, .rejectApplication, target: user, at: now),
           &scheduler)
       }
       if profile.seats.applyCompletion == .outcome {
@@ -65,7 +66,9 @@ extension LiveWorld {
         return true
       }
     case .cancelApplication:
-      if error == .alreadyProcessed { measured.probeLostRace(op.kind, application: server.lastApplicationState(of: user)) }
+      if error == .alreadyProcessed {
+        measured.probeLostRace(op.kind, application: server.lastApplicationState(of: user))
+      }
     case .acceptApplication:
       if error == .alreadyProcessed {
         measured.probeLostRace(op.kind, application: server.lastApplicationState(of: op.target))
@@ -123,11 +126,7 @@ extension LiveWorld {
   /// Sends a server event to its client over the client's ordered channel.
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
-    if chaos.active, case .guest(_, let e, _) = notice, e.isApplicationAnswer,
-      chaos.fires(.seatResponseLost, user: user, scheduler.now)
-    {
-      return
-    }
+    if case .guest(_, let e, _) = notice, e.isApplicationAnswer, chaos.answerLost(to: user, scheduler.now) { return }
     let slot = network.post(notice)
     var at = fifo(downlink: true, user, scheduler.now)
     if case .guest(_, let e, _) = notice, e.isApplicationAnswer, let late = chaos.lateAnswer(to: user, scheduler.now) {
@@ -136,7 +135,7 @@ extension LiveWorld {
       network.holdDownlink(user, until: at)
     }
     scheduler.schedule(at: at, event(.clientNotice, slot))
-    if chaos.isOn(.networkDuplicate), notice.isSignalling, chaos.fires(.networkDuplicate, user: user, scheduler.now) {
+    if notice.isSignalling, chaos.duplicates(to: user, scheduler.now) {
       // A retransmission: the same event again, right behind the first on the ordered channel.
       let copy = network.post(notice, duplicate: true)
       scheduler.schedule(at: fifo(downlink: true, user, scheduler.now), event(.clientNotice, copy))
@@ -149,15 +148,12 @@ extension LiveWorld {
     for i in 0..<server.calls.events.count {
       let e = server.calls.events[i]
       if case .ended(let user, let id, let reason, _) = e, user == server.calls.calls[Int(id)].caller {
-        measured.counters.add(measured.callEnded[LiveMetrics.endReasons.firstIndex(of: reason)!])
+        measured.callEnded(reason)
       }
       switch e {
       case .received(let u, let id):
-        if isPhoneUser(u) && chaos.active && phoneOS!.appState(u) == .foreground
-          && chaos.fires(.appBackgrounded, user: u, scheduler.now)
-        {
-          phoneOS!.setApp(u, .background)
-          phoneOS!.setAwake(u, phones!.inCall(u))
+        if isPhoneUser(u) && phoneOS!.appState(u) == .foreground && chaos.backgrounds(u, scheduler.now) {
+          phones!.leaveApp(u)
         }
         // An app that is not connected gets a VoIP push instead of the signalling message.
         if isPhoneUser(u) && !signallingReaches(u) {
@@ -168,13 +164,8 @@ extension LiveWorld {
       case .started(let u, _):
         send(.call(u, e), &scheduler)
       case .ended(let u, let id, let reason, let other):
-        if chaos.isOn(.callEndReasonUnknown) && reason != .unknown
-          && chaos.fires(.callEndReasonUnknown, user: u, scheduler.now)
-        {
-          send(.call(u, .ended(user: u, call: id, reason: .unknown, other: other)), &scheduler)
-        } else {
-          send(.call(u, e), &scheduler)
-        }
+        let hidden = reason != .unknown && chaos.endReasonHidden(to: u, scheduler.now)
+        send(.call(u, hidden ? .ended(user: u, call: id, reason: .unknown, other: other) : e), &scheduler)
         if isPhoneUser(u) { phones!.callEnded(u, call: id, &self, &scheduler) }
       }
     }
@@ -189,8 +180,7 @@ extension LiveWorld {
     for i in 0..<n {
       let c = server.seats.changes[i]
       if checking { checker.observe(c, seats: server.seats, at: now) }
-      if c.seated, let grant = c.grant, grant != .move { measured.seated(c.user, now) }
-      if !c.seated && c.removedBy == .max { measured.counters.add(measured.serverRemoved) }
+      measured.observe(c, now)
     }
     if n == 0 && server.seats.ended.isEmpty { return }
     server.fanOut()

@@ -175,7 +175,8 @@ public struct LiveWorld: World {
     case .coHostEnd:
       server.seats.disconnectCoHost(room: e.a)
     case .flashCrowd:
-      flashCrowd(&scheduler)
+      if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(false) }
+      workload.flashCrowd(layout: layout, runtime: runtime, &scheduler)
     case .callTimeout:
       if server.calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
     case .pushDelivered:
@@ -196,13 +197,7 @@ public struct LiveWorld: World {
       }
     case .sample:
       series.append(atNs: scheduler.now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime))
-      var next = profile.sampleEvery
-      if _plantNondeterminism {
-        // Test-only: a Set's iteration order is seeded per instance, so this differs run to run.
-        var set = Set<Int64>()
-        for i in 0..<64 as Range<Int64> { set.insert(i) }
-        next = next + .nanoseconds(set.first!)
-      }
+      let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)
       if scheduler.pendingCount > 0 { scheduler.schedule(after: next, event(.sample, 0)) }
     case .loginEnded:
       guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), server.login.logout(e.a) else {
@@ -226,14 +221,6 @@ public struct LiveWorld: World {
         _ = server.seats.setLocked(room: r, seat: i, locked)
         checker.observeLock(room: r, seat: i, seats: server.seats)
       }
-    }
-  }
-
-  mutating func flashCrowd(_ scheduler: inout Scheduler) {
-    guard let flash = profile.workload.flashCrowd else { return }
-    if flash.lockSeatsUntilOpen { setAllSeatsLocked(false) }
-    for tap in workload.flashApplicants(layout: layout, runtime: runtime) {
-      scheduler.schedule(after: tap.after, event(.applyIntent, tap.user))
     }
   }
 
@@ -300,7 +287,7 @@ public struct LiveWorld: World {
             // The server never hears of it: the SDK gives up after its timeout.
             if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
             scheduler.schedule(
-              after: LiveWorld.sdkRequestTimeout,
+              after: SDKTiming.requestTimeout,
               event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
           } else {
             inFlight.loseAnswer(slot)
@@ -340,15 +327,9 @@ public struct LiveWorld: World {
     return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold)
   }
 
-  /// How long the SDK waits for an answer before it reports a request as failed.
-  static let sdkRequestTimeout = SDKTiming.requestTimeout
-
-  /// How long the server keeps a room member whose heartbeat stopped.
-  static let presenceTimeout = SimDuration.seconds(30)
-
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
     if inFlight.ops[Int(slot)].answerLost {
-      let at = max(scheduler.now, inFlight.ops[Int(slot)].issuedAt + LiveWorld.sdkRequestTimeout)
+      let at = max(scheduler.now, inFlight.ops[Int(slot)].issuedAt + SDKTiming.requestTimeout)
       scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
       return
     }
@@ -384,11 +365,11 @@ public struct LiveWorld: World {
       } else if error == .failed {
         // No answer: the server may have let it in. The SDK is not in the room and sends no
         // heartbeat, so the server drops it if so.
-        scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user))
+        scheduler.schedule(after: Server.presenceTimeout, event(.presenceLost, op.user))
       }
     case .leaveLive:
       // The SDK left whatever the answer; if the server did not hear it, it notices the silence.
-      if error != nil { scheduler.schedule(after: LiveWorld.presenceTimeout, event(.presenceLost, op.user)) }
+      if error != nil { scheduler.schedule(after: Server.presenceTimeout, event(.presenceLost, op.user)) }
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { measured.applyAnswered(op.user, now) }
     case .placeCall:
@@ -400,9 +381,7 @@ public struct LiveWorld: World {
         }
       }
     case .inviteToSeat:
-      if error != nil {
-        measured.invitationAnswered(calledAt: op.issuedAt, now)
-      }
+      if error != nil { measured.invitationAnswered(calledAt: op.issuedAt, now) }
     default:
       break
     }

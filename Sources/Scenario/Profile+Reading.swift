@@ -160,7 +160,6 @@ extension Profile {
   }
 }
 
-
 /// Turns a decoding error into one readable line.
 enum JSONErrorText {
   static func describe(_ error: Error) -> String {

@@ -113,16 +113,15 @@ struct Workload {
 
   /// The seats open to the flash crowd: the viewers, idle at this moment, who tap "apply", each
   /// with its delay within the window.
-  mutating func flashApplicants(layout: Layout, runtime: ClientRuntime) -> [(user: UInt32, after: SimDuration)] {
-    guard let flash = flashCrowd else { return [] }
+  mutating func flashCrowd(layout: Layout, runtime: ClientRuntime, _ scheduler: inout Scheduler) {
+    guard let flash = flashCrowd else { return }
     let window = UInt64(max(1, flash.within.nanoseconds))
-    var taps: [(UInt32, SimDuration)] = []
     for r in 0..<UInt32(layout.rooms) {
       for u in layout.audience(of: r) where runtime.clients[Int(u)].status == .idle && random.chance(flash.fraction) {
-        taps.append((u, SimDuration(nanoseconds: Int64(random.next(below: window)))))
+        scheduler.schedule(
+          after: SimDuration(nanoseconds: Int64(random.next(below: window))), LiveEvent.applyIntent.with(u))
       }
     }
-    return taps
   }
 }
 

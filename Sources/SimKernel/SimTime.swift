@@ -183,3 +183,13 @@ public enum DurationFormat {
     }
   }
 }
+
+extension SimDuration {
+  /// A few nanoseconds that differ from process to process (a `Set`'s iteration order is seeded
+  /// per instance): only for planting nondeterminism, to show that the determinism check sees it.
+  public static func plantedJitter() -> SimDuration {
+    var set = Set<Int64>()
+    for i in 0..<64 as Range<Int64> { set.insert(i) }
+    return .nanoseconds(set.first!)
+  }
+}

@@ -1,11 +1,12 @@
-@testable import Clients
 import Foundation
-@testable import LiveStack
 import Metrics
+import Testing
+
+@testable import Clients
+@testable import LiveStack
 @testable import Oracles
 @testable import Scenario
 @testable import SimKernel
-import Testing
 
 /// Phones in the staged world: one room as usual, plus phone users 5, 6 and 7. Every message
 /// takes 10 ms.

@@ -1,12 +1,13 @@
 import Chaos
-@testable import Clients
 import Foundation
-@testable import LiveStack
 import Metrics
+import Testing
+
+@testable import Clients
+@testable import LiveStack
 @testable import Oracles
 @testable import Scenario
 @testable import SimKernel
-import Testing
 
 /// The staged room (every message 10 ms) with `plan` as its fault list and a one-minute heal.
 func chaosStaged(_ plan: String) -> String {

@@ -1,11 +1,12 @@
-@testable import Clients
 import Foundation
-@testable import LiveStack
 import Metrics
+import Testing
+
+@testable import Clients
+@testable import LiveStack
 @testable import Oracles
 @testable import Scenario
 @testable import SimKernel
-import Testing
 
 /// A client whose every reaction a test scripts; it logs what it hears.
 final class ScriptedClient: ClientBehavior {

@@ -1,11 +1,12 @@
-@testable import Clients
 import Foundation
-@testable import LiveStack
 import Metrics
+import Testing
+
+@testable import Clients
+@testable import LiveStack
 @testable import Oracles
 @testable import Scenario
 @testable import SimKernel
-import Testing
 
 /// Phones 5, 6 and 7 beside the staged room, with every delay fixed: messages 10 ms, pushes
 /// 500 ms, cold starts 1 s, tokens 100 ms after the registry, system-UI taps 2 s after the ring.

@@ -1,6 +1,7 @@
+import SimKernel
+
 @testable import Clients
 @testable import Scenario
-import SimKernel
 
 /// Steps a test takes on a staged world's phones, as the system would.
 extension LiveWorld {
