@@ -94,3 +94,57 @@ extension JSONValue {
     }
   }
 }
+
+extension JSONValue {
+  /// A copy without the key at the dotted `path` (unchanged if it is absent). Fails if the path
+  /// crosses something that is not an object.
+  public func removing(_ path: String) throws(ProfileError) -> JSONValue {
+    let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    guard let last = keys.last, keys.allSatisfy({ !$0.isEmpty }) else {
+      throw ProfileError(path: path, message: "expected a dotted key path such as seats.packageLimit")
+    }
+    guard keys.count > 1 else {
+      guard case .object(var fields) = self else {
+        throw ProfileError(path: "", message: "cannot remove \(path): the document is not an object")
+      }
+      fields[last] = nil
+      return .object(fields)
+    }
+    let parent = keys.dropLast().joined(separator: ".")
+    guard case .object(var fields)? = value(at: parent) else { return self }
+    fields[last] = nil
+    return try setting(parent, to: .object(fields))
+  }
+
+  /// The value at the dotted `path`, if every step is an object that has the key.
+  public func value(at path: String) -> JSONValue? {
+    var here = self
+    for key in path.split(separator: ".") {
+      guard case .object(let fields) = here, let next = fields[String(key)] else { return nil }
+      here = next
+    }
+    return here
+  }
+}
+
+/// Literals, for building profiles in code: `tree.setting("seats.packageLimit", to: 8)`.
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+  ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+  /// A string.
+  public init(stringLiteral value: String) { self = .string(value) }
+  /// A whole number.
+  public init(integerLiteral value: Int64) { self = .integer(value) }
+  /// A number.
+  public init(floatLiteral value: Double) { self = .number(value) }
+  /// `true` or `false`.
+  public init(booleanLiteral value: Bool) { self = .bool(value) }
+  /// An array.
+  public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+  /// An object.
+  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+  }
+  /// `null`.
+  public init(nilLiteral: ()) { self = .null }
+}

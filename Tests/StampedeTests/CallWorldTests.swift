@@ -8,43 +8,9 @@ import Testing
 @testable import Scenario
 @testable import SimKernel
 
-/// Phones in the staged world: one room as usual, plus phone users 5, 6 and 7. Every message
-/// takes 10 ms.
-let stagedCalls = stagedProfile.replacingOccurrences(
-  of: "network: { clientServer: \"constant(10ms)\" },",
-  with: "network: { clientServer: \"constant(10ms)\" }, calls: { users: 3, dialEvery: \"1000h\" },")
-
-final class ScriptedPhone: ClientBehavior {
-  var log: [String] = []
-  var onTimer: ((UInt32, inout Client) -> Void)?
-  var onCall: ((CallEvent, inout Client) -> Void)?
-  func start(_ c: inout Client) {
-    c.callStore.subscribe()
-    c.login.login()
-  }
-  func timer(tag: UInt32, arg: UInt32, _ c: inout Client) { onTimer?(tag, &c) }
-  func callEvent(_ e: CallEvent, _ c: inout Client) {
-    log.append("\(c.user) \(e)")
-    onCall?(e, &c)
-  }
-}
-
 @Suite struct CallWorldTests {
   func staged(_ phone: ScriptedPhone) throws -> Staged {
-    let profile = try Profile.parse(Data(stagedCalls.utf8))
-    var s = try Staged(stagedCalls, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient())
-    s.world = LiveWorld(
-      profile: profile, streams: RandomStreams(rootSeed: 1), audience: ScriptedClient(), host: ScriptedClient(),
-      admin: ScriptedClient(), phone: phone)
-    s.sim = Simulation()
-    s.world.start(&s.sim.scheduler)
-    return s
-  }
-
-  func phoneTimer(_ s: inout Staged, user: UInt32, atMs: Int64, tag: UInt32) {
-    let slot = s.world.inFlight.addTimer(tag: tag, arg: 0)
-    s.sim.scheduler.schedule(
-      at: .zero + .milliseconds(atMs), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
+    try Staged(stagedCalls, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
   }
 
   @Test func aCallRingsConnectsAndEndsWithExactLatencies() throws {
@@ -55,8 +21,8 @@ final class ScriptedPhone: ClientBehavior {
     phone.onCall = { e, c in if case .received = e { c.callStore.accept() } }
     var s = try staged(phone)
     #expect(s.world.layout.phones == 5..<8)
-    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
-    phoneTimer(&s, user: 5, atMs: 5000, tag: 2)
+    s.timer(5, atMs: 1000, tag: 1)
+    s.timer(5, atMs: 5000, tag: 2)
     s.run(untilMs: 10_000)
     #expect(phone.log.contains("6 received(user: 6, call: 0)"))
     #expect(phone.log.contains("5 started(user: 5, call: 0)") && phone.log.contains("6 started(user: 6, call: 0)"))
@@ -79,8 +45,8 @@ final class ScriptedPhone: ClientBehavior {
         participantIds: [6], mediaType: .audio, completion: { c, r in phone.log.append("\(c.user) calls \(r)") })
     }
     var s = try staged(phone)
-    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
-    phoneTimer(&s, user: 7, atMs: 2000, tag: 1)
+    s.timer(5, atMs: 1000, tag: 1)
+    s.timer(7, atMs: 2000, tag: 1)
     s.run(untilMs: 3000)
     #expect(phone.log.contains("7 ended(user: 7, call: 1, reason: LiveStack.CallEndReason.lineBusy, other: 6)"))
     #expect(s.counter("call.ended.lineBusy") == 1)
@@ -96,8 +62,8 @@ final class ScriptedPhone: ClientBehavior {
       }
     }
     var s = try staged(phone)
-    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
-    phoneTimer(&s, user: 5, atMs: 2000, tag: 2)
+    s.timer(5, atMs: 1000, tag: 1)
+    s.timer(5, atMs: 2000, tag: 2)
     s.run(untilMs: 10_000)
     #expect(phone.log.contains("5 calls failure(LiveStack.SeatError.callRefusedInState)"))
     #expect(phone.log.contains("5 ended(user: 5, call: 0, reason: LiveStack.CallEndReason.noResponse, other: 6)"))
@@ -128,7 +94,7 @@ final class ScriptedPhone: ClientBehavior {
     // Plant: user 6's SDK still believes it is in an old call.
     s.world.runtime.clients[6].call = 99
     s.world.runtime.clients[6].callState = .accept
-    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
+    s.timer(5, atMs: 1000, tag: 1)
     s.run(untilMs: 2000)
     #expect(s.world.checker.log.count("call.one-active-per-user") == 1)
     #expect(
@@ -139,7 +105,7 @@ final class ScriptedPhone: ClientBehavior {
     let phone = ScriptedPhone()
     phone.onTimer = { _, c in c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(5)) }
     var s = try staged(phone)
-    phoneTimer(&s, user: 5, atMs: 1000, tag: 1)
+    s.timer(5, atMs: 1000, tag: 1)
     s.run(untilMs: 20_000)
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)

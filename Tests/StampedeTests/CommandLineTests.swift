@@ -97,7 +97,7 @@ enum Tool {
   @Test func aBadProfileExitsTwoNamingFileKeyAndReason() throws {
     let folder = Tool.temporaryFolder()
     let path = folder.appendingPathComponent("x.json5").path
-    try minimalProfile.replacingOccurrences(of: "audiencePerRoom: 10", with: "audiencePerRoom: \"ten\"")
+    try TestProfile(minimalProfile).with("population.audiencePerRoom", "ten").text
       .write(toFile: path, atomically: true, encoding: .utf8)
     for command in [["validate", path], ["run", path]] {
       let r = try Tool.run(command)
@@ -253,8 +253,14 @@ enum Tool {
   @Test func aFailedThresholdExitsThreeAndIsInEveryReportFile() throws {
     let folder = Tool.temporaryFolder()
     let smoke = try String(contentsOf: repositoryRoot.appendingPathComponent("profiles/smoke.json5"), encoding: .utf8)
-    let text = smoke.replacingOccurrences(of: "\"counter.seat.connected > 0\"", with: "\"counter.seat.connected == 0\"")
-    #expect(text != smoke)
+    let base = TestProfile(smoke)
+    guard case .array(let written)? = base.tree.value(at: "thresholds") else {
+      Issue.record("the smoke profile has no thresholds")
+      return
+    }
+    #expect(written.contains("counter.seat.connected > 0"))
+    let stricter = written.map { $0 == "counter.seat.connected > 0" ? "counter.seat.connected == 0" : $0 }
+    let text = base.with("thresholds", .array(stricter)).text
     let profile = folder.appendingPathComponent("strict.json5")
     try text.write(to: profile, atomically: true, encoding: .utf8)
     let out = folder.appendingPathComponent("out")
@@ -279,8 +285,7 @@ enum Tool {
   @Test func aThresholdOnAnUnknownMetricIsRefusedBeforeTheRun() throws {
     let folder = Tool.temporaryFolder()
     let profile = folder.appendingPathComponent("bad.json5")
-    let text = minimalProfile.replacingOccurrences(
-      of: "host: { thinkTime: \"1s\" },", with: "host: { thinkTime: \"1s\" }, thresholds: [\"push.sent.p99 < 1s\"],")
+    let text = TestProfile(minimalProfile).with("thresholds", ["push.sent.p99 < 1s"]).text
     try text.write(to: profile, atomically: true, encoding: .utf8)
     for command in ["run", "validate"] {
       let r = try Tool.run(
@@ -353,7 +358,7 @@ enum Tool {
   @Test func aSweepRemembersFailingSeedsAndReplaysThemFirstWithCorpus() throws {
     let folder = Tool.temporaryFolder()
     let profile = folder.appendingPathComponent("f.json5")
-    try ShrinkTests.failing.replacingOccurrences(of: "10m", with: "2m").write(
+    try TestProfile(ShrinkTests.failing).with("duration", "2m").text.write(
       to: profile, atomically: true, encoding: .utf8)
     let corpus = folder.appendingPathComponent("corpus.jsonl").path
     let first = try Tool.run([

@@ -9,35 +9,6 @@ import Testing
 @testable import Scenario
 @testable import SimKernel
 
-/// The staged room (every message 10 ms) with `plan` as its fault list and a one-minute heal.
-func chaosStaged(_ plan: String) -> String {
-  stagedProfile.replacingOccurrences(
-    of: "duration: \"10m\",", with: "duration: \"10m\", faults: { heal: \"1m\", plan: [\(plan)] },")
-}
-
-/// When the host heard each viewer's application (ms).
-final class HeardApplications { var at: [UInt32: Int64] = [:] }
-
-/// A host that notes when it hears each application, and viewers that apply (30 s) when told.
-func applicationListeners() -> (host: ScriptedClient, viewer: ScriptedClient, heard: HeardApplications) {
-  let heard = HeardApplications()
-  let host = ScriptedClient()
-  host.onHost = { e, c in
-    if case .onGuestApplicationReceived(let g) = e { heard.at[g] = c.now.nanoseconds / 1_000_000 }
-  }
-  let viewer = ScriptedClient()
-  viewer.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
-  return (host, viewer, heard)
-}
-
-extension Staged {
-  /// Makes scripted client `user` run its timer (tag 1) at `ms`.
-  mutating func timer(_ user: UInt32, atMs ms: Int64) {
-    let slot = world.inFlight.addTimer(tag: 1, arg: 0)
-    sim.scheduler.schedule(at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
-  }
-}
-
 /// Each room-side fault kind fires where it should and has its documented effect, to the
 /// millisecond where the staged room makes that possible.
 @Suite struct FaultEffectTests {
@@ -275,8 +246,7 @@ extension Staged {
     let a = Applier()
     var text = chaosStaged("{ kind: \"audience.rejoin\", rate: 1, target: \"user:2\" }")
     if quirk {
-      text = text.replacingOccurrences(
-        of: "name: \"staged\",", with: "name: \"staged\", quirks: [\"auto-disconnect-on-join\"],")
+      text = TestProfile(text).with("quirks", ["auto-disconnect-on-join"]).text
     }
     var s = try Staged(text, audience: a.client, host: ScriptedClient.acceptingHost(), admin: ScriptedClient())
     s.apply(2, atMs: 1000)
@@ -316,8 +286,7 @@ extension Staged {
 extension PushWorldTests {
   /// The staged phones with `plan` as the fault list.
   func chaosPhones(_ plan: String) -> String {
-    stagedPush.replacingOccurrences(
-      of: "duration: \"10m\",", with: "duration: \"10m\", faults: { heal: \"1m\", plan: [\(plan)] },")
+    chaosStaged(plan, base: stagedPush)
   }
 
   /// Phone 5 calls phone 6, whose app was killed, at 3 s (a push is due at 3.510 s).
@@ -478,8 +447,7 @@ extension PushWorldTests {
     // Phone 6 cold-starts for 5's call (reported at 4.510 s); 5 cancels at 4 s; 6's user taps
     // answer at 4.515 s, before the login answer (4.530 s). 7's call pushes at 4.520 s and replaces
     // the first conversation: the Join waiting on it must still be answered.
-    let text = stagedPush.replacingOccurrences(
-      of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    let text = TestProfile(stagedPush).with("calls.answerAfter", "constant(5ms)").text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6])
     s.run(untilMs: 2000)
@@ -534,8 +502,7 @@ extension PushWorldTests {
     // 6 answers 5's call in the app (connected at 3.045 s), then its app is killed. A late push
     // for the same call cold-starts it (reported at 8 s); the user taps answer at 8.005 s, before
     // the login: the SDK then says the call is going on, and the Join is done.
-    let text = stagedPush.replacingOccurrences(
-      of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    let text = TestProfile(stagedPush).with("calls.answerAfter", "constant(5ms)").text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6])
     s.run(untilMs: 2000)
@@ -552,9 +519,8 @@ extension PushWorldTests {
   }
 
   @Test func aDeclineTappedDuringAColdStartRejectsTheCallOnceLoggedIn() throws {
-    let text = stagedPush.replacingOccurrences(
-      of: "answerProbability: 1, answerAfter: \"constant(2s)\"",
-      with: "answerProbability: 0, answerAfter: \"constant(5ms)\"")
+    let text = TestProfile(stagedPush).with("calls.answerProbability", 0).with("calls.answerAfter", "constant(5ms)")
+      .text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6])
     s.run(untilMs: 2000)

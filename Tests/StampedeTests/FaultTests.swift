@@ -8,52 +8,43 @@ import Testing
 @testable import Scenario
 @testable import SimKernel
 
-func repositoryProfile(_ name: String) throws -> (Profile, Data) {
-  let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("profiles/\(name)")
-  let data = try Data(contentsOf: url)
-  return (try Profile.parse(data), data)
-}
-
 @Suite struct FaultTests {
   @Test func faultListsWindowsSetsAndSwarmParse() throws {
-    let text = minimalProfile.replacingOccurrences(
-      of: "name: \"t\",",
-      with: """
-        name: "t", faults: { heal: "10s", plan: [
+    let plan = try TestProfile(minimalProfile).with(
+      "faults",
+      json5: """
+        { heal: "10s", plan: [
           { kind: "push.drop", rate: "5%" },
           [{ kind: "network.partition", target: "rooms[0..1]", at: "10s", for: "20s", direction: "up" }],
           { kind: "seat.limit_hit", rate: "swarm" },
-        ] },
-        """)
-    let plan = try Profile.parse(Data(text.utf8)).faults
+        ] }
+        """
+    ).profile().faults
     #expect(plan.heal == .seconds(10) && plan.entries.count == 3)
     #expect(plan.entries[0].kind == .pushDrop && plan.entries[0].rate == Ratio(1, 20))
     #expect(plan.entries[1].target == .rooms(0...1) && plan.entries[1].at == .seconds(10))
     #expect(plan.entries[1].duration == .seconds(20) && plan.entries[1].direction == .up)
     #expect(plan.entries[2].swarm)
-    let swarm = minimalProfile.replacingOccurrences(of: "name: \"t\",", with: "name: \"t\", faults: \"swarm\",")
-    #expect(try Profile.parse(Data(swarm.utf8)).faults.swarm)
+    #expect(try TestProfile(minimalProfile).with("faults", "swarm").profile().faults.swarm)
   }
 
   @Test(arguments: [
-    ("faults: [{ kind: \"push.dorp\", rate: 0.1 }]", "faults[0].kind", "expected one of"),
-    ("faults: [{ kind: \"push.drop\" }]", "faults[0]", "needs a rate"),
-    ("faults: [{ kind: \"push.drop\", rate: 2 }]", "faults[0].rate", "probability"),
-    ("faults: [{ kind: \"network.delay\", target: \"rooms[3]\" }]", "faults[0].target", "a target"),
-    ("faults: [{ kind: \"network.partition\", direction: \"sideways\" }]", "faults[0].direction", "one of"),
-    ("faults: [{ kind: \"server.outage\", service: \"chat\" }]", "faults[0].service", "one of"),
-    ("faults: [{ kind: \"server.outage\", mode: \"slow\" }]", "faults[0].mode", "one of"),
-    ("faults: [{ kind: \"push.drop\", rate: 0.1, extra: \"1s\" }]", "faults[0].extra", "applies only to network.delay"),
-    ("faults: [{ kind: \"network.delay\", direction: \"up\" }]", "faults[0].direction", "only to network.partition"),
-    ("faults: [{ kind: \"network.partition\", service: \"seats\" }]", "faults[0].service", "not network.partition"),
-    ("faults: [{ kind: \"server.slowdown\", mode: \"vanish\" }]", "faults[0].mode", "only to server.outage"),
-    ("faults: { heal: \"2m\", plan: [] }", "faults.heal", "shorter than the duration"),
-    ("faults: \"chaos\"", "faults", "\"swarm\" or a list"),
+    ("[{ kind: \"push.dorp\", rate: 0.1 }]", "faults[0].kind", "expected one of"),
+    ("[{ kind: \"push.drop\" }]", "faults[0]", "needs a rate"),
+    ("[{ kind: \"push.drop\", rate: 2 }]", "faults[0].rate", "probability"),
+    ("[{ kind: \"network.delay\", target: \"rooms[3]\" }]", "faults[0].target", "a target"),
+    ("[{ kind: \"network.partition\", direction: \"sideways\" }]", "faults[0].direction", "one of"),
+    ("[{ kind: \"server.outage\", service: \"chat\" }]", "faults[0].service", "one of"),
+    ("[{ kind: \"server.outage\", mode: \"slow\" }]", "faults[0].mode", "one of"),
+    ("[{ kind: \"push.drop\", rate: 0.1, extra: \"1s\" }]", "faults[0].extra", "applies only to network.delay"),
+    ("[{ kind: \"network.delay\", direction: \"up\" }]", "faults[0].direction", "only to network.partition"),
+    ("[{ kind: \"network.partition\", service: \"seats\" }]", "faults[0].service", "not network.partition"),
+    ("[{ kind: \"server.slowdown\", mode: \"vanish\" }]", "faults[0].mode", "only to server.outage"),
+    ("{ heal: \"2m\", plan: [] }", "faults.heal", "shorter than the duration"),
+    ("\"chaos\"", "faults", "\"swarm\" or a list"),
   ])
   func badFaultsNameTheirKeyPath(_ entry: String, _ path: String, _ fragment: String) {
-    let text = minimalProfile.replacingOccurrences(of: "name: \"t\",", with: "name: \"t\", \(entry),")
-    guard let error = profileError(text) else {
+    guard let error = TestProfile(minimalProfile).with("faults", json5: entry).error else {
       Issue.record("accepted: \(entry)")
       return
     }
@@ -89,11 +80,10 @@ func repositoryProfile(_ name: String) throws -> (Profile, Data) {
     // A configured kind with no opportunity (pushes in a profile without phones) and one at rate
     // zero: the trace is the one without faults, since faults draw from their own stream only.
     let base = minimalProfile
-    let with = minimalProfile.replacingOccurrences(
-      of: "name: \"t\",",
-      with:
-        "name: \"t\", faults: { heal: \"10s\", plan: [{ kind: \"push.drop\", rate: \"50%\" }, { kind: \"seat.limit_hit\", rate: 0 }] },"
-    )
+    let with = TestProfile(minimalProfile).with(
+      "faults",
+      json5: "{ heal: \"10s\", plan: [{ kind: \"push.drop\", rate: \"50%\" }, { kind: \"seat.limit_hit\", rate: 0 }] }"
+    ).text
     func hash(_ text: String) throws -> String {
       let p = try Profile.parse(Data(text.utf8))
       var world = LiveWorld(profile: p, streams: RandomStreams(rootSeed: 3))
@@ -108,11 +98,7 @@ func repositoryProfile(_ name: String) throws -> (Profile, Data) {
   @Test func aPartitionHoldsMessagesUntilItsWindowEnds() throws {
     // Viewers of room 0 are cut off from 1 s to 3 s: a login sent at 1.5 s reaches the server when
     // the partition heals.
-    let text = stagedProfile.replacingOccurrences(
-      of: "duration: \"10m\",",
-      with:
-        "duration: \"10m\", faults: { heal: \"1m\", plan: [{ kind: \"network.partition\", target: \"users[2..2]\", at: \"1s\", for: \"2s\" }] },"
-    )
+    let text = chaosStaged("{ kind: \"network.partition\", target: \"users[2..2]\", at: \"1s\", for: \"2s\" }")
     var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient())
     s.run(untilMs: 1500)
     let late = s.world.fifo(downlink: false, 2, .zero + .milliseconds(1500))
@@ -155,9 +141,18 @@ func repositoryProfile(_ name: String) throws -> (Profile, Data) {
   @Test(arguments: [1, 2, 3] as [UInt64])
   func theBuiltInClientsSurviveHeavyRequestLoss(seed: UInt64) throws {
     let (_, data) = try repositoryProfile("nightly-chaos.json5")
-    let text = String(decoding: data, as: UTF8.self).replacingOccurrences(
-      of: "{ kind: \"network.loss\", rate: \"1%\" }", with: "{ kind: \"network.loss\", rate: \"10%\" }")
-    #expect(text.contains("rate: \"10%\" }"))
+    let nightly = TestProfile(String(decoding: data, as: UTF8.self))
+    guard case .array(let plan)? = nightly.tree.value(at: "faults.plan") else {
+      Issue.record("the nightly profile has no fault plan")
+      return
+    }
+    let heavier: [JSONValue] = plan.map { entry in
+      guard case .object(var fields) = entry, fields["kind"] == "network.loss" else { return entry }
+      fields["rate"] = "10%"
+      return .object(fields)
+    }
+    #expect(heavier != plan, "the nightly plan has a network.loss entry")
+    let text = nightly.with("faults.plan", .array(heavier)).text
     let profile = try Profile.parse(Data(text.utf8))
     let run = SimulationRun(profile: profile, profilePath: "loss.json5", profileData: Data(text.utf8), seed: seed)
     let result = run.execute()
@@ -168,9 +163,7 @@ func repositoryProfile(_ name: String) throws -> (Profile, Data) {
   @Test func aLostRequestOrAnswerTimesOutInTheSDK() throws {
     // Every request of the staged room is lost one way or the other: each login completes with -1
     // after the SDK's 10 s timeout.
-    let text = stagedProfile.replacingOccurrences(
-      of: "duration: \"10m\",",
-      with: "duration: \"10m\", faults: { heal: \"1m\", plan: [{ kind: \"network.loss\", rate: 1 }] },")
+    let text = chaosStaged("{ kind: \"network.loss\", rate: 1 }")
     let client = ScriptedClient()
     client.logsIn = false
     var s = try Staged(text, audience: client, host: ScriptedClient(), admin: ScriptedClient())

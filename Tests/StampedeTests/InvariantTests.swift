@@ -190,11 +190,12 @@ import Testing
     }
     """
 
+  /// The mistake profile with every viewer tapping "apply" within 20 s of the first minute.
+  static let flashCrowd = TestProfile(mistakeProfile).with(
+    "workload.flashCrowd", json5: "{ at: \"1m\", fraction: 1, within: \"20s\", lockSeatsUntilOpen: false }")
+
   func run(_ audience: ClientBehavior, flash: Bool = true) throws -> LiveWorld {
-    let text = InvariantTests.mistakeProfile.replacingOccurrences(
-      of: "network:",
-      with:
-        "workload: { flashCrowd: { at: \"1m\", fraction: 1, within: \"20s\", lockSeatsUntilOpen: false } }, network:")
+    let text = InvariantTests.flashCrowd.text
     let profile = try Profile.parse(Data((flash ? text : InvariantTests.mistakeProfile).utf8))
     var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 5), audience: audience)
     var sim = Simulation()
@@ -216,10 +217,7 @@ import Testing
   }
 
   @Test func aFirstViolationComesWithTheEventsThatLedToIt() throws {
-    let text = InvariantTests.mistakeProfile.replacingOccurrences(
-      of: "network:",
-      with:
-        "workload: { flashCrowd: { at: \"1m\", fraction: 1, within: \"20s\", lockSeatsUntilOpen: false } }, network:")
+    let text = InvariantTests.flashCrowd.text
     let data = Data(text.utf8)
     var run = SimulationRun(profile: try Profile.parse(data), profilePath: "m.json5", profileData: data, seed: 5)
     run.clients = { _ in (InvariantTests.CallbackOnlyStatus(), nil, nil) }
@@ -239,12 +237,8 @@ import Testing
   }
 
   @Test func aSwitchedOffInvariantRecordsNothingAndChangesNothingElse() throws {
-    let flash = InvariantTests.mistakeProfile.replacingOccurrences(
-      of: "network:",
-      with:
-        "workload: { flashCrowd: { at: \"1m\", fraction: 1, within: \"20s\", lockSeatsUntilOpen: false } }, network:")
-    let off = flash.replacingOccurrences(
-      of: "network:", with: "invariants: { off: [\"client.not-applying-while-seated\"] }, network:")
+    let flash = InvariantTests.flashCrowd.text
+    let off = InvariantTests.flashCrowd.with("invariants.off", ["client.not-applying-while-seated"]).text
     func run(_ text: String) throws -> RunReport {
       let data = Data(text.utf8)
       var run = SimulationRun(profile: try Profile.parse(data), profilePath: "m.json5", profileData: data, seed: 5)
@@ -259,11 +253,7 @@ import Testing
     #expect(on.traceHash == without.traceHash)
     #expect(on.events == without.events)
     #expect(JUnitReport.render(without).contains("<skipped message=\"switched off in the profile\"/>"))
-    #expect(
-      profileError(
-        minimalProfile.replacingOccurrences(
-          of: "host: { thinkTime: \"1s\" },", with: "host: { thinkTime: \"1s\" }, invariants: { off: [\"seat.nope\"] },"
-        ))?.path == "invariants.off[0]")
+    #expect(TestProfile(minimalProfile).with("invariants.off", ["seat.nope"]).error?.path == "invariants.off[0]")
   }
 
   @Test func theBuiltInClientsRunTheSameWorkloadClean() throws {

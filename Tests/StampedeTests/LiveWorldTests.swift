@@ -8,101 +8,6 @@ import Testing
 @testable import Scenario
 @testable import SimKernel
 
-/// A client whose every reaction a test scripts; it logs what it hears.
-final class ScriptedClient: ClientBehavior {
-  var log: [String] = []
-  var onApply: ((inout Client) -> Void)?
-  var onTimer: ((UInt32, inout Client) -> Void)?
-  var onGuest: ((GuestEvent, inout Client) -> Void)?
-  var onHost: ((HostEvent, inout Client) -> Void)?
-  var onSeat: ((SeatChangeEvent, inout Client) -> Void)?
-  var logsIn = true
-
-  func start(_ client: inout Client) {
-    guard logsIn else { return }
-    client.coGuest.subscribeGuestEvents()
-    client.coGuest.subscribeHostEvents()
-    client.liveSeat.subscribe()
-    client.login.subscribeEvents()
-    client.liveList.subscribe()
-    client.login.login { c, _ in c.liveList.joinLive { c, r in if case .success = r { c.status = .idle } } }
-  }
-  func applyIntent(_ c: inout Client) { onApply?(&c) }
-  func timer(tag: UInt32, arg: UInt32, _ c: inout Client) { onTimer?(tag, &c) }
-  func guestEvent(_ e: GuestEvent, _ c: inout Client) {
-    log.append("\(c.user) \(e)")
-    onGuest?(e, &c)
-  }
-  func hostEvent(_ e: HostEvent, _ c: inout Client) {
-    log.append("\(c.user) \(e)")
-    onHost?(e, &c)
-  }
-  func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
-    log.append("\(c.user) seat \(change.seatIndex) \(change.seated ? "+" : "-")\(change.user)")
-    onSeat?(change, &c)
-  }
-  func loginEvent(_ e: LoginEvent, _ c: inout Client) { log.append("\(c.user) login \(e)") }
-
-  /// A host that accepts every application as soon as it hears of it.
-  static func acceptingHost() -> ScriptedClient {
-    let host = ScriptedClient()
-    host.onHost = { e, c in
-      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.acceptApplication(userID: guest) }
-    }
-    return host
-  }
-
-  /// A completion that logs `label` and the outcome.
-  func logged(_ label: String) -> Completion {
-    { [unowned self] c, r in
-      switch r {
-      case .success: self.log.append("\(c.user) \(label) ok")
-      case .failure(let e): self.log.append("\(c.user) \(label) \(e.rawValue)")
-      }
-    }
-  }
-}
-
-/// One room: user 0 owns it, user 1 is an admin, users 2, 3 and 4 watch. Every message takes
-/// exactly 10 ms and every device opens in 100 ms, so races can be staged to the millisecond.
-let stagedProfile = """
-  {
-    name: "staged", duration: "10m",
-    population: { rooms: 1, audiencePerRoom: 3, adminsPerRoom: 1 },
-    seats: { maxSeatCount: 2, packageLimit: 2, applyTimeout: "30s" },
-    audience: { stay: "1h" },
-    host: { thinkTime: "1s" },
-    network: { clientServer: "constant(10ms)" },
-    devices: { openTime: "constant(100ms)" },
-  }
-  """
-
-struct Staged {
-  var world: LiveWorld
-  var sim = Simulation()
-
-  init(
-    _ text: String = stagedProfile, audience: ClientBehavior? = nil, host: ClientBehavior? = nil,
-    admin: ClientBehavior? = nil, seed: UInt64 = 1
-  ) throws {
-    let profile = try Profile.parse(Data(text.utf8))
-    world = LiveWorld(
-      profile: profile, streams: RandomStreams(rootSeed: seed), audience: audience, host: host, admin: admin)
-    world.start(&sim.scheduler)
-  }
-
-  /// Makes `user` tap "apply" at `ms`.
-  mutating func apply(_ user: UInt32, atMs ms: Int64) {
-    sim.scheduler.schedule(
-      at: .zero + .milliseconds(ms), Event(kind: LiveEvent.applyIntent.rawValue, a: user))
-  }
-
-  mutating func run(untilMs ms: Int64) { _ = sim.run(&world, until: .zero + .milliseconds(ms)) }
-
-  var violations: Int { world.checker.log.total }
-  func counter(_ name: String) -> UInt64 { world.metrics.counters.value(name) ?? 0 }
-}
-
 @Suite struct LiveWorldTests {
   @Test func twoHostsAcceptingOneApplicationSeatTheGuestOnceAndTheLoserGetsAlreadyProcessed() throws {
     let hosts = ScriptedClient()
@@ -338,8 +243,7 @@ struct Staged {
   }
 
   @Test func withApplyCompletionAtTheOutcomeTheCompletionWaitsForTheAnswer() throws {
-    let text = stagedProfile.replacingOccurrences(
-      of: "applyTimeout: \"30s\"", with: "applyTimeout: \"30s\", applyCompletion: \"outcome\"")
+    let text = TestProfile(stagedProfile).with("seats.applyCompletion", "outcome").text
     let host = ScriptedClient()
     host.onHost = { e, c in
       if case .onGuestApplicationReceived(let guest) = e { c.schedule(after: .seconds(2), tag: guest) }
@@ -363,8 +267,7 @@ struct Staged {
   }
 
   @Test func beingLoggedOutByTheServerEndsTheSessionAndLaterCallsFail() throws {
-    let text = stagedProfile.replacingOccurrences(
-      of: "audience: { stay: \"1h\" }", with: "audience: { stay: \"1h\", applyProbability: 1, applyAfter: \"1s\" }")
+    let text = TestProfile(stagedProfile).with("audience.applyProbability", 1).with("audience.applyAfter", "1s").text
     var s = try Staged(text)
     s.run(untilMs: 20_000)
     let seated = (2...4).compactMap { u -> UInt32? in s.world.server.seats.seat(of: UInt32(u)) == nil ? nil : UInt32(u)

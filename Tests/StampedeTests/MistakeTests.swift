@@ -7,14 +7,6 @@ import Testing
 @testable import Scenario
 @testable import SimKernel
 
-/// The proving ground of the catalogue.
-func mistakesProfile() throws -> (Profile, Data) {
-  let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("profiles/mistakes.json5")
-  let data = try Data(contentsOf: url)
-  return (try Profile.parse(data), data)
-}
-
 @Suite struct MistakeTests {
   @Test func theCatalogueHasSixteenStableIDsEachWithAnInvariantThatExists() {
     #expect(ClientMistake.allCases.count == 16)
@@ -63,11 +55,9 @@ func mistakesProfile() throws -> (Profile, Data) {
   }
 
   @Test func aProfileSelectsMistakesAndAnUnknownOneIsAKeyPathError() throws {
-    let text = minimalProfile.replacingOccurrences(
-      of: "name: \"t\",", with: "name: \"t\", mistakes: [\"host.kick-with-disconnect\"],")
-    #expect(try Profile.parse(Data(text.utf8)).mistakes == [.kickWithDisconnect])
-    let bad = minimalProfile.replacingOccurrences(of: "name: \"t\",", with: "name: \"t\", mistakes: [\"host.nap\"],")
-    let error = try #require(profileError(bad))
+    let with = TestProfile(minimalProfile).with("mistakes", ["host.kick-with-disconnect"])
+    #expect(try with.profile().mistakes == [.kickWithDisconnect])
+    let error = try #require(TestProfile(minimalProfile).with("mistakes", ["host.nap"]).error)
     #expect(error.path == "mistakes[0]" && error.message.contains("host.kick-with-disconnect"))
   }
 
@@ -110,9 +100,8 @@ func mistakesProfile() throws -> (Profile, Data) {
   }
 
   @Test func theLivenessSlackIsAProfileSetting() throws {
-    let text = minimalProfile.replacingOccurrences(
-      of: "name: \"t\",", with: "name: \"t\", invariants: { livenessSlack: \"12s\" },")
-    #expect(try Profile.parse(Data(text.utf8)).livenessSlack == .seconds(12))
+    #expect(
+      try TestProfile(minimalProfile).with("invariants.livenessSlack", "12s").profile().livenessSlack == .seconds(12))
     #expect(try Profile.parse(Data(minimalProfile.utf8)).livenessSlack == .seconds(5))
   }
 }

@@ -8,83 +8,18 @@ import Testing
 @testable import Scenario
 @testable import SimKernel
 
-/// Phones 5, 6 and 7 beside the staged room, with every delay fixed: messages 10 ms, pushes
-/// 500 ms, cold starts 1 s, tokens 100 ms after the registry, system-UI taps 2 s after the ring.
-let stagedPush = stagedProfile.replacingOccurrences(
-  of: "network: { clientServer: \"constant(10ms)\" },",
-  with: """
-    network: { clientServer: "constant(10ms)" },
-    calls: {
-      users: 3, dialEvery: "1000h", answerProbability: 1, answerAfter: "constant(2s)", talkTime: "1000h",
-      app: { coldStart: "constant(1s)", away: "1000h", suspendedLifetime: "1000h" },
-      push: {
-        certificateID: 7, certificates: [{ id: 7 }], latency: "constant(500ms)", backendLatency: "constant(0ms)",
-        reportDeadline: "5s",
-        suppressAfter: 2, tokenDelay: "constant(100ms)",
-      },
-      conversations: { actionTimeout: "30s", endGrace: "10s" },
-    },
-    """)
-
-/// The built-in phone with hooks: tags from 100 go to `onTimer`, and each callback can be replaced
-/// to plant a mistake.
-final class HookedPhone: ClientBehavior {
-  let inner: StandardPhone
-  var onTimer: ((UInt32, inout Client) -> Void)?
-  var onPush: ((VoIPPush, inout Client) -> Void)?
-  var onAction: ((ConversationAction, inout Client) -> Void)?
-  var onToken: ((UInt16, inout Client) -> Void)?
-  var onCall: ((CallEvent, inout Client) -> Bool)?
-  var actions: [ConversationAction] = []
-
-  init(_ profile: Profile) {
-    let calls = profile.calls!
-    inner = StandardPhone(settings: calls.phone, phones: 5..<8)
-  }
-
-  func start(_ c: inout Client) { inner.start(&c) }
-  func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
-    if tag >= 100 { onTimer?(tag, &c) } else { inner.timer(tag: tag, arg: arg, &c) }
-  }
-  func callEvent(_ e: CallEvent, _ c: inout Client) {
-    if onCall?(e, &c) == true { return }
-    inner.callEvent(e, &c)
-  }
-  func loginEvent(_ e: LoginEvent, _ c: inout Client) { inner.loginEvent(e, &c) }
-  func pushTokenUpdated(_ token: UInt16, _ c: inout Client) {
-    if let onToken { onToken(token, &c) } else { inner.pushTokenUpdated(token, &c) }
-  }
-  func incomingPush(_ push: VoIPPush, _ c: inout Client) {
-    if let onPush { onPush(push, &c) } else { inner.incomingPush(push, &c) }
-  }
-  func conversationAction(_ action: ConversationAction, _ c: inout Client) {
-    actions.append(action)
-    if let onAction { onAction(action, &c) } else { inner.conversationAction(action, &c) }
-  }
-}
-
 @Suite struct PushWorldTests {
   func staged(_ text: String = stagedPush, _ configure: (HookedPhone) -> Void = { _ in }) throws -> (
     Staged, HookedPhone
   ) {
-    let profile = try Profile.parse(Data(text.utf8))
-    let phone = HookedPhone(profile)
+    let phone = HookedPhone(try Profile.parse(Data(text.utf8)))
     configure(phone)
-    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient())
-    s.world = LiveWorld(
-      profile: profile, streams: RandomStreams(rootSeed: 1), audience: ScriptedClient(), host: ScriptedClient(),
-      admin: ScriptedClient(), phone: phone)
-    s.sim = Simulation()
-    s.world.start(&s.sim.scheduler)
+    let s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
     return (s, phone)
   }
 
   /// Phone `user` runs timer `tag` at `ms`.
-  func at(_ s: inout Staged, _ user: UInt32, ms: Int64, tag: UInt32 = 100) {
-    let slot = s.world.inFlight.addTimer(tag: tag, arg: 0, generation: s.world.generation(of: user))
-    s.sim.scheduler.schedule(
-      at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
-  }
+  func at(_ s: inout Staged, _ user: UInt32, ms: Int64, tag: UInt32 = 100) { s.timer(user, atMs: ms, tag: tag) }
 
   func dial(_ callees: [UInt32], timeout: SimDuration = .seconds(30)) -> (UInt32, inout Client) -> Void {
     { tag, c in
@@ -162,8 +97,7 @@ final class HookedPhone: ClientBehavior {
   }
 
   @Test func aTokenUploadedBeforeLoginIsCaughtAndItsPushesAreLost() throws {
-    let text = stagedPush.replacingOccurrences(
-      of: "tokenDelay: \"constant(100ms)\"", with: "tokenDelay: \"constant(1ms)\"")
+    let text = TestProfile(stagedPush).with("calls.push.tokenDelay", "constant(1ms)").text
     var (s, phone) = try staged(text) { p in
       p.onToken = { token, c in c.timPush.setVOIP(certificateID: 7, token: token) }
     }
@@ -181,17 +115,13 @@ final class HookedPhone: ClientBehavior {
   }
 
   @Test(arguments: [
-    ("certificateID: 7,", "certificateID: 0,", "push.lost.no_token"),
-    ("certificates: [{ id: 7 }]", "certificates: [{ id: 8 }]", "push.lost.unknown_certificate"),
-    (
-      "certificates: [{ id: 7 }]", "certificates: [{ id: 7, environment: \"development\" }]",
-      "push.lost.environment_mismatch"
-    ),
-    ("certificates: [{ id: 7 }]", "certificates: [{ id: 7, type: \"apns\" }]", "push.apns_alert"),
+    ("calls.push.certificateID", "0", "push.lost.no_token"),
+    ("calls.push.certificates", "[{ id: 8 }]", "push.lost.unknown_certificate"),
+    ("calls.push.certificates", "[{ id: 7, environment: \"development\" }]", "push.lost.environment_mismatch"),
+    ("calls.push.certificates", "[{ id: 7, type: \"apns\" }]", "push.apns_alert"),
   ])
-  func certificateProblemsLosePushesTheWayTheyDoForReal(from: String, to: String, counter: String) throws {
-    let text = stagedPush.replacingOccurrences(of: from, with: to)
-    #expect(text != stagedPush)
+  func certificateProblemsLosePushesTheWayTheyDoForReal(key: String, value: String, counter: String) throws {
+    let text = TestProfile(stagedPush).with(key, json5: value).text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6], timeout: .seconds(10))
     s.run(untilMs: 2000)
@@ -320,8 +250,8 @@ final class HookedPhone: ClientBehavior {
   @Test func aJoinTappedDuringAColdStartAfterTheCallTimedOutIsFailed() throws {
     // The call times out at 3.010 + 2 s; the callee's cold start takes 3 s, so the app starts after
     // the timeout, reports, and the user taps answer before its login finishes.
-    let text = stagedPush.replacingOccurrences(of: "coldStart: \"constant(1s)\"", with: "coldStart: \"constant(3s)\"")
-      .replacingOccurrences(of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    let text = TestProfile(stagedPush).with("calls.app.coldStart", "constant(3s)")
+      .with("calls.answerAfter", "constant(5ms)").text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6], timeout: .seconds(2))
     s.run(untilMs: 2000)
@@ -337,8 +267,7 @@ final class HookedPhone: ClientBehavior {
   }
 
   @Test func aJoinTappedDuringAColdStartBeforeTheTimeoutConnectsOnceLoggedIn() throws {
-    let text = stagedPush.replacingOccurrences(
-      of: "answerAfter: \"constant(2s)\"", with: "answerAfter: \"constant(5ms)\"")
+    let text = TestProfile(stagedPush).with("calls.answerAfter", "constant(5ms)").text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6])
     s.run(untilMs: 2000)
@@ -358,13 +287,10 @@ final class HookedPhone: ClientBehavior {
     // finishes: the app is sent to the background at the ring and the push is lost, so the SDK
     // learns of the call when its login completes, with the app suspended. Reporting the call keeps
     // the app running: it hears the call start and end, and ends the conversation.
-    let text = stagedPush.replacingOccurrences(
-      of: "duration: \"10m\",",
-      with: """
-        duration: "10m", faults: { heal: "1m", plan: [
-          { kind: "app.backgrounded", rate: 1, target: "user:6" }, { kind: "push.drop", rate: 1, target: "user:6" },
-        ] },
-        """)
+    let text = chaosStaged(
+      """
+      { kind: "app.backgrounded", rate: 1, target: "user:6" }, { kind: "push.drop", rate: 1, target: "user:6" }
+      """, base: stagedPush)
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6])
     s.run(untilMs: 2000)
@@ -401,8 +327,7 @@ final class HookedPhone: ClientBehavior {
   }
 
   @Test func theCallStormProfileRunsCleanWithFourEndReasonsAndPushesFlowing() throws {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("profiles/call-storm.json5")
+    let url = repositoryRoot.appendingPathComponent("profiles/call-storm.json5")
     let text = try String(contentsOf: url, encoding: .utf8)
     let profile = try Profile.parse(
       Data(text.utf8),
@@ -446,8 +371,8 @@ final class CallGreedyViewer: ClientBehavior {
 
 @Suite struct CrossStackTests {
   /// Free seats, and phones that may call viewers.
-  let text = stagedPush.replacingOccurrences(of: "applyTimeout: \"30s\"", with: "mode: \"free\"")
-    .replacingOccurrences(of: "users: 3, dialEvery", with: "users: 3, liveCallees: \"1%\", dialEvery")
+  let text = TestProfile(stagedPush).without("seats.applyTimeout").with("seats.mode", "free")
+    .with("calls.liveCallees", "1%").text
 
   func world(greedy: Bool) throws -> (Staged, HookedPhone) {
     let profile = try Profile.parse(Data(text.utf8))

@@ -16,8 +16,7 @@ import Testing
     throws -> Staged
   {
     let list = quirks.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-    let text = stagedProfile.replacingOccurrences(
-      of: "host: { thinkTime: \"1s\" },", with: "host: { thinkTime: \"1s\" }, quirks: [\(list)],")
+    let text = TestProfile(stagedProfile).with("quirks", json5: "[\(list)]").text
     return try Staged(text, audience: audience, host: host, admin: admin)
   }
 
@@ -128,13 +127,9 @@ import Testing
   }
 
   @Test func quirksAreProfileKeysCheckedByName() throws {
-    let ok = minimalProfile.replacingOccurrences(
-      of: "host: { thinkTime: \"1s\" },", with: "host: { thinkTime: \"1s\" }, quirks: [\"stale-invitation\"],")
-    #expect(try Profile.parse(Data(ok.utf8)).quirks == [.staleInvitation])
+    #expect(try TestProfile(minimalProfile).with("quirks", ["stale-invitation"]).profile().quirks == [.staleInvitation])
     #expect(try Profile.parse(Data(minimalProfile.utf8)).quirks.isEmpty)
-    let bad = minimalProfile.replacingOccurrences(
-      of: "host: { thinkTime: \"1s\" },", with: "host: { thinkTime: \"1s\" }, quirks: [\"stale\"],")
-    let e = profileError(bad)
+    let e = TestProfile(minimalProfile).with("quirks", ["stale"]).error
     #expect(e?.path == "quirks[0]")
     #expect(e?.message.contains("\"stale-invitation\"") == true)
   }

@@ -82,12 +82,9 @@ import Testing
   }
 
   @Test func aProfileWithABadThresholdNamesItsIndexAndReason() {
-    let text = minimalProfile.replacingOccurrences(
-      of: "host: { thinkTime: \"1s\" },",
-      with:
-        "host: { thinkTime: \"1s\" }, thresholds: [\"invariants.violations == 0\", \"seat.apply_to_response.p99 < 3 s\"],"
-    )
-    let e = profileError(text)
+    let e = TestProfile(minimalProfile).with(
+      "thresholds", ["invariants.violations == 0", "seat.apply_to_response.p99 < 3 s"]
+    ).error
     #expect(e?.path == "thresholds[1]")
     #expect(e?.message.contains("expected a time with a unit") == true)
     #expect(e?.message.contains("in \"seat.apply_to_response.p99 < 3 s\"") == true)

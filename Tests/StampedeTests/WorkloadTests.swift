@@ -7,15 +7,6 @@ import Testing
 @testable import SimKernel
 
 /// Runs `text` for its duration with the built-in clients.
-func runProfile(_ text: String, seed: UInt64 = 1, untilMs: Int64? = nil) throws -> (LiveWorld, Simulation) {
-  let profile = try Profile.parse(Data(text.utf8))
-  var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
-  var sim = Simulation()
-  world.start(&sim.scheduler)
-  _ = sim.run(&world, until: .zero + (untilMs.map { .milliseconds($0) } ?? profile.duration))
-  return (world, sim)
-}
-
 func workload(_ extra: String, population: String = "rooms: 2, audiencePerRoom: 400", seats: String = "") -> String {
   """
   {
@@ -87,12 +78,12 @@ func workload(_ extra: String, population: String = "rooms: 2, audiencePerRoom: 
   }
 
   @Test func coHostingTrimsGuestsBeyondSixSeatsAndRefusesApplications() throws {
-    let text = workload(
-      """
-      workload: { coHosting: { fraction: 1, after: "5m", duration: "2m" } },
-      """, seats: ", packageLimit: 8"
-    )
-    .replacingOccurrences(of: "packageLimit: 6, packageLimit: 8", with: "packageLimit: 8")
+    let text = TestProfile(
+      workload(
+        """
+        workload: { coHosting: { fraction: 1, after: "5m", duration: "2m" } },
+        """)
+    ).with("seats.packageLimit", 8).text
     let (world, _) = try runProfile(text)
     #expect(world.metrics.counters.value("live.co_host_sessions") == 1)
     #expect(world.metrics.counters.value("seat.removed_by_server")! > 0)
