@@ -1,6 +1,6 @@
 import SimKernel
 
-/// A kind of injected fault, with a stable name (STACK.md §5).
+/// A kind of injected fault, with a stable name.
 public enum FaultKind: String, Sendable, CaseIterable, Codable {
   /// Extra latency on the messages of a client and the server.
   case networkDelay = "network.delay"

@@ -1,4 +1,4 @@
-/// The catalogue of client mistakes (STACK.md §7): each turns the built-in clients into a variant
+/// The catalogue of client mistakes: each turns the built-in clients into a variant
 /// that makes one real mistake, so that a run shows which invariant catches it. None is on by
 /// default; a profile's `mistakes` or `--mistake ID` selects them.
 public enum ClientMistake: String, Sendable, CaseIterable, Codable {
@@ -39,7 +39,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   /// handler.
   case lateRegistry = "phone.late-push-registry"
 
-  /// The mistake's number in STACK.md §7.
+  /// The mistake's number in the catalogue.
   public var number: Int {
     switch self {
     case .hostEventsNotRetained: return 1

@@ -85,8 +85,8 @@ public struct AudienceSettings: Sendable {
   }
 }
 
-/// The built-in audience member: seed 000's `AudienceCoGuestViewModel`, corrected where STACK.md
-/// says the seed is wrong.
+/// The built-in audience member: an `AudienceCoGuestViewModel` as apps write it, corrected where
+/// such view models usually go wrong.
 ///
 /// - Its "connected" state follows the seat list, not callbacks alone: a seat it appears on makes it
 ///   open devices even if the accept event was lost, and a seat it disappears from ends the session.

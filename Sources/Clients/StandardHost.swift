@@ -47,7 +47,7 @@ public struct HostSettings: Sendable {
   }
 }
 
-/// The built-in host and admin: seed 000's `HostCoGuestViewModel`, corrected.
+/// The built-in host and admin: a `HostCoGuestViewModel` as apps write it, corrected.
 ///
 /// - It decides from the SDK's `applicants` state, so an application cancelled, timed out or
 ///   processed by another host is never answered.

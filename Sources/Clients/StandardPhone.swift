@@ -46,8 +46,8 @@ public struct PhoneSettings: Sendable {
   }
 }
 
-/// The built-in phone user, seed 003's push flow and seed 001's conversation delegate with their
-/// mistakes corrected:
+/// The built-in phone user: the PushKit flow and the conversation delegate apps usually write, with
+/// their usual mistakes corrected:
 ///
 /// - At launch it creates its VoIP push registry at once, subscribes, then logs in to IM and then
 ///   TUILogin; the token is saved when it arrives and uploaded only after both logins, with a
@@ -186,7 +186,7 @@ public final class StandardPhone: ClientBehavior {
     let uuid = manager.makeUUID()
     let s = slot(c)
     if mistakes.contains(.joinWrongUUID) {
-      // The mistake (seed 003): one "current" UUID, set before the report, whatever becomes of it.
+      // The mistake, as apps often write it: one "current" UUID, set before the report, whatever becomes of it.
       memory[s].uuid = uuid
       memory[s].uuidCall = push.call + 1
       try? manager.reportNewIncomingConversation(uuid: uuid)

@@ -1,7 +1,7 @@
 import LiveStack
 import SimKernel
 
-/// Every invariant of STACK.md §6, checked as the run goes: safety ones at the moment of each
+/// Every invariant of the catalogue (``catalogue``), checked as the run goes: safety ones at the moment of each
 /// event, liveness ones when their bound passes or at the end of the run.
 ///
 /// The world calls the `observe…` methods after the server or a client changed state, and

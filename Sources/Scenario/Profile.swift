@@ -101,7 +101,7 @@ public struct Profile: Sendable {
     case ramp(over: SimDuration)
   }
 
-  /// When the `applyForSeat` completion fires; STACK.md documents both.
+  /// When the `applyForSeat` completion fires: SDK versions differ, so both are modelled.
   public enum ApplyCompletion: String, Sendable, CaseIterable {
     /// When the server has filed the application.
     case sent

@@ -33,7 +33,7 @@ enum CLI {
     "mistakes": """
     stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--jobs J] [--json]
 
-    Runs the client-mistake catalogue (STACK.md section 7) against the oracles: each mistake alone,
+    Runs the client-mistake catalogue against the oracles: each mistake alone,
     as a variant of the built-in clients, seed after seed until an invariant catches it. Prints per
     mistake the invariants that caught it, the first failing seed, and the seeds and events it took.
     A mistake no invariant catches is a gap in the oracles: the exit code is then 1.

@@ -211,7 +211,7 @@ func failure<T>(_ result: Result<T, SeatError>) -> SeatError? {
     var s = service()
     _ = try s.apply(user: 2, seatIndex: -1, now: t0).get()
     _ = try s.acceptApplication(guest: 2, by: 0, now: t0).get()
-    // The host calling disConnect (seed 000's mistake) leaves *its own* seat: it has none.
+    // The host calling disConnect (a common mistake) leaves *its own* seat: it has none.
     #expect(failure(s.leaveSeat(user: 0)) == .notOnSeat)
     #expect(s.seat(of: 2) == 0)
     #expect(try s.leaveSeat(user: 2).get() == 0)
