@@ -100,20 +100,24 @@ extension JSONValue {
   /// crosses something that is not an object.
   public func removing(_ path: String) throws(ProfileError) -> JSONValue {
     let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    guard let last = keys.last, keys.allSatisfy({ !$0.isEmpty }) else {
+    guard keys.allSatisfy({ !$0.isEmpty }) else {
       throw ProfileError(path: path, message: "expected a dotted key path such as seats.packageLimit")
     }
-    guard keys.count > 1 else {
-      guard case .object(var fields) = self else {
-        throw ProfileError(path: "", message: "cannot remove \(path): the document is not an object")
-      }
-      fields[last] = nil
-      return .object(fields)
+    return try remove(keys[...], walked: "")
+  }
+
+  func remove(_ keys: ArraySlice<String>, walked: String) throws(ProfileError) -> JSONValue {
+    guard case .object(var fields) = self else {
+      throw ProfileError(path: walked, message: "cannot remove a key under \(walked): it is \(shortDescription)")
     }
-    let parent = keys.dropLast().joined(separator: ".")
-    guard case .object(var fields)? = value(at: parent) else { return self }
-    fields[last] = nil
-    return try setting(parent, to: .object(fields))
+    let key = keys.first!
+    guard let child = fields[key] else { return self }
+    if keys.count == 1 {
+      fields.removeValue(forKey: key)
+    } else {
+      fields[key] = try child.remove(keys.dropFirst(), walked: walked.isEmpty ? key : walked + "." + key)
+    }
+    return .object(fields)
   }
 
   /// The value at the dotted `path`, if every step is an object that has the key.
@@ -129,7 +133,7 @@ extension JSONValue {
 
 /// Literals, for building profiles in code: `tree.setting("seats.packageLimit", to: 8)`.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-  ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+  ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
   /// A string.
   public init(stringLiteral value: String) { self = .string(value) }
@@ -145,6 +149,4 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
   public init(dictionaryLiteral elements: (String, JSONValue)...) {
     self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
   }
-  /// `null`.
-  public init(nilLiteral: ()) { self = .null }
 }
