@@ -59,8 +59,7 @@ public struct Chaos {
   public var configured: [FaultKind] { FaultKind.allCases.filter { kinds.contains($0) } }
 
   /// Whether fault `kind` is configured at all (a bit test; no draw).
-  @inlinable
-  public func isOn(_ kind: FaultKind) -> Bool { kinds.contains(kind) }
+  @inlinable public func isOn(_ kind: FaultKind) -> Bool { active && kinds.contains(kind) }
 
   /// Whether `target` covers `user`.
   func covers(_ target: FaultTarget, _ user: UInt32) -> Bool {

@@ -140,6 +140,7 @@ public enum ClientCallback: Sendable {
 
 extension ClientBehavior {
   /// Runs `callback` on `client`.
+  @inline(__always)
   public func run(_ callback: ClientCallback, _ client: inout Client) {
     switch callback {
     case .start: start(&client)

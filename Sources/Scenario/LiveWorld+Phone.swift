@@ -139,7 +139,9 @@ extension LiveWorld: PhoneHost {
   }
 
   /// Runs a callback with the user's behaviour, then its commands and checks, if its SDK stream
-  /// is subscribed; else checks the client as it now stands.
+  /// is subscribed; else checks the client as it now stands. (Inlined: the callback's case is then
+  /// known at each call site, and its dispatch folds away.)
+  @inline(__always)
   public mutating func run(
     _ user: UInt32, _ callback: ClientCallback, sawOwnLeave: Bool = false, _ scheduler: inout Scheduler
   ) {

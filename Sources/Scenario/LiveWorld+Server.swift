@@ -18,7 +18,8 @@ extension LiveWorld {
     var deferReply = false
     if op.kind != .login && !server.login.isLoggedIn(user) {
       error = .notLoggedIn
-    } else if let w = chaos.outage(user: user, service: LiveWorld.service(of: op.kind), now) {
+    } else if chaos.isOn(.serverOutage), let w = chaos.outage(user: user, service: LiveWorld.service(of: op.kind), now)
+    {
       // Refused at once, or (vanish) never heard: the SDK then gives up after its timeout.
       if w.vanish { inFlight.loseAnswer(slot) }
       error = .failed

@@ -301,7 +301,9 @@ public struct LiveWorld: World {
           if op.kind == .login { measured.loginCalled(op.user, scheduler.now) }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           var at = fifo(downlink: false, op.user, scheduler.now)
-          if let extra = chaos.slowdown(user: op.user, service: LiveWorld.service(of: op.kind), scheduler.now) {
+          if chaos.isOn(.serverSlowdown),
+            let extra = chaos.slowdown(user: op.user, service: LiveWorld.service(of: op.kind), scheduler.now)
+          {
             at = at + extra
           }
           scheduler.schedule(at: at, event(.serverCall, slot))
