@@ -207,11 +207,6 @@ extension ClientRuntime {
     setDevice(.camera, user: user, on: false)
   }
 
-  /// The connections a staff member's SDK shows as connected guests (its seat list).
-  public func connectedGuests(staffSlot slot: Int) -> [UInt32] {
-    seatView[slot].compactMap { $0 == 0 ? nil : $0 - 1 }
-  }
-
   // MARK: - Calls
 
   /// A call event reaches the SDK of `user`: its call state follows.

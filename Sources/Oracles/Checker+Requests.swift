@@ -27,14 +27,15 @@ extension Checker {
       "an event for request \(request) reached user \(user) after its terminal answer")
   }
 
-  /// A host's applicants list changed: check it holds no duplicate and no connected guest.
-  public mutating func observeApplicants(host: UInt32, applicants: [UInt32], connected: [UInt32], at now: SimInstant) {
+  /// A host's applicants list changed: check it holds no duplicate and no guest its seat list
+  /// shows seated (`seatView`: per seat, the user ID + 1, or 0 when empty).
+  public mutating func observeApplicants(host: UInt32, applicants: [UInt32], seatView: [UInt32], at now: SimInstant) {
     guard let last = applicants.last else { return }
     if applicants.dropLast().contains(last) {
       log.record(
         .noDuplicateApplicants, at: now, entities: ["user:\(host)", "user:\(last)"],
         "host \(host) lists applicant \(last) twice")
-    } else if connected.contains(last) {
+    } else if seatView.contains(last + 1) {
       log.record(
         .noDuplicateApplicants, at: now, entities: ["user:\(host)", "user:\(last)"],
         "host \(host) lists applicant \(last), who is already connected")

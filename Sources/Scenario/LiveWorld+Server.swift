@@ -234,7 +234,7 @@ extension LiveWorld {
         if checking {
           let slot = Int(runtime.clients[u].staffSlot)
           checker.observeApplicants(
-            host: user, applicants: runtime.applicants[slot], connected: runtime.connectedGuests(staffSlot: slot),
+            host: user, applicants: runtime.applicants[slot], seatView: runtime.seatView[slot],
             at: now)
         }
       case .onHostInvitationResponded, .onHostInvitationNoResponse:

@@ -399,7 +399,7 @@ public struct LiveWorld: World {
       user, room: layout.homeRoom[Int(user)], pending: pending, isOwner: layout.role(of: user) == .owner)
     if staff >= 0 && checking {
       checker.observeApplicants(
-        host: user, applicants: runtime.applicants[staff], connected: runtime.connectedGuests(staffSlot: staff),
+        host: user, applicants: runtime.applicants[staff], seatView: runtime.seatView[staff],
         at: scheduler.now)
     }
     if leaveSeat {

@@ -128,10 +128,10 @@ import Testing
 
   @Test func duplicateOrConnectedApplicantsAreCaught() {
     var (_, c) = room()
-    c.observeApplicants(host: 0, applicants: [1, 2], connected: [3], at: t0)
+    c.observeApplicants(host: 0, applicants: [1, 2], seatView: [4, 0], at: t0)
     #expect(c.log.total == 0)
-    c.observeApplicants(host: 0, applicants: [1, 2, 1], connected: [3], at: t0)
-    c.observeApplicants(host: 0, applicants: [1, 3], connected: [3], at: t0)
+    c.observeApplicants(host: 0, applicants: [1, 2, 1], seatView: [4, 0], at: t0)
+    c.observeApplicants(host: 0, applicants: [1, 3], seatView: [4, 0], at: t0)
     #expect(c.log.count("coguest.no-duplicate-applicants") == 2)
   }
 
