@@ -172,14 +172,13 @@ extension OperationRecord {
     case .openLocalMicrophone, .openLocalCamera: preconditionFailure("device calls are answered by the phone")
     case .placeCall:
       return .placeCall(
-        callees: callees, mediaType: CallMediaType(rawValue: UInt8(truncatingIfNeeded: seat)) ?? .audio,
-        timeout: timeout > .zero ? timeout : CallService.defaultTimeout)
+        callees: callees, mediaType: mediaType, timeout: timeout > .zero ? timeout : CallService.defaultTimeout)
     case .acceptCall: return .acceptCall
     case .rejectCall: return .rejectCall
     case .hangupCall: return .hangupCall
-    case .joinCall: return .joinCall(call: target)
+    case .joinCall: return .joinCall(call: joinedCall)
     case .tuiLogin: return .tuiLogin
-    case .setVOIP: return .setVOIP(certificateID: target, token: UInt16(bitPattern: seat))
+    case .setVOIP: return .setVOIP(certificateID: voipConfig.certificateID, token: voipConfig.token)
     }
   }
 }

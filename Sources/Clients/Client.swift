@@ -325,12 +325,9 @@ public struct CallStore {
   public func calls(
     participantIds: [UInt32], mediaType: CallMediaType, timeout: SimDuration = .zero, completion: Completion? = nil
   ) {
-    let slot = runtime.callLists.store(participantIds)
-    runtime.commands.append(
-      .operation(
-        PendingOperation(
-          user: user, kind: .placeCall, target: slot, seat: Int16(mediaType.rawValue), policy: .abortWhenOccupied,
-          timeout: timeout, issuedAt: runtime.now, completion: completion)))
+    let packed = OperationPacking.placeCall(
+      calleeList: runtime.callLists.store(participantIds), mediaType: mediaType)
+    call(runtime, user, .placeCall, target: packed.target, seat: packed.seat, timeout: timeout, completion)
   }
   /// `accept()`: answers the ringing call.
   public func accept(completion: Completion? = nil) { call(runtime, user, .acceptCall, completion) }
@@ -373,6 +370,7 @@ public struct TIMPushStore {
   /// `setVOIP(config: {certificateID, token})`: uploads the VoIP token. The backend records it only
   /// for a logged-in user with a non-zero certificate and token.
   public func setVOIP(certificateID: UInt32, token: UInt16, completion: Completion? = nil) {
-    call(runtime, user, .setVOIP, target: certificateID, seat: Int(Int16(bitPattern: token)), completion)
+    let packed = OperationPacking.setVOIP(certificateID: certificateID, token: token)
+    call(runtime, user, .setVOIP, target: packed.target, seat: packed.seat, completion)
   }
 }

@@ -285,3 +285,58 @@ extension ClientRuntime {
       staff: staff, quirks: quirks)
   }
 }
+
+/// The arguments of an SDK call as the command queue and the calls in flight keep them: one user
+/// and one seat field, which calls without a user or a seat argument use for their own arguments.
+/// Read those through the typed accessors below, never through `target` and `seat` directly.
+public protocol OperationArguments {
+  /// Which call.
+  var kind: OperationKind { get }
+  /// The other user involved, or a call's own first argument (see the accessors).
+  var target: UInt32 { get }
+  /// The seat index, or a call's own second argument (see the accessors).
+  var seat: Int16 { get }
+}
+
+extension OperationArguments {
+  /// `calls(participantIds:mediaType:)`: where its callee list waits in ``ClientRuntime/callLists``.
+  public var calleeList: UInt32 {
+    precondition(kind == .placeCall, "\(kind) has no callee list")
+    return target
+  }
+
+  /// `calls(participantIds:mediaType:)`: the media type.
+  public var mediaType: CallMediaType {
+    precondition(kind == .placeCall, "\(kind) has no media type")
+    return CallMediaType(rawValue: UInt8(truncatingIfNeeded: seat)) ?? .audio
+  }
+
+  /// `join(callId:)`: the call joined.
+  public var joinedCall: UInt32 {
+    precondition(kind == .joinCall, "\(kind) joins no call")
+    return target
+  }
+
+  /// `setVOIP(config:)`: the certificate ID and the device token.
+  public var voipConfig: (certificateID: UInt32, token: UInt16) {
+    precondition(kind == .setVOIP, "\(kind) has no VoIP config")
+    return (target, UInt16(bitPattern: seat))
+  }
+}
+
+/// How calls without a user or seat argument pack their own arguments into `target` and `seat`
+/// (the inverse of the ``OperationArguments`` accessors).
+enum OperationPacking {
+  /// `calls(participantIds:mediaType:)`.
+  static func placeCall(calleeList: UInt32, mediaType: CallMediaType) -> (target: UInt32, seat: Int) {
+    (calleeList, Int(mediaType.rawValue))
+  }
+
+  /// `setVOIP(config:)`.
+  static func setVOIP(certificateID: UInt32, token: UInt16) -> (target: UInt32, seat: Int) {
+    (certificateID, Int(Int16(bitPattern: token)))
+  }
+}
+
+extension PendingOperation: OperationArguments {}
+extension OperationRecord: OperationArguments {}

@@ -19,7 +19,7 @@ extension Checker {
       }
       devicesOpening.insert(key)
     case .placeCall:
-      let callees = runtime.callLists.peek(op.target)
+      let callees = runtime.callLists.peek(op.calleeList)
       var why: String?
       if !runtime.clients[Int(op.user)].loggedIn {
         why = "before its SDK was logged in"

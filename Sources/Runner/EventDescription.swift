@@ -53,11 +53,11 @@ extension LiveWorld {
       if Self.takesTarget(op.kind) { users.append(op.target) }
       var detail = "\(op.kind)"
       if op.kind == .placeCall && kind == .serverCall {
-        let callees = runtime.callLists.peek(op.target)
+        let callees = runtime.callLists.peek(op.calleeList)
         users += callees
         detail += " " + callees.map { "user \($0)" }.joined(separator: ", ")
       }
-      if op.kind == .joinCall { detail += " call \(op.target)" }
+      if op.kind == .joinCall { detail += " call \(op.joinedCall)" }
       if Self.takesTarget(op.kind) { detail += " user \(op.target)" }
       if op.seat >= 0
         && [.takeSeat, .lockSeat, .unlockSeat, .moveUserToSeat, .applyForSeat, .inviteToSeat].contains(op.kind)

@@ -88,8 +88,8 @@ extension LiveWorld {
     case .setVOIP:
       checker.observeTokenUpload(
         user: op.user, imLoggedIn: runtime.clients[Int(op.user)].loggedIn,
-        tuiLoggedIn: phoneOS!.isTUILoggedIn(op.user), certificateID: op.target,
-        token: UInt16(bitPattern: op.seat), at: scheduler.now)
+        tuiLoggedIn: phoneOS!.isTUILoggedIn(op.user), certificateID: op.voipConfig.certificateID,
+        token: op.voipConfig.token, at: scheduler.now)
     default:
       break
     }

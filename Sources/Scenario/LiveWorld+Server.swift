@@ -13,7 +13,7 @@ extension LiveWorld {
     precondition(op.live, "operation slot \(slot) is free")
     let user = op.user
     let now = scheduler.now
-    let callees = op.kind == .placeCall ? runtime.callLists.take(op.target) : []
+    let callees = op.kind == .placeCall ? runtime.callLists.take(op.calleeList) : []
     var error: SeatError?
     var deferReply = false
     if op.kind != .login && !server.login.isLoggedIn(user) {

@@ -285,7 +285,7 @@ public struct LiveWorld: World {
         } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, scheduler.now) {
           if loss == .request {
             // The server never hears of it: the SDK gives up after its timeout.
-            if op.kind == .placeCall { _ = runtime.callLists.take(op.target) }
+            if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
             scheduler.schedule(
               after: SDKTiming.requestTimeout,
               event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
