@@ -118,6 +118,26 @@ public protocol PhoneHost {
   func serverCallState(of user: UInt32) -> CallParticipantState
   /// Tells the metrics and the oracles what happened.
   mutating func observe(_ news: PhoneNews, _ now: SimInstant)
-  /// The call server's record of call `id`.
-  func call(_ id: UInt32) -> CallRecord
+  /// What the call server knows of call `id` that a phone needs.
+  func call(_ id: UInt32) -> CallFacts
+}
+
+/// What a phone needs to know of a call: who placed it, how, and whether and why it ended.
+public struct CallFacts: Sendable {
+  /// The caller.
+  public var caller: UInt32
+  /// Audio or video.
+  public var mediaType: CallMediaType
+  /// Whether it has ended.
+  public var isOver: Bool
+  /// Why it ended, if it did.
+  public var endReason: CallEndReason?
+
+  /// The facts of `record`.
+  public init(_ record: borrowing CallRecord) {
+    caller = record.caller
+    mediaType = record.mediaType
+    isOver = record.isOver
+    endReason = record.endReason
+  }
 }

@@ -171,8 +171,8 @@ extension LiveWorld: PhoneHost {
   /// `user`'s state in its call, by the server's account.
   public func serverCallState(of user: UInt32) -> CallParticipantState { server.calls.state(of: user) }
 
-  /// The call server's record of call `id`.
-  public func call(_ id: UInt32) -> CallRecord { server.calls.calls[Int(id)] }
+  /// What the call server knows of call `id` that a phone needs.
+  public func call(_ id: UInt32) -> CallFacts { CallFacts(server.calls.calls[Int(id)]) }
 
   /// What happened on a phone reaches the metrics and the oracles.
   public mutating func observe(_ news: PhoneNews, _ now: SimInstant) {
