@@ -382,7 +382,8 @@ public final class PhoneSystem {
 
   // MARK: - What apps call
 
-  /// A fresh conversation UUID (`UUID()`).
+  /// A fresh conversation UUID, standing for `UUID()`: a counter, so that a run depends only on
+  /// its seed.
   public func makeUUID() -> UInt32 {
     let u = nextUUID
     nextUUID &+= 1

@@ -99,15 +99,6 @@ public struct Shrinker {
 
   // MARK: - Reductions
 
-  static func value(_ tree: JSONValue, _ path: [String]) -> JSONValue? {
-    var node = tree
-    for key in path {
-      guard case .object(let fields) = node, let next = fields[key] else { return nil }
-      node = next
-    }
-    return node
-  }
-
   static func number(_ v: JSONValue?) -> Double? {
     switch v {
     case .integer(let i): return Double(i)
@@ -122,16 +113,16 @@ public struct Shrinker {
     func add(_ label: String, _ path: String, _ v: JSONValue) {
       if let t = try? tree.setting(path, to: v), t != tree { out.append((label, t)) }
     }
-    if case .string(let d)? = value(tree, ["duration"]), let dur = DurationFormat.parse(d), dur > .seconds(2) {
+    if case .string(let d)? = tree.value(at: "duration"), let dur = DurationFormat.parse(d), dur > .seconds(2) {
       add(
         "duration \(dur) → \(SimDuration(nanoseconds: dur.nanoseconds / 2))", "duration",
         .string(SimDuration(nanoseconds: dur.nanoseconds / 2).description))
     }
-    if let rooms = number(value(tree, ["population", "rooms"])), rooms > 1 {
+    if let rooms = number(tree.value(at: "population.rooms")), rooms > 1 {
       add("rooms \(Int(rooms)) → \(Int(rooms) / 2)", "population.rooms", .integer(Int64(rooms) / 2))
       add("rooms \(Int(rooms)) → \(Int(rooms) - 1)", "population.rooms", .integer(Int64(rooms) - 1))
     }
-    let audience = value(tree, ["population", "audiencePerRoom"])
+    let audience = tree.value(at: "population.audiencePerRoom")
     if let n = number(audience) {
       if n > 1 {
         add("audience \(Int(n)) → \(Int(n) / 2)", "population.audiencePerRoom", .integer(Int64(n) / 2))
@@ -141,24 +132,24 @@ public struct Shrinker {
       let mean = d.mean.isFinite ? max(0, min(10_000_000, d.mean.rounded())) : 1000
       add("audience \(audience.shortDescription) → \(Int(mean))", "population.audiencePerRoom", .integer(Int64(mean)))
     }
-    if let admins = number(value(tree, ["population", "adminsPerRoom"])), admins > 0 {
+    if let admins = number(tree.value(at: "population.adminsPerRoom")), admins > 0 {
       add("admins \(Int(admins)) → 0", "population.adminsPerRoom", .integer(0))
     }
     for feature in ["flashCrowd", "coHosting"]
-    where value(tree, ["workload", feature]) != nil && value(tree, ["workload", feature]) != .null {
+    where tree.value(at: "workload.\(feature)") != nil && tree.value(at: "workload.\(feature)") != .null {
       add("no \(feature)", "workload.\(feature)", .null)
     }
     for role in ["host", "admin"] {
       for key in ["inviteEvery", "kickEvery", "lockEvery", "moveEvery", "endLiveAfter"] {
-        if let v = value(tree, [role, key]), v != .null { add("no \(role).\(key)", "\(role).\(key)", .null) }
+        if let v = tree.value(at: "\(role).\(key)"), v != .null { add("no \(role).\(key)", "\(role).\(key)", .null) }
       }
     }
     for key in ["microphoneDenied", "microphoneOccupied", "cameraDenied", "cameraOccupied"] {
-      if let v = value(tree, ["devices", key]), number(v) != 0 {
+      if let v = tree.value(at: "devices.\(key)"), number(v) != 0 {
         add("no devices.\(key)", "devices.\(key)", .integer(0))
       }
     }
-    if let v = value(tree, ["audience", "patience"]), v != .null {
+    if let v = tree.value(at: "audience.patience"), v != .null {
       add("no audience.patience", "audience.patience", .null)
     }
     return out
@@ -166,24 +157,24 @@ public struct Shrinker {
 
   /// A rough size for comparing shrunk profiles: users × simulated seconds.
   static func size(_ tree: JSONValue) -> Double {
-    let rooms = number(value(tree, ["population", "rooms"])) ?? 1
-    let audience = number(value(tree, ["population", "audiencePerRoom"])) ?? 1000
-    let admins = number(value(tree, ["population", "adminsPerRoom"])) ?? 0
+    let rooms = number(tree.value(at: "population.rooms")) ?? 1
+    let audience = number(tree.value(at: "population.audiencePerRoom")) ?? 1000
+    let admins = number(tree.value(at: "population.adminsPerRoom")) ?? 0
     var seconds = 1.0
-    if case .string(let d)? = value(tree, ["duration"]), let dur = DurationFormat.parse(d) {
+    if case .string(let d)? = tree.value(at: "duration"), let dur = DurationFormat.parse(d) {
       seconds = Double(dur.nanoseconds) / 1e9
     }
     return rooms * (1 + admins + audience) * seconds
   }
 
   static func describe(_ tree: JSONValue) -> String {
-    let rooms = number(value(tree, ["population", "rooms"])).map { String(Int($0)) } ?? "?"
+    let rooms = number(tree.value(at: "population.rooms")).map { String(Int($0)) } ?? "?"
     let audience =
-      value(tree, ["population", "audiencePerRoom"]).map { number($0).map { String(Int($0)) } ?? $0.shortDescription }
+      tree.value(at: "population.audiencePerRoom").map { number($0).map { String(Int($0)) } ?? $0.shortDescription }
       ?? "?"
-    let admins = number(value(tree, ["population", "adminsPerRoom"])).map { String(Int($0)) } ?? "0"
+    let admins = number(tree.value(at: "population.adminsPerRoom")).map { String(Int($0)) } ?? "0"
     var duration = "?"
-    if case .string(let d)? = value(tree, ["duration"]) { duration = d }
+    if case .string(let d)? = tree.value(at: "duration") { duration = d }
     return "\(rooms) room(s) × (1 host + \(admins) admin(s) + \(audience) viewers), \(duration)"
   }
 }

@@ -132,6 +132,13 @@ extension LiveWorld: PhoneHost {
     .actionTimeout, .conversationCheck, .systemAction,
   ]
 
+  /// The phone wake-up kind of each event kind, by raw value (-1: not a phone wake-up).
+  static let phoneWakeKind: [Int] = {
+    var kinds = [Int](repeating: -1, count: Int(LiveEvent.allCases.map(\.rawValue).max()!) + 1)
+    for (kind, event) in phoneEvents.enumerated() { kinds[Int(event.rawValue)] = kind }
+    return kinds
+  }()
+
   /// The scheduler event for a phone wake-up (see ``PhoneHost``).
   public func event(_ wake: PhoneWake) -> Event {
     let (kind, a, b) = wake.encoded

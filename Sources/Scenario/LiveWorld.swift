@@ -63,8 +63,6 @@ public struct LiveWorld: World {
   public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
-  /// The gauges sampled over time (see ``LiveMetrics/gaugeNames``).
-  static let sampleNames = LiveMetrics.gaugeNames
 
   /// Builds the world for `profile` with its random streams drawn from `streams`. Behaviours default
   /// to the built-in correct clients.
@@ -115,7 +113,7 @@ public struct LiveWorld: World {
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
-    series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveWorld.sampleNames)
+    series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
     audienceRandom = streams.stream("audience")
     staffRandom = streams.stream("hosts")
     phoneRandom = streams.stream("phones")
@@ -183,7 +181,7 @@ public struct LiveWorld: World {
       pushDelivered(user: e.a, call: e.b, &scheduler)
     case .appLifecycle, .appLaunched, .reportDeadline, .tokenIssued, .systemTap, .actionTimeout, .conversationCheck,
       .tokenRotated, .cellularCall, .systemAction:
-      let wake = PhoneWake(kind: LiveWorld.phoneEvents.firstIndex(of: kind)!, a: e.a, b: e.b)
+      let wake = PhoneWake(kind: LiveWorld.phoneWakeKind[Int(kind.rawValue)], a: e.a, b: e.b)
       phones!.handle(wake, &self, &scheduler)
     case .hostReenter:
       hostReenter(e.a, &scheduler)

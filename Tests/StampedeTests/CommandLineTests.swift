@@ -1,5 +1,6 @@
 import Chaos
 import Foundation
+import Metrics
 import Testing
 
 @testable import Clients
@@ -388,7 +389,7 @@ enum Tool {
     #expect(invariants.allSatisfy { ($0["violations"] as! Int) == 0 && $0["first"] == nil })
     let series = report["timeSeries"] as! [String: Any]
     let columns = series["columns"] as! [String: [Int]]
-    #expect(Set(columns.keys) == Set(LiveWorld.sampleNames))
+    #expect(Set(columns.keys) == Set(LiveMetrics.gaugeNames))
     #expect((series["timesMs"] as! [Double]).count == columns["seats.occupied"]!.count)
     let latencies = report["latencies"] as! [String: Any]
     for name in ["seat.apply_to_response", "seat.accept_to_connected", "seat.invite_to_response"] {

@@ -24,6 +24,10 @@ import Testing
     #expect(Set(wakes.map(\.encoded.kind)) == Set(0..<PhoneWake.kindCount))
     #expect(LiveWorld.phoneEvents.count == PhoneWake.kindCount)
     #expect(Set(LiveWorld.phoneEvents).count == PhoneWake.kindCount)
+    for event in LiveEvent.allCases {
+      let kind = LiveWorld.phoneWakeKind[Int(event.rawValue)]
+      #expect(kind == (LiveWorld.phoneEvents.firstIndex(of: event) ?? -1), "\(event)")
+    }
   }
 
   @Test func aDocumentCanBeReadEditedAndPrunedByKeyPath() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Testing
 
 @testable import Clients
@@ -100,7 +101,7 @@ func workload(_ extra: String, population: String = "rooms: 2, audiencePerRoom: 
 
   @Test func timeSeriesAreSampledAtTheConfiguredInterval() throws {
     let (world, _) = try runProfile(workload("timeSeries: { interval: \"30s\" },"))
-    #expect(world.series.names == LiveWorld.sampleNames)
+    #expect(world.series.names == LiveMetrics.gaugeNames)
     #expect(world.series.times == (0...20).map { Int64($0) * 30_000_000_000 })
     let idle = try #require(world.series.column("clients.idle"))
     #expect(idle.last! > 0)
