@@ -5,10 +5,21 @@ import PackageDescription
 /// release builds let the optimizer inline and specialize across target boundaries.
 let optimize: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
+/// The SDK-compatible modules compile as app code does (Swift 5 language mode), since they hand
+/// app-owned closures and delegates around as the SDKs do.
+let appFacing: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
 let package = Package(
   name: "Stampede",
   products: [
     .executable(name: "stampede", targets: ["stampede"]),
+    .library(name: "StampedeCLI", targets: ["StampedeCLI", "StampedeHarness"]),
+    .library(name: "AtomicXCore", targets: ["AtomicXCore"]),
+    .library(name: "Combine", targets: ["Combine"]),
+    .library(name: "PushKit", targets: ["PushKit"]),
+    .library(name: "LiveCommunicationKit", targets: ["LiveCommunicationKit"]),
+    .library(name: "ImSDK_Plus", targets: ["ImSDK_Plus"]),
+    .library(name: "TUICore", targets: ["TUICore"]),
     .library(
       name: "Stampede",
       targets: [
@@ -37,7 +48,20 @@ let package = Package(
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc",
       ]),
-    .executableTarget(name: "stampede", dependencies: ["Runner", "CJemalloc"]),
+    .target(name: "StampedeCLI", dependencies: ["Runner", "StampedeHarness", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics", "Chaos", "Oracles", "CJemalloc"]),
+    .executableTarget(name: "stampede", dependencies: ["StampedeCLI"]),
+    .target(name: "VirtualPlatform", dependencies: ["SimKernel", "LiveStack", "Clients"]),
+    .target(name: "Combine", dependencies: ["VirtualPlatform"]),
+    .target(name: "AtomicXCore", dependencies: ["Combine", "VirtualPlatform", "Clients", "LiveStack", "SimKernel"]),
+    .target(name: "PushKit", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    .target(name: "LiveCommunicationKit", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    .target(name: "ImSDK_Plus", dependencies: ["VirtualPlatform", "PushKit", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    .target(
+      name: "StampedeHarness",
+      dependencies: [
+        "AtomicXCore", "PushKit", "LiveCommunicationKit", "VirtualPlatform", "Clients", "LiveStack", "SimKernel",
+      ]),
+    .target(name: "TUICore", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
     .testTarget(
       name: "StampedeTests",
       dependencies: [

@@ -49,6 +49,8 @@ public protocol ClientBehavior: AnyObject {
   /// The conversation manager's delegate got an action; it needs exactly one `fulfill()` or
   /// `fail()`.
   func conversationAction(_ action: ConversationAction, _ client: inout Client)
+  /// Whether the behaviour runs app code whose UI is probed (the UI oracles then check it).
+  var showsUI: Bool { get }
 }
 
 extension ClientBehavior {
@@ -76,6 +78,8 @@ extension ClientBehavior {
   public func incomingPush(_ push: VoIPPush, _ client: inout Client) {}
   /// Does nothing (the action times out).
   public func conversationAction(_ action: ConversationAction, _ client: inout Client) {}
+  /// `false`: the built-in clients' status is their UI, and no UI probe is read.
+  public var showsUI: Bool { false }
 }
 
 /// A `seated` or `left` delta of the seat list.
@@ -161,5 +165,61 @@ extension ClientBehavior {
     case .incomingPush(let push): incomingPush(push, &client)
     case .conversationAction(let action): conversationAction(action, &client)
     }
+  }
+}
+
+/// What a run tells the maker of its client behaviours: who is who, and the profile's settings for
+/// each role.
+public struct ClientSetup: Sendable {
+  /// Who is who.
+  public let layout: Layout
+  /// The audience's settings (`audience`).
+  public let audience: AudienceSettings
+  /// The owners' settings (`host`).
+  public let host: HostSettings
+  /// The admins' settings (`admin`).
+  public let admin: HostSettings
+  /// The phone users' settings (`calls.phone`), when the profile has calls.
+  public let phone: PhoneSettings?
+  /// A random stream of the run's own, for the behaviours' decisions.
+  public let random: Xoshiro256
+
+  /// A setup.
+  public init(
+    layout: Layout, audience: AudienceSettings, host: HostSettings, admin: HostSettings, phone: PhoneSettings?,
+    random: Xoshiro256
+  ) {
+    self.random = random
+    self.layout = layout
+    self.audience = audience
+    self.host = host
+    self.admin = admin
+    self.phone = phone
+  }
+
+  /// The number of users.
+  public var userCount: Int { layout.totalUsers }
+}
+
+/// The behaviours of one run, per role; `nil` means the built-in client.
+public struct ClientSet {
+  /// Audience members.
+  public var audience: (any ClientBehavior)?
+  /// Owners.
+  public var host: (any ClientBehavior)?
+  /// Admins.
+  public var admin: (any ClientBehavior)?
+  /// Phone users.
+  public var phone: (any ClientBehavior)?
+
+  /// A set.
+  public init(
+    audience: (any ClientBehavior)? = nil, host: (any ClientBehavior)? = nil, admin: (any ClientBehavior)? = nil,
+    phone: (any ClientBehavior)? = nil
+  ) {
+    self.audience = audience
+    self.host = host
+    self.admin = admin
+    self.phone = phone
   }
 }

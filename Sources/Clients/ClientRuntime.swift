@@ -176,6 +176,8 @@ public final class ClientRuntime {
   @exclusivity(unchecked) public var seatView: [[UInt32]]
   /// Calls and timers requested during the current callback.
   public let commands = CommandQueue()
+  /// What app UIs show (empty unless app code with UI probes runs).
+  public let ui: UIProbes
   /// Participant lists of `calls()` in flight, by slot.
   public let callLists = ListTable()
   /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are
@@ -199,6 +201,7 @@ public final class ClientRuntime {
     invitationHandle = [UInt32](repeating: 0, count: handles)
     applyHandleDead = [Bool](repeating: false, count: handles)
     self.audienceRange = audienceRange
+    ui = UIProbes(userCount: userCount)
     let clients = Column(repeating: ClientState(), count: userCount)
     statusCounts = Column(repeating: 0, count: CoGuestStatus.allCases.count)
     statusCounts[Int(CoGuestStatus.away.rawValue)] = userCount
@@ -340,3 +343,40 @@ enum OperationPacking {
 
 extension PendingOperation: OperationArguments {}
 extension OperationRecord: OperationArguments {}
+
+/// What app UIs show, as their probes report it (the built-in clients' status is their UI and is
+/// not recorded here). Users appear in ``users`` in the order they were first probed.
+public final class UIProbes {
+  /// Users whose UI was probed, in order of first probe.
+  public private(set) var users: [UInt32] = []
+  @exclusivity(unchecked) var probed: [Bool]
+  /// Per user: whether the call screen is up (-1: no call-screen probe).
+  @exclusivity(unchecked) public private(set) var callScreen: [Int8]
+  /// Per user: whether the co-guest status comes from a probe.
+  @exclusivity(unchecked) public private(set) var statusProbed: [Bool]
+
+  init(userCount: Int) {
+    probed = [Bool](repeating: false, count: userCount)
+    callScreen = [Int8](repeating: -1, count: userCount)
+    statusProbed = [Bool](repeating: false, count: userCount)
+  }
+
+  func enlist(_ user: UInt32) {
+    if !probed[Int(user)] {
+      probed[Int(user)] = true
+      users.append(user)
+    }
+  }
+
+  /// Records that `user`'s co-guest status (``ClientState/status``) is read from its UI.
+  public func noteStatusProbe(_ user: UInt32) {
+    enlist(user)
+    statusProbed[Int(user)] = true
+  }
+
+  /// Records whether `user`'s call screen is up.
+  public func setCallScreen(_ user: UInt32, shown: Bool) {
+    enlist(user)
+    callScreen[Int(user)] = shown ? 1 : 0
+  }
+}

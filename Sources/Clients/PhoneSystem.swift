@@ -70,6 +70,14 @@ public struct ConversationAction: Sendable, Equatable {
   public var uuid: UInt32
   /// When the system times it out (`timeoutDate`); a completion after it is ignored.
   public var deadline: SimInstant = .zero
+
+  /// An action.
+  public init(id: UInt32, kind: ConversationActionKind, uuid: UInt32, deadline: SimInstant = .zero) {
+    self.id = id
+    self.kind = kind
+    self.uuid = uuid
+    self.deadline = deadline
+  }
 }
 
 /// Why a conversation ended (`Conversation.EndedReason`).

@@ -42,16 +42,20 @@ public struct SimulationRun {
   public let extraQuirks: [String]
   /// Client mistakes selected on the command line (they appear in the repro line).
   public let extraMistakes: [String]
-  /// Makes the client behaviours of a run (given the number of users); `nil` parts, or no
-  /// factory, mean the built-in clients. Called afresh for every execution (behaviours keep
-  /// per-client state), so a run and its replays start alike.
+  /// Makes the client behaviours of a run; `nil` parts, or no factory, mean the built-in
+  /// clients. Called afresh for every execution (behaviours keep per-client state), so a run and
+  /// its replays start alike. Set it through ``app`` to have it named in the repro line.
   public var clients: ClientFactory?
+  /// The registered app whose clients run instead of the built-in ones (named in the repro line
+  /// as `--app NAME`).
+  public var app: ClientApp? {
+    didSet { clients = app?.makeClients }
+  }
+  /// The program the repro line names (`stampede`, or the executable that registered the app).
+  public var program = "stampede"
 
   /// Makes the behaviours of one run.
-  public typealias ClientFactory =
-    @Sendable (_ userCount: Int) -> (
-      audience: (any ClientBehavior)?, host: (any ClientBehavior)?, admin: (any ClientBehavior)?
-    )
+  public typealias ClientFactory = @Sendable (_ setup: ClientSetup) -> ClientSet
 
   /// Events per slice between progress callbacks and interruption checks.
   public static let sliceEvents: Int64 = 1 << 18
@@ -76,7 +80,8 @@ public struct SimulationRun {
 
   /// The command that reproduces this run.
   public var repro: String {
-    var parts = ["stampede", "run", ShellQuote.quote(profilePath), "--seed", SeedFormat.format(seed)]
+    var parts = [program, "run", ShellQuote.quote(profilePath), "--seed", SeedFormat.format(seed)]
+    if let app { parts += ["--app", app.name] }
     if durationOverridden { parts += ["--duration", duration.description] }
     if !extraQuirks.isEmpty { parts += ["--quirk", extraQuirks.joined(separator: ",")] }
     if !extraMistakes.isEmpty { parts += ["--mistake", extraMistakes.joined(separator: ",")] }
@@ -154,9 +159,13 @@ public struct SimulationRun {
   func makeWorld() -> LiveWorld {
     let streams = RandomStreams(rootSeed: seed)
     guard let clients else { return LiveWorld(profile: profile, streams: streams) }
-    let users = Layout(profile: profile, streams: streams).totalUsers
-    let b = clients(users)
-    return LiveWorld(profile: profile, streams: streams, audience: b.audience, host: b.host, admin: b.admin)
+    let layout = Layout(profile: profile, streams: streams)
+    let b = clients(
+      ClientSetup(
+        layout: layout, audience: profile.audience, host: profile.host, admin: profile.admin, phone: profile.calls?.phone,
+        random: streams.stream("apps")))
+    return LiveWorld(
+      profile: profile, streams: streams, audience: b.audience, host: b.host, admin: b.admin, phone: b.phone)
   }
 
   /// Events leading up to each first violation: the same run replayed (it is deterministic) with
@@ -259,6 +268,24 @@ public struct SimulationRun {
       thresholds: [], timeSeries: series, meta: meta)
     report.evaluate(profile.thresholds)
     return report
+  }
+}
+
+/// Client code registered with the command line under a name: `--app NAME` runs it instead of the
+/// built-in clients, and every repro line of such a run names it.
+public struct ClientApp: Sendable {
+  /// The name `--app` takes.
+  public let name: String
+  /// One line on what it is.
+  public let summary: String
+  /// Makes its behaviours for a run.
+  public let makeClients: SimulationRun.ClientFactory
+
+  /// An app.
+  public init(name: String, summary: String, makeClients: @escaping SimulationRun.ClientFactory) {
+    self.name = name
+    self.summary = summary
+    self.makeClients = makeClients
   }
 }
 

@@ -220,7 +220,7 @@ import Testing
     let text = InvariantTests.flashCrowd.text
     let data = Data(text.utf8)
     var run = SimulationRun(profile: try Profile.parse(data), profilePath: "m.json5", profileData: data, seed: 5)
-    run.clients = { _ in (InvariantTests.CallbackOnlyStatus(), nil, nil) }
+    run.clients = { _ in ClientSet(audience: InvariantTests.CallbackOnlyStatus()) }
     let result = run.execute()
     let report = run.report(result, startedAt: Date())
     let broken = try #require(report.invariants.first { $0.id == "client.not-applying-while-seated" })
@@ -242,7 +242,7 @@ import Testing
     func run(_ text: String) throws -> RunReport {
       let data = Data(text.utf8)
       var run = SimulationRun(profile: try Profile.parse(data), profilePath: "m.json5", profileData: data, seed: 5)
-      run.clients = { _ in (InvariantTests.CallbackOnlyStatus(), nil, nil) }
+      run.clients = { _ in ClientSet(audience: InvariantTests.CallbackOnlyStatus()) }
       return run.report(run.execute(), startedAt: Date())
     }
     let on = try run(flash)

@@ -1,0 +1,168 @@
+import Foundation
+internal import Clients
+internal import LiveStack
+internal import VirtualPlatform
+
+/// The co-guest lists of a room as one user's SDK sees them.
+public struct CoGuestState: Equatable, Sendable {
+  /// The users on seats.
+  public var connected: [SeatUserInfo] = []
+  /// Invitations this host sent that are still open.
+  public var invitees: [LiveUserInfo] = []
+  /// Applications this host or admin can still answer.
+  public var applicants: [LiveUserInfo] = []
+  /// Viewers a host could invite (not modelled: always empty).
+  public var candidates: [LiveUserInfo] = []
+
+  /// Empty lists.
+  public init() {}
+}
+
+/// Co-guest signalling of one live room: applications, invitations and leaving a seat.
+///
+/// Make it with ``create(liveID:)``; the instance for a room is the same for every call in one
+/// virtual user's process.
+public final class CoGuestStore {
+  let bridge: Bridge
+  let room: UInt32
+  let guestEvents = PassthroughSubject<GuestEvent, Never>()
+  let hostEvents = PassthroughSubject<HostEvent, Never>()
+  let statePublisher = StatePublisher(CoGuestState())
+
+  init(bridge: Bridge, room: UInt32) {
+    self.bridge = bridge
+    self.room = room
+    guestEvents.onSubscriberCountChange = { bridge.subscribe(.guestEvents, $0 > 0) }
+    hostEvents.onSubscriberCountChange = { bridge.subscribe(.hostEvents, $0 > 0) }
+    statePublisher.onSubscriberCountChange = { [unowned self] _ in self.sdk.stateSubscribersChanged() }
+    statePublisher.refresher = { [unowned self] in self.refresh() }
+  }
+
+  var sdk: AtomicXUser { AtomicXUser.of(bridge.host, bridge.user) }
+
+  /// The store of room `liveID` for the current user.
+  public static func create(liveID: String) -> CoGuestStore {
+    let sdk = AtomicXUser.current
+    let room = VirtualIDs.room(liveID) ?? UInt32.max
+    if let s = sdk.coGuest.first(where: { $0.room == room }) { return s }
+    let store = CoGuestStore(bridge: sdk.bridge, room: room)
+    sdk.coGuest.append(store)
+    store.refresh()
+    return store
+  }
+
+  /// Audience events (`GuestEvent`).
+  public var guestEventPublisher: AnyPublisher<GuestEvent, Never> { guestEvents.eraseToAnyPublisher() }
+  /// Host and admin events (`HostEvent`).
+  public var hostEventPublisher: AnyPublisher<HostEvent, Never> { hostEvents.eraseToAnyPublisher() }
+  /// The co-guest lists.
+  public var state: StatePublisher<CoGuestState> { statePublisher }
+
+  var model: Clients.CoGuestStore { bridge.client(room: room).coGuest }
+
+  /// Audience: applies for seat `seatIndex` (-1: any free seat). `timeout` in seconds (0: none).
+  public func applyForSeat(
+    seatIndex: Int = -1, timeout: TimeInterval, extraInfo: String? = nil, completion: CompletionClosure? = nil
+  ) {
+    model.applyForSeat(
+      seatIndex: seatIndex, timeout: duration(timeout), completion: bridge.completion(completion))
+  }
+
+  /// Audience: withdraws the pending application.
+  public func cancelApplication(completion: CompletionClosure? = nil) {
+    model.cancelApplication(completion: bridge.completion(completion))
+  }
+
+  /// Audience: accepts the invitation of host `inviterID`.
+  public func acceptInvitation(inviterID: String, completion: CompletionClosure? = nil) {
+    guard let u = VirtualIDs.user(inviterID) else { return bridge.fail(completion, .noSuchUser(inviterID)) }
+    model.acceptInvitation(inviterID: u, completion: bridge.completion(completion))
+  }
+
+  /// Audience: declines the invitation of host `inviterID`.
+  public func rejectInvitation(inviterID: String, completion: CompletionClosure? = nil) {
+    guard let u = VirtualIDs.user(inviterID) else { return bridge.fail(completion, .noSuchUser(inviterID)) }
+    model.rejectInvitation(inviterID: u, completion: bridge.completion(completion))
+  }
+
+  /// Leaves the caller's own seat (it takes no user: a host removes a guest with
+  /// `LiveSeatStore.kickUserOutOfSeat`).
+  public func disConnect(completion: CompletionClosure? = nil) {
+    model.disConnect(completion: bridge.completion(completion))
+  }
+
+  /// Host or admin: accepts `userID`'s application.
+  public func acceptApplication(userID: String, completion: CompletionClosure? = nil) {
+    guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
+    model.acceptApplication(userID: u, completion: bridge.completion(completion))
+  }
+
+  /// Host or admin: rejects `userID`'s application.
+  public func rejectApplication(userID: String, completion: CompletionClosure? = nil) {
+    guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
+    model.rejectApplication(userID: u, completion: bridge.completion(completion))
+  }
+
+  /// Host or admin: invites `userID` to seat `seatIndex` (-1: any). `timeout` in seconds.
+  public func inviteToSeat(
+    userID: String, seatIndex: Int = -1, timeout: TimeInterval, extraInfo: String? = nil,
+    completion: CompletionClosure? = nil
+  ) {
+    guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
+    model.inviteToSeat(
+      userID: u, seatIndex: seatIndex, timeout: duration(timeout), completion: bridge.completion(completion))
+  }
+
+  /// Host or admin: withdraws the invitation to `inviteeID`.
+  public func cancelInvitation(inviteeID: String, completion: CompletionClosure? = nil) {
+    guard let u = VirtualIDs.user(inviteeID) else { return bridge.fail(completion, .noSuchUser(inviteeID)) }
+    model.cancelInvitation(inviteeID: u, completion: bridge.completion(completion))
+  }
+
+  func deliver(_ event: LiveStack.GuestEvent) {
+    let e: GuestEvent
+    switch event {
+    case .onHostInvitationReceived(let h): e = .onHostInvitationReceived(hostUser: bridge.userInfo(h))
+    case .onHostInvitationCancelled(let h): e = .onHostInvitationCancelled(hostUser: bridge.userInfo(h))
+    case .onGuestApplicationResponded(let a, let h):
+      e = .onGuestApplicationResponded(isAccept: a, hostUser: bridge.userInfo(h))
+    case .onGuestApplicationNoResponse(let r): e = .onGuestApplicationNoResponse(reason: r == .timeout ? .timeout : .alreadySeated)
+    case .onKickedOffSeat(let s, let h): e = .onKickedOffSeat(seatIndex: s, hostUser: bridge.userInfo(h))
+    }
+    guestEvents.send(e)
+  }
+
+  func deliver(_ event: LiveStack.HostEvent) {
+    let e: HostEvent
+    switch event {
+    case .onGuestApplicationReceived(let g): e = .onGuestApplicationReceived(guestUser: bridge.userInfo(g))
+    case .onGuestApplicationCancelled(let g): e = .onGuestApplicationCancelled(guestUser: bridge.userInfo(g))
+    case .onGuestApplicationProcessedByOtherHost(let g, let h):
+      e = .onGuestApplicationProcessedByOtherHost(guestUser: bridge.userInfo(g), hostUser: bridge.userInfo(h))
+    case .onHostInvitationResponded(let a, let g):
+      e = .onHostInvitationResponded(isAccept: a, guestUser: bridge.userInfo(g))
+    case .onHostInvitationNoResponse(let g, let r):
+      e = .onHostInvitationNoResponse(guestUser: bridge.userInfo(g), reason: r == .timeout ? .timeout : .alreadySeated)
+    }
+    hostEvents.send(e)
+  }
+
+  func refresh() {
+    let m = model
+    var s = CoGuestState()
+    let seats = bridge.client(room: room).liveSeat
+    if let mine = seats.mySeatIndex, seats.seatList.isEmpty {
+      s.connected = [SeatUserInfo(userID: VirtualIDs.userID(bridge.user), userName: VirtualIDs.userID(bridge.user), seatIndex: mine)]
+    } else {
+      for (i, occupant) in seats.seatList.enumerated() {
+        if let o = occupant {
+          let id = VirtualIDs.userID(o)
+          s.connected.append(SeatUserInfo(userID: id, userName: id, seatIndex: i))
+        }
+      }
+    }
+    s.applicants = m.applicants.map(bridge.userInfo)
+    s.invitees = m.invitees.map(bridge.userInfo)
+    statePublisher.update(s)
+  }
+}

@@ -1,0 +1,397 @@
+import Foundation
+package import Clients
+internal import LiveStack
+internal import SimKernel
+package import VirtualPlatform
+
+/// One virtual user's AtomicXCore instances (its process's SDK).
+final class AtomicXUser {
+  let bridge: Bridge
+  var coGuest: [CoGuestStore] = []
+  var liveSeat: [LiveSeatStore] = []
+  var login: LoginStore?
+  var liveList: LiveListStore?
+  var device: DeviceStore?
+  var call: CallStore?
+  /// The media type of the call the SDK is in, as far as this user learnt it.
+  var mediaType: CallMediaType = .audio
+
+  init(bridge: Bridge) { self.bridge = bridge }
+
+  static var current: AtomicXUser {
+    let b = Bridge.current
+    return b.host.singleton("AtomicXCore") { AtomicXUser(bridge: b) }
+  }
+
+  static func of(_ host: AppHost, _ user: UInt32) -> AtomicXUser {
+    host.existingSingleton("AtomicXCore", of: user) ?? host.run(as: user) { current }
+  }
+
+  /// Some state publisher gained or lost subscribers: the SDK keeps the seat list flowing while any
+  /// is watched.
+  func stateSubscribersChanged() {
+    let watched =
+      coGuest.contains { $0.statePublisher.hasSubscribers } || liveSeat.contains { $0.statePublisher.hasSubscribers }
+    bridge.subscribe(.seatList, watched)
+  }
+
+  /// Brings every watched state up to date.
+  func settle() {
+    for s in coGuest where s.statePublisher.hasSubscribers { s.refresh() }
+    for s in liveSeat where s.statePublisher.hasSubscribers { s.refresh() }
+    if let d = device, d.statePublisher.hasSubscribers { d.refresh() }
+    if let c = call, c.statePublisher.hasSubscribers { c.refresh() }
+    if let l = login, l.statePublisher.hasSubscribers { l.refresh() }
+  }
+}
+
+/// What the harness hands the SDK of one user: the model's events, turned into the publishers'.
+package enum AtomicXDelivery {
+  /// Delivers `callback` (an SDK event of `user`) to its publishers, as `user`'s code.
+  package static func deliver(_ callback: ClientCallback, to user: UInt32, host: AppHost) {
+    guard let sdk: AtomicXUser = host.existingSingleton("AtomicXCore", of: user) else { return }
+    switch callback {
+    case .guestEvent(let e): for s in sdk.coGuest { s.deliver(e) }
+    case .hostEvent(let e): for s in sdk.coGuest { s.deliver(e) }
+    case .loginEvent(let e): sdk.login?.deliver(e)
+    case .liveEnded: sdk.liveList?.deliverEnded()
+    case .callEvent(let e): sdk.call?.deliver(e)
+    case .seatList: break  // the states below are refreshed after every callback
+    default: break
+    }
+  }
+
+  /// Refreshes the watched states of `user` (after any of its code ran).
+  package static func settle(_ user: UInt32, host: AppHost) {
+    guard let sdk: AtomicXUser = host.existingSingleton("AtomicXCore", of: user) else { return }
+    sdk.settle()
+  }
+
+  /// The media type the current user's SDK last learnt for its call.
+  package static func noteMediaType(video: Bool, host: AppHost, user: UInt32) {
+    AtomicXUser.of(host, user).mediaType = video ? .video : .audio
+  }
+}
+
+// MARK: - LoginStore
+
+/// Login status.
+public enum LoginStatus: Equatable, Sendable {
+  /// Not logged in.
+  case unlogin
+  /// Logged in.
+  case logined
+}
+
+/// The logged-in user.
+public struct UserProfile: Equatable, Sendable {
+  /// The user's ID.
+  public var userID: String
+  /// The nickname.
+  public var nickname: String?
+}
+
+/// The login state.
+public struct LoginState: Equatable, Sendable {
+  /// The logged-in user, if any.
+  public var loginUserInfo: UserProfile?
+  /// Whether logged in.
+  public var loginStatus: LoginStatus = .unlogin
+}
+
+/// Events of `LoginStore`.
+public enum LoginEvent: Equatable, Sendable {
+  /// The same user logged in on another device.
+  case onKickedOffline
+  /// The UserSig expired.
+  case onLoginExpired
+}
+
+/// Login to the IM SDK: `LoginStore.shared`.
+public final class LoginStore {
+  let bridge: Bridge
+  let events = PassthroughSubject<LoginEvent, Never>()
+  let statePublisher = StatePublisher(LoginState())
+
+  init(bridge: Bridge) {
+    self.bridge = bridge
+    events.onSubscriberCountChange = { bridge.subscribe(.loginEvents, $0 > 0) }
+    statePublisher.refresher = { [unowned self] in self.refresh() }
+  }
+
+  /// The current user's instance.
+  public static var shared: LoginStore {
+    let sdk = AtomicXUser.current
+    if let l = sdk.login { return l }
+    let l = LoginStore(bridge: sdk.bridge)
+    sdk.login = l
+    return l
+  }
+
+  /// Login events.
+  public var loginEventPublisher: AnyPublisher<LoginEvent, Never> { events.eraseToAnyPublisher() }
+  /// The login state.
+  public var state: StatePublisher<LoginState> { statePublisher }
+
+  /// Logs in as `userID` (the virtual user's own ID; another ID fails with -2).
+  public func login(sdkAppID: Int, userID: String, userSig: String, completion: CompletionClosure? = nil) {
+    guard VirtualIDs.user(userID) == bridge.user else { return bridge.fail(completion, .noSuchUser(userID)) }
+    bridge.client().login.login(completion: bridge.completion(completion))
+  }
+
+  /// Logs out.
+  public func logout(completion: CompletionClosure? = nil) {
+    bridge.client().login.logout(completion: bridge.completion(completion))
+  }
+
+  func refresh() {
+    let on = bridge.client().login.isLogin
+    statePublisher.update(
+      LoginState(
+        loginUserInfo: on ? UserProfile(userID: VirtualIDs.userID(bridge.user), nickname: nil) : nil,
+        loginStatus: on ? .logined : .unlogin))
+  }
+
+  func deliver(_ e: LiveStack.LoginEvent) { events.send(e == .kickedOffline ? .onKickedOffline : .onLoginExpired) }
+}
+
+// MARK: - LiveListStore
+
+/// A live room.
+public struct LiveInfo: Equatable, Sendable {
+  /// The room's ID.
+  public var liveID: String
+  /// The room's seat count.
+  public var maxSeatCount: Int
+}
+
+/// Why a live ended for a viewer.
+public enum LiveEndedReason: Equatable, Sendable {
+  /// The owner ended it.
+  case endedByHost
+  /// The server ended it.
+  case endedByServer
+}
+
+/// Events of `LiveListStore`.
+public enum LiveListEvent: Equatable, Sendable {
+  /// The live ended.
+  case onLiveEnded(liveID: String, reason: LiveEndedReason, message: String)
+}
+
+/// Entering, leaving and ending lives: `LiveListStore.shared`.
+public final class LiveListStore {
+  let bridge: Bridge
+  let events = PassthroughSubject<LiveListEvent, Never>()
+  var room: UInt32 = .max
+
+  init(bridge: Bridge) {
+    self.bridge = bridge
+    events.onSubscriberCountChange = { bridge.subscribe(.liveEvents, $0 > 0) }
+  }
+
+  /// The current user's instance.
+  public static var shared: LiveListStore {
+    let sdk = AtomicXUser.current
+    if let l = sdk.liveList { return l }
+    let l = LiveListStore(bridge: sdk.bridge)
+    sdk.liveList = l
+    return l
+  }
+
+  /// Live events.
+  public var liveListEventPublisher: AnyPublisher<LiveListEvent, Never> { events.eraseToAnyPublisher() }
+
+  /// Enters live `liveID` (a virtual user can enter only the room the profile put it in).
+  public func joinLive(liveID: String, completion: ((Result<LiveInfo, ErrorInfo>) -> Void)? = nil) {
+    guard let r = VirtualIDs.room(liveID) else {
+      guard let completion else { return }
+      return bridge.host.post(
+        .block { completion(.failure(ErrorInfo(code: Int(SeatError.roomNotExist.rawValue), message: "no live \"\(liveID)\""))) })
+    }
+    room = r
+    let seats = bridge.client(room: r).liveSeat
+    let info = LiveInfo(liveID: liveID, maxSeatCount: r < UInt32(bridge.runtime.rooms.count) ? seats.maxSeatCount : 0)
+    bridge.client(room: r).liveList.joinLive(
+      completion: bridge.completion(
+        completion.map { c in
+          { result in c(result.map { info }) }
+        }))
+  }
+
+  /// Leaves the live: a pending application or invitation fails and a seat is vacated.
+  public func leaveLive(completion: CompletionClosure? = nil) {
+    bridge.client(room: room).liveList.leaveLive(completion: bridge.completion(completion))
+  }
+
+  /// Owner: ends the live for everyone.
+  public func endLive(completion: CompletionClosure? = nil) {
+    bridge.client(room: room).liveList.endLive(completion: bridge.completion(completion))
+  }
+
+  func deliverEnded() {
+    events.send(.onLiveEnded(liveID: VirtualIDs.liveID(room), reason: .endedByHost, message: ""))
+  }
+}
+
+// MARK: - LiveSeatStore
+
+/// How `moveUserToSeat` treats an occupied target seat.
+public enum MoveSeatPolicy: Equatable, Sendable {
+  /// Fail.
+  case abortWhenOccupied
+  /// Remove the occupant.
+  case forceReplace
+  /// Swap the two users.
+  case swapPosition
+}
+
+/// A room's seat list.
+public struct LiveSeatState: Equatable, Sendable {
+  /// Every seat, in order.
+  public var seatList: [SeatInfo] = []
+}
+
+/// The seats of one live room: `LiveSeatStore.create(liveID:)`.
+public final class LiveSeatStore {
+  let bridge: Bridge
+  let room: UInt32
+  let statePublisher = StatePublisher(LiveSeatState())
+
+  init(bridge: Bridge, room: UInt32) {
+    self.bridge = bridge
+    self.room = room
+    statePublisher.onSubscriberCountChange = { [unowned self] _ in self.sdk.stateSubscribersChanged() }
+    statePublisher.refresher = { [unowned self] in self.refresh() }
+  }
+
+  var sdk: AtomicXUser { AtomicXUser.of(bridge.host, bridge.user) }
+  var model: Clients.LiveSeatStore { bridge.client(room: room).liveSeat }
+
+  /// The store of room `liveID` for the current user.
+  public static func create(liveID: String) -> LiveSeatStore {
+    let sdk = AtomicXUser.current
+    let room = VirtualIDs.room(liveID) ?? UInt32.max
+    if let s = sdk.liveSeat.first(where: { $0.room == room }) { return s }
+    let store = LiveSeatStore(bridge: sdk.bridge, room: room)
+    sdk.liveSeat.append(store)
+    return store
+  }
+
+  /// The seat list.
+  public var state: StatePublisher<LiveSeatState> { statePublisher }
+
+  /// Takes seat `seatIndex` (-1: any) directly.
+  public func takeSeat(seatIndex: Int = -1, completion: CompletionClosure? = nil) {
+    model.takeSeat(index: seatIndex, completion: bridge.completion(completion))
+  }
+  /// Leaves the caller's seat.
+  public func leaveSeat(completion: CompletionClosure? = nil) { model.leaveSeat(completion: bridge.completion(completion)) }
+  /// Locks seat `seatIndex`.
+  public func lockSeat(seatIndex: Int, completion: CompletionClosure? = nil) {
+    model.lockSeat(index: seatIndex, completion: bridge.completion(completion))
+  }
+  /// Unlocks seat `seatIndex`.
+  public func unlockSeat(seatIndex: Int, completion: CompletionClosure? = nil) {
+    model.unlockSeat(index: seatIndex, completion: bridge.completion(completion))
+  }
+  /// Removes `userID` from its seat.
+  public func kickUserOutOfSeat(userID: String, completion: CompletionClosure? = nil) {
+    guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
+    model.kickUserOutOfSeat(userID: u, completion: bridge.completion(completion))
+  }
+  /// Moves `userID` to seat `targetIndex`.
+  public func moveUserToSeat(
+    userID: String, targetIndex: Int, policy: MoveSeatPolicy = .abortWhenOccupied, completion: CompletionClosure? = nil
+  ) {
+    guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
+    let p: MovePolicy =
+      switch policy {
+      case .abortWhenOccupied: .abortWhenOccupied
+      case .forceReplace: .forceReplace
+      case .swapPosition: .swapPosition
+      }
+    model.moveUserToSeat(userID: u, targetIndex: targetIndex, policy: p, completion: bridge.completion(completion))
+  }
+
+  func refresh() {
+    let m = model
+    var s = LiveSeatState()
+    let list = m.seatList
+    if list.isEmpty {
+      // A viewer's SDK: its own seat, the rest unknown to the model.
+      let count = room < UInt32(bridge.runtime.rooms.count) ? m.maxSeatCount : 0
+      let mine = m.mySeatIndex
+      for i in 0..<count {
+        let id = i == mine ? VirtualIDs.userID(bridge.user) : ""
+        s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(userID: id, userName: id, seatIndex: i)))
+      }
+    } else {
+      for (i, o) in list.enumerated() {
+        let id = o.map(VirtualIDs.userID) ?? ""
+        s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(userID: id, userName: id, seatIndex: i)))
+      }
+    }
+    statePublisher.update(s)
+  }
+}
+
+// MARK: - DeviceStore
+
+/// A capture device's state.
+public enum DeviceStatus: Equatable, Sendable {
+  /// Off.
+  case off
+  /// On.
+  case on
+}
+
+/// The phone's capture devices.
+public struct DeviceState: Equatable, Sendable {
+  /// The microphone.
+  public var microphoneStatus: DeviceStatus = .off
+  /// The camera.
+  public var cameraStatus: DeviceStatus = .off
+}
+
+/// The phone's microphone and camera: `DeviceStore.shared`.
+public final class DeviceStore {
+  let bridge: Bridge
+  let statePublisher = StatePublisher(DeviceState())
+
+  init(bridge: Bridge) {
+    self.bridge = bridge
+    statePublisher.refresher = { [unowned self] in self.refresh() }
+  }
+
+  /// The current user's instance.
+  public static var shared: DeviceStore {
+    let sdk = AtomicXUser.current
+    if let d = sdk.device { return d }
+    let d = DeviceStore(bridge: sdk.bridge)
+    sdk.device = d
+    return d
+  }
+
+  /// The devices' state.
+  public var state: StatePublisher<DeviceState> { statePublisher }
+
+  /// Opens the microphone (may fail with -1105 denied, -1106 occupied).
+  public func openLocalMicrophone(completion: CompletionClosure? = nil) {
+    bridge.client().device.openLocalMicrophone(completion: bridge.completion(completion))
+  }
+  /// Opens the camera (may fail with -1101 denied, -1102 occupied).
+  public func openLocalCamera(isFront: Bool = true, completion: CompletionClosure? = nil) {
+    bridge.client().device.openLocalCamera(isFront: isFront, completion: bridge.completion(completion))
+  }
+  /// Closes the microphone.
+  public func closeLocalMicrophone() { bridge.client().device.closeLocalMicrophone() }
+  /// Closes the camera.
+  public func closeLocalCamera() { bridge.client().device.closeLocalCamera() }
+
+  func refresh() {
+    let d = bridge.client().device
+    statePublisher.update(
+      DeviceState(microphoneStatus: d.microphoneOn ? .on : .off, cameraStatus: d.cameraOn ? .on : .off))
+  }
+}

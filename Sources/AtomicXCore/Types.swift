@@ -1,0 +1,215 @@
+@_exported import Combine
+import Foundation
+internal import Clients
+internal import LiveStack
+internal import SimKernel
+internal import VirtualPlatform
+
+/// An SDK error: its numeric code and a message.
+public struct ErrorInfo: Error, Equatable, Sendable {
+  /// The SDK's error code (for example -2340: the room's co-guest limit is reached).
+  public var code: Int
+  /// A readable message.
+  public var message: String
+
+  /// An error.
+  public init(code: Int, message: String) {
+    self.code = code
+    self.message = message
+  }
+}
+
+/// The completion of an SDK call.
+public typealias CompletionClosure = (Result<Void, ErrorInfo>) -> Void
+
+/// A user as live rooms show it.
+public struct LiveUserInfo: Equatable, Hashable, Sendable {
+  /// The user's ID.
+  public var userID: String
+  /// The display name.
+  public var userName: String
+  /// The avatar's URL.
+  public var avatarURL: String
+
+  /// A user.
+  public init(userID: String = "", userName: String = "", avatarURL: String = "") {
+    self.userID = userID
+    self.userName = userName
+    self.avatarURL = avatarURL
+  }
+}
+
+/// A user on a seat.
+public struct SeatUserInfo: Equatable, Hashable, Sendable {
+  /// The user's ID.
+  public var userID: String
+  /// The display name.
+  public var userName: String
+  /// The avatar's URL.
+  public var avatarURL: String
+  /// The seat's index.
+  public var seatIndex: Int
+
+  /// A seated user.
+  public init(userID: String = "", userName: String = "", avatarURL: String = "", seatIndex: Int = -1) {
+    self.userID = userID
+    self.userName = userName
+    self.avatarURL = avatarURL
+    self.seatIndex = seatIndex
+  }
+}
+
+/// One seat of a room's seat list.
+public struct SeatInfo: Equatable, Sendable {
+  /// The seat's index.
+  public var index: Int
+  /// Whether the seat is locked.
+  public var isLocked: Bool
+  /// Its occupant (an empty `userID` when the seat is free).
+  public var userInfo: SeatUserInfo
+
+  /// A seat.
+  public init(index: Int, isLocked: Bool = false, userInfo: SeatUserInfo = SeatUserInfo()) {
+    self.index = index
+    self.isLocked = isLocked
+    self.userInfo = userInfo
+  }
+}
+
+/// Why an application or invitation got no answer.
+public enum NoResponseReason: Equatable, Sendable {
+  /// Nobody answered within the timeout.
+  case timeout
+  /// The user already sits on a seat.
+  case alreadySeated
+}
+
+/// Events `CoGuestStore.guestEventPublisher` delivers to an audience member.
+public enum GuestEvent: Equatable, Sendable {
+  /// A host invited this user to a seat.
+  case onHostInvitationReceived(hostUser: LiveUserInfo)
+  /// The host withdrew its invitation.
+  case onHostInvitationCancelled(hostUser: LiveUserInfo)
+  /// A host answered this user's application.
+  case onGuestApplicationResponded(isAccept: Bool, hostUser: LiveUserInfo)
+  /// The application got no answer.
+  case onGuestApplicationNoResponse(reason: NoResponseReason)
+  /// A host removed this user from its seat.
+  case onKickedOffSeat(seatIndex: Int, hostUser: LiveUserInfo)
+}
+
+/// Events `CoGuestStore.hostEventPublisher` delivers to a host or admin.
+public enum HostEvent: Equatable, Sendable {
+  /// A viewer applied for a seat.
+  case onGuestApplicationReceived(guestUser: LiveUserInfo)
+  /// The viewer withdrew its application.
+  case onGuestApplicationCancelled(guestUser: LiveUserInfo)
+  /// Another host or admin answered the application first.
+  case onGuestApplicationProcessedByOtherHost(guestUser: LiveUserInfo, hostUser: LiveUserInfo)
+  /// The invited viewer answered.
+  case onHostInvitationResponded(isAccept: Bool, guestUser: LiveUserInfo)
+  /// The invited viewer did not answer.
+  case onHostInvitationNoResponse(guestUser: LiveUserInfo, reason: NoResponseReason)
+}
+
+/// A store's state, published: the current value, and every change after it.
+public final class StatePublisher<State: Equatable>: Publisher {
+  public typealias Output = State
+  public typealias Failure = Never
+  let subject: CurrentValueSubject<State, Never>
+  var onSubscriberCountChange: ((Int) -> Void)?
+  /// Brings the state up to date with the SDK (before it is read or subscribed to).
+  var refresher: (() -> Void)?
+
+  init(_ initial: State) { subject = CurrentValueSubject(initial) }
+
+  /// The current state.
+  public var value: State {
+    refresher?()
+    return subject.value
+  }
+
+  public func subscribe(_ downstream: Downstream<State, Never>) -> AnyCancellable {
+    refresher?()
+    let inner = subject.subscribe(downstream)
+    onSubscriberCountChange?(subject.subscriberCount)
+    return AnyCancellable { [weak self] in
+      inner.cancel()
+      if let self { self.onSubscriberCountChange?(self.subject.subscriberCount) }
+    }
+  }
+
+  var hasSubscribers: Bool { subject.subscriberCount > 0 }
+
+  func update(_ new: State) {
+    if new != subject.value { subject.send(new) }
+  }
+}
+
+// MARK: - The bridge to the model
+
+extension ErrorInfo {
+  init(_ error: SeatError) {
+    self.init(code: Int(error.rawValue), message: "\(error)")
+  }
+
+  static func noSuchUser(_ id: String) -> ErrorInfo {
+    ErrorInfo(code: Int(SeatError.invalidParameter.rawValue), message: "invalid parameter: no user \"\(id)\"")
+  }
+}
+
+/// The model's view of one virtual user, for the stores' calls.
+struct Bridge {
+  let host: AppHost
+  let user: UInt32
+
+  static var current: Bridge {
+    let host = AppHost.required("AtomicXCore")
+    return Bridge(host: host, user: host.user)
+  }
+
+  var runtime: ClientRuntime { host.runtime }
+
+  func client(room: UInt32 = 0) -> Client {
+    Client(user: user, room: room, role: .audience, runtime: host.runtime, random: Xoshiro256(seed: 0))
+  }
+
+  /// A model completion that runs `completion` as this user's code.
+  func completion(_ completion: CompletionClosure?) -> Clients.Completion? {
+    guard let completion else { return nil }
+    let host = self.host
+    let user = self.user
+    return { _, result in
+      host.run(as: user) {
+        switch result {
+        case .success: completion(.success(()))
+        case .failure(let e): completion(.failure(ErrorInfo(e)))
+        }
+      }
+    }
+  }
+
+  /// Fails `completion` later with `error`, without reaching the server (the SDK's own check).
+  func fail(_ completion: CompletionClosure?, _ error: ErrorInfo) {
+    guard let completion else { return }
+    host.post(.block { completion(.failure(error)) })
+  }
+
+  func subscribe(_ stream: Subscriptions, _ on: Bool) {
+    if on {
+      runtime.clients[Int(user)].subscriptions.insert(stream)
+    } else {
+      runtime.clients[Int(user)].subscriptions.remove(stream)
+    }
+  }
+
+  func userInfo(_ u: UInt32) -> LiveUserInfo {
+    let id = VirtualIDs.userID(u)
+    return LiveUserInfo(userID: id, userName: id)
+  }
+}
+
+/// Milliseconds of a `TimeInterval` timeout as the model's duration (zero or less: none).
+func duration(_ seconds: TimeInterval) -> SimDuration {
+  seconds <= 0 ? .zero : .nanoseconds(Int64((seconds * 1e9).rounded()))
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Runner
+import StampedeHarness
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Exit codes of the public contract.
+public enum ExitCode: Int32 {
+  case pass = 0
+  case invariantViolated = 1
+  case usage = 2
+  case thresholdFailed = 3
+  case nondeterminism = 4
+  case interrupted = 130
+}
+
+/// A usage error: printed with a hint, exit 2.
+struct UsageError: Error {
+  let message: String
+  init(_ message: String) { self.message = message }
+}
+
+func printError(_ text: String) {
+  FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// The command line, for `stampede` and for any executable that registers its own apps.
+public enum StampedeCLI {
+  /// Runs the command line with `arguments` and exits with its code. `apps` are the client
+  /// suites `--app NAME` selects; `program` is the executable's name as repro lines print it.
+  public static func main(
+    apps: [AppSuite] = [], program: String = "stampede", arguments: [String] = Array(CommandLine.arguments.dropFirst())
+  ) -> Never {
+    exit(run(apps: apps, program: program, arguments: arguments))
+  }
+
+  /// Runs the command line and returns its exit code.
+  public static func run(apps: [AppSuite], program: String, arguments: [String]) -> Int32 {
+    AppRegistry.apps = apps
+    AppRegistry.program = program
+    let code: ExitCode
+    do {
+      code = try CLI.dispatch(arguments)
+    } catch let error as UsageError {
+      printError("\(program): \(error.message)")
+      printError("Run '\(program) help' for usage.")
+      code = .usage
+    } catch {
+      printError("\(program): \(error)")
+      code = .usage
+    }
+    return code.rawValue
+  }
+}
+
+/// The apps this executable registered, and its name.
+enum AppRegistry {
+  nonisolated(unsafe) static var apps: [AppSuite] = []
+  nonisolated(unsafe) static var program = "stampede"
+
+  /// The app `--app NAME` names, as a run takes it.
+  static func app(_ name: String?) throws -> ClientApp? {
+    guard let name else { return nil }
+    guard let suite = apps.first(where: { $0.name == name }) else {
+      let known = apps.map(\.name)
+      throw UsageError(
+        "--app: no app '\(name)' in \(program)"
+          + (known.isEmpty ? " (it registers none; run the executable that registers it)" : " (known: \(known.joined(separator: ", ")))"))
+    }
+    return ClientApp(name: suite.name, summary: suite.summary, makeClients: { suite.clients($0) })
+  }
+}

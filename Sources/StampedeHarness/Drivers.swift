@@ -1,0 +1,344 @@
+import AtomicXCore
+import Clients
+import LiveCommunicationKit
+import LiveStack
+import PushKit
+import SimKernel
+import VirtualPlatform
+
+/// What the drivers of one run share: the app host (made at the first callback, when the run's
+/// runtime is known), a random stream for the taps, and who drives which user.
+public final class Harness: @unchecked Sendable {
+  var host: AppHost?
+  var random: Xoshiro256
+  var settlers: [UInt32: any Settling] = [:]
+
+  init(random: Xoshiro256) { self.random = random }
+
+  func host(for runtime: ClientRuntime) -> AppHost {
+    if let host { return host }
+    let h = AppHost(runtime: runtime)
+    h.afterUserCode = { [unowned self] user in
+      AtomicXDelivery.settle(user, host: h)
+      self.settlers[user]?.settle(user, host: h)
+    }
+    host = h
+    return h
+  }
+
+  func sample(_ d: Distribution) -> SimDuration { d.sampleDuration(&random) }
+  func chance(_ r: Ratio) -> Bool { random.chance(r) }
+}
+
+protocol Settling: AnyObject {
+  func settle(_ user: UInt32, host: AppHost)
+}
+
+/// Tags of the drivers' timers.
+enum Tap: UInt32 {
+  case apply = 1, giveUp, leaveSeat, leaveRoom, answerInvitation, secondTap
+  case decide = 10, invite
+  case dial = 20, answer, hangUp, callerGiveUp
+}
+
+/// The common part of the drivers: per-user objects, and routing of SDK events to the
+/// SDK-compatible modules.
+class Driver<Objects>: ClientBehavior, Settling {
+  let harness: Harness
+  var objects: [UInt32: Objects] = [:]
+  var epoch: [UInt32: UInt32] = [:]
+
+  init(harness: Harness) { self.harness = harness }
+
+  var showsUI: Bool { true }
+
+  func start(_ client: inout Client) {}
+  func settle(_ user: UInt32, host: AppHost) {}
+  func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {}
+  func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {}
+
+  func schedule(_ tap: Tap, after delay: SimDuration, user: UInt32, arg: UInt32 = 0, host: AppHost) {
+    host.runtime.commands.append(.timer(user: user, delay: delay, tag: tap.rawValue, arg: arg))
+  }
+
+  func context(_ user: UInt32, runtime: ClientRuntime, role: UserContext.Role) -> UserContext {
+    let room = runtime.clients[Int(user)].staffSlot >= 0 || role == .audience ? roomOf(user, runtime) : nil
+    return UserContext(userID: VirtualIDs.userID(user), liveID: room.map(VirtualIDs.liveID), role: role)
+  }
+
+  func roomOf(_ user: UInt32, _ runtime: ClientRuntime) -> UInt32? { homeRooms[user] }
+  var homeRooms: [UInt32: UInt32] = [:]
+
+  func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
+    let host = harness.host(for: c.runtime)
+    if tag == AppHost.jobTag { return host.runJob(arg) }
+    guard let t = Tap(rawValue: tag) else { return }
+    host.run(as: c.user) { tap(t, arg: arg, user: c.user, host: host) }
+  }
+
+  func deliver(_ callback: ClientCallback, _ c: inout Client) {
+    let host = harness.host(for: c.runtime)
+    let user = c.user
+    host.run(as: user) {
+      AtomicXDelivery.deliver(callback, to: user, host: host)
+      PushKitDelivery.deliver(callback, to: user, host: host)
+      ConversationDelivery.deliver(callback, to: user, host: host)
+      heard(callback, user: user, host: host)
+    }
+  }
+
+  func guestEvent(_ event: LiveStack.GuestEvent, _ c: inout Client) { deliver(.guestEvent(event), &c) }
+  func hostEvent(_ event: LiveStack.HostEvent, _ c: inout Client) { deliver(.hostEvent(event), &c) }
+  func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
+    let host = harness.host(for: c.runtime)
+    host.run(as: c.user) {}  // the watched states refresh when the user's code returns
+  }
+  func loginEvent(_ event: LiveStack.LoginEvent, _ c: inout Client) { deliver(.loginEvent(event), &c) }
+  func liveEnded(_ c: inout Client) { deliver(.liveEnded, &c) }
+  func callEvent(_ event: LiveStack.CallEvent, _ c: inout Client) { deliver(.callEvent(event), &c) }
+  func pushTokenUpdated(_ token: UInt16, _ c: inout Client) { deliver(.pushTokenUpdated(token), &c) }
+  func incomingPush(_ push: VoIPPush, _ c: inout Client) { deliver(.incomingPush(push), &c) }
+  func conversationAction(_ action: Clients.ConversationAction, _ c: inout Client) {
+    deliver(.conversationAction(action), &c)
+  }
+
+  /// Logs the user in and enters its room through the SDK-compatible stores, then runs `joined`.
+  func enterRoom(_ c: inout Client, _ joined: @escaping (AppHost) -> Void) {
+    let host = harness.host(for: c.runtime)
+    let user = c.user
+    homeRooms[user] = c.room
+    harness.settlers[user] = self
+    let runtime = c.runtime
+    let liveID = VirtualIDs.liveID(c.room)
+    host.run(as: user) {
+      LoginStore.shared.login(sdkAppID: 1_400_000_000, userID: VirtualIDs.userID(user), userSig: "") { result in
+        guard case .success = result else { return runtime.setStatus(user, .left) }
+        LiveListStore.shared.joinLive(liveID: liveID) { result in
+          guard case .success = result else { return runtime.setStatus(user, .left) }
+          runtime.setStatus(user, .idle)
+          joined(host)
+        }
+      }
+    }
+  }
+}
+
+/// Drives an ``AudienceApp``.
+final class AudienceDriver<Objects>: Driver<Objects> {
+  let app: AudienceApp<Objects>
+  let settings: AudienceSettings
+  var applies: [UInt32: Int] = [:]
+
+  init(app: AudienceApp<Objects>, settings: AudienceSettings, harness: Harness) {
+    self.app = app
+    self.settings = settings
+    super.init(harness: harness)
+  }
+
+  override func start(_ c: inout Client) {
+    enterRoom(&c) { [unowned self] host in
+      let user = host.user
+      objects[user] = app.make(context(user, runtime: host.runtime, role: .audience))
+      schedule(.leaveRoom, after: harness.sample(settings.stay), user: user, host: host)
+      if harness.chance(settings.applyProbability) {
+        schedule(.apply, after: harness.sample(settings.applyAfter), user: user, host: host)
+      }
+    }
+  }
+
+  override func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {
+    if case .guestEvent(.onHostInvitationReceived(let inviter)) = callback, app.answerInvitation != nil {
+      schedule(.answerInvitation, after: harness.sample(settings.invitationThink), user: user, arg: inviter, host: host)
+    }
+    if case .liveEnded = callback { leave(user, host: host, alreadyOut: true) }
+  }
+
+  override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
+    guard let o = objects[user] else { return }
+    let status = host.runtime.clients[Int(user)].status
+    switch tap {
+    case .apply:
+      guard status == .idle, applies[user, default: 0] < settings.maxApplies, let apply = app.apply else { return }
+      applies[user, default: 0] += 1
+      apply(o)
+      // People double-tap buttons; a view model must not apply twice.
+      if harness.chance(app.doubleTap) { schedule(.secondTap, after: .milliseconds(150), user: user, host: host) }
+    case .secondTap:
+      app.apply?(o)
+    case .giveUp:
+      if status == .applying, arg == epoch[user, default: 0] { app.cancel?(o) }
+    case .leaveSeat:
+      if status == .connected, arg == epoch[user, default: 0] { app.disconnect?(o) }
+    case .answerInvitation:
+      app.answerInvitation?(o, VirtualIDs.userID(arg), harness.chance(settings.acceptInvitation))
+    case .leaveRoom:
+      leave(user, host: host, alreadyOut: false)
+    default: break
+    }
+  }
+
+  func leave(_ user: UInt32, host: AppHost, alreadyOut: Bool) {
+    guard objects[user] != nil else { return }
+    if !alreadyOut { LiveListStore.shared.leaveLive() }
+    objects[user] = nil
+    host.runtime.setStatus(user, .left)
+  }
+
+  override func settle(_ user: UInt32, host: AppHost) {
+    guard let o = objects[user], let probe = app.status else { return }
+    let runtime = host.runtime
+    runtime.ui.noteStatusProbe(user)
+    let ui = probe(o)
+    let new: CoGuestStatus =
+      switch ui {
+      case .idle: .idle
+      case .applying: .applying
+      case .connected: .connected
+      }
+    let old = runtime.clients[Int(user)].status
+    guard new != old, old != .left, old != .away else { return }
+    runtime.setStatus(user, new)
+    epoch[user, default: 0] &+= 1
+    let e = epoch[user, default: 0]
+    switch new {
+    case .applying:
+      if let p = settings.patience { schedule(.giveUp, after: harness.sample(p), user: user, arg: e, host: host) }
+    case .connected:
+      schedule(.leaveSeat, after: harness.sample(settings.seatTime), user: user, arg: e, host: host)
+    case .idle:
+      if let again = settings.retry.other ?? settings.retry.rejected, applies[user, default: 0] < settings.maxApplies {
+        schedule(.apply, after: harness.sample(again), user: user, host: host)
+      }
+    default: break
+    }
+  }
+}
+
+/// Drives a ``HostApp`` (owners and admins).
+final class HostDriver<Objects>: Driver<Objects> {
+  let app: HostApp<Objects>
+  let settings: HostSettings
+
+  init(app: HostApp<Objects>, settings: HostSettings, harness: Harness) {
+    self.app = app
+    self.settings = settings
+    super.init(harness: harness)
+  }
+
+  override func start(_ c: inout Client) {
+    let role: UserContext.Role = c.role == .owner ? .host : .admin
+    enterRoom(&c) { [unowned self] host in
+      let user = host.user
+      objects[user] = app.make(context(user, runtime: host.runtime, role: role))
+      if let every = settings.inviteEvery, app.invite != nil {
+        schedule(.invite, after: harness.sample(every), user: user, host: host)
+      }
+    }
+  }
+
+  override func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {
+    if case .hostEvent(.onGuestApplicationReceived) = callback {
+      schedule(.decide, after: harness.sample(settings.thinkTime), user: user, host: host)
+    }
+    if case .liveEnded = callback { objects[user] = nil }
+  }
+
+  override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
+    guard let o = objects[user] else { return }
+    switch tap {
+    case .decide:
+      if harness.chance(settings.acceptProbability) { app.accept?(o) } else { app.reject?(o) }
+    case .invite:
+      guard let every = settings.inviteEvery, let room = homeRooms[user] else { return }
+      let range = host.runtime.audienceRange[Int(room)]
+      if !range.isEmpty {
+        let guest = range.lowerBound + UInt32(harness.random.next(below: UInt64(range.count)))
+        if host.runtime.clients[Int(guest)].status == .idle { app.invite?(o, VirtualIDs.userID(guest)) }
+      }
+      schedule(.invite, after: harness.sample(every), user: user, host: host)
+    default: break
+    }
+  }
+}
+
+/// Drives a ``PhoneApp``.
+final class PhoneDriver<Objects>: Driver<Objects> {
+  let app: PhoneApp<Objects>
+  let settings: PhoneSettings
+  let phones: Range<UInt32>
+
+  init(app: PhoneApp<Objects>, settings: PhoneSettings, phones: Range<UInt32>, harness: Harness) {
+    self.app = app
+    self.settings = settings
+    self.phones = phones
+    super.init(harness: harness)
+  }
+
+  override func start(_ c: inout Client) { launch(&c) }
+
+  /// A fresh process: the previous one's objects and SDK instances are gone.
+  func launch(_ c: inout Client) {
+    let host = harness.host(for: c.runtime)
+    let user = c.user
+    harness.settlers[user] = self
+    host.forgetSingletons(of: user)
+    objects[user] = nil
+    epoch[user, default: 0] &+= 1
+    let e = epoch[user, default: 0]
+    host.run(as: user) {
+      objects[user] = app.launch(context(user, runtime: host.runtime, role: .phone))
+      if app.dial != nil { schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: e, host: host) }
+    }
+  }
+
+  var foreground: (UInt32, AppHost) -> Bool = { user, host in
+    (host.runtime.phoneSystem?.appState(user) ?? .foreground) == .foreground
+  }
+
+  override func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {
+    guard case .callEvent(let e) = callback else { return }
+    switch e {
+    case .received where foreground(user, host):
+      schedule(.answer, after: harness.sample(settings.answerAfter), user: user, host: host)
+    case .started:
+      schedule(.hangUp, after: harness.sample(settings.talkTime), user: user, host: host)
+    default: break
+    }
+  }
+
+  override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
+    guard let o = objects[user] else { return }
+    let state = host.runtime.clients[Int(user)].callState
+    switch tap {
+    case .dial:
+      guard arg == epoch[user, default: 0] else { return }
+      schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: arg, host: host)
+      guard state == .none, foreground(user, host), phones.count > 1, let dial = app.dial else { return }
+      let group = harness.chance(settings.groupProbability)
+      let count = group ? min(phones.count - 1, 2 + Int(harness.random.next(below: UInt64(settings.maxGroupCallees - 1)))) : 1
+      var callees: [String] = []
+      while callees.count < count {
+        let u = phones.lowerBound + UInt32(harness.random.next(below: UInt64(phones.count)))
+        let id = VirtualIDs.userID(u)
+        if u != user && !callees.contains(id) { callees.append(id) }
+      }
+      dial(o, callees, harness.chance(settings.videoProbability))
+      if let p = settings.patience {
+        schedule(.callerGiveUp, after: harness.sample(p), user: user, arg: epoch[user, default: 0], host: host)
+      }
+    case .answer:
+      guard state == .waiting else { return }
+      if harness.chance(settings.answerProbability) { app.answer?(o) } else { app.decline?(o) }
+    case .hangUp:
+      if state == .accept { app.hangUp?(o) }
+    case .callerGiveUp:
+      if state == .waiting, arg == epoch[user, default: 0] { app.hangUp?(o) }
+    default: break
+    }
+  }
+
+  override func settle(_ user: UInt32, host: AppHost) {
+    guard let o = objects[user], let probe = app.callScreen else { return }
+    host.runtime.ui.setCallScreen(user, shown: probe(o))
+  }
+}

@@ -1,0 +1,48 @@
+@_exported import Foundation
+@_exported import VirtualPlatform
+internal import Clients
+internal import LiveStack
+internal import SimKernel
+
+/// A success callback.
+public typealias TUISucc = () -> Void
+/// A failure callback: the error code and its message.
+public typealias TUIFail = (Int32, String?) -> Void
+
+/// TUICore's login, made after the IM login (`LoginStore.login`) succeeded.
+public enum TUILogin {
+  /// Logs in to TUICore as the current virtual user; fails with -1201 unless the IM login
+  /// succeeded first.
+  public static func login<AppID: BinaryInteger>(
+    _ sdkAppID: AppID, userID: String, userSig: String, succ: TUISucc?, fail: TUIFail?
+  ) {
+    let host = AppHost.required("TUILogin")
+    let user = host.user
+    guard VirtualIDs.user(userID) == user else {
+      host.post(.block { fail?(SeatError.invalidParameter.rawValue, "no user \"\(userID)\"") })
+      return
+    }
+    let c = Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0))
+    c.tuiLogin.login { _, result in
+      host.run(as: user) {
+        switch result {
+        case .success: succ?()
+        case .failure(let e): fail?(e.rawValue, "\(e)")
+        }
+      }
+    }
+  }
+
+  /// Whether TUILogin succeeded in this process.
+  public static func isUserLogined() -> Bool {
+    let host = AppHost.required("TUILogin")
+    return Client(user: host.user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0)).tuiLogin
+      .isLogin
+  }
+
+  /// The logged-in user's ID, if any.
+  public static func getUserID() -> String? {
+    let host = AppHost.required("TUILogin")
+    return isUserLogined() ? VirtualIDs.userID(host.user) : nil
+  }
+}

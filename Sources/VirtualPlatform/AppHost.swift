@@ -1,0 +1,258 @@
+import Clients
+import Foundation
+import LiveStack
+import SimKernel
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The bridge between app code and the simulation: which virtual user's code runs now, and the
+/// work that code started (main-queue blocks, `Task` jobs, sleeps), each carried out as a
+/// simulation event of the user who started it.
+///
+/// One host serves one run. While a run hands a callback to app code, the host is this thread's
+/// ``current`` host and ``user`` names the virtual user, so that `.shared` singletons and
+/// `DispatchQueue.main` resolve to that user's objects and queue.
+package final class AppHost {
+  /// The timer tag the harness routes to ``runJob(_:)``.
+  package static let jobTag: UInt32 = 0xFFFF_FF01
+
+  /// A piece of deferred work.
+  package enum Job {
+    /// A block (`DispatchQueue.async`, a publisher delivery, a completion).
+    case block(() -> Void)
+    /// A job of the concurrency runtime (a task starting or resuming).
+    case task(UnownedJob)
+  }
+
+  /// The SDK state of every client.
+  package let runtime: ClientRuntime
+  /// The virtual user whose code runs now (`UInt32.max`: none).
+  package var user: UInt32 = .max
+  /// Per user: its process's singletons (`LoginStore.shared`, `NotificationCenter.default`, …), by
+  /// name. A process death forgets them.
+  private var singletons: [UInt32: [String: AnyObject]] = [:]
+  /// Called when the outermost piece of a user's code returns (the harness reads the UI then).
+  package var afterUserCode: ((UInt32) -> Void)?
+  private var depth = 0
+  private var settling = false
+  private var jobs: [(user: UInt32, job: Job?)] = []
+  private var freeJobs: [UInt32] = []
+  /// Jobs posted and not yet run.
+  package private(set) var pendingJobs = 0
+  /// UUIDs seen in printed text, each given a dense number in order of first sight.
+  private var uuidNumbers: [String: Int] = [:]
+  /// Lines app code printed (kept only while ``keepsPrints`` is on).
+  package var prints: [(user: UInt32, at: SimInstant, text: String)] = []
+  /// Whether printed lines are kept for a trace (otherwise they are counted and dropped).
+  package var keepsPrints = false
+  /// Lines printed, kept or not.
+  package private(set) var printCount = 0
+
+  /// A host for the clients of `runtime`.
+  package init(runtime: ClientRuntime) {
+    self.runtime = runtime
+    ConcurrencyHooks.install()
+  }
+
+  /// The simulated time now.
+  package var now: SimInstant { runtime.now }
+
+  /// Runs `body` as `user`'s code, with this host current on this thread.
+  @inline(__always)
+  package func run<R>(as user: UInt32, _ body: () throws -> R) rethrows -> R {
+    let previousUser = self.user
+    let previousHost = AppHost.current
+    self.user = user
+    if previousHost !== self { AppHost.current = self }
+    depth += 1
+    defer {
+      depth -= 1
+      if depth == 0 && !settling, let after = afterUserCode {
+        settling = true
+        after(user)
+        settling = false
+      }
+      self.user = previousUser
+      if previousHost !== self { AppHost.current = previousHost }
+    }
+    return try body()
+  }
+
+  /// The current user's singleton named `name`, made by `make` the first time.
+  package func singleton<T: AnyObject>(_ name: String, _ make: () -> T) -> T {
+    if let existing = singletons[user]?[name] as? T { return existing }
+    let made = make()
+    singletons[user, default: [:]][name] = made
+    return made
+  }
+
+  /// Makes `object` the current user's singleton named `name` (replacing any before it).
+  package func setSingleton(_ name: String, _ object: AnyObject) {
+    singletons[user, default: [:]][name] = object
+  }
+
+  /// The singleton named `name` of `user`, if it was made.
+  package func existingSingleton<T: AnyObject>(_ name: String, of user: UInt32) -> T? {
+    singletons[user]?[name] as? T
+  }
+
+  /// Forgets every singleton of `user` (its process died or it left for good).
+  package func forgetSingletons(of user: UInt32) { singletons[user] = nil }
+
+  /// Posts `job` for the current user, to run as its own event after `delay`.
+  package func post(_ job: Job, after delay: SimDuration = .zero) {
+    precondition(user != .max, "app work was started outside any virtual user's code")
+    let slot: UInt32
+    if let s = freeJobs.popLast() {
+      slot = s
+      jobs[Int(slot)] = (user, job)
+    } else {
+      slot = UInt32(jobs.count)
+      jobs.append((user, job))
+    }
+    pendingJobs += 1
+    runtime.commands.append(.timer(user: user, delay: max(delay, .zero), tag: AppHost.jobTag, arg: slot))
+  }
+
+  /// Runs the job in `slot` (the harness calls this when the job's event comes), as its user.
+  package func runJob(_ slot: UInt32) {
+    guard Int(slot) < jobs.count, let job = jobs[Int(slot)].job else { return }
+    let owner = jobs[Int(slot)].user
+    jobs[Int(slot)].job = nil
+    freeJobs.append(slot)
+    pendingJobs -= 1
+    run(as: owner) {
+      switch job {
+      case .block(let body): body()
+      case .task(let unowned): unowned.runSynchronously(on: SimulationExecutor.shared.asUnownedSerialExecutor())
+      }
+    }
+  }
+
+  /// Records a line the current user printed, with every UUID in it replaced by its number of
+  /// first sight (so that a printed UUID never makes two runs differ).
+  package func printed(_ text: String) {
+    printCount += 1
+    guard keepsPrints else { return }
+    prints.append((user, now, normalizingUUIDs(text)))
+  }
+
+  /// `text` with each UUID written as `UUID#n`.
+  package func normalizingUUIDs(_ text: String) -> String {
+    let chars = Array(text.utf8)
+    guard chars.count >= 36 else { return text }
+    var out: [UInt8] = []
+    out.reserveCapacity(chars.count)
+    var i = 0
+    while i < chars.count {
+      if i + 36 <= chars.count && AppHost.isUUID(chars[i..<(i + 36)]) {
+        let key = String(decoding: chars[i..<(i + 36)], as: UTF8.self).uppercased()
+        let n: Int
+        if let known = uuidNumbers[key] {
+          n = known
+        } else {
+          n = uuidNumbers.count + 1
+          uuidNumbers[key] = n
+        }
+        out.append(contentsOf: Array("UUID#\(n)".utf8))
+        i += 36
+      } else {
+        out.append(chars[i])
+        i += 1
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  static func isUUID(_ s: ArraySlice<UInt8>) -> Bool {
+    var k = 0
+    for c in s {
+      if k == 8 || k == 13 || k == 18 || k == 23 {
+        if c != UInt8(ascii: "-") { return false }
+      } else if !((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)) {
+        return false
+      }
+      k += 1
+    }
+    return true
+  }
+
+  // MARK: - The host of this thread
+
+  nonisolated(unsafe) private static var key: pthread_key_t = {
+    var k = pthread_key_t()
+    pthread_key_create(&k, nil)
+    return k
+  }()
+
+  /// The host whose run is handing a callback to app code on this thread, if any.
+  package static var current: AppHost? {
+    get {
+      guard let p = pthread_getspecific(key) else { return nil }
+      return Unmanaged<AppHost>.fromOpaque(p).takeUnretainedValue()
+    }
+    set {
+      pthread_setspecific(key, newValue.map { UnsafeMutableRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
+    }
+  }
+
+  /// The current host, or a stop with a message naming what needed it.
+  package static func required(_ what: String) -> AppHost {
+    guard let host = current, host.user != .max else {
+      fatalError("\(what) was used outside a simulated virtual user (app code runs only inside a Stampede run)")
+    }
+    return host
+  }
+}
+
+/// The executor app tasks run on: each job is a simulation event of the user who started it.
+final class SimulationExecutor: SerialExecutor, @unchecked Sendable {
+  static let shared = SimulationExecutor()
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let unowned = UnownedJob(job)
+    if let host = AppHost.current, host.user != .max {
+      host.post(.task(unowned))
+    } else {
+      unowned.runSynchronously(on: asUnownedSerialExecutor())
+    }
+  }
+}
+
+/// The concurrency runtime's enqueue hooks, pointed at the current host: a task started or resumed
+/// by app code becomes an event of that code's user instead of work on a thread pool.
+///
+/// This is the one place that knows how jobs are intercepted. When the toolchain offers a way to
+/// name the global executor (`ExecutorFactory`), it replaces these hooks and nothing else changes.
+enum ConcurrencyHooks {
+  typealias Original = @convention(thin) (UnownedJob) -> Void
+  typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
+
+  nonisolated(unsafe) static var installed = false
+  static let lock = NSLock()
+
+  static func install() {
+    lock.lock()
+    defer { lock.unlock() }
+    guard !installed else { return }
+    installed = true
+    let handle = dlopen(nil, RTLD_NOW)
+    for name in ["swift_task_enqueueGlobal_hook", "swift_task_enqueueMainExecutor_hook"] {
+      guard let symbol = dlsym(handle, name) else { continue }
+      let hook: Hook = { job, original in
+        if let host = AppHost.current, host.user != .max {
+          host.post(.task(job))
+        } else {
+          original(job)
+        }
+      }
+      symbol.assumingMemoryBound(to: Hook?.self).pointee = hook
+    }
+  }
+}

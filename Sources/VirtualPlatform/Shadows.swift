@@ -1,0 +1,191 @@
+import Dispatch
+import Foundation
+import SimKernel
+
+// App code sees these declarations instead of Dispatch's and the standard library's: a module that
+// imports Dispatch and declares its own `DispatchQueue` shadows Dispatch's for code that imports
+// both. Every SDK-compatible module re-exports this one.
+
+/// A point in simulated time, as `DispatchQueue.asyncAfter(deadline:)` takes it.
+public struct DispatchTime: Comparable, Sendable {
+  /// Nanoseconds since the simulation started.
+  public var uptimeNanoseconds: UInt64
+
+  /// A time `uptimeNanoseconds` after the simulation started.
+  public init(uptimeNanoseconds: UInt64) { self.uptimeNanoseconds = uptimeNanoseconds }
+
+  /// The simulated time now.
+  public static func now() -> DispatchTime {
+    let ns = AppHost.current?.now.nanoseconds ?? 0
+    return DispatchTime(uptimeNanoseconds: UInt64(max(0, ns)))
+  }
+
+  /// The simulation's start.
+  public static let zero = DispatchTime(uptimeNanoseconds: 0)
+
+  /// `time` plus `seconds`.
+  public static func + (time: DispatchTime, seconds: Double) -> DispatchTime {
+    DispatchTime(uptimeNanoseconds: time.uptimeNanoseconds &+ UInt64(max(0, seconds * 1e9).rounded()))
+  }
+
+  /// `time` plus `interval`.
+  public static func + (time: DispatchTime, interval: DispatchTimeInterval) -> DispatchTime {
+    DispatchTime(uptimeNanoseconds: time.uptimeNanoseconds &+ UInt64(max(0, interval.nanoseconds)))
+  }
+
+  public static func < (a: DispatchTime, b: DispatchTime) -> Bool { a.uptimeNanoseconds < b.uptimeNanoseconds }
+}
+
+/// A time interval, as Dispatch spells it.
+public enum DispatchTimeInterval: Sendable, Equatable {
+  /// Whole seconds.
+  case seconds(Int)
+  /// Milliseconds.
+  case milliseconds(Int)
+  /// Microseconds.
+  case microseconds(Int)
+  /// Nanoseconds.
+  case nanoseconds(Int)
+  /// Never.
+  case never
+
+  var nanoseconds: Int64 {
+    switch self {
+    case .seconds(let n): return Int64(n) * 1_000_000_000
+    case .milliseconds(let n): return Int64(n) * 1_000_000
+    case .microseconds(let n): return Int64(n) * 1_000
+    case .nanoseconds(let n): return Int64(n)
+    case .never: return .max / 4
+    }
+  }
+}
+
+/// Quality-of-service classes, accepted and ignored (one simulated thread runs everything).
+public struct DispatchQoS: Sendable {
+  /// The default class.
+  public static let `default` = DispatchQoS()
+  /// User-interactive.
+  public static let userInteractive = DispatchQoS()
+  /// User-initiated.
+  public static let userInitiated = DispatchQoS()
+  /// Utility.
+  public static let utility = DispatchQoS()
+  /// Background.
+  public static let background = DispatchQoS()
+  /// Unspecified.
+  public static let unspecified = DispatchQoS()
+
+  /// The class's QoS class, for `DispatchQueue.global(qos:)`.
+  public enum QoSClass: Sendable {
+    case `default`, userInteractive, userInitiated, utility, background, unspecified
+  }
+}
+
+/// A dispatch queue of a virtual user: the main queue, a global queue, or one the app made. Work
+/// submitted to any of them runs as a simulation event of the user who submitted it, in the order
+/// submitted, at the simulated time asked for.
+///
+/// Every queue is serial and runs on the one simulation thread, so app code never races with
+/// itself in real time: the races Stampede finds are the ones the model's timing produces,
+/// identical on every run of a seed.
+public final class DispatchQueue: @unchecked Sendable {
+  /// The queue's label.
+  public let label: String
+
+  /// A queue labelled `label` (attributes and QoS are accepted and ignored).
+  public init(label: String, qos: DispatchQoS = .default, attributes: Attributes = [], target: DispatchQueue? = nil) {
+    self.label = label
+  }
+
+  /// Queue attributes, accepted and ignored.
+  public struct Attributes: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// Concurrent (still run one job at a time).
+    public static let concurrent = Attributes(rawValue: 1)
+    /// Created inactive (activation is not modelled).
+    public static let initiallyInactive = Attributes(rawValue: 2)
+  }
+
+  /// The main queue of the current virtual user.
+  public static let main = DispatchQueue(label: "com.apple.main-thread")
+  nonisolated(unsafe) static var globals: [DispatchQueue] = [DispatchQueue(label: "com.apple.root.default-qos")]
+
+  /// A global queue.
+  public static func global(qos: DispatchQoS.QoSClass = .default) -> DispatchQueue { globals[0] }
+
+  /// Runs `work` as a later event of the current user, at the same simulated time.
+  public func async(
+    group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
+    execute work: @escaping @Sendable () -> Void
+  ) {
+    AppHost.required("DispatchQueue.async").post(.block(work))
+  }
+
+  /// Runs `work` as an event of the current user at `deadline`.
+  public func asyncAfter(
+    deadline: DispatchTime, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
+    execute work: @escaping @Sendable () -> Void
+  ) {
+    let host = AppHost.required("DispatchQueue.asyncAfter")
+    let delay = Int64(deadline.uptimeNanoseconds) - host.now.nanoseconds
+    host.post(.block(work), after: .nanoseconds(max(0, delay)))
+  }
+
+  /// Runs `work` now, on the caller's turn (every queue shares the one simulated thread).
+  public func sync<T>(execute work: () throws -> T) rethrows -> T { try work() }
+}
+
+/// Work-item flags, accepted and ignored.
+public struct DispatchWorkItemFlags: OptionSet, Sendable {
+  public let rawValue: UInt
+  public init(rawValue: UInt) { self.rawValue = rawValue }
+  /// A barrier (every queue is serial already).
+  public static let barrier = DispatchWorkItemFlags(rawValue: 1)
+}
+
+/// Dispatch groups are not modelled; the type exists so that signatures which mention one compile.
+public final class DispatchGroup: @unchecked Sendable {
+  /// A group.
+  public init() {}
+}
+
+/// Writes the items as the standard `print` would, into the current virtual user's trace instead
+/// of standard output. Outside a simulation it prints as usual.
+public func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+  let text = items.map { "\($0)" }.joined(separator: separator)
+  if let host = AppHost.current, host.user != .max {
+    host.printed(text)
+  } else {
+    Swift.print(text, terminator: terminator)
+  }
+}
+
+extension Task where Success == Never, Failure == Never {
+  /// Suspends the current task for `nanoseconds` of simulated time.
+  public static func sleep(nanoseconds: UInt64) async throws {
+    try await simulatedSleep(Int64(min(nanoseconds, UInt64(Int64.max / 2))))
+  }
+
+  /// Suspends the current task for `duration` of simulated time.
+  public static func sleep(for duration: Duration) async throws {
+    let (s, atto) = duration.components
+    try await simulatedSleep(s * 1_000_000_000 + atto / 1_000_000_000)
+  }
+
+  /// Suspends the current task until the simulated time `deadline` (a `DispatchTime`).
+  public static func sleep(until deadline: DispatchTime) async throws {
+    let now = AppHost.current?.now.nanoseconds ?? 0
+    try await simulatedSleep(Int64(deadline.uptimeNanoseconds) - now)
+  }
+}
+
+func simulatedSleep(_ nanoseconds: Int64) async throws {
+  guard let host = AppHost.current, host.user != .max else {
+    fatalError("Task.sleep was used outside a simulated virtual user (app code runs only inside a Stampede run)")
+  }
+  await withUnsafeContinuation { (k: UnsafeContinuation<Void, Never>) in
+    host.post(.block { k.resume() }, after: .nanoseconds(max(0, nanoseconds)))
+  }
+  try Task.checkCancellation()
+}
