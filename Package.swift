@@ -50,6 +50,15 @@ let package = Package(
       ]),
     .target(name: "StampedeCLI", dependencies: ["Runner", "StampedeHarness", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics", "Chaos", "Oracles", "CJemalloc"]),
     .executableTarget(name: "stampede", dependencies: ["StampedeCLI"]),
+    // The examples: view models written against the SDK-compatible modules only, and the
+    // executable that registers them with the harness.
+    .target(
+      name: "ExampleApps",
+      dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore"],
+      path: "Examples/ExampleApps", swiftSettings: appFacing),
+    .executableTarget(
+      name: "stampede-examples", dependencies: ["ExampleApps", "StampedeCLI", "StampedeHarness"],
+      path: "Examples/stampede-examples"),
     .target(name: "VirtualPlatform", dependencies: ["SimKernel", "LiveStack", "Clients"]),
     .target(name: "Combine", dependencies: ["VirtualPlatform"]),
     .target(name: "AtomicXCore", dependencies: ["Combine", "VirtualPlatform", "Clients", "LiveStack", "SimKernel"]),

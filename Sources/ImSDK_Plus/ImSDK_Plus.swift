@@ -1,4 +1,4 @@
-@_exported import Foundation
+
 @_exported import VirtualPlatform
 internal import Clients
 internal import LiveStack

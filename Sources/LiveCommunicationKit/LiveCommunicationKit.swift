@@ -1,4 +1,4 @@
-@_exported import Foundation
+
 @_exported import VirtualPlatform
 package import Clients
 internal import LiveStack

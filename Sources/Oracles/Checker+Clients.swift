@@ -9,8 +9,11 @@ extension Checker {
   /// it that it left its seat; `inCall` that its SDK is in an accepted call (which may capture).
   public mutating func observeClient(
     user: UInt32, status: CoGuestStatus, seenSeat: Int?, captureOn: Bool, inCall: Bool = false, sawOwnLeave: Bool,
-    at now: SimInstant
+    probedUI: Bool = false, at now: SimInstant
   ) {
+    // An app's own UI passes through states the built-in clients name (it may show "applying"
+    // while its devices open): it is judged after a settle time instead (`Checker+UI`).
+    guard !probedUI else { return }
     if status == .applying && seenSeat != nil {
       log.record(
         .notApplyingWhileSeated, at: now, entities: ["user:\(user)"],

@@ -25,6 +25,11 @@ public struct Checker: Sendable {
   /// When faults stop acting (nanoseconds; 0 without faults). What a fault may have delayed is
   /// not held to its bound until then: each check below names its heal exemption.
   public var healAtNs: Int64 = 0
+  /// Per probed user: since when each UI mismatch has held (nanoseconds + 1; 0: not now).
+  var uiSince: [UInt32: SIMD8<Int64>] = [:]
+  /// How long an app's UI may disagree with the server before the UI invariants call it wrong:
+  /// answers, seat lists and device opens in flight settle well within it.
+  public var uiSettle = SimDuration.seconds(5)
 
   /// A checker for the rooms of `seats`.
   public init(seats: SeatService) {

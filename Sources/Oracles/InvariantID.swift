@@ -27,6 +27,10 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case actionInTime
   case callShownOrDeclined
   case callValidUse
+  case uiIdleWhilePending
+  case uiConnectedMeansSeated
+  case uiApplyingMeansPending
+  case uiCallScreenMatchesCall
 
   /// The invariant's stable ID, kind and description.
   public var invariant: Invariant {
@@ -142,6 +146,29 @@ public enum InvariantID: Int, Sendable, CaseIterable {
       return Invariant(
         id: "call.valid-use", kind: .safety,
         description: "calls() is made only when logged in, never to oneself, an unknown user or too many")
+    case .uiIdleWhilePending:
+      return Invariant(
+        id: "ui.idle-means-nothing-pending", kind: .safety,
+        description:
+          "an app's UI does not show idle for longer than the settle time while the server holds an application of the user")
+    case .uiConnectedMeansSeated:
+      return Invariant(
+        id: "ui.connected-means-seated", kind: .safety,
+        description:
+          "an app's UI does not show connected for longer than the settle time while the user is off its seat or its microphone is closed"
+      )
+    case .uiApplyingMeansPending:
+      return Invariant(
+        id: "ui.applying-means-pending", kind: .safety,
+        description:
+          "an app's UI does not show applying for longer than the settle time while the server holds no application of the user"
+      )
+    case .uiCallScreenMatchesCall:
+      return Invariant(
+        id: "ui.call-screen-matches-call", kind: .safety,
+        description:
+          "an app's call screen is not up for longer than the settle time once the user is in no call, nor down while the call is connected"
+      )
     }
   }
 

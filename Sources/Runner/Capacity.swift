@@ -34,15 +34,18 @@ public enum Capacity {
   /// Runs every value over `seeds` with `jobs` parallel runs. `progress` hears each value's point.
   public static func run(
     profiles: [Profile], values: [String], key: String, profilePath: String, profileData: Data,
-    seeds: SweepSummary.SeedSpan, jobs: Int, progress: (CapacityStudy.Point) -> Void = { _ in }
+    seeds: SweepSummary.SeedSpan, jobs: Int, app: ClientApp? = nil, program: String = "stampede",
+    progress: (CapacityStudy.Point) -> Void = { _ in }
   ) -> CapacityStudy {
     precondition(profiles.count == values.count, "one profile per value")
     var points: [CapacityStudy.Point] = []
     for (profile, value) in zip(profiles, values) {
       let reports = ReportList()
-      let summary = Sweep(
-        profile: profile, profilePath: profilePath, profileData: profileData, seeds: seeds, shard: nil, jobs: jobs
-      ).execute(finished: { reports.add($0) })
+      var sweep = Sweep(
+        profile: profile, profilePath: profilePath, profileData: profileData, seeds: seeds, shard: nil, jobs: jobs)
+      sweep.app = app
+      sweep.program = program
+      let summary = sweep.execute(finished: { reports.add($0) })
       let point = Capacity.point(value: value, summary: summary, reports: reports.sorted)
       progress(point)
       points.append(point)

@@ -147,6 +147,10 @@ extension LiveWorld {
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "conversation check for call \(e.b)",
         onServer: false)
+    case .uiCheck:
+      return .init(
+        kind: name, room: nil, users: [], request: nil, detail: "the UI oracles compare app UIs with the server",
+        onServer: false)
     }
   }
 

@@ -44,6 +44,8 @@ public struct Shrinker {
   let profilePath: String
   let budget: Int
   var runs = 0
+  /// The registered app run instead of the built-in clients, if any.
+  public var app: ClientApp?
 
   /// A shrinker for the profile document `tree` (from `profilePath`), allowed `budget` runs.
   public init(tree: JSONValue, profilePath: String, budget: Int) {
@@ -57,7 +59,8 @@ public struct Shrinker {
     runs += 1
     guard let profile = try? Profile.read(ProfileNode(path: "", value: tree)) else { return nil }
     let data = Data(JSON5Writer.write(tree).utf8)
-    let run = SimulationRun(profile: profile, profilePath: profilePath, profileData: data, seed: seed)
+    var run = SimulationRun(profile: profile, profilePath: profilePath, profileData: data, seed: seed)
+    run.app = app
     return Shrinker.signature(run.report(run.execute(), startedAt: Date()))
   }
 

@@ -24,6 +24,10 @@ public struct Sweep: Sendable {
   public var mistakes: Set<ClientMistake> = []
   /// SDK quirks selected on the command line (in every seed's repro line).
   public var quirks: Set<SDKQuirk> = []
+  /// The registered app run instead of the built-in clients, if any.
+  public var app: ClientApp?
+  /// The program repro lines name.
+  public var program = "stampede"
 
   /// Prepares a sweep.
   public init(
@@ -60,11 +64,15 @@ public struct Sweep: Sendable {
       let data = profileData
       let mistakes = self.mistakes
       let quirks = self.quirks
+      let app = self.app
+      let program = self.program
       DispatchQueue.concurrentPerform(iterations: min(jobs, total)) { _ in
         while !shouldStop(), let i = work.next() {
           let seed = span.from + UInt64(i)
-          let run = SimulationRun(
+          var run = SimulationRun(
             profile: profile, profilePath: path, profileData: data, seed: seed, quirks: quirks, mistakes: mistakes)
+          run.program = program
+          run.app = app
           let result = run.execute()
           let report = run.report(result, startedAt: Date())
           collector.add(SweepSummary.SeedResult(report)) { finished(report) }

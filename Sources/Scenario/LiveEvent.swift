@@ -65,6 +65,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case presenceLost
   /// a = audience member: its SDK enters its room again while seated (`audience.rejoin`).
   case audienceRejoin
+  /// Every second while app code with UI probes runs: the UI oracles compare each probed UI with
+  /// the server.
+  case uiCheck
 }
 
 extension LiveEvent {

@@ -132,6 +132,24 @@ public struct LiveWorld: World {
     if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(true) }
     workload.scheduleEvents(rooms: layout.rooms, &scheduler)
     scheduler.schedule(after: .zero, event(.sample, 0))
+    let apps: [(any ClientBehavior)?] = [audience, host, admin, phone]
+    if apps.contains(where: { $0?.showsUI == true }) { scheduler.schedule(after: .seconds(1), event(.uiCheck, 0)) }
+  }
+
+  /// Compares every probed app UI with the server (see `Checker+UI`).
+  mutating func checkUIs() {
+    guard checking else { return }
+    let ui = runtime.ui
+    let now = runtime.now
+    for u in ui.users {
+      let screen = ui.callScreen[Int(u)]
+      let facts = Checker.UIFacts(
+        status: ui.statusProbed[Int(u)] ? runtime.clients[Int(u)].status : nil,
+        pending: server.seats.pendingApplication(of: u) != nil, seated: server.seats.seat(of: u) != nil,
+        microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
+        callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u))
+      checker.observeUI(user: u, facts, at: now)
+    }
   }
 
   @inline(__always)
@@ -193,6 +211,9 @@ public struct LiveWorld: World {
         _ = server.seats.leave(user: e.a, now: scheduler.now)
         drainServer(&scheduler)
       }
+    case .uiCheck:
+      checkUIs()
+      if scheduler.pendingCount > 0 { scheduler.schedule(after: .seconds(1), event(.uiCheck, 0)) }
     case .sample:
       series.append(atNs: scheduler.now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime))
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)
@@ -260,7 +281,7 @@ public struct LiveWorld: World {
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
       inCall: runtime.clients[Int(user)].callState == .accept,
-      sawOwnLeave: sawOwnLeave && seen < 0, at: now)
+      sawOwnLeave: sawOwnLeave && seen < 0, probedUI: runtime.ui.statusProbed[Int(user)], at: now)
   }
 
   mutating func executeCommands(_ scheduler: inout Scheduler) {

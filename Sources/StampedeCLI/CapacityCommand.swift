@@ -6,7 +6,7 @@ import Scenario
 /// `stampede capacity`.
 enum CapacityCommand {
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--vary", "--seeds", "--jobs", "--out"], flags: [])
+    let options = try Options(args, valued: ["--vary", "--seeds", "--jobs", "--out", "--app"], flags: [])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("capacity takes exactly one PROFILE")
     }
@@ -43,7 +43,7 @@ enum CapacityCommand {
     )
     let study = Capacity.run(
       profiles: profiles, values: vary.values, key: vary.key, profilePath: path, profileData: data, seeds: seeds,
-      jobs: jobs,
+      jobs: jobs, app: try AppRegistry.app(options.values["--app"]), program: AppRegistry.program,
       progress: { p in
         let p99 = p.latencies.keys.sorted().compactMap { name in
           p.latencies[name]?.p99Ms.map { "\(name).p99=\(String(format: "%.1f", $0))ms" }

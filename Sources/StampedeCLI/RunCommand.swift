@@ -15,7 +15,7 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 /// `stampede run`.
 enum RunCommand {
   static let valued: Set<String> = [
-    "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake",
+    "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake", "--app",
   ]
 
   /// Reads `--mistake a,b`.
@@ -68,9 +68,11 @@ enum RunCommand {
       }
       duration = d
     }
-    let run = SimulationRun(
+    var run = SimulationRun(
       profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration,
       quirks: try quirks(options.values["--quirk"]), mistakes: try mistakes(options.values["--mistake"]))
+    run.program = AppRegistry.program
+    run.app = try AppRegistry.app(options.values["--app"])
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
     let (report, code) = try perform(run, options: options, out: out)
     _ = report
@@ -204,9 +206,11 @@ enum ReplayCommand {
       printError("\(repro.profilePath): \(error.description)")
       return .usage
     }
-    let run = SimulationRun(
+    var run = SimulationRun(
       profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration,
       quirks: repro.quirks, mistakes: repro.mistakes)
+    run.program = AppRegistry.program
+    run.app = try AppRegistry.app(repro.app)
     let (report, code) = try RunCommand.perform(run, options: options, out: options.values["--out"])
     guard report.traceHash == original.traceHash else {
       printError(
@@ -225,10 +229,12 @@ struct Repro {
   var duration: SimDuration?
   var quirks: Set<SDKQuirk> = []
   var mistakes: Set<ClientMistake> = []
+  var app: String?
 
   /// Reads `stampede run PATH --seed N [--duration D] [--quirk Q,…]` (PATH shell-quoted if needed).
   static func parse(_ line: String) -> Repro? {
-    guard let words = ShellWords.split(line), words.count >= 5, words[0] == "stampede", words[1] == "run" else {
+    guard let words = ShellWords.split(line), words.count >= 5, words[0] == "stampede" || words[0] == AppRegistry.program, words[1] == "run"
+    else {
       return nil
     }
     var repro = Repro(profilePath: words[2], seed: 0, duration: nil)
@@ -249,6 +255,8 @@ struct Repro {
       case "--mistake":
         guard let m = try? RunCommand.mistakes(words[i + 1]) else { return nil }
         repro.mistakes = m
+      case "--app":
+        repro.app = words[i + 1]
       default:
         return nil
       }

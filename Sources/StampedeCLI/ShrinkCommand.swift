@@ -7,7 +7,7 @@ import Scenario
 enum ShrinkCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk"], flags: [])
+      args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app"], flags: [])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("shrink takes exactly one PROFILE")
     }
@@ -51,7 +51,12 @@ enum ShrinkCommand {
         return .usage
       }
     }
+    let out = options.values["--out"] ?? "reports/\(profile.name)/shrunk-seed-\(seed).json5"
     var shrinker = Shrinker(tree: tree, profilePath: path, budget: budget)
+    let app = try AppRegistry.app(options.values["--app"])
+    shrinker.app = app
+    let runWords = ([AppRegistry.program, "run", ShellQuote.quote(out)] + (app.map { ["--app", $0.name] } ?? []))
+      .joined(separator: " ")
     let outcome: Shrinker.Outcome
     do {
       outcome = try shrinker.shrink(seed: seed, nearbySeeds: nearby)
@@ -59,13 +64,12 @@ enum ShrinkCommand {
       printError("stampede: shrink: \(error.description)")
       return .usage
     }
-    let out = options.values["--out"] ?? "reports/\(profile.name)/shrunk-seed-\(seed).json5"
     let header = """
       // Shrunk by `stampede shrink` from \(path) (sha256 \(SHA256.hex(data).prefix(16))…) with seed \(SeedFormat.format(seed)),
       // in \(outcome.runs) runs: \(outcome.before) → \(outcome.after).
       // It still fails the same way: \(outcome.signature).
       // Steps: \(outcome.steps.isEmpty ? "none" : outcome.steps.joined(separator: "; ")).
-      // Reproduce: stampede run \(ShellQuote.quote(out)) --seed \(SeedFormat.format(outcome.seed))
+      // Reproduce: \(runWords) --seed \(SeedFormat.format(outcome.seed))
 
       """
     do {
@@ -78,7 +82,7 @@ enum ShrinkCommand {
     print("  before: \(outcome.before)")
     print("  after:  \(outcome.after)")
     print("  wrote \(out)")
-    print("repro: stampede run \(ShellQuote.quote(out)) --seed \(SeedFormat.format(outcome.seed))")
+    print("repro: \(runWords) --seed \(SeedFormat.format(outcome.seed))")
     return .pass
   }
 }

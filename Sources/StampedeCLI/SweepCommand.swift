@@ -11,7 +11,7 @@ import Scenario
 enum SweepCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk"],
+      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app"],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")
@@ -49,6 +49,8 @@ enum SweepCommand {
       profile: loaded.profile, profilePath: path, profileData: loaded.data, seeds: seeds, shard: shard, jobs: jobs)
     sweep.mistakes = try RunCommand.mistakes(options.values["--mistake"])
     sweep.quirks = try RunCommand.quirks(options.values["--quirk"])
+    sweep.app = try AppRegistry.app(options.values["--app"])
+    sweep.program = AppRegistry.program
     if let shard {
       let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
       printError("stampede: shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
@@ -63,9 +65,11 @@ enum SweepCommand {
       let remembered = corpus.seeds(forProfile: sha)
       print("corpus: \(remembered.count) remembered failing seed(s) of this profile first")
       for seed in remembered where interruptRequested == 0 {
-        let run = SimulationRun(
+        var run = SimulationRun(
           profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: seed, quirks: sweep.quirks,
           mistakes: sweep.mistakes)
+        run.program = sweep.program
+        run.app = sweep.app
         let report = run.report(run.execute(), startedAt: Date())
         print("corpus " + SweepCommand.line(report))
         if report.verdict != "pass" {

@@ -3,13 +3,8 @@ import Foundation
 import LiveStack
 import SimKernel
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+// pthread and dlsym come through Foundation. Importing Glibc here directly would stop this
+// module's `DispatchQueue` from shadowing Dispatch's in app code.
 
 /// The bridge between app code and the simulation: which virtual user's code runs now, and the
 /// work that code started (main-queue blocks, `Task` jobs, sleeps), each carried out as a

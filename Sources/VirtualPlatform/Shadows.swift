@@ -1,5 +1,5 @@
-import Dispatch
-import Foundation
+@_exported import Dispatch
+@_exported import Foundation
 import SimKernel
 
 // App code sees these declarations instead of Dispatch's and the standard library's: a module that

@@ -1,0 +1,164 @@
+import AtomicXCore
+import Combine
+
+/// A viewer's co-guest screen: apply for a seat, wait for the host, open the microphone and camera
+/// once accepted, leave the seat.
+///
+/// Written the way the AtomicXCore documentation teaches, with the two habits that keep it honest
+/// under lost and reordered events: the "apply" button does nothing unless the screen is idle, and
+/// the seat list (not the events alone) decides whether this viewer is on a seat.
+public final class AudienceCoGuestViewModel: ObservableObject {
+  public enum CoGuestStatus {
+    case idle
+    case applying
+    case connected
+  }
+
+  @Published public private(set) var status: CoGuestStatus = .idle
+  @Published public private(set) var errorMessage: String?
+
+  private let userID: String
+  private let coGuestStore: CoGuestStore
+  private var cancellables = Set<AnyCancellable>()
+  private let applyTimeout: TimeInterval = 30
+  private var openingDevices = false
+
+  public init(liveID: String, userID: String) {
+    self.userID = userID
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+    coGuestStore.guestEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] event in self?.handle(event) }
+      .store(in: &cancellables)
+    coGuestStore.state
+      .map { $0.connected.contains { $0.userID == userID } }
+      .removeDuplicates()
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] seated in self?.seatListChanged(seated: seated) }
+      .store(in: &cancellables)
+  }
+
+  private func handle(_ event: GuestEvent) {
+    switch event {
+    case .onGuestApplicationResponded(let isAccept, let hostUser):
+      guard status == .applying else { return }
+      if isAccept {
+        print("[CoGuest] \(hostUser.userName) accepted")
+        openDevices()
+      } else {
+        status = .idle
+        errorMessage = "The host declined your request"
+      }
+    case .onGuestApplicationNoResponse(let reason):
+      if status == .applying && !openingDevices {
+        status = .idle
+        errorMessage = "No answer (\(reason)); try again"
+      }
+    case .onKickedOffSeat(let seatIndex, let hostUser):
+      print("[CoGuest] removed from seat \(seatIndex) by \(hostUser.userName)")
+      leftSeat()
+    case .onHostInvitationReceived, .onHostInvitationCancelled:
+      break
+    }
+  }
+
+  /// The seat list is the truth: a seat that appears means the application was accepted even if
+  /// the event was lost; a seat that disappears ends the session.
+  private func seatListChanged(seated: Bool) {
+    if seated && status == .applying && !openingDevices {
+      openDevices()
+    } else if !seated && status == .connected {
+      leftSeat()
+    }
+  }
+
+  public func applyForSeat(seatIndex: Int = -1) {
+    guard status == .idle else { return }
+    status = .applying
+    errorMessage = nil
+    coGuestStore.applyForSeat(seatIndex: seatIndex, timeout: applyTimeout, extraInfo: nil) { [weak self] result in
+      DispatchQueue.main.async {
+        guard let self, case .failure(let error) = result, self.status == .applying, !self.openingDevices else { return }
+        self.status = .idle
+        self.errorMessage = error.code == -2340 ? "All co-guest places are taken" : "Apply failed: \(error.message)"
+      }
+    }
+  }
+
+  public func cancelApplication() {
+    guard status == .applying, !openingDevices else { return }
+    coGuestStore.cancelApplication { [weak self] result in
+      DispatchQueue.main.async {
+        // A failed cancel means an answer won the race: the event or the seat list settles it.
+        if case .success = result, self?.status == .applying { self?.status = .idle }
+      }
+    }
+  }
+
+  public func acceptInvitation(inviterID: String) {
+    guard status == .idle else { return rejectInvitation(inviterID: inviterID) }
+    status = .applying
+    coGuestStore.acceptInvitation(inviterID: inviterID) { [weak self] result in
+      DispatchQueue.main.async {
+        guard let self, self.status == .applying else { return }
+        switch result {
+        case .success: if !self.openingDevices { self.openDevices() }
+        case .failure(let error):
+          self.status = .idle
+          self.errorMessage = "Could not accept: \(error.message)"
+        }
+      }
+    }
+  }
+
+  public func rejectInvitation(inviterID: String) {
+    coGuestStore.rejectInvitation(inviterID: inviterID) { result in
+      if case .failure(let error) = result { print("[CoGuest] reject failed code=\(error.code)") }
+    }
+  }
+
+  public func disconnect() {
+    guard status == .connected else { return }
+    coGuestStore.disConnect { [weak self] _ in
+      DispatchQueue.main.async { self?.leftSeat() }
+    }
+  }
+
+  private func openDevices() {
+    openingDevices = true
+    DeviceStore.shared.openLocalMicrophone { [weak self] micResult in
+      guard let self else { return }
+      guard self.status == .applying else {
+        self.openingDevices = false
+        return DeviceStore.shared.closeLocalMicrophone()
+      }
+      if case .failure(let error) = micResult {
+        print("[CoGuest] microphone failed code=\(error.code)")
+        self.openingDevices = false
+        self.errorMessage = "Microphone unavailable"
+        self.coGuestStore.disConnect(completion: nil)
+        DispatchQueue.main.async { self.status = .idle }
+        return
+      }
+      DeviceStore.shared.openLocalCamera(isFront: true) { _ in
+        DispatchQueue.main.async {
+          self.openingDevices = false
+          guard self.status == .applying else { return self.closeDevices() }
+          // A camera failure leaves the guest on audio only.
+          self.status = .connected
+        }
+      }
+    }
+  }
+
+  private func leftSeat() {
+    closeDevices()
+    openingDevices = false
+    status = .idle
+  }
+
+  private func closeDevices() {
+    DeviceStore.shared.closeLocalCamera()
+    DeviceStore.shared.closeLocalMicrophone()
+  }
+}

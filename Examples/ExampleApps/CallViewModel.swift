@@ -1,0 +1,59 @@
+import AtomicXCore
+import Combine
+
+/// The app's own call screen: shown while a call rings or runs, closed when it ends.
+public final class CallViewModel: ObservableObject {
+  public enum Screen: Equatable {
+    case none
+    case ringing(callId: String)
+    case calling
+    case inCall(callId: String)
+  }
+
+  @Published public private(set) var screen: Screen = .none
+  private var cancellables = Set<AnyCancellable>()
+
+  public init() {
+    CallStore.shared.callEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] event in
+        guard let self else { return }
+        switch event {
+        case .onCallReceived(let callId, _, _): self.screen = .ringing(callId: callId)
+        case .onCallStarted(let callId, _): self.screen = .inCall(callId: callId)
+        case .onCallEnded: self.screen = .none
+        }
+      }
+      .store(in: &cancellables)
+  }
+
+  /// Whether the call screen is up.
+  public var isShowingCall: Bool { screen != .none }
+
+  public func call(_ userIDs: [String], video: Bool) {
+    guard screen == .none else { return }
+    screen = .calling
+    var params = CallParams()
+    params.timeout = 30
+    CallStore.shared.calls(participantIds: userIDs, callMediaType: video ? .video : .audio, params: params) {
+      [weak self] result in
+      DispatchQueue.main.async {
+        if case .failure = result, self?.screen == .calling { self?.screen = .none }
+      }
+    }
+  }
+
+  public func answer() {
+    CallStore.shared.accept { [weak self] result in
+      DispatchQueue.main.async { if case .failure = result, case .ringing = self?.screen { self?.screen = .none } }
+    }
+  }
+
+  public func decline() {
+    CallStore.shared.reject { [weak self] _ in DispatchQueue.main.async { self?.screen = .none } }
+  }
+
+  public func hangUp() {
+    CallStore.shared.hangup { [weak self] _ in DispatchQueue.main.async { self?.screen = .none } }
+  }
+}

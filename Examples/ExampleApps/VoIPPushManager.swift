@@ -1,0 +1,163 @@
+import AtomicXCore
+import Combine
+import ImSDK_Plus
+import LiveCommunicationKit
+import PushKit
+import TUICore
+
+extension Notification.Name {
+  static let tuiLoginSucceeded = Notification.Name("TUILoginSuccess")
+}
+
+/// Receives VoIP pushes and shows incoming calls in the system's call UI, as the TIMPush and
+/// LiveCommunicationKit guides describe, with their sharp edges filed off:
+/// - the token is kept until both logins succeeded, then uploaded (and again when it changes);
+/// - every push is reported to the system before the handler returns, even one it cannot read;
+/// - "answer" in the system UI is fulfilled only once `CallStore.accept` succeeded;
+/// - when the call ends, its conversation is ended too.
+public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationManagerDelegate {
+  private let pushRegistry: PKPushRegistry
+  private let certificateID: Int
+  private var voipToken: Data?
+  private var cancellables = Set<AnyCancellable>()
+  private var loginObserver: NSObjectProtocol?
+
+  /// The conversation shown for the current call, if any.
+  private var currentCallUUID: UUID?
+  /// An "answer" tapped before the SDK heard of the call (a cold start).
+  private var pendingJoin: JoinConversationAction?
+
+  private lazy var conversationManager: ConversationManager = {
+    let configuration = ConversationManager.Configuration(
+      ringtoneName: "phone_ringing.mp3", iconTemplateImageData: nil, maximumConversationGroups: 1,
+      maximumConversationsPerConversationGroup: 1, includesConversationInRecents: true, supportsVideo: true,
+      supportedHandleTypes: [.generic])
+    let manager = ConversationManager(configuration: configuration)
+    manager.delegate = self
+    return manager
+  }()
+
+  public init(certificateID: Int) {
+    self.certificateID = certificateID
+    pushRegistry = PKPushRegistry(queue: DispatchQueue.main)
+    super.init()
+    _ = conversationManager
+    pushRegistry.delegate = self
+    pushRegistry.desiredPushTypes = [.voIP]
+    loginObserver = NotificationCenter.default.addObserver(
+      forName: .tuiLoginSucceeded, object: nil, queue: nil
+    ) { [weak self] _ in self?.uploadVoIPToken() }
+    CallStore.shared.callEventPublisher
+      .sink { [weak self] event in self?.callEvent(event) }
+      .store(in: &cancellables)
+  }
+
+  /// Logs in to the IM SDK, then TUICore; the token goes up after both.
+  public func logIn(sdkAppID: Int, userID: String, userSig: String) {
+    LoginStore.shared.login(sdkAppID: sdkAppID, userID: userID, userSig: userSig) { result in
+      guard case .success = result else { return print("[VoIP] IM login failed") }
+      TUILogin.login(sdkAppID, userID: userID, userSig: userSig) {
+        NotificationCenter.default.post(name: .tuiLoginSucceeded, object: nil)
+      } fail: { code, message in
+        print("[VoIP] TUILogin failed \(code) \(message ?? "")")
+      }
+    }
+  }
+
+  private func uploadVoIPToken() {
+    guard let token = voipToken, certificateID != 0, TUILogin.isUserLogined() else { return }
+    let config = V2TIMVOIPConfig()
+    config.certificateID = certificateID
+    config.token = token
+    V2TIMManager.sharedInstance().setVOIP(config: config, succ: nil) { code, desc in
+      print("[VoIP] token upload failed \(code) \(desc ?? "")")
+    }
+  }
+
+  // MARK: PKPushRegistryDelegate
+
+  public func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType) {
+    guard type == .voIP else { return }
+    voipToken = pushCredentials.token
+    uploadVoIPToken()
+  }
+
+  public func pushRegistry(
+    _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType
+  ) {
+    guard type == .voIP else { return }
+    let fields = payload.dictionaryPayload
+    // Report even a push that cannot be read: iOS kills an app that does not.
+    let callerName = fields["voip_caller_name"] as? String ?? "Unknown caller"
+    var isVideo = false
+    if let ext = fields["ext"] as? String, let data = ext.data(using: .utf8),
+      let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let voip = json["voip_ext"] as? [String: String]
+    {
+      isVideo = voip["voip_media_type"] == "video"
+    }
+    let uuid = UUID()
+    var update = Conversation.Update(members: [Handle(type: .generic, value: callerName, displayName: callerName)])
+    update.capabilities = isVideo ? .video : .playingTones
+    Task {
+      do {
+        try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
+        currentCallUUID = uuid
+      } catch {
+        // Nothing shows (a call is already on screen, or a duplicate push): if no call is on the
+        // screen, decline so that the caller is not left ringing.
+        if currentCallUUID == nil { CallStore.shared.reject(completion: nil) }
+      }
+    }
+  }
+
+  // MARK: ConversationManagerDelegate
+
+  public func conversationManager(_ manager: ConversationManager, perform action: ConversationAction) {
+    switch action {
+    case let join as JoinConversationAction:
+      if CallStore.shared.state.value.selfInfo.status == .waiting {
+        accept(join)
+      } else {
+        pendingJoin = join
+      }
+    case let end as EndConversationAction:
+      let inCall = CallStore.shared.state.value.selfInfo.status == .accept
+      let done: CompletionClosure = { _ in end.fulfill() }
+      if inCall { CallStore.shared.hangup(completion: done) } else { CallStore.shared.reject(completion: done) }
+      currentCallUUID = nil
+    default:
+      action.fail()
+    }
+  }
+
+  private func accept(_ join: JoinConversationAction) {
+    CallStore.shared.accept { result in
+      switch result {
+      case .success: join.fulfill(dateConnected: Date())
+      case .failure: join.fail()
+      }
+    }
+  }
+
+  private func callEvent(_ event: CallEvent) {
+    switch event {
+    case .onCallReceived:
+      if let join = pendingJoin {
+        pendingJoin = nil
+        accept(join)
+      }
+    case .onCallEnded:
+      pendingJoin?.fail()
+      pendingJoin = nil
+      if let uuid = currentCallUUID,
+        let conversation = conversationManager.conversations.first(where: { $0.uuid == uuid })
+      {
+        conversationManager.reportConversationEvent(.conversationEnded(Date(), .remoteEnded), for: conversation)
+      }
+      currentCallUUID = nil
+    case .onCallStarted:
+      break
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import AtomicXCore
+import Combine
+
+// Two view models as teams really write them, each with one mistake. They compile and work in a
+// quick manual test; Stampede's UI oracles catch them (see the README and docs/CLIENTS.md).
+
+/// Wrong: the "apply" action trusts the button to be disabled while applying, so a double tap
+/// sends a second application. The SDK refuses it (100202, already in the queue), and the failure
+/// handler puts the screen back to idle, while the first application is still waiting for the host.
+/// Caught by `ui.idle-means-nothing-pending`.
+public final class DoubleTapAudienceViewModel: ObservableObject {
+  public enum CoGuestStatus {
+    case idle
+    case applying
+    case connected
+  }
+
+  @Published public private(set) var status: CoGuestStatus = .idle
+  @Published public private(set) var errorMessage: String?
+  private let coGuestStore: CoGuestStore
+  private var cancellables = Set<AnyCancellable>()
+
+  public init(liveID: String) {
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+    coGuestStore.guestEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] event in
+        guard let self else { return }
+        switch event {
+        case .onGuestApplicationResponded(true, _):
+          self.openDevices()
+        case .onGuestApplicationResponded(false, _), .onGuestApplicationNoResponse:
+          self.status = .idle
+        case .onKickedOffSeat:
+          self.closeDevices()
+          self.status = .idle
+        default:
+          break
+        }
+      }
+      .store(in: &cancellables)
+  }
+
+  public func applyForSeat() {
+    // The mistake: no `guard status == .idle`.
+    status = .applying
+    coGuestStore.applyForSeat(seatIndex: -1, timeout: 30, extraInfo: nil) { [weak self] result in
+      DispatchQueue.main.async {
+        if case .failure(let error) = result {
+          self?.status = .idle
+          self?.errorMessage = "Apply failed: \(error.message)"
+        }
+      }
+    }
+  }
+
+  public func cancelApplication() {
+    coGuestStore.cancelApplication { [weak self] _ in DispatchQueue.main.async { self?.status = .idle } }
+  }
+
+  public func disconnect() {
+    coGuestStore.disConnect { [weak self] _ in
+      self?.closeDevices()
+      DispatchQueue.main.async { self?.status = .idle }
+    }
+  }
+
+  private func openDevices() {
+    DeviceStore.shared.openLocalMicrophone { [weak self] result in
+      guard let self else { return }
+      if case .failure = result {
+        self.coGuestStore.disConnect(completion: nil)
+        DispatchQueue.main.async { self.status = .idle }
+        return
+      }
+      DeviceStore.shared.openLocalCamera(isFront: true) { _ in
+        DispatchQueue.main.async { self.status = .connected }
+      }
+    }
+  }
+
+  private func closeDevices() {
+    DeviceStore.shared.closeLocalCamera()
+    DeviceStore.shared.closeLocalMicrophone()
+  }
+}
+
+/// Wrong: "connected" follows the seat list (good), but the microphone is opened only where an
+/// accepted application is handled. A viewer who takes a seat by accepting a host's invitation
+/// shows "connected" with its microphone closed: the host sees a guest nobody can hear.
+/// Caught by `ui.connected-means-seated`.
+public final class SeatListGuestViewModel: ObservableObject {
+  public enum CoGuestStatus {
+    case idle
+    case applying
+    case connected
+  }
+
+  @Published public private(set) var status: CoGuestStatus = .idle
+  private let coGuestStore: CoGuestStore
+  private var cancellables = Set<AnyCancellable>()
+
+  public init(liveID: String, userID: String) {
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+    coGuestStore.guestEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] event in
+        guard let self else { return }
+        switch event {
+        case .onGuestApplicationResponded(true, _):
+          DeviceStore.shared.openLocalMicrophone(completion: nil)
+          DeviceStore.shared.openLocalCamera(isFront: true, completion: nil)
+        case .onGuestApplicationResponded(false, _), .onGuestApplicationNoResponse:
+          if self.status == .applying { self.status = .idle }
+        default:
+          break
+        }
+      }
+      .store(in: &cancellables)
+    coGuestStore.state
+      .map { $0.connected.contains { $0.userID == userID } }
+      .removeDuplicates()
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] seated in
+        guard let self else { return }
+        if seated {
+          self.status = .connected
+        } else if self.status == .connected {
+          DeviceStore.shared.closeLocalCamera()
+          DeviceStore.shared.closeLocalMicrophone()
+          self.status = .idle
+        }
+      }
+      .store(in: &cancellables)
+  }
+
+  public func applyForSeat() {
+    guard status == .idle else { return }
+    status = .applying
+    coGuestStore.applyForSeat(seatIndex: -1, timeout: 30, extraInfo: nil) { [weak self] result in
+      DispatchQueue.main.async { if case .failure = result, self?.status == .applying { self?.status = .idle } }
+    }
+  }
+
+  public func cancelApplication() {
+    guard status == .applying else { return }
+    coGuestStore.cancelApplication { [weak self] result in
+      DispatchQueue.main.async { if case .success = result, self?.status == .applying { self?.status = .idle } }
+    }
+  }
+
+  public func acceptInvitation(inviterID: String) {
+    guard status == .idle else { return }
+    coGuestStore.acceptInvitation(inviterID: inviterID, completion: nil)
+  }
+
+  public func rejectInvitation(inviterID: String) {
+    coGuestStore.rejectInvitation(inviterID: inviterID, completion: nil)
+  }
+
+  public func disconnect() {
+    guard status == .connected else { return }
+    coGuestStore.disConnect(completion: nil)
+  }
+}

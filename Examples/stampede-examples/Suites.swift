@@ -1,0 +1,93 @@
+import ExampleApps
+import StampedeHarness
+
+// The glue between the example view models and the harness: which objects a virtual user has,
+// which taps it makes, and what its UI shows. The view models know nothing of Stampede.
+
+/// What a phone user's app holds: its push manager and its call screen.
+struct PhoneObjects {
+  let push: VoIPPushManager
+  let call: CallViewModel
+}
+
+func audience<VM>(
+  _ make: @escaping @Sendable (UserContext) -> VM, apply: @escaping @Sendable (VM) -> Void,
+  cancel: @escaping @Sendable (VM) -> Void, disconnect: @escaping @Sendable (VM) -> Void,
+  answer: @escaping @Sendable (VM, String, Bool) -> Void, status: @escaping @Sendable (VM) -> UIStatus
+) -> AudienceApp<VM> {
+  var app = AudienceApp(make: make)
+  app.apply = apply
+  app.cancel = cancel
+  app.disconnect = disconnect
+  app.answerInvitation = answer
+  app.status = status
+  return app
+}
+
+let correctAudience = audience(
+  { AudienceCoGuestViewModel(liveID: $0.liveID!, userID: $0.userID) },
+  apply: { $0.applyForSeat() }, cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() },
+  answer: { vm, inviter, accept in accept ? vm.acceptInvitation(inviterID: inviter) : vm.rejectInvitation(inviterID: inviter) },
+  status: { vm in
+    switch vm.status {
+    case .idle: .idle
+    case .applying: .applying
+    case .connected: .connected
+    }
+  })
+
+let hostApp: HostApp<HostCoGuestViewModel> = {
+  var app = HostApp { HostCoGuestViewModel(liveID: $0.liveID!) }
+  app.accept = { vm in vm.firstApplicant.map { vm.acceptApplication(userID: $0.userID) } }
+  app.reject = { vm in vm.firstApplicant.map { vm.rejectApplication(userID: $0.userID) } }
+  app.invite = { vm, userID in vm.inviteToSeat(userID: userID) }
+  return app
+}()
+
+let phoneApp: PhoneApp<PhoneObjects> = {
+  var app = PhoneApp { context in
+    let push = VoIPPushManager(certificateID: 1234)
+    push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
+    return PhoneObjects(push: push, call: CallViewModel())
+  }
+  app.dial = { o, users, video in o.call.call(users, video: video) }
+  app.answer = { $0.call.answer() }
+  app.decline = { $0.call.decline() }
+  app.hangUp = { $0.call.hangUp() }
+  app.callScreen = { $0.call.isShowingCall }
+  return app
+}()
+
+let suites: [AppSuite] = [
+  AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
+    .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp),
+  AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")
+    .with(
+      audience: audience(
+        { DoubleTapAudienceViewModel(liveID: $0.liveID!) }, apply: { $0.applyForSeat() },
+        cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
+        status: { vm in
+          switch vm.status {
+          case .idle: .idle
+          case .applying: .applying
+          case .connected: .connected
+          }
+        })
+    ).with(host: hostApp),
+  AppSuite(name: "seat-list-guest", summary: "wrong: connected from the seat list, microphone opened on one path only")
+    .with(
+      audience: audience(
+        { SeatListGuestViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
+        cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() },
+        answer: { vm, inviter, accept in
+          accept ? vm.acceptInvitation(inviterID: inviter) : vm.rejectInvitation(inviterID: inviter)
+        },
+        status: { vm in
+          switch vm.status {
+          case .idle: .idle
+          case .applying: .applying
+          case .connected: .connected
+          }
+        })
+    ).with(host: hostApp),
+]
