@@ -44,7 +44,7 @@ public final class AudienceCoGuestViewModel: ObservableObject {
       guard status == .applying else { return }
       if isAccept {
         print("[CoGuest] \(hostUser.userName) accepted")
-        openDevices()
+        if !openingDevices { openDevices() }
       } else {
         status = .idle
         errorMessage = "The host declined your request"
@@ -115,6 +115,16 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     coGuestStore.rejectInvitation(inviterID: inviterID) { result in
       if case .failure(let error) = result { print("[CoGuest] reject failed code=\(error.code)") }
     }
+  }
+
+  /// Leaving the live room: off the seat first, devices closed.
+  public func leaveRoom() {
+    if status == .connected || openingDevices { coGuestStore.disConnect(completion: nil) }
+    if status == .applying && !openingDevices { coGuestStore.cancelApplication(completion: nil) }
+    closeDevices()
+    openingDevices = false
+    status = .idle
+    LiveListStore.shared.leaveLive(completion: nil)
   }
 
   public func disconnect() {

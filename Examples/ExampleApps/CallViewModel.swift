@@ -21,7 +21,10 @@ public final class CallViewModel: ObservableObject {
         switch event {
         case .onCallReceived(let callId, _, _): self.screen = .ringing(callId: callId)
         case .onCallStarted(let callId, _): self.screen = .inCall(callId: callId)
-        case .onCallEnded: self.screen = .none
+        case .onCallEnded:
+          // Only if it is this call that ended: a late message about an earlier call must not
+          // close the screen of the current one.
+          if CallStore.shared.state.value.selfInfo.status == .none { self.screen = .none }
         }
       }
       .store(in: &cancellables)
@@ -31,7 +34,8 @@ public final class CallViewModel: ObservableObject {
   public var isShowingCall: Bool { screen != .none }
 
   public func call(_ userIDs: [String], video: Bool) {
-    guard screen == .none else { return }
+    // Not before the login finished (after a relaunch it may still be on its way).
+    guard screen == .none, LoginStore.shared.state.value.loginStatus == .logined else { return }
     screen = .calling
     var params = CallParams()
     params.timeout = 30

@@ -47,9 +47,11 @@ public final class HostCoGuestViewModel: ObservableObject {
     coGuestStore.acceptApplication(userID: userID) { [weak self] result in
       DispatchQueue.main.async {
         self?.pendingApplicants.removeAll { $0.userID == userID }
-        if case .failure(let error) = result, error.code == -2340 || error.code == 100205 {
-          // No room after all: say no, so that the viewer is not left waiting for its timeout.
-          self?.rejectApplication(userID: userID)
+        guard let self, case .failure(let error) = result, error.code == -2340 || error.code == 100205 else { return }
+        // No room after all: say no, so that the viewer is not left waiting for its timeout (if
+        // the application is still listed).
+        if self.coGuestStore.state.value.applicants.contains(where: { $0.userID == userID }) {
+          self.rejectApplication(userID: userID)
         }
       }
     }

@@ -148,6 +148,8 @@ public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, Conversati
         accept(join)
       }
     case .onCallEnded:
+      // A late message about an earlier call leaves the current one alone.
+      guard CallStore.shared.state.value.selfInfo.status == .none else { return }
       pendingJoin?.fail()
       pendingJoin = nil
       if let uuid = currentCallUUID,

@@ -13,9 +13,11 @@ struct PhoneObjects {
 func audience<VM>(
   _ make: @escaping @Sendable (UserContext) -> VM, apply: @escaping @Sendable (VM) -> Void,
   cancel: @escaping @Sendable (VM) -> Void, disconnect: @escaping @Sendable (VM) -> Void,
-  answer: @escaping @Sendable (VM, String, Bool) -> Void, status: @escaping @Sendable (VM) -> UIStatus
+  answer: @escaping @Sendable (VM, String, Bool) -> Void, status: @escaping @Sendable (VM) -> UIStatus,
+  leave: (@Sendable (VM) -> Void)? = nil
 ) -> AudienceApp<VM> {
   var app = AudienceApp(make: make)
+  app.leave = leave
   app.apply = apply
   app.cancel = cancel
   app.disconnect = disconnect
@@ -34,7 +36,7 @@ let correctAudience = audience(
     case .applying: .applying
     case .connected: .connected
     }
-  })
+  }, leave: { $0.leaveRoom() })
 
 let hostApp: HostApp<HostCoGuestViewModel> = {
   var app = HostApp { HostCoGuestViewModel(liveID: $0.liveID!) }

@@ -142,7 +142,9 @@ public struct LiveWorld: World {
     let ui = runtime.ui
     let now = runtime.now
     for u in ui.users {
-      let screen = ui.callScreen[Int(u)]
+      // A killed app shows nothing.
+      let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
+      let screen = alive ? ui.callScreen[Int(u)] : -1
       let facts = Checker.UIFacts(
         status: ui.statusProbed[Int(u)] ? runtime.clients[Int(u)].status : nil,
         pending: server.seats.pendingApplication(of: u) != nil, seated: server.seats.seat(of: u) != nil,

@@ -54,6 +54,9 @@ public struct AudienceApp<Objects>: Sendable {
   public var cancel: (@Sendable (Objects) -> Void)?
   /// The "leave the seat" tap (made after `audience.seatTime` on the seat).
   public var disconnect: (@Sendable (Objects) -> Void)?
+  /// Leaves the live room for good (made after `audience.stay`); without it the harness calls
+  /// `LiveListStore.shared.leaveLive()`.
+  public var leave: (@Sendable (Objects) -> Void)?
   /// Answers a host's invitation: the inviter's ID, and whether to accept.
   public var answerInvitation: (@Sendable (Objects, _ inviterID: String, _ accept: Bool) -> Void)?
   /// What the UI shows. Without a probe the UI oracles cannot judge this app.

@@ -1,4 +1,5 @@
 import AtomicXCore
+import Combine
 import Clients
 import LiveCommunicationKit
 import LiveStack
@@ -68,6 +69,13 @@ class Driver<Objects>: ClientBehavior, Settling {
 
   func roomOf(_ user: UInt32, _ runtime: ClientRuntime) -> UInt32? { homeRooms[user] }
   var homeRooms: [UInt32: UInt32] = [:]
+  /// Per user: the app shell's subscriptions (login and live events).
+  var shell: [UInt32: [AnyCancellable]] = [:]
+
+  /// The app shell ends the session: kicked offline, the login expired, or the live ended.
+  func sessionEnded(_ user: UInt32, host: AppHost) {
+    host.runtime.setStatus(user, .left)
+  }
 
   func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
     let host = harness.host(for: c.runtime)
@@ -111,6 +119,11 @@ class Driver<Objects>: ClientBehavior, Settling {
     let runtime = c.runtime
     let liveID = VirtualIDs.liveID(c.room)
     host.run(as: user) {
+      // The app shell (its login and room screens) listens for the session ending.
+      shell[user] = [
+        LoginStore.shared.loginEventPublisher.sink { [unowned self] _ in self.sessionEnded(user, host: host) },
+        LiveListStore.shared.liveListEventPublisher.sink { [unowned self] _ in self.sessionEnded(user, host: host) },
+      ]
       LoginStore.shared.login(sdkAppID: 1_400_000_000, userID: VirtualIDs.userID(user), userSig: "") { result in
         guard case .success = result else { return runtime.setStatus(user, .left) }
         LiveListStore.shared.joinLive(liveID: liveID) { result in
@@ -150,7 +163,6 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     if case .guestEvent(.onHostInvitationReceived(let inviter)) = callback, app.answerInvitation != nil {
       schedule(.answerInvitation, after: harness.sample(settings.invitationThink), user: user, arg: inviter, host: host)
     }
-    if case .liveEnded = callback { leave(user, host: host, alreadyOut: true) }
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
@@ -177,10 +189,13 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     }
   }
 
+  /// The viewer leaves the room for good: its app's leave action (or a plain `leaveLive`). Its
+  /// objects stay alive, as an app's do after a screen closes, but it taps nothing more.
   func leave(_ user: UInt32, host: AppHost, alreadyOut: Bool) {
-    guard objects[user] != nil else { return }
-    if !alreadyOut { LiveListStore.shared.leaveLive() }
-    objects[user] = nil
+    guard let o = objects[user], host.runtime.clients[Int(user)].status != .left else { return }
+    if !alreadyOut {
+      if let leave = app.leave { leave(o) } else { LiveListStore.shared.leaveLive() }
+    }
     host.runtime.setStatus(user, .left)
   }
 
@@ -240,7 +255,6 @@ final class HostDriver<Objects>: Driver<Objects> {
     if case .hostEvent(.onGuestApplicationReceived) = callback {
       schedule(.decide, after: harness.sample(settings.thinkTime), user: user, host: host)
     }
-    if case .liveEnded = callback { objects[user] = nil }
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {

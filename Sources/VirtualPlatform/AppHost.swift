@@ -36,7 +36,7 @@ package final class AppHost {
   package var afterUserCode: ((UInt32) -> Void)?
   private var depth = 0
   private var settling = false
-  private var jobs: [(user: UInt32, job: Job?)] = []
+  private var jobs: [(user: UInt32, process: UInt16, job: Job?)] = []
   private var freeJobs: [UInt32] = []
   /// Jobs posted and not yet run.
   package private(set) var pendingJobs = 0
@@ -104,12 +104,13 @@ package final class AppHost {
   package func post(_ job: Job, after delay: SimDuration = .zero) {
     precondition(user != .max, "app work was started outside any virtual user's code")
     let slot: UInt32
+    let process = self.process(of: user)
     if let s = freeJobs.popLast() {
       slot = s
-      jobs[Int(slot)] = (user, job)
+      jobs[Int(slot)] = (user, process, job)
     } else {
       slot = UInt32(jobs.count)
-      jobs.append((user, job))
+      jobs.append((user, process, job))
     }
     pendingJobs += 1
     runtime.commands.append(.timer(user: user, delay: max(delay, .zero), tag: AppHost.jobTag, arg: slot))
@@ -119,15 +120,30 @@ package final class AppHost {
   package func runJob(_ slot: UInt32) {
     guard Int(slot) < jobs.count, let job = jobs[Int(slot)].job else { return }
     let owner = jobs[Int(slot)].user
+    let process = jobs[Int(slot)].process
     jobs[Int(slot)].job = nil
     freeJobs.append(slot)
     pendingJobs -= 1
+    // Work of a process that has died since dies with it.
+    guard process == self.process(of: owner) else { return }
     run(as: owner) {
       switch job {
       case .block(let body): body()
       case .task(let unowned): unowned.runSynchronously(on: SimulationExecutor.shared.asUnownedSerialExecutor())
       }
     }
+  }
+
+  /// The process generation of `user`'s app (phones are killed and relaunched; others have one).
+  package func process(of user: UInt32) -> UInt16 {
+    guard let os = runtime.phoneSystem, os.phones.contains(user) else { return 0 }
+    return os.generation(user)
+  }
+
+  /// Whether `user`'s app process is alive.
+  package func isAlive(_ user: UInt32) -> Bool {
+    guard let os = runtime.phoneSystem, os.phones.contains(user) else { return true }
+    return os.appState(user) != .killed
   }
 
   /// Records a line the current user printed, with every UUID in it replaced by its number of
