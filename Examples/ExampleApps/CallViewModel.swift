@@ -28,6 +28,20 @@ public final class CallViewModel: ObservableObject {
         }
       }
       .store(in: &cancellables)
+    // The SDK's call state is the truth: a call can end without an event reaching the app (the
+    // session ended while the app was away), and then the screen must close all the same.
+    CallStore.shared.state
+      .map(\.selfInfo.status)
+      .removeDuplicates()
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] status in
+        if status == .none, self?.screen != .calling { self?.screen = .none }
+      }
+      .store(in: &cancellables)
+    LoginStore.shared.loginEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] _ in self?.screen = .none }
+      .store(in: &cancellables)
   }
 
   /// Whether the call screen is up.

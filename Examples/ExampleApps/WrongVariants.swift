@@ -20,8 +20,18 @@ public final class DoubleTapAudienceViewModel: ObservableObject {
   private let coGuestStore: CoGuestStore
   private var cancellables = Set<AnyCancellable>()
 
-  public init(liveID: String) {
+  public init(liveID: String, userID: String) {
     coGuestStore = CoGuestStore.create(liveID: liveID)
+    coGuestStore.state
+      .map { $0.connected.contains { $0.userID == userID } }
+      .removeDuplicates()
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] seated in
+        guard let self, !seated, self.status == .connected else { return }
+        self.closeDevices()
+        self.status = .idle
+      }
+      .store(in: &cancellables)
     coGuestStore.guestEventPublisher
       .receive(on: DispatchQueue.main)
       .sink { [weak self] event in

@@ -66,7 +66,7 @@ let suites: [AppSuite] = [
   AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")
     .with(
       audience: audience(
-        { DoubleTapAudienceViewModel(liveID: $0.liveID!) }, apply: { $0.applyForSeat() },
+        { DoubleTapAudienceViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
         cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
         status: { vm in
           switch vm.status {
@@ -75,7 +75,7 @@ let suites: [AppSuite] = [
           case .connected: .connected
           }
         })
-    ).with(host: hostApp),
+    ).with(host: hostApp).with(phone: phoneApp),
   AppSuite(name: "seat-list-guest", summary: "wrong: connected from the seat list, microphone opened on one path only")
     .with(
       audience: audience(
@@ -91,5 +91,5 @@ let suites: [AppSuite] = [
           case .connected: .connected
           }
         })
-    ).with(host: hostApp),
+    ).with(host: hostApp).with(phone: phoneApp),
 ]

@@ -39,6 +39,9 @@ extension Checker {
     }
   }
 
+  /// How long a mismatch of `id` may last.
+  func settle(_ id: InvariantID) -> SimDuration { id == .uiIdleWhilePending ? uiIdleSettle : uiSettle }
+
   /// Checks `user`'s UI against `facts` at `now`.
   public mutating func observeUI(user: UInt32, _ facts: UIFacts, at now: SimInstant) {
     var since = uiSince[user] ?? SIMD8<Int64>(repeating: 0)
@@ -81,8 +84,9 @@ extension Checker {
         since[i] = 0
       } else if since[i] == 0 {
         since[i] = now.nanoseconds + 1
-      } else if since[i] > 0 && now.nanoseconds + 1 - since[i] >= uiSettle.nanoseconds {
-        log.record(id, at: now, entities: ["user:\(user)"], message() + " for \(uiSettle) or more")
+      } else if since[i] > 0 && now.nanoseconds + 1 - since[i] >= settle(id).nanoseconds {
+        let text = message() + " for \(settle(id)) or more"
+        log.record(id, at: now, entities: ["user:\(user)"], text)
         since[i] = -1  // reported; again only after the mismatch clears
       }
     }

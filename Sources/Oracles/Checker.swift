@@ -30,6 +30,10 @@ public struct Checker: Sendable {
   /// How long an app's UI may disagree with the server before the UI invariants call it wrong:
   /// answers, seat lists and device opens in flight settle well within it.
   public var uiSettle = SimDuration.seconds(5)
+  /// The same for "idle while an application is pending", which a correct app never shows even
+  /// briefly (it shows applying before it sends, and the server drops the application before it
+  /// tells the app): only a lying -1 answer makes it, so one check interval is enough.
+  public var uiIdleSettle = SimDuration.seconds(1)
 
   /// A checker for the rooms of `seats`.
   public init(seats: SeatService) {
