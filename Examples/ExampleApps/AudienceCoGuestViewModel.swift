@@ -130,7 +130,9 @@ public final class AudienceCoGuestViewModel: ObservableObject {
   public func disconnect() {
     guard status == .connected else { return }
     coGuestStore.disConnect { [weak self] _ in
-      DispatchQueue.main.async { self?.leftSeat() }
+      // Only if nothing new began meanwhile: the seat list may have ended the session already and
+      // the viewer applied again.
+      DispatchQueue.main.async { if self?.status == .connected { self?.leftSeat() } }
     }
   }
 

@@ -20,33 +20,30 @@ public final class HostCoGuestViewModel: ObservableObject {
       .map(\.connected)
       .receive(on: DispatchQueue.main)
       .assign(to: &$connectedGuests)
+    coGuestStore.state
+      .map(\.applicants)
+      .receive(on: DispatchQueue.main)
+      .assign(to: &$pendingApplicants)
   }
 
   private func handle(_ event: HostEvent) {
     switch event {
     case .onGuestApplicationReceived(let guestUser):
-      if !pendingApplicants.contains(where: { $0.userID == guestUser.userID }) { pendingApplicants.append(guestUser) }
-    case .onGuestApplicationCancelled(let guestUser):
-      pendingApplicants.removeAll { $0.userID == guestUser.userID }
-    case .onGuestApplicationProcessedByOtherHost(let guestUser, _):
-      pendingApplicants.removeAll { $0.userID == guestUser.userID }
-    case .onHostInvitationResponded, .onHostInvitationNoResponse:
+      print("[Host] \(guestUser.userName) asks for a seat")
+    case .onGuestApplicationProcessedByOtherHost(let guestUser, let hostUser):
+      print("[Host] \(hostUser.userName) answered \(guestUser.userName) first")
+    case .onGuestApplicationCancelled, .onHostInvitationResponded, .onHostInvitationNoResponse:
       break
     }
   }
 
-  /// The oldest application still listed by the SDK (an application that timed out while it sat in
-  /// the panel is dropped rather than answered).
-  public var firstApplicant: LiveUserInfo? {
-    let live = Set(coGuestStore.state.value.applicants.map(\.userID))
-    pendingApplicants.removeAll { !live.contains($0.userID) }
-    return pendingApplicants.first
-  }
+  /// The oldest application the SDK still lists: one that timed out, was withdrawn or was answered
+  /// by another admin is gone from it, so it is never answered twice.
+  public var firstApplicant: LiveUserInfo? { coGuestStore.state.value.applicants.first }
 
   public func acceptApplication(userID: String) {
     coGuestStore.acceptApplication(userID: userID) { [weak self] result in
       DispatchQueue.main.async {
-        self?.pendingApplicants.removeAll { $0.userID == userID }
         guard let self, case .failure(let error) = result, error.code == -2340 || error.code == 100205 else { return }
         // No room after all: say no, so that the viewer is not left waiting for its timeout (if
         // the application is still listed).
@@ -58,8 +55,8 @@ public final class HostCoGuestViewModel: ObservableObject {
   }
 
   public func rejectApplication(userID: String) {
-    coGuestStore.rejectApplication(userID: userID) { [weak self] _ in
-      DispatchQueue.main.async { self?.pendingApplicants.removeAll { $0.userID == userID } }
+    coGuestStore.rejectApplication(userID: userID) { result in
+      if case .failure(let error) = result { print("[Host] reject failed code=\(error.code)") }
     }
   }
 

@@ -147,22 +147,62 @@ public final class CoGuestStore {
     hostEvents.send(e)
   }
 
+  // What the state was last built from, so that an unchanged SDK costs nothing and a changed list
+  // rebuilds only the entries that changed.
+  var builtSeats: [UInt32] = []
+  var builtMine: Int16 = -2
+  var builtApplicants: [UInt32] = []
+  var builtInvitees: [UInt32] = []
+  var built = CoGuestState()
+
   func refresh() {
-    let m = model
-    var s = CoGuestState()
-    let seats = bridge.client(room: room).liveSeat
-    if let mine = seats.mySeatIndex, seats.seatList.isEmpty {
-      s.connected = [SeatUserInfo(userID: VirtualIDs.userID(bridge.user), userName: VirtualIDs.userID(bridge.user), seatIndex: mine)]
-    } else {
-      for (i, occupant) in seats.seatList.enumerated() {
-        if let o = occupant {
-          let id = VirtualIDs.userID(o)
-          s.connected.append(SeatUserInfo(userID: id, userName: id, seatIndex: i))
+    let runtime = bridge.runtime
+    let u = Int(bridge.user)
+    let slot = Int(runtime.clients[u].staffSlot)
+    var changed = false
+    if slot >= 0 {
+      let seats = runtime.seatView[slot]
+      if seats != builtSeats {
+        built.connected = seats.enumerated().compactMap { i, o in
+          o == 0 ? nil : SeatUserInfo(userID: VirtualIDs.userID(o - 1), userName: VirtualIDs.userID(o - 1), seatIndex: i)
         }
+        builtSeats = seats
+        changed = true
+      }
+      let applicants = runtime.applicants[slot]
+      if applicants != builtApplicants {
+        patch(&built.applicants, from: builtApplicants, to: applicants)
+        builtApplicants = applicants
+        changed = true
+      }
+      let invitees = runtime.invitees[slot]
+      if invitees != builtInvitees {
+        patch(&built.invitees, from: builtInvitees, to: invitees)
+        builtInvitees = invitees
+        changed = true
+      }
+    } else {
+      // A viewer's SDK lists itself while seated.
+      let mine = runtime.clients[u].seenSeat
+      if mine != builtMine {
+        let id = VirtualIDs.userID(bridge.user)
+        built.connected = mine < 0 ? [] : [SeatUserInfo(userID: id, userName: id, seatIndex: Int(mine))]
+        builtMine = mine
+        changed = true
       }
     }
-    s.applicants = m.applicants.map(bridge.userInfo)
-    s.invitees = m.invitees.map(bridge.userInfo)
-    statePublisher.update(s)
+    if changed { statePublisher.subject.send(built) }
+  }
+
+  /// Turns `infos` (built from `old`) into the list for `new`, rebuilding only what lies between
+  /// their common head and tail.
+  func patch(_ infos: inout [LiveUserInfo], from old: [UInt32], to new: [UInt32]) {
+    var head = 0
+    while head < old.count && head < new.count && old[head] == new[head] { head += 1 }
+    var tail = 0
+    while tail < old.count - head && tail < new.count - head && old[old.count - 1 - tail] == new[new.count - 1 - tail] {
+      tail += 1
+    }
+    infos.replaceSubrange(head..<(old.count - tail), with: new[head..<(new.count - tail)].map(bridge.userInfo))
   }
 }

@@ -20,11 +20,11 @@ final class AtomicXUser {
 
   static var current: AtomicXUser {
     let b = Bridge.current
-    return b.host.singleton("AtomicXCore") { AtomicXUser(bridge: b) }
+    return b.host.singleton(.atomicX) { AtomicXUser(bridge: b) }
   }
 
   static func of(_ host: AppHost, _ user: UInt32) -> AtomicXUser {
-    host.existingSingleton("AtomicXCore", of: user) ?? host.run(as: user) { current }
+    host.existingSingleton(.atomicX, of: user) ?? host.run(as: user) { current }
   }
 
   /// Some state publisher gained or lost subscribers: the SDK keeps the seat list flowing while any
@@ -49,7 +49,7 @@ final class AtomicXUser {
 package enum AtomicXDelivery {
   /// Delivers `callback` (an SDK event of `user`) to its publishers, as `user`'s code.
   package static func deliver(_ callback: ClientCallback, to user: UInt32, host: AppHost) {
-    guard let sdk: AtomicXUser = host.existingSingleton("AtomicXCore", of: user) else { return }
+    guard let sdk: AtomicXUser = host.existingSingleton(.atomicX, of: user) else { return }
     switch callback {
     case .guestEvent(let e): for s in sdk.coGuest { s.deliver(e) }
     case .hostEvent(let e): for s in sdk.coGuest { s.deliver(e) }
@@ -63,7 +63,7 @@ package enum AtomicXDelivery {
 
   /// Refreshes the watched states of `user` (after any of its code ran).
   package static func settle(_ user: UInt32, host: AppHost) {
-    guard let sdk: AtomicXUser = host.existingSingleton("AtomicXCore", of: user) else { return }
+    guard let sdk: AtomicXUser = host.existingSingleton(.atomicX, of: user) else { return }
     sdk.settle()
   }
 
@@ -314,25 +314,34 @@ public final class LiveSeatStore {
     model.moveUserToSeat(userID: u, targetIndex: targetIndex, policy: p, completion: bridge.completion(completion))
   }
 
+  var builtSeats: [UInt32] = []
+  var builtMine: Int16 = -2
+
   func refresh() {
-    let m = model
+    let runtime = bridge.runtime
+    let u = Int(bridge.user)
+    let slot = Int(runtime.clients[u].staffSlot)
+    let count = room < UInt32(runtime.rooms.count) ? runtime.rooms[Int(room)].maxSeatCount : 0
     var s = LiveSeatState()
-    let list = m.seatList
-    if list.isEmpty {
-      // A viewer's SDK: its own seat, the rest unknown to the model.
-      let count = room < UInt32(bridge.runtime.rooms.count) ? m.maxSeatCount : 0
-      let mine = m.mySeatIndex
-      for i in 0..<count {
-        let id = i == mine ? VirtualIDs.userID(bridge.user) : ""
+    if slot >= 0 {
+      let seats = runtime.seatView[slot]
+      guard seats != builtSeats else { return }
+      builtSeats = seats
+      for (i, o) in seats.enumerated() {
+        let id = o == 0 ? "" : VirtualIDs.userID(o - 1)
         s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(userID: id, userName: id, seatIndex: i)))
       }
     } else {
-      for (i, o) in list.enumerated() {
-        let id = o.map(VirtualIDs.userID) ?? ""
+      // A viewer's SDK: its own seat; the others as the model does not track them for viewers.
+      let mine = runtime.clients[u].seenSeat
+      guard mine != builtMine else { return }
+      builtMine = mine
+      for i in 0..<count {
+        let id = i == Int(mine) ? VirtualIDs.userID(bridge.user) : ""
         s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(userID: id, userName: id, seatIndex: i)))
       }
     }
-    statePublisher.update(s)
+    statePublisher.subject.send(s)
   }
 }
 

@@ -361,6 +361,10 @@ public final class UIProbes {
     statusProbed = [Bool](repeating: false, count: userCount)
   }
 
+  /// Whether any probe reads `user`'s UI.
+  @inline(__always)
+  public func isProbed(_ user: UInt32) -> Bool { probed[Int(user)] }
+
   func enlist(_ user: UInt32) {
     if !probed[Int(user)] {
       probed[Int(user)] = true

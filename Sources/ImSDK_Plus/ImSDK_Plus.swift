@@ -31,7 +31,7 @@ public final class V2TIMManager: NSObject {
   /// The current user's instance.
   public static func sharedInstance() -> V2TIMManager {
     let host = AppHost.required("V2TIMManager")
-    return host.singleton("ImSDK_Plus.manager") { V2TIMManager(host: host) }
+    return host.singleton(.imManager) { V2TIMManager(host: host) }
   }
 
   /// Uploads the VoIP token and certificate; refused locally (-1201) until the IM login finished.

@@ -236,7 +236,7 @@ public final class ConversationManager: @unchecked Sendable {
     self.configuration = configuration
     host = AppHost.required("ConversationManager")
     user = host.user
-    host.setSingleton("LiveCommunicationKit.manager", WeakManager(self))
+    host.setSingleton(.conversationManager, WeakManager(self))
   }
 
   var model: Clients.ConversationManager {
@@ -331,7 +331,7 @@ package enum ConversationDelivery {
   /// Hands `callback` to `user`'s conversation manager delegate, as `user`'s code.
   package static func deliver(_ callback: ClientCallback, to user: UInt32, host: AppHost) {
     guard case .conversationAction(let a) = callback,
-      let box: WeakManager = host.existingSingleton("LiveCommunicationKit.manager", of: user),
+      let box: WeakManager = host.existingSingleton(.conversationManager, of: user),
       let manager = box.manager, let delegate = manager.delegate
     else { return }
     let uuid = manager.uuid(for: a.uuid)

@@ -39,57 +39,70 @@ extension Checker {
     }
   }
 
+  /// Whether no UI mismatch of `user` is being timed.
+  public func uiQuiet(_ user: UInt32) -> Bool { Int(user) >= uiSince.count || uiSince[Int(user)] == .zero }
+
   /// How long a mismatch of `id` may last.
   func settle(_ id: InvariantID) -> SimDuration { id == .uiIdleWhilePending ? uiIdleSettle : uiSettle }
 
+  /// The UI checks, in the order of their slots in ``uiSince``.
+  static let uiChecks: [InvariantID] = [
+    .uiIdleWhilePending, .uiConnectedMeansSeated, .uiApplyingMeansPending, .captureOnlyWhileSeated,
+    .uiCallScreenMatchesCall,
+  ]
+
   /// Checks `user`'s UI against `facts` at `now`.
   public mutating func observeUI(user: UInt32, _ facts: UIFacts, at now: SimInstant) {
-    var since = uiSince[user] ?? SIMD8<Int64>(repeating: 0)
     let status = facts.status
-    let checks: [(Bool, InvariantID, () -> String)] = [
-      (
-        status == .idle && facts.pending, .uiIdleWhilePending,
-        { "user \(user)'s UI shows idle while the server holds its application" }
-      ),
-      (
-        status == .connected && (!facts.seated || !facts.microphoneOn), .uiConnectedMeansSeated,
-        {
-          "user \(user)'s UI shows connected while "
-            + (facts.seated ? "its microphone is closed" : "the server has it on no seat")
-        }
-      ),
-      (
-        status == .applying && !facts.pending, .uiApplyingMeansPending,
-        {
-          "user \(user)'s UI shows applying while the server holds no application of it"
-            + (facts.seated ? " (it is on a seat)" : "")
-        }
-      ),
-      (
-        facts.captureOn && !facts.seated && facts.callState != .accept, .captureOnlyWhileSeated,
-        { "user \(user) has a capture device on while it is on no seat and in no call" }
-      ),
-      (
-        facts.callScreen.map { ($0 && facts.callState == .none) || (!$0 && facts.callState == .accept) } ?? false,
-        .uiCallScreenMatchesCall,
-        {
-          facts.callScreen == true
-            ? "user \(user)'s call screen is up while it is in no call"
-            : "user \(user)'s call screen is down while its call is connected"
-        }
-      ),
-    ]
-    for (i, (mismatch, id, message)) in checks.enumerated() {
-      if !mismatch {
+    var mismatch = SIMD8<Int64>(repeating: 0)
+    if status == .idle && facts.pending { mismatch[0] = 1 }
+    if status == .connected && (!facts.seated || !facts.microphoneOn) { mismatch[1] = 1 }
+    if status == .applying && !facts.pending { mismatch[2] = 1 }
+    if facts.captureOn && !facts.seated && facts.callState != .accept { mismatch[3] = 1 }
+    if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept) {
+      mismatch[4] = 1
+    }
+    let u = Int(user)
+    if u >= uiSince.count { uiSince += [SIMD8<Int64>](repeating: .zero, count: u + 1 - uiSince.count) }
+    var since = uiSince[u]
+    // The common case: the UI agrees and agreed.
+    if mismatch == .zero && since == .zero { return }
+    for i in 0..<Checker.uiChecks.count {
+      if mismatch[i] == 0 {
         since[i] = 0
       } else if since[i] == 0 {
         since[i] = now.nanoseconds + 1
-      } else if since[i] > 0 && now.nanoseconds + 1 - since[i] >= settle(id).nanoseconds {
-        let text = message() + " for \(settle(id)) or more"
-        log.record(id, at: now, entities: ["user:\(user)"], text)
+      } else if since[i] > 0 && now.nanoseconds + 1 - since[i] >= settle(Checker.uiChecks[i]).nanoseconds {
         since[i] = -1  // reported; again only after the mismatch clears
+        recordUI(i, user: user, facts, at: now)
       }
     }
-    uiSince[user] = since
+    uiSince[u] = since
+  }
+
+  mutating func recordUI(_ check: Int, user: UInt32, _ facts: UIFacts, at now: SimInstant) {
+    let id = Checker.uiChecks[check]
+    let text: String
+    switch id {
+    case .uiIdleWhilePending:
+      text = "user \(user)'s UI shows idle while the server holds its application"
+    case .uiConnectedMeansSeated:
+      text =
+        "user \(user)'s UI shows connected while "
+        + (facts.seated ? "its microphone is closed" : "the server has it on no seat")
+    case .uiApplyingMeansPending:
+      text =
+        "user \(user)'s UI shows applying while the server holds no application of it"
+        + (facts.seated ? " (it is on a seat)" : "")
+    case .captureOnlyWhileSeated:
+      text = "user \(user) has a capture device on while it is on no seat and in no call"
+    default:
+      text =
+        facts.callScreen == true
+        ? "user \(user)'s call screen is up while it is in no call"
+        : "user \(user)'s call screen is down while its call is connected"
+    }
+    let message = text + " for \(settle(id)) or more"
+    log.record(id, at: now, entities: ["user:\(user)"], message)
   }
 }

@@ -26,7 +26,7 @@ public struct Checker: Sendable {
   /// not held to its bound until then: each check below names its heal exemption.
   public var healAtNs: Int64 = 0
   /// Per probed user: since when each UI mismatch has held (nanoseconds + 1; 0: not now).
-  var uiSince: [UInt32: SIMD8<Int64>] = [:]
+  var uiSince: [SIMD8<Int64>] = []
   /// How long an app's UI may disagree with the server before the UI invariants call it wrong:
   /// answers, seat lists and device opens in flight settle well within it.
   public var uiSettle = SimDuration.seconds(5)

@@ -95,7 +95,7 @@ public final class PKPushRegistry: NSObject {
     host = AppHost.required("PKPushRegistry")
     user = host.user
     super.init()
-    host.setSingleton("PushKit.registry", self)
+    host.setSingleton(.pushRegistry, self)
   }
 
   /// The push types asked for; `[.voIP]` registers the device.
@@ -141,7 +141,7 @@ package enum PushKitDelivery {
 
   /// Hands `callback` to `user`'s registry delegate, as `user`'s code.
   package static func deliver(_ callback: ClientCallback, to user: UInt32, host: AppHost) {
-    guard let registry: PKPushRegistry = host.existingSingleton("PushKit.registry", of: user) else { return }
+    guard let registry: PKPushRegistry = host.existingSingleton(.pushRegistry, of: user) else { return }
     switch callback {
     case .pushTokenUpdated(let token):
       let data = tokenData(token)

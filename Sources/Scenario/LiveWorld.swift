@@ -58,6 +58,8 @@ public struct LiveWorld: World {
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
+  /// The app UIs the UI oracles look at now.
+  var uiWatch = UIWatch()
   /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
   /// never change the run, so the trace hash is the same either way).
   public var checking = true
@@ -136,12 +138,24 @@ public struct LiveWorld: World {
     if apps.contains(where: { $0?.showsUI == true }) { scheduler.schedule(after: .seconds(1), event(.uiCheck, 0)) }
   }
 
-  /// Compares every probed app UI with the server (see `Checker+UI`).
+  /// Compares the watched app UIs with the server (see `Checker+UI` and ``UIWatch``).
   mutating func checkUIs() {
     guard checking else { return }
     let ui = runtime.ui
     let now = runtime.now
-    for u in ui.users {
+    var kept = 0
+    for k in 0..<uiWatch.users.count {
+      let u = uiWatch.users[k]
+      let status = runtime.clients[Int(u)].status
+      let settled =
+        now.nanoseconds >= uiWatch.until[Int(u)] && (status == .idle || status == .left || status == .away)
+        && ui.callScreen[Int(u)] != 1 && checker.uiQuiet(u)
+      if settled {
+        uiWatch.until[Int(u)] = 0
+      } else {
+        uiWatch.users[kept] = u
+        kept += 1
+      }
       // A killed app shows nothing.
       let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
       let screen = alive ? ui.callScreen[Int(u)] : -1
@@ -152,6 +166,7 @@ public struct LiveWorld: World {
         callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u))
       checker.observeUI(user: u, facts, at: now)
     }
+    uiWatch.users.removeLast(uiWatch.users.count - kept)
   }
 
   @inline(__always)
@@ -279,6 +294,7 @@ public struct LiveWorld: World {
     let status = runtime.clients[Int(user)].status
     if status != before && status == .connected { measured.connected(user, now) }
     guard checking else { return }
+    if runtime.ui.isProbed(user) { uiWatch.watch(user, until: now + UIWatch.window) }
     let seen = runtime.clients[Int(user)].seenSeat
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
@@ -461,5 +477,28 @@ public struct LiveWorld: World {
       runtime.setDevice(device, user: op.user, on: true)
     }
     complete(op, completion, error, &scheduler)
+  }
+}
+
+/// The app UIs worth checking: every probed user whose code ran in the last ``window``, and any
+/// whose UI is not at rest (applying, connected, a call screen up, a mismatch being timed). A UI at
+/// rest cannot start to disagree with the server without its app hearing of it (an application
+/// is the app's own, and its answer or timeout reaches the app within the SDK's request timeout),
+/// so checking only these finds every mismatch the full scan would, at a cost that follows the
+/// active users instead of all of them.
+struct UIWatch {
+  /// How long after its code last ran a UI at rest stays watched: longer than the SDK's request
+  /// timeout plus the settle time.
+  static let window = SimDuration.seconds(20)
+  /// The watched users, in the order they were first watched.
+  var users: [UInt32] = []
+  /// Per user: watched until (nanoseconds; 0: not watched).
+  var until: [Int64] = []
+
+  mutating func watch(_ user: UInt32, until end: SimInstant) {
+    let u = Int(user)
+    if u >= until.count { until += [Int64](repeating: 0, count: u + 1 - until.count) }
+    if until[u] == 0 { users.append(user) }
+    until[u] = max(end.nanoseconds, 1)
   }
 }

@@ -221,7 +221,10 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     case .connected:
       schedule(.leaveSeat, after: harness.sample(settings.seatTime), user: user, arg: e, host: host)
     case .idle:
-      if let again = settings.retry.other ?? settings.retry.rejected, applies[user, default: 0] < settings.maxApplies {
+      // After a seat session the viewer applies again as a fresh arrival would; after a failed
+      // application, as the profile's retry policy says.
+      let again = old == .connected ? settings.applyAfter : settings.retry.other ?? settings.retry.rejected
+      if let again, applies[user, default: 0] < settings.maxApplies {
         schedule(.apply, after: harness.sample(again), user: user, host: host)
       }
     default: break

@@ -29,9 +29,13 @@ package final class AppHost {
   package let runtime: ClientRuntime
   /// The virtual user whose code runs now (`UInt32.max`: none).
   package var user: UInt32 = .max
-  /// Per user: its process's singletons (`LoginStore.shared`, `NotificationCenter.default`, …), by
-  /// name. A process death forgets them.
-  private var singletons: [UInt32: [String: AnyObject]] = [:]
+  /// The per-process singletons of the SDK-compatible modules.
+  package enum Singleton: Int, CaseIterable {
+    case atomicX, pushRegistry, conversationManager, imManager, notificationCenter
+  }
+  /// Per user: its process's singletons (`LoginStore.shared`, `NotificationCenter.default`, …). A
+  /// process death forgets them.
+  private var singletons: [[AnyObject?]]
   /// Called when the outermost piece of a user's code returns (the harness reads the UI then).
   package var afterUserCode: ((UInt32) -> Void)?
   private var depth = 0
@@ -52,6 +56,7 @@ package final class AppHost {
   /// A host for the clients of `runtime`.
   package init(runtime: ClientRuntime) {
     self.runtime = runtime
+    singletons = [[AnyObject?]](repeating: [], count: runtime.clients.count)
     ConcurrencyHooks.install()
   }
 
@@ -79,26 +84,31 @@ package final class AppHost {
     return try body()
   }
 
-  /// The current user's singleton named `name`, made by `make` the first time.
-  package func singleton<T: AnyObject>(_ name: String, _ make: () -> T) -> T {
-    if let existing = singletons[user]?[name] as? T { return existing }
+  /// The current user's singleton `name`, made by `make` the first time.
+  package func singleton<T: AnyObject>(_ name: Singleton, _ make: () -> T) -> T {
+    if let existing: T = existingSingleton(name, of: user) { return existing }
     let made = make()
-    singletons[user, default: [:]][name] = made
+    setSingleton(name, made)
     return made
   }
 
-  /// Makes `object` the current user's singleton named `name` (replacing any before it).
-  package func setSingleton(_ name: String, _ object: AnyObject) {
-    singletons[user, default: [:]][name] = object
+  /// Makes `object` the current user's singleton `name` (replacing any before it).
+  package func setSingleton(_ name: Singleton, _ object: AnyObject) {
+    let u = Int(user)
+    if singletons[u].isEmpty { singletons[u] = [AnyObject?](repeating: nil, count: Singleton.allCases.count) }
+    singletons[u][name.rawValue] = object
   }
 
-  /// The singleton named `name` of `user`, if it was made.
-  package func existingSingleton<T: AnyObject>(_ name: String, of user: UInt32) -> T? {
-    singletons[user]?[name] as? T
+  /// The singleton `name` of `user`, if it was made.
+  @inline(__always)
+  package func existingSingleton<T: AnyObject>(_ name: Singleton, of user: UInt32) -> T? {
+    let slots = singletons[Int(user)]
+    guard !slots.isEmpty, let object = slots[name.rawValue] else { return nil }
+    return unsafeDowncast(object, to: T.self)
   }
 
-  /// Forgets every singleton of `user` (its process died or it left for good).
-  package func forgetSingletons(of user: UInt32) { singletons[user] = nil }
+  /// Forgets every singleton of `user` (its process died).
+  package func forgetSingletons(of user: UInt32) { singletons[Int(user)] = [] }
 
   /// Posts `job` for the current user, to run as its own event after `delay`.
   package func post(_ job: Job, after delay: SimDuration = .zero) {

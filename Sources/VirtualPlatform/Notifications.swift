@@ -17,7 +17,7 @@ public final class NotificationCenter: @unchecked Sendable {
 
   /// The current virtual user's center.
   public static var `default`: NotificationCenter {
-    AppHost.required("NotificationCenter.default").singleton("NotificationCenter") { NotificationCenter() }
+    AppHost.required("NotificationCenter.default").singleton(.notificationCenter) { NotificationCenter() }
   }
 
   /// Calls `block` for each notification named `name` (all, if `nil`). With a queue, the block runs
