@@ -37,11 +37,11 @@ final class AtomicXUser {
 
   /// Brings every watched state up to date.
   func settle() {
-    for s in coGuest where s.statePublisher.hasSubscribers { s.refresh() }
-    for s in liveSeat where s.statePublisher.hasSubscribers { s.refresh() }
-    if let d = device, d.statePublisher.hasSubscribers { d.refresh() }
-    if let c = call, c.statePublisher.hasSubscribers { c.refresh() }
-    if let l = login, l.statePublisher.hasSubscribers { l.refresh() }
+    for s in coGuest where s.statePublisher.watched { s.refresh() }
+    for s in liveSeat where s.statePublisher.watched { s.refresh() }
+    if let d = device, d.statePublisher.watched { d.refresh() }
+    if let c = call, c.statePublisher.watched { c.refresh() }
+    if let l = login, l.statePublisher.watched { l.refresh() }
   }
 }
 

@@ -118,6 +118,8 @@ public final class StatePublisher<State: Equatable>: Publisher {
   public typealias Failure = Never
   let subject: CurrentValueSubject<State, Never>
   var onSubscriberCountChange: ((Int) -> Void)?
+  /// Whether anything subscribes (kept here, where reading it costs nothing).
+  var watched = false
   /// Brings the state up to date with the SDK (before it is read or subscribed to).
   var refresher: (() -> Void)?
 
@@ -132,14 +134,17 @@ public final class StatePublisher<State: Equatable>: Publisher {
   public func subscribe(_ downstream: Downstream<State, Never>) -> AnyCancellable {
     refresher?()
     let inner = subject.subscribe(downstream)
+    watched = true
     onSubscriberCountChange?(subject.subscriberCount)
     return AnyCancellable { [weak self] in
       inner.cancel()
-      if let self { self.onSubscriberCountChange?(self.subject.subscriberCount) }
+      guard let self else { return }
+      self.watched = self.subject.subscriberCount > 0
+      self.onSubscriberCountChange?(self.subject.subscriberCount)
     }
   }
 
-  var hasSubscribers: Bool { subject.subscriberCount > 0 }
+  var hasSubscribers: Bool { watched }
 
   func update(_ new: State) {
     if new != subject.value { subject.send(new) }

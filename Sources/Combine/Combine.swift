@@ -97,9 +97,16 @@ public protocol Subject<Output, Failure>: AnyObject, Publisher {
 
 /// The subscribers of a subject, in subscription order.
 final class SubscriberList<Output, Failure: Error> {
-  var entries: [(id: UInt64, downstream: Downstream<Output, Failure>)] = []
-  var nextID: UInt64 = 0
-  var finished = false
+  // The count comes first: its offset does not depend on the generic types, so reading it needs
+  // no type metadata.
+  @exclusivity(unchecked) var count = 0
+  @exclusivity(unchecked) var nextID: UInt64 = 0
+  @exclusivity(unchecked) var finished = false
+  struct Entry {
+    let id: UInt64
+    let downstream: Downstream<Output, Failure>
+  }
+  @exclusivity(unchecked) var entries: [Entry] = []
   /// Called when the count of subscribers changes (the SDK facades map it to the model's
   /// subscriptions).
   var onCountChange: ((Int) -> Void)?
@@ -107,17 +114,23 @@ final class SubscriberList<Output, Failure: Error> {
   func add(_ d: Downstream<Output, Failure>) -> AnyCancellable {
     let id = nextID
     nextID += 1
-    entries.append((id, d))
-    onCountChange?(entries.count)
+    entries.append(Entry(id: id, downstream: d))
+    count = entries.count
+    onCountChange?(count)
     return AnyCancellable { [weak self] in
       guard let self, let i = self.entries.firstIndex(where: { $0.id == id }) else { return }
       self.entries.remove(at: i)
-      self.onCountChange?(self.entries.count)
+      self.count = self.entries.count
+      self.onCountChange?(self.count)
     }
   }
 
   func send(_ value: Output) {
-    guard !finished else { return }
+    guard !finished, count > 0 else { return }
+    if count == 1 {
+      entries[0].downstream.receive(value)
+      return
+    }
     // A snapshot: subscribers added while sending miss this value, cancelled ones still in the
     // snapshot are skipped.
     let snapshot = entries
@@ -129,6 +142,7 @@ final class SubscriberList<Output, Failure: Error> {
     finished = true
     let snapshot = entries
     entries.removeAll()
+    count = 0
     for e in snapshot { e.downstream.complete(completion) }
     onCountChange?(0)
   }
@@ -142,7 +156,7 @@ public final class PassthroughSubject<Output, Failure: Error>: Subject {
   public init() {}
 
   /// The number of current subscribers.
-  public var subscriberCount: Int { list.entries.count }
+  public var subscriberCount: Int { list.count }
 
   /// Called with the subscriber count whenever it changes.
   public var onSubscriberCountChange: ((Int) -> Void)? {
@@ -168,7 +182,7 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject {
   public init(_ value: Output) { self.value = value }
 
   /// The number of current subscribers.
-  public var subscriberCount: Int { list.entries.count }
+  public var subscriberCount: Int { list.count }
 
   public func subscribe(_ downstream: Downstream<Output, Failure>) -> AnyCancellable {
     let c = list.add(downstream)

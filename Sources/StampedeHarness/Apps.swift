@@ -163,7 +163,7 @@ public struct AppSuite: Sendable {
 
   /// The behaviours of one run.
   public func clients(_ setup: ClientSetup) -> ClientSet {
-    let h = Harness(random: setup.random)
+    let h = Harness(random: setup.random, userCount: setup.userCount)
     var set = ClientSet()
     set.audience = audience?(h, setup.audience)
     set.host = host?(h, setup.host)

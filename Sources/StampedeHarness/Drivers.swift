@@ -12,16 +12,23 @@ import VirtualPlatform
 public final class Harness: @unchecked Sendable {
   var host: AppHost?
   var random: Xoshiro256
-  var settlers: [UInt32: any Settling] = [:]
+  /// The number of users of the run.
+  let userCount: Int
+  /// Per user: the driver whose UI to read after its code ran.
+  var settlers: [(any Settling)?]
 
-  init(random: Xoshiro256) { self.random = random }
+  init(random: Xoshiro256, userCount: Int) {
+    self.random = random
+    self.userCount = userCount
+    settlers = [(any Settling)?](repeating: nil, count: userCount)
+  }
 
   func host(for runtime: ClientRuntime) -> AppHost {
     if let host { return host }
     let h = AppHost(runtime: runtime)
     h.afterUserCode = { [unowned self] user in
       AtomicXDelivery.settle(user, host: h)
-      self.settlers[user]?.settle(user, host: h)
+      self.settlers[Int(user)]?.settle(user, host: h)
     }
     host = h
     return h
@@ -46,10 +53,19 @@ enum Tap: UInt32 {
 /// SDK-compatible modules.
 class Driver<Objects>: ClientBehavior, Settling {
   let harness: Harness
-  var objects: [UInt32: Objects] = [:]
-  var epoch: [UInt32: UInt32] = [:]
+  /// Per user: its app's objects (while it has any).
+  @exclusivity(unchecked) var objects: ContiguousArray<Objects?>
+  /// Per user: invalidates the taps scheduled for an earlier state.
+  @exclusivity(unchecked) var epoch: [UInt32]
+  /// Per user: the room (viewers and staff).
+  @exclusivity(unchecked) var homeRooms: [UInt32]
 
-  init(harness: Harness) { self.harness = harness }
+  init(harness: Harness) {
+    self.harness = harness
+    objects = ContiguousArray(repeating: nil, count: harness.userCount)
+    epoch = [UInt32](repeating: 0, count: harness.userCount)
+    homeRooms = [UInt32](repeating: .max, count: harness.userCount)
+  }
 
   var showsUI: Bool { true }
 
@@ -67,10 +83,11 @@ class Driver<Objects>: ClientBehavior, Settling {
     return UserContext(userID: VirtualIDs.userID(user), liveID: room.map(VirtualIDs.liveID), role: role)
   }
 
-  func roomOf(_ user: UInt32, _ runtime: ClientRuntime) -> UInt32? { homeRooms[user] }
-  var homeRooms: [UInt32: UInt32] = [:]
+  func roomOf(_ user: UInt32, _ runtime: ClientRuntime) -> UInt32? {
+    homeRooms[Int(user)] == .max ? nil : homeRooms[Int(user)]
+  }
   /// Per user: the app shell's subscriptions (login and live events).
-  var shell: [UInt32: [AnyCancellable]] = [:]
+  var shell: [[AnyCancellable]]  = []
 
   /// The app shell ends the session: kicked offline, the login expired, or the live ended.
   func sessionEnded(_ user: UInt32, host: AppHost) {
@@ -114,13 +131,14 @@ class Driver<Objects>: ClientBehavior, Settling {
   func enterRoom(_ c: inout Client, _ joined: @escaping (AppHost) -> Void) {
     let host = harness.host(for: c.runtime)
     let user = c.user
-    homeRooms[user] = c.room
-    harness.settlers[user] = self
+    homeRooms[Int(user)] = c.room
+    harness.settlers[Int(user)] = self
     let runtime = c.runtime
     let liveID = VirtualIDs.liveID(c.room)
     host.run(as: user) {
       // The app shell (its login and room screens) listens for the session ending.
-      shell[user] = [
+      if shell.isEmpty { shell = [[AnyCancellable]](repeating: [], count: harness.userCount) }
+      shell[Int(user)] = [
         LoginStore.shared.loginEventPublisher.sink { [unowned self] _ in self.sessionEnded(user, host: host) },
         LiveListStore.shared.liveListEventPublisher.sink { [unowned self] _ in self.sessionEnded(user, host: host) },
       ]
@@ -140,18 +158,19 @@ class Driver<Objects>: ClientBehavior, Settling {
 final class AudienceDriver<Objects>: Driver<Objects> {
   let app: AudienceApp<Objects>
   let settings: AudienceSettings
-  var applies: [UInt32: Int] = [:]
+  @exclusivity(unchecked) var applies: [UInt8]
 
   init(app: AudienceApp<Objects>, settings: AudienceSettings, harness: Harness) {
     self.app = app
     self.settings = settings
+    applies = [UInt8](repeating: 0, count: harness.userCount)
     super.init(harness: harness)
   }
 
   override func start(_ c: inout Client) {
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      objects[user] = app.make(context(user, runtime: host.runtime, role: .audience))
+      objects[Int(user)] = app.make(context(user, runtime: host.runtime, role: .audience))
       schedule(.leaveRoom, after: harness.sample(settings.stay), user: user, host: host)
       if harness.chance(settings.applyProbability) {
         schedule(.apply, after: harness.sample(settings.applyAfter), user: user, host: host)
@@ -166,21 +185,21 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
-    guard let o = objects[user] else { return }
+    guard let o = objects[Int(user)] else { return }
     let status = host.runtime.clients[Int(user)].status
     switch tap {
     case .apply:
-      guard status == .idle, applies[user, default: 0] < settings.maxApplies, let apply = app.apply else { return }
-      applies[user, default: 0] += 1
+      guard status == .idle, Int(applies[Int(user)]) < settings.maxApplies, let apply = app.apply else { return }
+      applies[Int(user)] &+= 1
       apply(o)
       // People double-tap buttons; a view model must not apply twice.
       if harness.chance(app.doubleTap) { schedule(.secondTap, after: .milliseconds(150), user: user, host: host) }
     case .secondTap:
       app.apply?(o)
     case .giveUp:
-      if status == .applying, arg == epoch[user, default: 0] { app.cancel?(o) }
+      if status == .applying, arg == epoch[Int(user)] { app.cancel?(o) }
     case .leaveSeat:
-      if status == .connected, arg == epoch[user, default: 0] { app.disconnect?(o) }
+      if status == .connected, arg == epoch[Int(user)] { app.disconnect?(o) }
     case .answerInvitation:
       app.answerInvitation?(o, VirtualIDs.userID(arg), harness.chance(settings.acceptInvitation))
     case .leaveRoom:
@@ -192,7 +211,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   /// The viewer leaves the room for good: its app's leave action (or a plain `leaveLive`). Its
   /// objects stay alive, as an app's do after a screen closes, but it taps nothing more.
   func leave(_ user: UInt32, host: AppHost, alreadyOut: Bool) {
-    guard let o = objects[user], host.runtime.clients[Int(user)].status != .left else { return }
+    guard let o = objects[Int(user)], host.runtime.clients[Int(user)].status != .left else { return }
     if !alreadyOut {
       if let leave = app.leave { leave(o) } else { LiveListStore.shared.leaveLive() }
     }
@@ -200,7 +219,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   }
 
   override func settle(_ user: UInt32, host: AppHost) {
-    guard let o = objects[user], let probe = app.status else { return }
+    guard let o = objects[Int(user)], let probe = app.status else { return }
     let runtime = host.runtime
     runtime.ui.noteStatusProbe(user)
     let ui = probe(o)
@@ -213,8 +232,8 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     let old = runtime.clients[Int(user)].status
     guard new != old, old != .left, old != .away else { return }
     runtime.setStatus(user, new)
-    epoch[user, default: 0] &+= 1
-    let e = epoch[user, default: 0]
+    epoch[Int(user)] &+= 1
+    let e = epoch[Int(user)]
     switch new {
     case .applying:
       if let p = settings.patience { schedule(.giveUp, after: harness.sample(p), user: user, arg: e, host: host) }
@@ -224,7 +243,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
       // After a seat session the viewer applies again as a fresh arrival would; after a failed
       // application, as the profile's retry policy says.
       let again = old == .connected ? settings.applyAfter : settings.retry.other ?? settings.retry.rejected
-      if let again, applies[user, default: 0] < settings.maxApplies {
+      if let again, Int(applies[Int(user)]) < settings.maxApplies {
         schedule(.apply, after: harness.sample(again), user: user, host: host)
       }
     default: break
@@ -247,7 +266,7 @@ final class HostDriver<Objects>: Driver<Objects> {
     let role: UserContext.Role = c.role == .owner ? .host : .admin
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      objects[user] = app.make(context(user, runtime: host.runtime, role: role))
+      objects[Int(user)] = app.make(context(user, runtime: host.runtime, role: role))
       if let every = settings.inviteEvery, app.invite != nil {
         schedule(.invite, after: harness.sample(every), user: user, host: host)
       }
@@ -261,12 +280,12 @@ final class HostDriver<Objects>: Driver<Objects> {
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
-    guard let o = objects[user] else { return }
+    guard let o = objects[Int(user)] else { return }
     switch tap {
     case .decide:
       if harness.chance(settings.acceptProbability) { app.accept?(o) } else { app.reject?(o) }
     case .invite:
-      guard let every = settings.inviteEvery, let room = homeRooms[user] else { return }
+      guard let every = settings.inviteEvery, let room = roomOf(user, host.runtime) else { return }
       let range = host.runtime.audienceRange[Int(room)]
       if !range.isEmpty {
         let guest = range.lowerBound + UInt32(harness.random.next(below: UInt64(range.count)))
@@ -297,13 +316,13 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   func launch(_ c: inout Client) {
     let host = harness.host(for: c.runtime)
     let user = c.user
-    harness.settlers[user] = self
+    harness.settlers[Int(user)] = self
     host.forgetSingletons(of: user)
-    objects[user] = nil
-    epoch[user, default: 0] &+= 1
-    let e = epoch[user, default: 0]
+    objects[Int(user)] = nil
+    epoch[Int(user)] &+= 1
+    let e = epoch[Int(user)]
     host.run(as: user) {
-      objects[user] = app.launch(context(user, runtime: host.runtime, role: .phone))
+      objects[Int(user)] = app.launch(context(user, runtime: host.runtime, role: .phone))
       if app.dial != nil { schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: e, host: host) }
     }
   }
@@ -324,11 +343,11 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
-    guard let o = objects[user] else { return }
+    guard let o = objects[Int(user)] else { return }
     let state = host.runtime.clients[Int(user)].callState
     switch tap {
     case .dial:
-      guard arg == epoch[user, default: 0] else { return }
+      guard arg == epoch[Int(user)] else { return }
       schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: arg, host: host)
       guard state == .none, foreground(user, host), phones.count > 1, let dial = app.dial else { return }
       let group = harness.chance(settings.groupProbability)
@@ -341,7 +360,7 @@ final class PhoneDriver<Objects>: Driver<Objects> {
       }
       dial(o, callees, harness.chance(settings.videoProbability))
       if let p = settings.patience {
-        schedule(.callerGiveUp, after: harness.sample(p), user: user, arg: epoch[user, default: 0], host: host)
+        schedule(.callerGiveUp, after: harness.sample(p), user: user, arg: epoch[Int(user)], host: host)
       }
     case .answer:
       guard state == .waiting else { return }
@@ -349,13 +368,13 @@ final class PhoneDriver<Objects>: Driver<Objects> {
     case .hangUp:
       if state == .accept { app.hangUp?(o) }
     case .callerGiveUp:
-      if state == .waiting, arg == epoch[user, default: 0] { app.hangUp?(o) }
+      if state == .waiting, arg == epoch[Int(user)] { app.hangUp?(o) }
     default: break
     }
   }
 
   override func settle(_ user: UInt32, host: AppHost) {
-    guard let o = objects[user], let probe = app.callScreen else { return }
+    guard let o = objects[Int(user)], let probe = app.callScreen else { return }
     host.runtime.ui.setCallScreen(user, shown: probe(o))
   }
 }

@@ -28,22 +28,27 @@ package final class AppHost {
   /// The SDK state of every client.
   package let runtime: ClientRuntime
   /// The virtual user whose code runs now (`UInt32.max`: none).
-  package var user: UInt32 = .max
+  @exclusivity(unchecked) package var user: UInt32 = .max
   /// The per-process singletons of the SDK-compatible modules.
   package enum Singleton: Int, CaseIterable {
     case atomicX, pushRegistry, conversationManager, imManager, notificationCenter
   }
   /// Per user: its process's singletons (`LoginStore.shared`, `NotificationCenter.default`, …). A
   /// process death forgets them.
-  private var singletons: [[AnyObject?]]
+  @exclusivity(unchecked) private var singletons: [[AnyObject?]]
   /// Called when the outermost piece of a user's code returns (the harness reads the UI then).
   package var afterUserCode: ((UInt32) -> Void)?
-  private var depth = 0
-  private var settling = false
-  private var jobs: [(user: UInt32, process: UInt16, job: Job?)] = []
-  private var freeJobs: [UInt32] = []
+  @exclusivity(unchecked) private var depth = 0
+  @exclusivity(unchecked) private var settling = false
+  struct JobSlot {
+    var user: UInt32
+    var process: UInt16
+    var job: Job?
+  }
+  @exclusivity(unchecked) private var jobs: [JobSlot] = []
+  @exclusivity(unchecked) private var freeJobs: [UInt32] = []
   /// Jobs posted and not yet run.
-  package private(set) var pendingJobs = 0
+  @exclusivity(unchecked) package private(set) var pendingJobs = 0
   /// UUIDs seen in printed text, each given a dense number in order of first sight.
   private var uuidNumbers: [String: Int] = [:]
   /// Lines app code printed (kept only while ``keepsPrints`` is on).
@@ -117,10 +122,10 @@ package final class AppHost {
     let process = self.process(of: user)
     if let s = freeJobs.popLast() {
       slot = s
-      jobs[Int(slot)] = (user, process, job)
+      jobs[Int(slot)] = JobSlot(user: user, process: process, job: job)
     } else {
       slot = UInt32(jobs.count)
-      jobs.append((user, process, job))
+      jobs.append(JobSlot(user: user, process: process, job: job))
     }
     pendingJobs += 1
     runtime.commands.append(.timer(user: user, delay: max(delay, .zero), tag: AppHost.jobTag, arg: slot))
