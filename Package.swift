@@ -56,9 +56,10 @@ let package = Package(
       name: "ExampleApps",
       dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore"],
       path: "Examples/ExampleApps", swiftSettings: appFacing),
+    .target(
+      name: "ExampleSuites", dependencies: ["ExampleApps", "StampedeHarness"], path: "Examples/ExampleSuites"),
     .executableTarget(
-      name: "stampede-examples", dependencies: ["ExampleApps", "StampedeCLI", "StampedeHarness"],
-      path: "Examples/stampede-examples"),
+      name: "stampede-examples", dependencies: ["ExampleSuites", "StampedeCLI"], path: "Examples/stampede-examples"),
     .target(name: "VirtualPlatform", dependencies: ["SimKernel", "LiveStack", "Clients"]),
     .target(name: "Combine", dependencies: ["VirtualPlatform"]),
     .target(name: "AtomicXCore", dependencies: ["Combine", "VirtualPlatform", "Clients", "LiveStack", "SimKernel"]),
@@ -75,7 +76,15 @@ let package = Package(
       name: "StampedeTests",
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner",
-        "stampede",
+        "StampedeCLI", "stampede",
       ]),
+    // App code's view of the platform, tested as app code is written (Swift 5 language mode).
+    .testTarget(
+      name: "AppTests",
+      dependencies: [
+        "stampede-examples", "ExampleSuites", "ExampleApps", "StampedeCLI", "StampedeHarness", "VirtualPlatform",
+        "Combine", "AtomicXCore", "PushKit", "LiveCommunicationKit", "Clients", "LiveStack", "SimKernel", "Oracles",
+        "Runner", "Scenario", "Reports",
+      ], swiftSettings: appFacing),
   ]
 )

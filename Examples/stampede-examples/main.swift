@@ -1,5 +1,6 @@
+import ExampleSuites
 import StampedeCLI
 
 // The whole Stampede command line, with the example apps registered: every repro line this
 // executable prints runs here (`stampede-examples run … --app NAME`).
-StampedeCLI.main(apps: suites, program: "stampede-examples")
+StampedeCLI.main(apps: exampleSuites, program: "stampede-examples")

@@ -2,6 +2,7 @@ import Foundation
 import Reports
 import Runner
 import Scenario
+import LiveStack
 import SimKernel
 
 /// `stampede bench`.
@@ -11,13 +12,14 @@ enum BenchCommand {
       args,
       valued: [
         "--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration",
-        "--callers", "--calls-profile", "--chaos-profile", "--seeds",
+        "--callers", "--calls-profile", "--chaos-profile", "--seeds", "--app", "--seed",
       ],
       flags: ["--json", "--no-reference", "--no-checking-cost"])
     let what = options.positional.first ?? "kernel"
-    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "faults", "all"].contains(what) else {
-      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, faults, all)")
+    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "faults", "apps", "all"].contains(what) else {
+      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, faults, apps, all)")
     }
+    if what == "apps" { return try apps(options, repeats: Int(options.values["--repeat"] ?? "3") ?? 3) }
     var explicitRepeats: Int?
     if let text = options.values["--repeat"] {
       guard let r = Int(text), (1...50).contains(r) else {
@@ -290,5 +292,89 @@ enum BenchCommand {
       }
     }
     return rows
+  }
+}
+
+/// `bench apps`: app code as virtual users against the built-in clients, on one profile.
+struct AppBenchResult: Codable {
+  struct Side: Codable {
+    var events: Int64
+    var wallSeconds: Double
+    var eventsPerSecond: Double
+    var peakBytes: UInt64
+    var bytesPerUser: Double
+  }
+  var profile: String
+  var app: String
+  var seed: UInt64
+  var users: Int
+  var builtIn: Side
+  var appRun: Side
+  /// The app run's events per second over the built-in clients'.
+  var ratio: Double
+  var targetRatio: Double
+  var targetBytesPerUser: Double
+  var meetsTargets: Bool
+}
+
+extension BenchCommand {
+  /// The floor on the app run's events per second, as a share of the built-in clients'.
+  static let appTargetRatio = 0.2
+  /// The ceiling on memory per virtual user of an app run.
+  static let appTargetBytesPerUser = 16_384.0
+
+  static func apps(_ options: Options, repeats: Int) throws -> ExitCode {
+    guard let name = options.values["--app"] else {
+      throw UsageError(
+        "bench apps needs --app NAME (the apps of \(AppRegistry.program): \(AppRegistry.apps.map(\.name).joined(separator: ", ")))"
+      )
+    }
+    let app = try AppRegistry.app(name)!
+    let bench = try benchProfile(options, option: "--profile", file: "profiles/seat-rush.json5", bench: "apps")
+    guard let seed = SeedFormat.parse(options.values["--seed"] ?? "1") else {
+      throw UsageError("--seed: expected a whole number or 0x-hex")
+    }
+    guard (1...50).contains(repeats) else { throw UsageError("--repeat: expected a whole number from 1 to 50") }
+    func measure(_ app: ClientApp?) -> AppBenchResult.Side {
+      var best: AppBenchResult.Side?
+      for _ in 0..<repeats {
+        var run = SimulationRun(profile: bench.profile, profilePath: bench.path, profileData: bench.data, seed: seed)
+        run.app = app
+        let r = run.execute()
+        let users = Double(max(1, r.world.layout.totalUsers))
+        let side = AppBenchResult.Side(
+          events: r.events, wallSeconds: r.wallSeconds, eventsPerSecond: (Double(r.events) / max(r.wallSeconds, 1e-9)).rounded(),
+          peakBytes: r.peakMemoryBytes, bytesPerUser: (Double(r.peakMemoryBytes) / users).rounded())
+        if best == nil || side.eventsPerSecond > best!.eventsPerSecond { best = side }
+      }
+      return best!
+    }
+    let builtIn = measure(nil)
+    let appSide = measure(app)
+    let users = Layout(profile: bench.profile, streams: RandomStreams(rootSeed: seed)).totalUsers
+    let ratio = (appSide.eventsPerSecond / max(builtIn.eventsPerSecond, 1) * 1000).rounded() / 1000
+    let result = AppBenchResult(
+      profile: bench.profile.name, app: name, seed: seed, users: users, builtIn: builtIn, appRun: appSide, ratio: ratio,
+      targetRatio: appTargetRatio, targetBytesPerUser: appTargetBytesPerUser,
+      meetsTargets: ratio >= appTargetRatio && appSide.bytesPerUser <= appTargetBytesPerUser)
+    if options.flags.contains("--json") {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      print(String(decoding: try encoder.encode(result), as: UTF8.self))
+    } else {
+      func line(_ label: String, _ s: AppBenchResult.Side) -> String {
+        String(
+          format: "  %@ %9.0f events/s (%lld events in %.3f s), peak %.1f MiB, %.0f B per user", label,
+          s.eventsPerSecond, s.events, s.wallSeconds, Double(s.peakBytes) / 1_048_576, s.bytesPerUser)
+      }
+      print("bench apps: app '\(name)' against the built-in clients on \(bench.profile.name), seed \(seed), \(users) users, best of \(repeats)")
+      print(line("built-in", builtIn))
+      print(line("app     ", appSide))
+      print(
+        String(
+          format: "  ratio %.3f (target >= %.2f), %.0f B per app user (target <= %.0f): %@", ratio, appTargetRatio,
+          appSide.bytesPerUser, appTargetBytesPerUser, result.meetsTargets ? "meets both" : "MISSES"))
+    }
+    return .pass
   }
 }

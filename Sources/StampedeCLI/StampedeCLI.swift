@@ -69,6 +69,13 @@ enum AppRegistry {
         "--app: no app '\(name)' in \(program)"
           + (known.isEmpty ? " (it registers none; run the executable that registers it)" : " (known: \(known.joined(separator: ", ")))"))
     }
-    return ClientApp(name: suite.name, summary: suite.summary, makeClients: { suite.clients($0) })
+    return suite.clientApp
+  }
+}
+
+extension AppSuite {
+  /// The suite as a run takes it (``SimulationRun/app``).
+  public var clientApp: ClientApp {
+    ClientApp(name: name, summary: summary, makeClients: { self.clients($0) })
   }
 }

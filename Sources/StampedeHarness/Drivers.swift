@@ -70,6 +70,11 @@ class Driver<Objects>: ClientBehavior, Settling {
   var showsUI: Bool { true }
 
   func start(_ client: inout Client) {}
+  /// The workload asks the user to tap "apply" now (a flash crowd's "apply now" moment).
+  func applyIntent(_ c: inout Client) {
+    let host = harness.host(for: c.runtime)
+    host.run(as: c.user) { tap(.apply, arg: 0, user: c.user, host: host) }
+  }
   func settle(_ user: UInt32, host: AppHost) {}
   func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {}
   func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {}

@@ -49,6 +49,8 @@ package final class AppHost {
   @exclusivity(unchecked) private var freeJobs: [UInt32] = []
   /// Jobs posted and not yet run.
   @exclusivity(unchecked) package private(set) var pendingJobs = 0
+  /// The most jobs ever waiting at once.
+  @exclusivity(unchecked) package private(set) var maxPendingJobs = 0
   /// UUIDs seen in printed text, each given a dense number in order of first sight.
   private var uuidNumbers: [String: Int] = [:]
   /// Lines app code printed (kept only while ``keepsPrints`` is on).
@@ -128,6 +130,7 @@ package final class AppHost {
       jobs.append(JobSlot(user: user, process: process, job: job))
     }
     pendingJobs += 1
+    if pendingJobs > maxPendingJobs { maxPendingJobs = pendingJobs }
     runtime.commands.append(.timer(user: user, delay: max(delay, .zero), tag: AppHost.jobTag, arg: slot))
   }
 

@@ -5,7 +5,7 @@ import Testing
 @testable import Runner
 @testable import Scenario
 @testable import SimKernel
-@testable import stampede
+@testable import StampedeCLI
 
 @Suite struct ReproTests {
   func smokeRun(minutes: Int64 = 3) throws -> SimulationRun {

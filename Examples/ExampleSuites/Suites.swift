@@ -5,9 +5,9 @@ import StampedeHarness
 // which taps it makes, and what its UI shows. The view models know nothing of Stampede.
 
 /// What a phone user's app holds: its push manager and its call screen.
-struct PhoneObjects {
-  let push: VoIPPushManager
-  let call: CallViewModel
+public struct PhoneObjects {
+  public let push: VoIPPushManager
+  public let call: CallViewModel
 }
 
 func audience<VM>(
@@ -60,7 +60,9 @@ let phoneApp: PhoneApp<PhoneObjects> = {
   return app
 }()
 
-let suites: [AppSuite] = [
+/// The example apps, by the name `--app` takes: `examples` (the correct view models), and two
+/// wrong variants, `double-tap` and `seat-list-guest`.
+public let exampleSuites: [AppSuite] = [
   AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
     .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp),
   AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")

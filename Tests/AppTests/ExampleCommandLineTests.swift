@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// Runs the built `stampede-examples` binary in a separate process.
+enum ExamplesTool {
+  static var binary: URL {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = dir.appendingPathComponent("stampede-examples")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      dir = dir.deletingLastPathComponent()
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug/stampede-examples")
+  }
+
+  static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+  }
+
+  static func folder() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-apps-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  static func report(at folder: URL) throws -> [String: Any] {
+    let data = try Data(contentsOf: folder.appendingPathComponent("report.json"))
+    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+  }
+}
+
+/// The whole command line works in an executable that registers its own apps: every repro line
+/// it prints runs there, and replay and shrink reach the same failure.
+@Suite(.serialized) struct ExampleCommandLineTests {
+  @Test func tenThousandViewModelUsersGiveTheSameTraceHashInTwoProcesses() throws {
+    let folder = ExamplesTool.folder()
+    var hashes: [String] = []
+    for i in 0..<2 {
+      let out = folder.appendingPathComponent("r\(i)")
+      let r = try ExamplesTool.run([
+        "run", "profiles/flash-crowd.json5", "--app", "examples", "--seed", "3", "--out", out.path,
+        "--progress", "none",
+      ])
+      #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+      let report = try ExamplesTool.report(at: out)
+      let population = report["population"] as! [String: Any]
+      #expect(population["audience"] as! Int == 10_000)
+      #expect((report["counters"] as! [String: Any])["seat.applications"] as! Int > 1000)
+      hashes.append(report["traceHash"] as! String)
+    }
+    #expect(hashes[0] == hashes[1])
+  }
+
+  @Test func aFailingAppRunReplaysAndShrinksThroughTheExamplesExecutable() throws {
+    let folder = ExamplesTool.folder()
+    let out = folder.appendingPathComponent("run")
+    let r = try ExamplesTool.run([
+      "run", "profiles/smoke.json5", "--app", "double-tap", "--seed", "2", "--out", out.path, "--progress", "none",
+    ])
+    #expect(r.status == 1)
+    let report = try ExamplesTool.report(at: out)
+    let repro = report["repro"] as! String
+    #expect(repro == "stampede-examples run profiles/smoke.json5 --seed 0x2 --app double-tap")
+
+    let replay = try ExamplesTool.run(["replay", out.appendingPathComponent("report.json").path, "--out",
+      folder.appendingPathComponent("replay").path, "--progress", "none"])
+    #expect(replay.status == 1, "\(replay.stderr)")
+    #expect(replay.stderr.contains("replay reached the report's trace hash \(report["traceHash"] as! String)"))
+
+    let shrunk = folder.appendingPathComponent("shrunk.json5")
+    let shrink = try ExamplesTool.run([
+      "shrink", "profiles/smoke.json5", "--seed", "2", "--app", "double-tap", "--budget", "40", "--out", shrunk.path,
+    ])
+    #expect(shrink.status == 0, "\(shrink.stderr)")
+    #expect(shrink.stdout.contains("invariant ui.idle-means-nothing-pending"))
+    let line = shrink.stdout.split(separator: "\n").first { $0.hasPrefix("repro: ") }!
+    #expect(line.hasPrefix("repro: stampede-examples run \(shrunk.path) --app double-tap --seed"))
+    let words = line.dropFirst("repro: stampede-examples ".count).split(separator: " ").map(String.init)
+    let again = try ExamplesTool.run(words + ["--out", folder.appendingPathComponent("again").path, "--progress", "none"])
+    #expect(again.status == 1)
+    #expect(try ExamplesTool.report(at: folder.appendingPathComponent("again"))["verdict"] as! String == "fail")
+  }
+
+  @Test func anUnknownAppIsAUsageErrorNamingTheKnownOnes() throws {
+    let r = try ExamplesTool.run(["run", "profiles/smoke.json5", "--app", "nope", "--out", ExamplesTool.folder().path])
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("no app 'nope'"))
+    #expect(r.stderr.contains("examples, double-tap, seat-list-guest"))
+  }
+}

@@ -1,0 +1,109 @@
+import Combine
+import Testing
+
+@testable import Clients
+@testable import SimKernel
+@testable import VirtualPlatform
+
+/// App code's queues, tasks, sleeps and prints run as simulation work of the user who started
+/// them, in a deterministic order.
+@Suite(.serialized) struct PlatformTests {
+  @Test func mainQueueWorkRunsLaterInOrderAsItsUser() {
+    let bench = HostBench()
+    var log: [String] = []
+    bench.run(as: 2) {
+      DispatchQueue.main.async { log.append("a\(bench.host.user)") }
+      DispatchQueue.main.async { log.append("b\(bench.host.user)") }
+      log.append("now")
+    }
+    #expect(log == ["now"])
+    #expect(bench.drain() == 2)
+    #expect(log == ["now", "a2", "b2"])
+  }
+
+  @Test func asyncAfterWaitsSimulatedTime() {
+    let bench = HostBench()
+    var at: [Int64] = []
+    bench.run {
+      DispatchQueue.main.asyncAfter(deadline: .now() + 1.5) { at.append(bench.host.now.nanoseconds) }
+      DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(200)) { at.append(bench.host.now.nanoseconds) }
+    }
+    bench.drain()
+    #expect(at == [200_000_000, 1_500_000_000])
+  }
+
+  @Test func receiveOnMainDefersEachValueAndDropsItAfterCancel() {
+    let bench = HostBench()
+    let subject = PassthroughSubject<Int, Never>()
+    var seen: [Int] = []
+    var c: AnyCancellable?
+    bench.run {
+      c = subject.receive(on: DispatchQueue.main).sink { seen.append($0) }
+      subject.send(1)
+      subject.send(2)
+    }
+    #expect(seen.isEmpty)
+    bench.drain()
+    #expect(seen == [1, 2])
+    bench.run {
+      subject.send(3)
+      c = nil
+    }
+    bench.drain()
+    #expect(seen == [1, 2])
+    _ = c
+  }
+
+  @Test func tasksAndSleepsRunAsSimulationWorkInADeterministicOrder() {
+    let bench = HostBench()
+    var log: [String] = []
+    bench.run(as: 1) {
+      Task {
+        log.append("a0")
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        log.append("a1@\(bench.host.now.nanoseconds / 1_000_000)ms")
+      }
+      Task {
+        log.append("b0")
+        try await Task.sleep(for: .milliseconds(500))
+        log.append("b1@\(bench.host.now.nanoseconds / 1_000_000)ms")
+      }
+    }
+    #expect(log.isEmpty)
+    bench.drain()
+    #expect(log == ["a0", "b0", "b1@500ms", "a1@2000ms"])
+  }
+
+  @Test func printGoesToTheTraceWithUUIDsNumberedAtFirstSight() {
+    let bench = HostBench()
+    bench.host.keepsPrints = true
+    bench.run(as: 3) {
+      print("call", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "ok")
+      print("again e621e1f8-c36c-495a-93fc-0c247a3e6e5f and 11111111-2222-3333-4444-555555555555")
+    }
+    #expect(bench.host.prints.map(\.text) == ["call UUID#1 ok", "again UUID#1 and UUID#2"])
+    #expect(bench.host.prints.map(\.user) == [3, 3])
+    #expect(bench.host.printCount == 2)
+  }
+
+  @Test func notificationCentersArePerUser() {
+    let bench = HostBench()
+    var heard: [UInt32] = []
+    let name = Notification.Name("TUILoginSuccess")
+    for u: UInt32 in [1, 2] {
+      bench.run(as: u) {
+        NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { _ in heard.append(u) }
+      }
+    }
+    bench.run(as: 2) { NotificationCenter.default.post(name: name, object: nil) }
+    #expect(heard == [2])
+  }
+
+  @Test func userIDsRoundTripAndForeignIDsNameNobody() {
+    #expect(VirtualIDs.user(VirtualIDs.userID(17)) == 17)
+    #expect(VirtualIDs.room(VirtualIDs.liveID(3)) == 3)
+    #expect(VirtualIDs.call(VirtualIDs.callID(42)) == 42)
+    #expect(VirtualIDs.user("alice") == nil)
+    #expect(VirtualIDs.user("live_3") == nil)
+  }
+}

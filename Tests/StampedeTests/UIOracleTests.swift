@@ -1,0 +1,87 @@
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Oracles
+@testable import SimKernel
+
+/// The UI oracles: each mismatch is caught once it has held for its settle time, and a mismatch
+/// that clears sooner (a transient a correct app passes through) is not.
+@Suite struct UIOracleTests {
+  func checker() -> Checker { Checker(seats: SeatService(rooms: [RoomSettings(maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0)], userCount: 8)) }
+
+  func facts(
+    _ status: CoGuestStatus?, pending: Bool = false, seated: Bool = false, mic: Bool = false, screen: Bool? = nil,
+    call: CallParticipantState = .none, capture: Bool = false
+  ) -> Checker.UIFacts {
+    Checker.UIFacts(
+      status: status, pending: pending, seated: seated, microphoneOn: mic, callScreen: screen, callState: call,
+      captureOn: capture)
+  }
+
+  /// Feeds `f` every second for `seconds` seconds; returns the violations of `id`.
+  func hold(_ f: Checker.UIFacts, seconds: Int, _ id: InvariantID, on c: inout Checker, from start: Int = 0) -> Int {
+    for s in start...(start + seconds) { c.observeUI(user: 3, f, at: SimInstant(nanoseconds: Int64(s) * 1_000_000_000)) }
+    return c.log.counts[id.rawValue]
+  }
+
+  @Test func idleWhileTheServerHoldsAnApplicationIsCaughtAfterOneSecond() {
+    var c = checker()
+    #expect(hold(facts(.idle, pending: true), seconds: 1, .uiIdleWhilePending, on: &c) == 1)
+    #expect(c.log.first[InvariantID.uiIdleWhilePending.rawValue]!.message.contains("shows idle"))
+  }
+
+  @Test func connectedWithTheMicrophoneClosedOrOffTheSeatIsCaughtAfterTheSettleTime() {
+    var c = checker()
+    #expect(hold(facts(.connected, seated: true, mic: false), seconds: 4, .uiConnectedMeansSeated, on: &c) == 0)
+    #expect(hold(facts(.connected, seated: true, mic: false), seconds: 1, .uiConnectedMeansSeated, on: &c, from: 5) == 1)
+    var d = checker()
+    #expect(hold(facts(.connected, seated: false, mic: true), seconds: 5, .uiConnectedMeansSeated, on: &d) == 1)
+    #expect(d.log.first[InvariantID.uiConnectedMeansSeated.rawValue]!.message.contains("no seat"))
+  }
+
+  @Test func applyingWithNothingPendingIsCaughtAfterTheSettleTime() {
+    var c = checker()
+    #expect(hold(facts(.applying, pending: false, seated: true, mic: true), seconds: 5, .uiApplyingMeansPending, on: &c) == 1)
+  }
+
+  @Test func aCallScreenThatOutlivesItsCallOrMissesItIsCaught() {
+    var c = checker()
+    #expect(hold(facts(nil, screen: true, call: .none), seconds: 5, .uiCallScreenMatchesCall, on: &c) == 1)
+    var d = checker()
+    #expect(hold(facts(nil, screen: false, call: .accept), seconds: 5, .uiCallScreenMatchesCall, on: &d) == 1)
+    var e = checker()
+    #expect(hold(facts(nil, screen: true, call: .waiting), seconds: 30, .uiCallScreenMatchesCall, on: &e) == 0)
+  }
+
+  @Test func captureOffTheSeatIsCaughtForProbedApps() {
+    var c = checker()
+    #expect(hold(facts(.idle, capture: true), seconds: 5, .captureOnlyWhileSeated, on: &c) == 1)
+  }
+
+  @Test func aMismatchThatClearsBeforeTheSettleTimeIsNotAViolationAndIsReportedOncePerEpisode() {
+    var c = checker()
+    let bad = facts(.connected, seated: true, mic: false)
+    let good = facts(.connected, seated: true, mic: true)
+    for s in 0..<100 {
+      // Three seconds wrong, then right again: a device still opening.
+      c.observeUI(user: 3, s % 6 < 3 ? bad : good, at: SimInstant(nanoseconds: Int64(s) * 1_000_000_000))
+    }
+    #expect(c.log.total == 0)
+    // Wrong for a minute: one violation, not sixty.
+    #expect(hold(bad, seconds: 60, .uiConnectedMeansSeated, on: &c, from: 200) == 1)
+    #expect(c.uiQuiet(3) == false)
+    c.observeUI(user: 3, good, at: SimInstant(nanoseconds: 300_000_000_000))
+    #expect(c.uiQuiet(3))
+  }
+
+  @Test func aUIInAgreementIsNeverJudged() {
+    var c = checker()
+    let cases = [
+      facts(.idle), facts(.applying, pending: true), facts(.connected, seated: true, mic: true),
+      facts(nil, screen: true, call: .accept), facts(nil, screen: false, call: .none), facts(.left),
+    ]
+    for (i, f) in cases.enumerated() { _ = hold(f, seconds: 20, .uiIdleWhilePending, on: &c, from: i * 100) }
+    #expect(c.log.total == 0)
+  }
+}
