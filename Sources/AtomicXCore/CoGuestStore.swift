@@ -151,9 +151,8 @@ public final class CoGuestStore {
   // rebuilds only the entries that changed.
   var builtSeats: [UInt32] = []
   var builtMine: Int16 = -2
-  var builtApplicants: [UInt32] = []
-  var builtInvitees: [UInt32] = []
   var built = CoGuestState()
+  var builtVersion: UInt64 = .max
 
   func refresh() {
     let runtime = bridge.runtime
@@ -161,32 +160,23 @@ public final class CoGuestStore {
     let slot = Int(runtime.clients[u].staffSlot)
     var changed = false
     if slot >= 0 {
+      guard runtime.staffListsVersion != builtVersion else { return }
+      builtVersion = runtime.staffListsVersion
       let seats = runtime.seatView[slot]
       if seats != builtSeats {
-        built.connected = seats.enumerated().compactMap { i, o in
-          o == 0 ? nil : SeatUserInfo(userID: VirtualIDs.userID(o - 1), userName: VirtualIDs.userID(o - 1), seatIndex: i)
-        }
+        built.connected = seats.enumerated().compactMap { i, o in o == 0 ? nil : SeatUserInfo(user: o - 1, seatIndex: i) }
         builtSeats = seats
         changed = true
       }
-      let applicants = runtime.applicants[slot]
-      if applicants != builtApplicants {
-        patch(&built.applicants, from: builtApplicants, to: applicants)
-        builtApplicants = applicants
-        changed = true
-      }
-      let invitees = runtime.invitees[slot]
-      if invitees != builtInvitees {
-        patch(&built.invitees, from: builtInvitees, to: invitees)
-        builtInvitees = invitees
-        changed = true
-      }
+      // The model's lists are read in place (holding on to them would make the model copy them
+      // on its next change).
+      if patch(&built.applicants, to: runtime.applicants, slot) { changed = true }
+      if patch(&built.invitees, to: runtime.invitees, slot) { changed = true }
     } else {
       // A viewer's SDK lists itself while seated.
       let mine = runtime.clients[u].seenSeat
       if mine != builtMine {
-        let id = VirtualIDs.userID(bridge.user)
-        built.connected = mine < 0 ? [] : [SeatUserInfo(userID: id, userName: id, seatIndex: Int(mine))]
+        built.connected = mine < 0 ? [] : [SeatUserInfo(user: bridge.user, seatIndex: Int(mine))]
         builtMine = mine
         changed = true
       }
@@ -194,15 +184,22 @@ public final class CoGuestStore {
     if changed { statePublisher.subject.send(built) }
   }
 
-  /// Turns `infos` (built from `old`) into the list for `new`, rebuilding only what lies between
-  /// their common head and tail.
-  func patch(_ infos: inout [LiveUserInfo], from old: [UInt32], to new: [UInt32]) {
-    var head = 0
-    while head < old.count && head < new.count && old[head] == new[head] { head += 1 }
-    var tail = 0
-    while tail < old.count - head && tail < new.count - head && old[old.count - 1 - tail] == new[new.count - 1 - tail] {
-      tail += 1
+  /// Brings `infos` in line with the model's list `lists[slot]`, rebuilding only what lies
+  /// between their common head and tail; returns whether anything changed.
+  func patch(_ infos: inout [LiveUserInfo], to lists: [[UInt32]], _ slot: Int) -> Bool {
+    lists.withUnsafeBufferPointer { all in
+      all[slot].withUnsafeBufferPointer { new in
+        let oldCount = infos.count
+        var head = 0
+        while head < oldCount && head < new.count && infos[head].id == new[head] { head += 1 }
+        if head == oldCount && head == new.count { return false }
+        var tail = 0
+        while tail < oldCount - head && tail < new.count - head && infos[oldCount - 1 - tail].id == new[new.count - 1 - tail] {
+          tail += 1
+        }
+        infos.replaceSubrange(head..<(oldCount - tail), with: new[head..<(new.count - tail)].map(LiveUserInfo.init(user:)))
+        return true
+      }
     }
-    infos.replaceSubrange(head..<(old.count - tail), with: new[head..<(new.count - tail)].map(bridge.userInfo))
   }
 }

@@ -328,8 +328,7 @@ public final class LiveSeatStore {
       guard seats != builtSeats else { return }
       builtSeats = seats
       for (i, o) in seats.enumerated() {
-        let id = o == 0 ? "" : VirtualIDs.userID(o - 1)
-        s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(userID: id, userName: id, seatIndex: i)))
+        s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
       }
     } else {
       // A viewer's SDK: its own seat; the others as the model does not track them for viewers.
@@ -337,8 +336,8 @@ public final class LiveSeatStore {
       guard mine != builtMine else { return }
       builtMine = mine
       for i in 0..<count {
-        let id = i == Int(mine) ? VirtualIDs.userID(bridge.user) : ""
-        s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(userID: id, userName: id, seatIndex: i)))
+        s.seatList.append(
+          SeatInfo(index: i, userInfo: SeatUserInfo(user: i == Int(mine) ? bridge.user : nil, seatIndex: i)))
       }
     }
     statePublisher.subject.send(s)

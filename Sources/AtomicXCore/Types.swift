@@ -22,39 +22,108 @@ public struct ErrorInfo: Error, Equatable, Sendable {
 /// The completion of an SDK call.
 public typealias CompletionClosure = (Result<Void, ErrorInfo>) -> Void
 
+/// The strings of user infos, stored as numbers so that user lists copy as plain memory: a user
+/// ID the model knows (`user_17`) is its number, the empty string and any other string get a
+/// number from a table (shared by every run in the process; it only grows).
+enum InternedString {
+  static let empty: UInt32 = 0x8000_0000
+  nonisolated(unsafe) static var table: [String] = [""]
+  nonisolated(unsafe) static var index: [String: UInt32] = ["": 0]
+  static let lock = NSLock()
+
+  static func number(_ s: String) -> UInt32 {
+    if s.hasPrefix("user_"), let n = UInt32(s.dropFirst(5)), n < empty, "user_\(n)" == s { return n }
+    lock.lock()
+    defer { lock.unlock() }
+    if let i = index[s] { return empty | i }
+    let i = UInt32(table.count)
+    table.append(s)
+    index[s] = i
+    return empty | i
+  }
+
+  static func string(_ n: UInt32) -> String {
+    if n & empty == 0 { return VirtualIDs.userID(n) }
+    lock.lock()
+    defer { lock.unlock() }
+    return table[Int(n & ~empty)]
+  }
+}
+
 /// A user as live rooms show it.
 public struct LiveUserInfo: Equatable, Hashable, Sendable {
+  var id: UInt32
+  var name: UInt32
+  var avatar: UInt32
+
   /// The user's ID.
-  public var userID: String
+  public var userID: String {
+    get { InternedString.string(id) }
+    set { id = InternedString.number(newValue) }
+  }
   /// The display name.
-  public var userName: String
+  public var userName: String {
+    get { InternedString.string(name) }
+    set { name = InternedString.number(newValue) }
+  }
   /// The avatar's URL.
-  public var avatarURL: String
+  public var avatarURL: String {
+    get { InternedString.string(avatar) }
+    set { avatar = InternedString.number(newValue) }
+  }
 
   /// A user.
   public init(userID: String = "", userName: String = "", avatarURL: String = "") {
-    self.userID = userID
-    self.userName = userName
-    self.avatarURL = avatarURL
+    id = InternedString.number(userID)
+    name = InternedString.number(userName)
+    avatar = InternedString.number(avatarURL)
+  }
+
+  /// A user the model knows, named by its ID.
+  init(user: UInt32) {
+    id = user
+    name = user
+    avatar = InternedString.empty
   }
 }
 
 /// A user on a seat.
 public struct SeatUserInfo: Equatable, Hashable, Sendable {
-  /// The user's ID.
-  public var userID: String
-  /// The display name.
-  public var userName: String
-  /// The avatar's URL.
-  public var avatarURL: String
+  var id: UInt32
+  var name: UInt32
+  var avatar: UInt32
   /// The seat's index.
   public var seatIndex: Int
 
+  /// The user's ID.
+  public var userID: String {
+    get { InternedString.string(id) }
+    set { id = InternedString.number(newValue) }
+  }
+  /// The display name.
+  public var userName: String {
+    get { InternedString.string(name) }
+    set { name = InternedString.number(newValue) }
+  }
+  /// The avatar's URL.
+  public var avatarURL: String {
+    get { InternedString.string(avatar) }
+    set { avatar = InternedString.number(newValue) }
+  }
+
   /// A seated user.
   public init(userID: String = "", userName: String = "", avatarURL: String = "", seatIndex: Int = -1) {
-    self.userID = userID
-    self.userName = userName
-    self.avatarURL = avatarURL
+    id = InternedString.number(userID)
+    name = InternedString.number(userName)
+    avatar = InternedString.number(avatarURL)
+    self.seatIndex = seatIndex
+  }
+
+  /// A seated user the model knows (`nil`: an empty seat).
+  init(user: UInt32?, seatIndex: Int) {
+    id = user ?? InternedString.empty
+    name = id
+    avatar = InternedString.empty
     self.seatIndex = seatIndex
   }
 }
@@ -208,10 +277,7 @@ struct Bridge {
     }
   }
 
-  func userInfo(_ u: UInt32) -> LiveUserInfo {
-    let id = VirtualIDs.userID(u)
-    return LiveUserInfo(userID: id, userName: id)
-  }
+  func userInfo(_ u: UInt32) -> LiveUserInfo { LiveUserInfo(user: u) }
 }
 
 /// Milliseconds of a `TimeInterval` timeout as the model's duration (zero or less: none).

@@ -169,11 +169,14 @@ public final class ClientRuntime {
   /// Capture devices on across all users.
   public let devicesOn: Column<Int>
   /// Per staff member: the applicants list (`CoGuestStore.state.applicants`).
-  @exclusivity(unchecked) public var applicants: [[UInt32]]
+  @exclusivity(unchecked) public var applicants: [[UInt32]] { didSet { staffListsVersion &+= 1 } }
   /// Per staff member: the invitees list (`CoGuestStore.state.invitees`).
-  @exclusivity(unchecked) public var invitees: [[UInt32]]
+  @exclusivity(unchecked) public var invitees: [[UInt32]] { didSet { staffListsVersion &+= 1 } }
   /// Per staff member: the seat list, occupant user ID + 1 per seat (0 = empty).
-  @exclusivity(unchecked) public var seatView: [[UInt32]]
+  @exclusivity(unchecked) public var seatView: [[UInt32]] { didSet { staffListsVersion &+= 1 } }
+  /// Changes whenever any staff member's applicants, invitees or seat list changes (app-facing
+  /// state caches compare it before comparing lists).
+  @exclusivity(unchecked) public private(set) var staffListsVersion: UInt64 = 0
   /// Calls and timers requested during the current callback.
   public let commands = CommandQueue()
   /// What app UIs show (empty unless app code with UI probes runs).

@@ -14,21 +14,25 @@ public final class Harness: @unchecked Sendable {
   var random: Xoshiro256
   /// The number of users of the run.
   let userCount: Int
-  /// Per user: the driver whose UI to read after its code ran.
-  var settlers: [(any Settling)?]
+  /// Per user: the driver whose UI to read after its code ran (the drivers own the harness, so
+  /// these do not own them).
+  var settlers: [SettlerRef?]
 
   init(random: Xoshiro256, userCount: Int) {
     self.random = random
     self.userCount = userCount
-    settlers = [(any Settling)?](repeating: nil, count: userCount)
+    settlers = [SettlerRef?](repeating: nil, count: userCount)
   }
+
+  /// The run is over: the host lets go of every app object it keeps for its users.
+  deinit { host?.shutdown() }
 
   func host(for runtime: ClientRuntime) -> AppHost {
     if let host { return host }
     let h = AppHost(runtime: runtime)
-    h.afterUserCode = { [unowned self] user in
+    h.afterUserCode = { [unowned self, unowned h] user in
       AtomicXDelivery.settle(user, host: h)
-      self.settlers[Int(user)]?.settle(user, host: h)
+      self.settlers[Int(user)]?.driver.settle(user, host: h)
     }
     host = h
     return h
@@ -40,6 +44,10 @@ public final class Harness: @unchecked Sendable {
 
 protocol Settling: AnyObject {
   func settle(_ user: UInt32, host: AppHost)
+}
+
+struct SettlerRef {
+  unowned(unsafe) let driver: any Settling
 }
 
 /// Tags of the drivers' timers.
@@ -137,7 +145,7 @@ class Driver<Objects>: ClientBehavior, Settling {
     let host = harness.host(for: c.runtime)
     let user = c.user
     homeRooms[Int(user)] = c.room
-    harness.settlers[Int(user)] = self
+    harness.settlers[Int(user)] = SettlerRef(driver: self)
     let runtime = c.runtime
     let liveID = VirtualIDs.liveID(c.room)
     host.run(as: user) {
@@ -321,7 +329,7 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   func launch(_ c: inout Client) {
     let host = harness.host(for: c.runtime)
     let user = c.user
-    harness.settlers[Int(user)] = self
+    harness.settlers[Int(user)] = SettlerRef(driver: self)
     host.forgetSingletons(of: user)
     objects[Int(user)] = nil
     epoch[Int(user)] &+= 1

@@ -70,6 +70,9 @@ package final class AppHost {
   /// The simulated time now.
   package var now: SimInstant { runtime.now }
 
+  /// Every user's string ID (`user_17`), made once.
+  package private(set) lazy var userIDs: [String] = (0..<runtime.clients.count).map { "user_\($0)" }
+
   /// Runs `body` as `user`'s code, with this host current on this thread.
   @inline(__always)
   package func run<R>(as user: UInt32, _ body: () throws -> R) rethrows -> R {
@@ -89,6 +92,16 @@ package final class AppHost {
       if previousHost !== self { AppHost.current = previousHost }
     }
     return try body()
+  }
+
+  /// Lets go of every app object kept for the users (their singletons and pending work): the
+  /// run that used this host is over.
+  package func shutdown() {
+    afterUserCode = nil
+    jobs = []
+    freeJobs = []
+    pendingJobs = 0
+    for u in singletons.indices { singletons[u] = [] }
   }
 
   /// The current user's singleton `name`, made by `make` the first time.

@@ -5,7 +5,10 @@ import LiveStack
 /// `user_17`, `live_3`, `call_42`. Anything else names no user, room or call.
 package enum VirtualIDs {
   /// The string ID of user `user`.
-  package static func userID(_ user: UInt32) -> String { "user_\(user)" }
+  package static func userID(_ user: UInt32) -> String {
+    if let host = AppHost.current, Int(user) < host.runtime.clients.count { return host.userIDs[Int(user)] }
+    return "user_\(user)"
+  }
   /// The string ID of room `room`.
   package static func liveID(_ room: UInt32) -> String { "live_\(room)" }
   /// The string ID of call `call`.
