@@ -116,10 +116,10 @@ public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, Conversati
   public func conversationManager(_ manager: ConversationManager, perform action: ConversationAction) {
     switch action {
     case let join as JoinConversationAction:
-      if CallStore.shared.state.value.selfInfo.status == .waiting {
-        accept(join)
-      } else {
-        pendingJoin = join
+      switch CallStore.shared.state.value.selfInfo.status {
+      case .waiting: accept(join)
+      case .accept: join.fulfill(dateConnected: Date())  // already answered in the app
+      case .none: pendingJoin = join  // a cold start: the SDK has not heard of the call yet
       }
     case let end as EndConversationAction:
       let inCall = CallStore.shared.state.value.selfInfo.status == .accept
