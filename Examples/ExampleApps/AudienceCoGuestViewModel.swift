@@ -89,8 +89,18 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     guard status == .applying, !openingDevices else { return }
     coGuestStore.cancelApplication { [weak self] result in
       DispatchQueue.main.async {
-        // A failed cancel means an answer won the race: the event or the seat list settles it.
-        if case .success = result, self?.status == .applying { self?.status = .idle }
+        guard let self, self.status == .applying, !self.openingDevices else { return }
+        switch result {
+        case .success:
+          self.status = .idle
+        case .failure(let error) where error.code == -2311:
+          // An answer won the race. An acceptance shows in the seat list (which opens the
+          // devices); anything else, or an answer that never arrives, ends the attempt here.
+          let seated = self.coGuestStore.state.value.connected.contains { $0.userID == self.userID }
+          if !seated { self.status = .idle }
+        case .failure:
+          break  // not heard (-1): the application may still stand; its answer or timeout comes
+        }
       }
     }
   }

@@ -31,11 +31,15 @@ public final class CallViewModel: ObservableObject {
     // The SDK's call state is the truth: a call can end without an event reaching the app (the
     // session ended while the app was away), and then the screen must close all the same.
     CallStore.shared.state
-      .map(\.selfInfo.status)
       .removeDuplicates()
       .receive(on: DispatchQueue.main)
-      .sink { [weak self] status in
-        if status == .none, self?.screen != .calling { self?.screen = .none }
+      .sink { [weak self] state in
+        guard let self else { return }
+        switch state.selfInfo.status {
+        case .none: if self.screen != .calling { self.screen = .none }
+        case .waiting: if self.screen == .none { self.screen = .ringing(callId: state.callId) }
+        case .accept: self.screen = .inCall(callId: state.callId)
+        }
       }
       .store(in: &cancellables)
     LoginStore.shared.loginEventPublisher

@@ -33,6 +33,11 @@ public struct Network {
   /// Sends a message now to (`downlink`) or from `user`: returns its delivery time, a latency draw
   /// plus `extraNs` later, no sooner than `holdUntilNs`, and never before the previous message on
   /// the same channel.
+  /// Whether a message to or from `user` is still on its way at `now`.
+  public func hasInFlight(_ user: UInt32, now: SimInstant) -> Bool {
+    downlinkAt[Int(user)] > now.nanoseconds || uplinkAt[Int(user)] > now.nanoseconds
+  }
+
   public mutating func send(
     downlink: Bool, _ user: UInt32, _ now: SimInstant, extraNs: Int64 = 0, holdUntilNs: Int64 = 0
   ) -> SimInstant {

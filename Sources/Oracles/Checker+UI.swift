@@ -23,13 +23,18 @@ extension Checker {
     public var callState: CallParticipantState
     /// Whether any capture device of the user is on.
     public var captureOn: Bool = false
+    /// Whether nothing is on its way to or from the user's client (no message in the network, no
+    /// SDK call awaiting its answer). A UI is judged only while its client is quiet: until then
+    /// the app may simply not have heard yet.
+    public var quiet: Bool = true
 
     /// Facts.
     public init(
       status: CoGuestStatus?, pending: Bool, seated: Bool, microphoneOn: Bool, callScreen: Bool?,
-      callState: CallParticipantState, captureOn: Bool = false
+      callState: CallParticipantState, captureOn: Bool = false, quiet: Bool = true
     ) {
       self.captureOn = captureOn
+      self.quiet = quiet
       self.status = status
       self.pending = pending
       self.seated = seated
@@ -55,12 +60,14 @@ extension Checker {
   public mutating func observeUI(user: UInt32, _ facts: UIFacts, at now: SimInstant) {
     let status = facts.status
     var mismatch = SIMD8<Int64>(repeating: 0)
-    if status == .idle && facts.pending { mismatch[0] = 1 }
-    if status == .connected && (!facts.seated || !facts.microphoneOn) { mismatch[1] = 1 }
-    if status == .applying && !facts.pending { mismatch[2] = 1 }
-    if facts.captureOn && !facts.seated && facts.callState != .accept { mismatch[3] = 1 }
-    if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept) {
-      mismatch[4] = 1
+    if facts.quiet, status == .idle && facts.pending { mismatch[0] = 1 }
+    if facts.quiet {
+      if status == .connected && (!facts.seated || !facts.microphoneOn) { mismatch[1] = 1 }
+      if status == .applying && !facts.pending { mismatch[2] = 1 }
+      if facts.captureOn && !facts.seated && facts.callState != .accept { mismatch[3] = 1 }
+      if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept) {
+        mismatch[4] = 1
+      }
     }
     let u = Int(user)
     if u >= uiSince.count { uiSince += [SIMD8<Int64>](repeating: .zero, count: u + 1 - uiSince.count) }

@@ -144,6 +144,7 @@ public struct LiveWorld: World {
     let ui = runtime.ui
     let now = runtime.now
     var kept = 0
+    let busy = uiWatch.users.isEmpty ? [] : inFlight.usersInFlight()
     for k in 0..<uiWatch.users.count {
       let u = uiWatch.users[k]
       let status = runtime.clients[Int(u)].status
@@ -163,7 +164,8 @@ public struct LiveWorld: World {
         status: ui.statusProbed[Int(u)] ? runtime.clients[Int(u)].status : nil,
         pending: server.seats.pendingApplication(of: u) != nil, seated: server.seats.seat(of: u) != nil,
         microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
-        callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u))
+        callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
+        quiet: !busy.contains(u) && !network.hasInFlight(u, now: now))
       checker.observeUI(user: u, facts, at: now)
     }
     uiWatch.users.removeLast(uiWatch.users.count - kept)
