@@ -18,7 +18,8 @@ enum CLI {
       stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
       stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--json]
       stampede validate PROFILE...
-      stampede bench [kernel|stack|sweep|faults|all] [--json] [options]
+      stampede apps
+      stampede bench [kernel|stack|sweep|faults|apps|all] [--json] [options]
       stampede help [COMMAND]
       stampede version
 
@@ -27,9 +28,21 @@ enum CLI {
 
     A run is decided by the profile and the seed alone: the same pair gives the same trace hash
     on any machine. Every run prints a repro line.
+
+    run, replay, shrink, sweep and capacity also take --app NAME: the registered app code that
+    runs as the virtual users instead of the built-in clients (stampede apps lists them; an
+    executable that calls StampedeCLI.main(apps:) registers its own, see docs/CLIENTS.md).
     """
 
   static let commandHelp: [String: String] = [
+    "apps": """
+    stampede apps
+
+    Lists the app code this executable registered (the names --app takes). The stampede
+    executable itself registers none: an app team's executable calls StampedeCLI.main(apps:)
+    with its own (see docs/CLIENTS.md); the repository's stampede-examples registers the
+    example view models.
+    """,
     "mistakes": """
     stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--jobs J] [--json]
 
@@ -70,6 +83,8 @@ enum CLI {
                         repro line
       --mistake M[,M]   make the built-in clients commit catalogued mistakes (stampede help
                         mistakes lists them); they appear in the repro line
+      --app NAME        run the registered app code NAME as the virtual users (stampede apps
+                        lists them); it appears in the repro line
       --check-determinism
                         run the seed a second time in this process and compare every event; on a
                         difference, name the first divergent event and exit 4
@@ -89,6 +104,7 @@ enum CLI {
       --mistake M[,M]   the catalogued client mistakes that make it fail; they are written into
                         the shrunk profile ("mistakes"), which then reproduces on its own
       --quirk Q[,Q]     the SDK quirks it needs; written into the shrunk profile ("quirks")
+      --app NAME        the registered app code the failure is in; named in the repro line
       --budget R        the most runs to spend (default: 200)
       --nearby K        seeds after N to try (default: 8)
       --out FILE        where to write (default: reports/<profile>/shrunk-seed-N.json5)
@@ -128,6 +144,7 @@ enum CLI {
       --quiet           no per-seed lines
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
+      --app NAME        run the registered app code NAME in every seed
       --corpus          first re-run the failing seeds remembered for this profile (same sha256)
                         in the corpus; they count towards the exit code
       --corpus-file F   the corpus (default: reports/failing-seeds.jsonl); every sweep appends its
@@ -166,7 +183,7 @@ enum CLI {
     expected; the exit code is 2 if any profile is invalid, 0 otherwise.
     """,
     "bench": """
-    stampede bench [kernel|stack|sweep|faults|all] [options]
+    stampede bench [kernel|stack|sweep|faults|apps|all] [options]
 
     kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
             successor at now + an exponential increment. The identical loop is compiled from
@@ -184,7 +201,12 @@ enum CLI {
     faults  profiles/nightly-chaos.json5 with its faults on and off, seed by seed over 16 seeds
             (alternating, so both sides see the same machine); reports each side's events/s, the
             ratio (target: >= 0.8x), the fault kinds that fired and the violations.
-    all     all four (the default is kernel).
+    apps    registered app code (--app NAME) as the virtual users against the built-in clients on
+            one profile (--profile FILE, default profiles/seat-rush.json5; --seed N), best of
+            --repeat runs each. Reports events/s of both, their ratio (target: >= 0.2x) and peak
+            heap per virtual user of the app run (target: <= 16 KiB). Runs in the executable that
+            registers the app (stampede-examples bench apps --app examples).
+    all     kernel, stack, sweep and faults (the default is kernel).
 
     Options:
       --json            print {"kernel": [...], "stack": {eventsPerSecond, kernelOpsPerSecond, ratio,
@@ -234,6 +256,7 @@ enum CLI {
     case "replay": return try ReplayCommand.main(rest)
     case "shrink": return try ShrinkCommand.main(rest)
     case "mistakes": return try MistakesCommand.main(rest)
+    case "apps": return try AppsCommand.main(rest)
     case "help", "--help", "-h":
       if let topic = rest.first, let text = commandHelp[topic] { print(text) } else { print(overview) }
       return .pass

@@ -175,6 +175,14 @@ enum ReplayCommand {
         "stampede: \(reportPath) is incomplete (the run was interrupted), so no replay can reach its trace hash")
       return .usage
     }
+    if let program = original.repro.split(separator: " ").first, program != "stampede",
+      program != AppRegistry.program
+    {
+      printError(
+        "\(AppRegistry.program): \(reportPath) was made by \(program) (its repro line: \(original.repro)); replay it with that executable, which registers the app the run used"
+      )
+      return .usage
+    }
     guard let repro = Repro.parse(original.repro) else {
       printError("stampede: \(reportPath): cannot read its repro line: \(original.repro)")
       return .usage

@@ -79,3 +79,20 @@ extension AppSuite {
     ClientApp(name: name, summary: summary, makeClients: { self.clients($0) })
   }
 }
+
+/// `stampede apps`.
+enum AppsCommand {
+  static func main(_ args: [String]) throws -> ExitCode {
+    guard args.isEmpty else { throw UsageError("apps takes no arguments") }
+    if AppRegistry.apps.isEmpty {
+      print("\(AppRegistry.program) registers no apps: every run uses the built-in clients.")
+      print("Register app code with StampedeCLI.main(apps:) in your own executable (docs/CLIENTS.md).")
+      return .pass
+    }
+    let width = AppRegistry.apps.map(\.name.count).max() ?? 0
+    for app in AppRegistry.apps {
+      print(app.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + app.summary)
+    }
+    return .pass
+  }
+}
