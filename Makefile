@@ -29,10 +29,10 @@ instructions: build
 
 ## Fails if any Swift file is not formatted per .swift-format.
 lint:
-	$(SWIFT) format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests Examples
 
 format:
-	$(SWIFT) format --in-place --recursive --configuration .swift-format Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Examples
 
 clean:
 	rm -rf .build

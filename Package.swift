@@ -48,7 +48,12 @@ let package = Package(
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc",
       ]),
-    .target(name: "StampedeCLI", dependencies: ["Runner", "StampedeHarness", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics", "Chaos", "Oracles", "CJemalloc"]),
+    .target(
+      name: "StampedeCLI",
+      dependencies: [
+        "Runner", "StampedeHarness", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics", "Chaos",
+        "Oracles", "CJemalloc",
+      ]),
     .executableTarget(name: "stampede", dependencies: ["StampedeCLI"]),
     // The examples: view models written against the SDK-compatible modules only, and the
     // executable that registers them with the harness.
@@ -63,15 +68,21 @@ let package = Package(
     .target(name: "VirtualPlatform", dependencies: ["SimKernel", "LiveStack", "Clients"]),
     .target(name: "Combine", dependencies: ["VirtualPlatform"]),
     .target(name: "AtomicXCore", dependencies: ["Combine", "VirtualPlatform", "Clients", "LiveStack", "SimKernel"]),
-    .target(name: "PushKit", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
-    .target(name: "LiveCommunicationKit", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
-    .target(name: "ImSDK_Plus", dependencies: ["VirtualPlatform", "PushKit", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    .target(
+      name: "PushKit", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    .target(
+      name: "LiveCommunicationKit", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"],
+      swiftSettings: appFacing),
+    .target(
+      name: "ImSDK_Plus", dependencies: ["VirtualPlatform", "PushKit", "Clients", "LiveStack", "SimKernel"],
+      swiftSettings: appFacing),
     .target(
       name: "StampedeHarness",
       dependencies: [
         "AtomicXCore", "PushKit", "LiveCommunicationKit", "VirtualPlatform", "Clients", "LiveStack", "SimKernel",
       ]),
-    .target(name: "TUICore", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    .target(
+      name: "TUICore", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
     .testTarget(
       name: "StampedeTests",
       dependencies: [

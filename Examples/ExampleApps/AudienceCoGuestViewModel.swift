@@ -78,7 +78,9 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     errorMessage = nil
     coGuestStore.applyForSeat(seatIndex: seatIndex, timeout: applyTimeout, extraInfo: nil) { [weak self] result in
       DispatchQueue.main.async {
-        guard let self, case .failure(let error) = result, self.status == .applying, !self.openingDevices else { return }
+        guard let self, case .failure(let error) = result, self.status == .applying, !self.openingDevices else {
+          return
+        }
         self.status = .idle
         self.errorMessage = error.code == -2340 ? "All co-guest places are taken" : "Apply failed: \(error.message)"
       }

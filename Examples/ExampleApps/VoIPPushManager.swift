@@ -76,7 +76,9 @@ public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, Conversati
 
   // MARK: PKPushRegistryDelegate
 
-  public func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType) {
+  public func pushRegistry(
+    _ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType
+  ) {
     guard type == .voIP else { return }
     voipToken = pushCredentials.token
     uploadVoIPToken()

@@ -29,7 +29,9 @@ func audience<VM>(
 let correctAudience = audience(
   { AudienceCoGuestViewModel(liveID: $0.liveID!, userID: $0.userID) },
   apply: { $0.applyForSeat() }, cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() },
-  answer: { vm, inviter, accept in accept ? vm.acceptInvitation(inviterID: inviter) : vm.rejectInvitation(inviterID: inviter) },
+  answer: { vm, inviter, accept in
+    accept ? vm.acceptInvitation(inviterID: inviter) : vm.rejectInvitation(inviterID: inviter)
+  },
   status: { vm in
     switch vm.status {
     case .idle: .idle

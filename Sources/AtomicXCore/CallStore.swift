@@ -1,5 +1,5 @@
-import Foundation
 internal import Clients
+import Foundation
 internal import LiveStack
 internal import SimKernel
 internal import VirtualPlatform

@@ -1,5 +1,5 @@
-import Foundation
 internal import Clients
+import Foundation
 internal import LiveStack
 internal import VirtualPlatform
 
@@ -126,7 +126,8 @@ public final class CoGuestStore {
     case .onHostInvitationCancelled(let h): e = .onHostInvitationCancelled(hostUser: bridge.userInfo(h))
     case .onGuestApplicationResponded(let a, let h):
       e = .onGuestApplicationResponded(isAccept: a, hostUser: bridge.userInfo(h))
-    case .onGuestApplicationNoResponse(let r): e = .onGuestApplicationNoResponse(reason: r == .timeout ? .timeout : .alreadySeated)
+    case .onGuestApplicationNoResponse(let r):
+      e = .onGuestApplicationNoResponse(reason: r == .timeout ? .timeout : .alreadySeated)
     case .onKickedOffSeat(let s, let h): e = .onKickedOffSeat(seatIndex: s, hostUser: bridge.userInfo(h))
     }
     guestEvents.send(e)
@@ -164,7 +165,8 @@ public final class CoGuestStore {
       builtVersion = runtime.staffListsVersion
       let seats = runtime.seatView[slot]
       if seats != builtSeats {
-        built.connected = seats.enumerated().compactMap { i, o in o == 0 ? nil : SeatUserInfo(user: o - 1, seatIndex: i) }
+        built.connected = seats.enumerated().compactMap { i, o in o == 0 ? nil : SeatUserInfo(user: o - 1, seatIndex: i)
+        }
         builtSeats = seats
         changed = true
       }
@@ -194,10 +196,13 @@ public final class CoGuestStore {
         while head < oldCount && head < new.count && infos[head].id == new[head] { head += 1 }
         if head == oldCount && head == new.count { return false }
         var tail = 0
-        while tail < oldCount - head && tail < new.count - head && infos[oldCount - 1 - tail].id == new[new.count - 1 - tail] {
+        while tail < oldCount - head && tail < new.count - head
+          && infos[oldCount - 1 - tail].id == new[new.count - 1 - tail]
+        {
           tail += 1
         }
-        infos.replaceSubrange(head..<(oldCount - tail), with: new[head..<(new.count - tail)].map(LiveUserInfo.init(user:)))
+        infos.replaceSubrange(
+          head..<(oldCount - tail), with: new[head..<(new.count - tail)].map(LiveUserInfo.init(user:)))
         return true
       }
     }

@@ -1,5 +1,5 @@
-import Foundation
 package import Clients
+import Foundation
 internal import LiveStack
 internal import SimKernel
 package import VirtualPlatform
@@ -207,7 +207,9 @@ public final class LiveListStore {
     guard let r = VirtualIDs.room(liveID) else {
       guard let completion else { return }
       return bridge.host.post(
-        .block { completion(.failure(ErrorInfo(code: Int(SeatError.roomNotExist.rawValue), message: "no live \"\(liveID)\""))) })
+        .block {
+          completion(.failure(ErrorInfo(code: Int(SeatError.roomNotExist.rawValue), message: "no live \"\(liveID)\"")))
+        })
     }
     room = r
     let seats = bridge.client(room: r).liveSeat
@@ -286,7 +288,9 @@ public final class LiveSeatStore {
     model.takeSeat(index: seatIndex, completion: bridge.completion(completion))
   }
   /// Leaves the caller's seat.
-  public func leaveSeat(completion: CompletionClosure? = nil) { model.leaveSeat(completion: bridge.completion(completion)) }
+  public func leaveSeat(completion: CompletionClosure? = nil) {
+    model.leaveSeat(completion: bridge.completion(completion))
+  }
   /// Locks seat `seatIndex`.
   public func lockSeat(seatIndex: Int, completion: CompletionClosure? = nil) {
     model.lockSeat(index: seatIndex, completion: bridge.completion(completion))

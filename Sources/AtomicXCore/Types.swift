@@ -1,6 +1,6 @@
+internal import Clients
 @_exported import Combine
 import Foundation
-internal import Clients
 internal import LiveStack
 internal import SimKernel
 internal import VirtualPlatform

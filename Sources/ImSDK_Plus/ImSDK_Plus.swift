@@ -1,9 +1,8 @@
-
-@_exported import VirtualPlatform
 internal import Clients
 internal import LiveStack
-internal import SimKernel
 internal import PushKit
+internal import SimKernel
+@_exported import VirtualPlatform
 
 /// A success callback.
 public typealias V2TIMSucc = () -> Void

@@ -1,8 +1,7 @@
-
-@_exported import VirtualPlatform
 package import Clients
 internal import LiveStack
 internal import SimKernel
+@_exported import VirtualPlatform
 
 /// Someone in a conversation.
 public struct Handle: Hashable, Sendable {

@@ -65,7 +65,8 @@ extension Checker {
       if status == .connected && (!facts.seated || !facts.microphoneOn) { mismatch[1] = 1 }
       if status == .applying && !facts.pending { mismatch[2] = 1 }
       if facts.captureOn && !facts.seated && facts.callState != .accept { mismatch[3] = 1 }
-      if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept) {
+      if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept)
+      {
         mismatch[4] = 1
       }
     }

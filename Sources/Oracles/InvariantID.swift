@@ -150,7 +150,8 @@ public enum InvariantID: Int, Sendable, CaseIterable {
       return Invariant(
         id: "ui.idle-means-nothing-pending", kind: .safety,
         description:
-          "an app's UI does not show idle for longer than the settle time while the server holds an application of the user")
+          "an app's UI does not show idle for longer than the settle time while the server holds an application of the user"
+      )
     case .uiConnectedMeansSeated:
       return Invariant(
         id: "ui.connected-means-seated", kind: .safety,

@@ -1,8 +1,7 @@
-
-@_exported import VirtualPlatform
 package import Clients
 internal import LiveStack
 internal import SimKernel
+@_exported import VirtualPlatform
 
 /// A kind of push.
 public struct PKPushType: Hashable, Sendable, RawRepresentable {
@@ -102,7 +101,8 @@ public final class PKPushRegistry: NSObject {
   public var desiredPushTypes: Set<PKPushType>? {
     didSet {
       if desiredPushTypes?.contains(.voIP) == true {
-        Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0)).pushRegistry.register()
+        Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0)).pushRegistry
+          .register()
       }
     }
   }

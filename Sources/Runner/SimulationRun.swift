@@ -162,7 +162,8 @@ public struct SimulationRun {
     let layout = Layout(profile: profile, streams: streams)
     let b = clients(
       ClientSetup(
-        layout: layout, audience: profile.audience, host: profile.host, admin: profile.admin, phone: profile.calls?.phone,
+        layout: layout, audience: profile.audience, host: profile.host, admin: profile.admin,
+        phone: profile.calls?.phone,
         random: streams.stream("apps")))
     return LiveWorld(
       profile: profile, streams: streams, audience: b.audience, host: b.host, admin: b.admin, phone: b.phone)

@@ -1,8 +1,8 @@
 import Foundation
+import LiveStack
 import Reports
 import Runner
 import Scenario
-import LiveStack
 import SimKernel
 
 /// `stampede bench`.
@@ -343,7 +343,8 @@ extension BenchCommand {
         let r = run.execute()
         let users = Double(max(1, r.world.layout.totalUsers))
         let side = AppBenchResult.Side(
-          events: r.events, wallSeconds: r.wallSeconds, eventsPerSecond: (Double(r.events) / max(r.wallSeconds, 1e-9)).rounded(),
+          events: r.events, wallSeconds: r.wallSeconds,
+          eventsPerSecond: (Double(r.events) / max(r.wallSeconds, 1e-9)).rounded(),
           peakBytes: r.peakMemoryBytes, bytesPerUser: (Double(r.peakMemoryBytes) / users).rounded())
         if best == nil || side.eventsPerSecond > best!.eventsPerSecond { best = side }
       }
@@ -367,7 +368,9 @@ extension BenchCommand {
           format: "  %@ %9.0f events/s (%lld events in %.3f s), peak %.1f MiB, %.0f B per user", label,
           s.eventsPerSecond, s.events, s.wallSeconds, Double(s.peakBytes) / 1_048_576, s.bytesPerUser)
       }
-      print("bench apps: app '\(name)' against the built-in clients on \(bench.profile.name), seed \(seed), \(users) users, best of \(repeats)")
+      print(
+        "bench apps: app '\(name)' against the built-in clients on \(bench.profile.name), seed \(seed), \(users) users, best of \(repeats)"
+      )
       print(line("built-in", builtIn))
       print(line("app     ", appSide))
       print(

@@ -241,7 +241,8 @@ struct Repro {
 
   /// Reads `stampede run PATH --seed N [--duration D] [--quirk Q,…]` (PATH shell-quoted if needed).
   static func parse(_ line: String) -> Repro? {
-    guard let words = ShellWords.split(line), words.count >= 5, words[0] == "stampede" || words[0] == AppRegistry.program, words[1] == "run"
+    guard let words = ShellWords.split(line), words.count >= 5,
+      words[0] == "stampede" || words[0] == AppRegistry.program, words[1] == "run"
     else {
       return nil
     }

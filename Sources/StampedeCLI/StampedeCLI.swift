@@ -67,7 +67,9 @@ enum AppRegistry {
       let known = apps.map(\.name)
       throw UsageError(
         "--app: no app '\(name)' in \(program)"
-          + (known.isEmpty ? " (it registers none; run the executable that registers it)" : " (known: \(known.joined(separator: ", ")))"))
+          + (known.isEmpty
+            ? " (it registers none; run the executable that registers it)"
+            : " (known: \(known.joined(separator: ", ")))"))
     }
     return suite.clientApp
   }

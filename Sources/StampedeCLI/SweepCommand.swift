@@ -11,7 +11,8 @@ import Scenario
 enum SweepCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app"],
+      args,
+      valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app"],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")

@@ -1,6 +1,6 @@
 import AtomicXCore
-import Combine
 import Clients
+import Combine
 import LiveCommunicationKit
 import LiveStack
 import PushKit
@@ -52,9 +52,12 @@ struct SettlerRef {
 
 /// Tags of the drivers' timers.
 enum Tap: UInt32 {
-  case apply = 1, giveUp, leaveSeat, leaveRoom, answerInvitation, secondTap
-  case decide = 10, invite
-  case dial = 20, answer, hangUp, callerGiveUp
+  case apply = 1
+  case giveUp, leaveSeat, leaveRoom, answerInvitation, secondTap
+  case decide = 10
+  case invite
+  case dial = 20
+  case answer, hangUp, callerGiveUp
 }
 
 /// The common part of the drivers: per-user objects, and routing of SDK events to the
@@ -100,7 +103,7 @@ class Driver<Objects>: ClientBehavior, Settling {
     homeRooms[Int(user)] == .max ? nil : homeRooms[Int(user)]
   }
   /// Per user: the app shell's subscriptions (login and live events).
-  var shell: [[AnyCancellable]]  = []
+  var shell: [[AnyCancellable]] = []
 
   /// The app shell ends the session: kicked offline, the login expired, or the live ended.
   func sessionEnded(_ user: UInt32, host: AppHost) {
@@ -364,7 +367,8 @@ final class PhoneDriver<Objects>: Driver<Objects> {
       schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: arg, host: host)
       guard state == .none, foreground(user, host), phones.count > 1, let dial = app.dial else { return }
       let group = harness.chance(settings.groupProbability)
-      let count = group ? min(phones.count - 1, 2 + Int(harness.random.next(below: UInt64(settings.maxGroupCallees - 1)))) : 1
+      let count =
+        group ? min(phones.count - 1, 2 + Int(harness.random.next(below: UInt64(settings.maxGroupCallees - 1)))) : 1
       var callees: [String] = []
       while callees.count < count {
         let u = phones.lowerBound + UInt32(harness.random.next(below: UInt64(phones.count)))

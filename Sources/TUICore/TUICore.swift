@@ -1,8 +1,7 @@
-
-@_exported import VirtualPlatform
 internal import Clients
 internal import LiveStack
 internal import SimKernel
+@_exported import VirtualPlatform
 
 /// A success callback.
 public typealias TUISucc = () -> Void

@@ -74,8 +74,10 @@ enum ExamplesTool {
     let repro = report["repro"] as! String
     #expect(repro == "stampede-examples run profiles/smoke.json5 --seed 0x2 --app double-tap")
 
-    let replay = try ExamplesTool.run(["replay", out.appendingPathComponent("report.json").path, "--out",
-      folder.appendingPathComponent("replay").path, "--progress", "none"])
+    let replay = try ExamplesTool.run([
+      "replay", out.appendingPathComponent("report.json").path, "--out",
+      folder.appendingPathComponent("replay").path, "--progress", "none",
+    ])
     #expect(replay.status == 1, "\(replay.stderr)")
     #expect(replay.stderr.contains("replay reached the report's trace hash \(report["traceHash"] as! String)"))
 
@@ -88,7 +90,8 @@ enum ExamplesTool {
     let line = shrink.stdout.split(separator: "\n").first { $0.hasPrefix("repro: ") }!
     #expect(line.hasPrefix("repro: stampede-examples run \(shrunk.path) --app double-tap --seed"))
     let words = line.dropFirst("repro: stampede-examples ".count).split(separator: " ").map(String.init)
-    let again = try ExamplesTool.run(words + ["--out", folder.appendingPathComponent("again").path, "--progress", "none"])
+    let again = try ExamplesTool.run(
+      words + ["--out", folder.appendingPathComponent("again").path, "--progress", "none"])
     #expect(again.status == 1)
     #expect(try ExamplesTool.report(at: folder.appendingPathComponent("again"))["verdict"] as! String == "fail")
   }

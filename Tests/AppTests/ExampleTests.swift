@@ -1,12 +1,12 @@
-import Foundation
 import ExampleSuites
+import Foundation
+import Reports
+import SimKernel
 import StampedeCLI
 import StampedeHarness
 import Testing
 
 @testable import Runner
-import Reports
-import SimKernel
 @testable import Scenario
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

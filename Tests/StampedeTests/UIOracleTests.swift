@@ -8,7 +8,11 @@ import Testing
 /// The UI oracles: each mismatch is caught once it has held for its settle time, and a mismatch
 /// that clears sooner (a transient a correct app passes through) is not.
 @Suite struct UIOracleTests {
-  func checker() -> Checker { Checker(seats: SeatService(rooms: [RoomSettings(maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0)], userCount: 8)) }
+  func checker() -> Checker {
+    Checker(
+      seats: SeatService(
+        rooms: [RoomSettings(maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0)], userCount: 8))
+  }
 
   func facts(
     _ status: CoGuestStatus?, pending: Bool = false, seated: Bool = false, mic: Bool = false, screen: Bool? = nil,
@@ -21,7 +25,9 @@ import Testing
 
   /// Feeds `f` every second for `seconds` seconds; returns the violations of `id`.
   func hold(_ f: Checker.UIFacts, seconds: Int, _ id: InvariantID, on c: inout Checker, from start: Int = 0) -> Int {
-    for s in start...(start + seconds) { c.observeUI(user: 3, f, at: SimInstant(nanoseconds: Int64(s) * 1_000_000_000)) }
+    for s in start...(start + seconds) {
+      c.observeUI(user: 3, f, at: SimInstant(nanoseconds: Int64(s) * 1_000_000_000))
+    }
     return c.log.counts[id.rawValue]
   }
 
@@ -34,7 +40,8 @@ import Testing
   @Test func connectedWithTheMicrophoneClosedOrOffTheSeatIsCaughtAfterTheSettleTime() {
     var c = checker()
     #expect(hold(facts(.connected, seated: true, mic: false), seconds: 4, .uiConnectedMeansSeated, on: &c) == 0)
-    #expect(hold(facts(.connected, seated: true, mic: false), seconds: 1, .uiConnectedMeansSeated, on: &c, from: 5) == 1)
+    #expect(
+      hold(facts(.connected, seated: true, mic: false), seconds: 1, .uiConnectedMeansSeated, on: &c, from: 5) == 1)
     var d = checker()
     #expect(hold(facts(.connected, seated: false, mic: true), seconds: 5, .uiConnectedMeansSeated, on: &d) == 1)
     #expect(d.log.first[InvariantID.uiConnectedMeansSeated.rawValue]!.message.contains("no seat"))
@@ -42,7 +49,8 @@ import Testing
 
   @Test func applyingWithNothingPendingIsCaughtAfterTheSettleTime() {
     var c = checker()
-    #expect(hold(facts(.applying, pending: false, seated: true, mic: true), seconds: 5, .uiApplyingMeansPending, on: &c) == 1)
+    #expect(
+      hold(facts(.applying, pending: false, seated: true, mic: true), seconds: 5, .uiApplyingMeansPending, on: &c) == 1)
   }
 
   @Test func aCallScreenThatOutlivesItsCallOrMissesItIsCaught() {
