@@ -83,11 +83,13 @@ let package = Package(
       ]),
     .target(
       name: "TUICore", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    // Running the package's executables from tests.
+    .target(name: "ToolSupport", path: "Tests/ToolSupport"),
     .testTarget(
       name: "StampedeTests",
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner",
-        "StampedeCLI", "stampede",
+        "StampedeCLI", "stampede", "ToolSupport",
       ]),
     // App code's view of the platform, tested as app code is written (Swift 5 language mode).
     .testTarget(
@@ -95,7 +97,7 @@ let package = Package(
       dependencies: [
         "stampede-examples", "ExampleSuites", "ExampleApps", "StampedeCLI", "StampedeHarness", "VirtualPlatform",
         "Combine", "AtomicXCore", "PushKit", "LiveCommunicationKit", "Clients", "LiveStack", "SimKernel", "Oracles",
-        "Runner", "Scenario", "Reports",
+        "Runner", "Scenario", "Reports", "ToolSupport",
       ], swiftSettings: appFacing),
   ]
 )

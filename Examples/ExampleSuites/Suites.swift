@@ -26,19 +26,18 @@ func audience<VM>(
   return app
 }
 
+/// What a view model's three-state status shows, as a UI probe reports it.
+func ui<Status: Equatable>(_ status: Status, idle: Status, applying: Status) -> UIStatus {
+  status == idle ? .idle : status == applying ? .applying : .connected
+}
+
 let correctAudience = audience(
   { AudienceCoGuestViewModel(liveID: $0.liveID!, userID: $0.userID) },
   apply: { $0.applyForSeat() }, cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() },
   answer: { vm, inviter, accept in
     accept ? vm.acceptInvitation(inviterID: inviter) : vm.rejectInvitation(inviterID: inviter)
   },
-  status: { vm in
-    switch vm.status {
-    case .idle: .idle
-    case .applying: .applying
-    case .connected: .connected
-    }
-  }, leave: { $0.leaveRoom() })
+  status: { ui($0.status, idle: .idle, applying: .applying) }, leave: { $0.leaveRoom() })
 
 let hostApp: HostApp<HostCoGuestViewModel> = {
   var app = HostApp { HostCoGuestViewModel(liveID: $0.liveID!) }
@@ -72,13 +71,7 @@ public let exampleSuites: [AppSuite] = [
       audience: audience(
         { DoubleTapAudienceViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
         cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
-        status: { vm in
-          switch vm.status {
-          case .idle: .idle
-          case .applying: .applying
-          case .connected: .connected
-          }
-        })
+        status: { ui($0.status, idle: .idle, applying: .applying) })
     ).with(host: hostApp).with(phone: phoneApp),
   AppSuite(name: "seat-list-guest", summary: "wrong: connected from the seat list, microphone opened on one path only")
     .with(
@@ -88,12 +81,6 @@ public let exampleSuites: [AppSuite] = [
         answer: { vm, inviter, accept in
           accept ? vm.acceptInvitation(inviterID: inviter) : vm.rejectInvitation(inviterID: inviter)
         },
-        status: { vm in
-          switch vm.status {
-          case .idle: .idle
-          case .applying: .applying
-          case .connected: .connected
-          }
-        })
+        status: { ui($0.status, idle: .idle, applying: .applying) })
     ).with(host: hostApp).with(phone: phoneApp),
 ]

@@ -82,13 +82,7 @@ public final class CallStore {
   }
 
   /// The current user's instance.
-  public static var shared: CallStore {
-    let sdk = AtomicXUser.current
-    if let c = sdk.call { return c }
-    let c = CallStore(bridge: sdk.bridge)
-    sdk.call = c
-    return c
-  }
+  public static var shared: CallStore { AtomicXUser.shared(\.call, CallStore.init(bridge:)) }
 
   /// Call events.
   public var callEventPublisher: AnyPublisher<CallEvent, Never> { events.eraseToAnyPublisher() }

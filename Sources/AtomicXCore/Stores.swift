@@ -23,6 +23,15 @@ final class AtomicXUser {
     return b.host.singleton(.atomicX) { AtomicXUser(bridge: b) }
   }
 
+  /// The current user's instance of a `.shared` store, made the first time it is asked for.
+  static func shared<T: AnyObject>(_ slot: ReferenceWritableKeyPath<AtomicXUser, T?>, _ make: (Bridge) -> T) -> T {
+    let sdk = current
+    if let existing = sdk[keyPath: slot] { return existing }
+    let made = make(sdk.bridge)
+    sdk[keyPath: slot] = made
+    return made
+  }
+
   static func of(_ host: AppHost, _ user: UInt32) -> AtomicXUser {
     host.existingSingleton(.atomicX, of: user) ?? host.run(as: user) { current }
   }
@@ -120,13 +129,7 @@ public final class LoginStore {
   }
 
   /// The current user's instance.
-  public static var shared: LoginStore {
-    let sdk = AtomicXUser.current
-    if let l = sdk.login { return l }
-    let l = LoginStore(bridge: sdk.bridge)
-    sdk.login = l
-    return l
-  }
+  public static var shared: LoginStore { AtomicXUser.shared(\.login, LoginStore.init(bridge:)) }
 
   /// Login events.
   public var loginEventPublisher: AnyPublisher<LoginEvent, Never> { events.eraseToAnyPublisher() }
@@ -191,13 +194,7 @@ public final class LiveListStore {
   }
 
   /// The current user's instance.
-  public static var shared: LiveListStore {
-    let sdk = AtomicXUser.current
-    if let l = sdk.liveList { return l }
-    let l = LiveListStore(bridge: sdk.bridge)
-    sdk.liveList = l
-    return l
-  }
+  public static var shared: LiveListStore { AtomicXUser.shared(\.liveList, LiveListStore.init(bridge:)) }
 
   /// Live events.
   public var liveListEventPublisher: AnyPublisher<LiveListEvent, Never> { events.eraseToAnyPublisher() }
@@ -377,13 +374,7 @@ public final class DeviceStore {
   }
 
   /// The current user's instance.
-  public static var shared: DeviceStore {
-    let sdk = AtomicXUser.current
-    if let d = sdk.device { return d }
-    let d = DeviceStore(bridge: sdk.bridge)
-    sdk.device = d
-    return d
-  }
+  public static var shared: DeviceStore { AtomicXUser.shared(\.device, DeviceStore.init(bridge:)) }
 
   /// The devices' state.
   public var state: StatePublisher<DeviceState> { statePublisher }

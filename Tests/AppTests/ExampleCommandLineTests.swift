@@ -1,44 +1,15 @@
 import Foundation
 import Testing
+import ToolSupport
 
 /// Runs the built `stampede-examples` binary in a separate process.
 enum ExamplesTool {
-  static var binary: URL {
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = dir.appendingPathComponent("stampede-examples")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      dir = dir.deletingLastPathComponent()
-    }
-    return repositoryRoot.appendingPathComponent(".build/debug/stampede-examples")
-  }
-
+  static let tool = ProcessTool("stampede-examples", root: repositoryRoot)
   static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    try tool.run(arguments)
   }
-
-  static func folder() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-apps-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
-
-  static func report(at folder: URL) throws -> [String: Any] {
-    let data = try Data(contentsOf: folder.appendingPathComponent("report.json"))
-    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
-  }
+  static func folder() -> URL { ProcessTool.temporaryFolder() }
+  static func report(at folder: URL) throws -> [String: Any] { try ProcessTool.report(at: folder) }
 }
 
 /// The whole command line works in an executable that registers its own apps: every repro line

@@ -2,6 +2,7 @@ import Chaos
 import Foundation
 import Metrics
 import Testing
+import ToolSupport
 
 @testable import Clients
 @testable import Oracles
@@ -10,42 +11,13 @@ import Testing
 
 /// Runs the built `stampede` binary in a separate process.
 enum Tool {
-  static var binary: URL {
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = dir.appendingPathComponent("stampede")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      dir = dir.deletingLastPathComponent()
-    }
-    return repositoryRoot.appendingPathComponent(".build/debug/stampede")
-  }
-
+  static let tool = ProcessTool("stampede", root: repositoryRoot)
+  static var binary: URL { tool.binary }
   static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    try tool.run(arguments)
   }
-
-  static func temporaryFolder() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-test-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
-
-  static func report(at folder: URL) throws -> [String: Any] {
-    let data = try Data(contentsOf: folder.appendingPathComponent("report.json"))
-    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
-  }
+  static func temporaryFolder() -> URL { ProcessTool.temporaryFolder() }
+  static func report(at folder: URL) throws -> [String: Any] { try ProcessTool.report(at: folder) }
 }
 
 @Suite(.serialized) struct CommandLineTests {

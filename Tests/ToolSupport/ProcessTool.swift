@@ -1,0 +1,57 @@
+import Foundation
+
+/// Runs a built executable of this package in a separate process, from the repository root, the
+/// way the determinism and command-line tests need it.
+public struct ProcessTool: Sendable {
+  /// The executable's product name (`stampede`, `stampede-examples`).
+  public let name: String
+  /// The repository's root folder.
+  public let root: URL
+
+  /// A tool for the product `name`; `root` is the repository (where profiles are found).
+  public init(_ name: String, root: URL) {
+    self.name = name
+    self.root = root
+  }
+
+  /// The built binary, next to the test bundle (else the debug build folder).
+  public var binary: URL {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = dir.appendingPathComponent(name)
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      dir = dir.deletingLastPathComponent()
+    }
+    return root.appendingPathComponent(".build/debug/\(name)")
+  }
+
+  /// Runs the binary with `arguments`; returns its exit status and what it printed.
+  public func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    process.currentDirectoryURL = root
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+  }
+
+  /// A fresh temporary folder.
+  public static func temporaryFolder() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-test-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  /// The `report.json` in `folder`, parsed.
+  public static func report(at folder: URL) throws -> [String: Any] {
+    let data = try Data(contentsOf: folder.appendingPathComponent("report.json"))
+    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+  }
+}
