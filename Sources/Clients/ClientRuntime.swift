@@ -181,6 +181,8 @@ public final class ClientRuntime {
   public let commands = CommandQueue()
   /// What app UIs show (empty unless app code with UI probes runs).
   public let ui: UIProbes
+  /// The lines app code printed, for traces.
+  public let appLog = AppLog()
   /// Participant lists of `calls()` in flight, by slot.
   public let callLists = ListTable()
   /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are
@@ -385,5 +387,39 @@ public final class UIProbes {
   public func setCallScreen(_ user: UInt32, shown: Bool) {
     enlist(user)
     callScreen[Int(user)] = shown ? 1 : 0
+  }
+}
+
+/// The lines app code printed (`print` in a view model), each with its user and time. They are kept
+/// only while a trace asks for them (``keeps``), and taken by it after each event.
+public final class AppLog {
+  /// One printed line.
+  public struct Line: Sendable {
+    /// The user whose code printed it.
+    public var user: UInt32
+    /// When, in simulated nanoseconds.
+    public var timeNs: Int64
+    /// The text.
+    public var text: String
+  }
+
+  /// Whether lines are kept (a trace is being written).
+  public var keeps = false
+  /// Lines printed, kept or not.
+  public private(set) var count = 0
+  var lines: [Line] = []
+
+  init() {}
+
+  /// Records a line (kept only if ``keeps``).
+  public func record(user: UInt32, timeNs: Int64, _ text: @autoclosure () -> String) {
+    count += 1
+    if keeps { lines.append(Line(user: user, timeNs: timeNs, text: text())) }
+  }
+
+  /// Takes the lines kept so far.
+  public func take() -> [Line] {
+    defer { lines.removeAll(keepingCapacity: true) }
+    return lines
   }
 }

@@ -53,12 +53,6 @@ package final class AppHost {
   @exclusivity(unchecked) package private(set) var maxPendingJobs = 0
   /// UUIDs seen in printed text, each given a dense number in order of first sight.
   private var uuidNumbers: [String: Int] = [:]
-  /// Lines app code printed (kept only while ``keepsPrints`` is on).
-  package var prints: [(user: UInt32, at: SimInstant, text: String)] = []
-  /// Whether printed lines are kept for a trace (otherwise they are counted and dropped).
-  package var keepsPrints = false
-  /// Lines printed, kept or not.
-  package private(set) var printCount = 0
 
   /// A host for the clients of `runtime`.
   package init(runtime: ClientRuntime) {
@@ -180,9 +174,7 @@ package final class AppHost {
   /// Records a line the current user printed, with every UUID in it replaced by its number of
   /// first sight (so that a printed UUID never makes two runs differ).
   package func printed(_ text: String) {
-    printCount += 1
-    guard keepsPrints else { return }
-    prints.append((user, now, normalizingUUIDs(text)))
+    runtime.appLog.record(user: user, timeNs: now.nanoseconds, normalizingUUIDs(text))
   }
 
   /// `text` with each UUID written as `UUID#n`.

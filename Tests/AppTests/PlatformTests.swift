@@ -76,14 +76,15 @@ import Testing
 
   @Test func printGoesToTheTraceWithUUIDsNumberedAtFirstSight() {
     let bench = HostBench()
-    bench.host.keepsPrints = true
+    bench.runtime.appLog.keeps = true
     bench.run(as: 3) {
       print("call", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "ok")
       print("again e621e1f8-c36c-495a-93fc-0c247a3e6e5f and 11111111-2222-3333-4444-555555555555")
     }
-    #expect(bench.host.prints.map(\.text) == ["call UUID#1 ok", "again UUID#1 and UUID#2"])
-    #expect(bench.host.prints.map(\.user) == [3, 3])
-    #expect(bench.host.printCount == 2)
+    let lines = bench.runtime.appLog.take()
+    #expect(lines.map(\.text) == ["call UUID#1 ok", "again UUID#1 and UUID#2"])
+    #expect(lines.map(\.user) == [3, 3])
+    #expect(bench.runtime.appLog.count == 2)
   }
 
   @Test func notificationCentersArePerUser() {
