@@ -22,6 +22,8 @@ public final class AudienceCoGuestViewModel: ObservableObject {
   private var cancellables = Set<AnyCancellable>()
   private let applyTimeout: TimeInterval = 30
   private var openingDevices = false
+  /// Counts applications, so that a watchdog knows whether its own is still the one out.
+  private var attempt = 0
 
   public init(liveID: String, userID: String) {
     self.userID = userID
@@ -76,6 +78,16 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     guard status == .idle else { return }
     status = .applying
     errorMessage = nil
+    attempt += 1
+    let mine = attempt
+    // A watchdog: if neither an answer nor the SDK's timeout arrived well after the timeout (a
+    // message lost on the way), the application is over; withdraw it and say so.
+    DispatchQueue.main.asyncAfter(deadline: .now() + applyTimeout + 5) { [weak self] in
+      guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
+      self.coGuestStore.cancelApplication(completion: nil)
+      self.status = .idle
+      self.errorMessage = "No answer; try again"
+    }
     coGuestStore.applyForSeat(seatIndex: seatIndex, timeout: applyTimeout, extraInfo: nil) { [weak self] result in
       DispatchQueue.main.async {
         guard let self, case .failure(let error) = result, self.status == .applying, !self.openingDevices else {
@@ -110,6 +122,7 @@ public final class AudienceCoGuestViewModel: ObservableObject {
   public func acceptInvitation(inviterID: String) {
     guard status == .idle else { return rejectInvitation(inviterID: inviterID) }
     status = .applying
+    attempt += 1
     coGuestStore.acceptInvitation(inviterID: inviterID) { [weak self] result in
       DispatchQueue.main.async {
         guard let self, self.status == .applying else { return }

@@ -72,10 +72,16 @@ public final class CallViewModel: ObservableObject {
   }
 
   public func decline() {
-    CallStore.shared.reject { [weak self] _ in DispatchQueue.main.async { self?.screen = .none } }
+    CallStore.shared.reject { [weak self] _ in DispatchQueue.main.async { self?.closeIfCallOver() } }
   }
 
   public func hangUp() {
-    CallStore.shared.hangup { [weak self] _ in DispatchQueue.main.async { self?.screen = .none } }
+    CallStore.shared.hangup { [weak self] _ in DispatchQueue.main.async { self?.closeIfCallOver() } }
+  }
+
+  /// A hang-up the server never heard (-1) leaves the call running: the screen stays until the
+  /// SDK says the call is over.
+  private func closeIfCallOver() {
+    if CallStore.shared.state.value.selfInfo.status == .none { screen = .none }
   }
 }

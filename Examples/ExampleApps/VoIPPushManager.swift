@@ -124,9 +124,11 @@ public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, Conversati
       case .none: pendingJoin = join  // a cold start: the SDK has not heard of the call yet
       }
     case let end as EndConversationAction:
+      // The system UI has already ended the conversation: say so at once (waiting for the
+      // server's answer can outlast the action's deadline), then leave or decline the call.
+      end.fulfill(dateEnded: Date())
       let inCall = CallStore.shared.state.value.selfInfo.status == .accept
-      let done: CompletionClosure = { _ in end.fulfill() }
-      if inCall { CallStore.shared.hangup(completion: done) } else { CallStore.shared.reject(completion: done) }
+      if inCall { CallStore.shared.hangup(completion: nil) } else { CallStore.shared.reject(completion: nil) }
       currentCallUUID = nil
     default:
       action.fail()

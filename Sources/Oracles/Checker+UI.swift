@@ -23,6 +23,10 @@ extension Checker {
     public var callState: CallParticipantState
     /// Whether any capture device of the user is on.
     public var captureOn: Bool = false
+    /// Whether the user's latest application could still be waiting for its answer as far as its
+    /// app can tell: an answer lost on the way leaves a correct app applying until the
+    /// application's timeout and the SDK's request timeout have passed.
+    public var answerMayBeLost: Bool = false
     /// Whether nothing is on its way to or from the user's client (no message in the network, no
     /// SDK call awaiting its answer). A UI is judged only while its client is quiet: until then
     /// the app may simply not have heard yet.
@@ -31,8 +35,9 @@ extension Checker {
     /// Facts.
     public init(
       status: CoGuestStatus?, pending: Bool, seated: Bool, microphoneOn: Bool, callScreen: Bool?,
-      callState: CallParticipantState, captureOn: Bool = false, quiet: Bool = true
+      callState: CallParticipantState, captureOn: Bool = false, quiet: Bool = true, answerMayBeLost: Bool = false
     ) {
+      self.answerMayBeLost = answerMayBeLost
       self.captureOn = captureOn
       self.quiet = quiet
       self.status = status
@@ -48,7 +53,12 @@ extension Checker {
   public func uiQuiet(_ user: UInt32) -> Bool { Int(user) >= uiSince.count || uiSince[Int(user)] == .zero }
 
   /// How long a mismatch of `id` may last.
-  func settle(_ id: InvariantID) -> SimDuration { id == .uiIdleWhilePending ? uiIdleSettle : uiSettle }
+  func settle(_ id: InvariantID) -> SimDuration {
+    switch id {
+    case .uiIdleWhilePending: return uiIdleSettle
+    default: return uiSettle
+    }
+  }
 
   /// The UI checks, in the order of their slots in ``uiSince``.
   static let uiChecks: [InvariantID] = [
@@ -63,7 +73,7 @@ extension Checker {
     if facts.quiet, status == .idle && facts.pending { mismatch[0] = 1 }
     if facts.quiet {
       if status == .connected && (!facts.seated || !facts.microphoneOn) { mismatch[1] = 1 }
-      if status == .applying && !facts.pending { mismatch[2] = 1 }
+      if status == .applying && !facts.pending && !facts.answerMayBeLost { mismatch[2] = 1 }
       if facts.captureOn && !facts.seated && facts.callState != .accept { mismatch[3] = 1 }
       if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept)
       {

@@ -91,12 +91,14 @@ public final class TraceRecorder: EventObserver {
     // What app code printed while handling the events before this one goes in first.
     let log = world.runtime.appLog
     if !log.keeps { log.keeps = sink != nil }
-    for line in log.take() where filter.keepsAll || filter.users.contains(line.user)
+    for line in log.take()
+    where filter.keepsAll || filter.users.contains(line.user)
       || filter.rooms.contains(world.layout.homeRoom[Int(line.user)])
     {
       buffer.append(
         contentsOf: ("{\"i\":\(index - 1),\"tMs\":\(String(format: "%.6f", Double(line.timeNs) / 1e6)),\"kind\":\"print\""
-          + ",\"users\":[\(line.user)],\"server\":false,\"detail\":\"" + TraceRecorder.jsonEscape(line.text) + "\"}\n").utf8)
+          + ",\"users\":[\(line.user)],\"server\":false,\"detail\":\"" + TraceRecorder.jsonEscape(line.text) + "\"}\n")
+          .utf8)
     }
     let d = world.describe(event)
     if !filter.keepsAll

@@ -115,6 +115,7 @@ public struct LiveWorld: World {
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
+
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
     audienceRandom = streams.stream("audience")
     staffRandom = streams.stream("hosts")
@@ -165,7 +166,11 @@ public struct LiveWorld: World {
         pending: server.seats.pendingApplication(of: u) != nil, seated: server.seats.seat(of: u) != nil,
         microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
         callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
-        quiet: !busy.contains(u) && !network.hasInFlight(u, now: now))
+        quiet: !busy.contains(u) && !network.hasInFlight(u, now: now),
+        answerMayBeLost: server.lastApplicationTiming(of: u).map { a in
+          // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
+          now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
+        } ?? false)
       checker.observeUI(user: u, facts, at: now)
     }
     uiWatch.users.removeLast(uiWatch.users.count - kept)

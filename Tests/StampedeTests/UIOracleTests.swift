@@ -47,10 +47,22 @@ import Testing
     #expect(d.log.first[InvariantID.uiConnectedMeansSeated.rawValue]!.message.contains("no seat"))
   }
 
-  @Test func applyingWithNothingPendingIsCaughtAfterTheSettleTime() {
+  @Test func applyingWithNothingPendingIsCaughtOnceAnAnswerCannotStillBeOnItsWay() {
     var c = checker()
-    #expect(
-      hold(facts(.applying, pending: false, seated: true, mic: true), seconds: 5, .uiApplyingMeansPending, on: &c) == 1)
+    var waiting = facts(.applying, pending: false, seated: true, mic: true)
+    waiting.answerMayBeLost = true
+    #expect(hold(waiting, seconds: 60, .uiApplyingMeansPending, on: &c) == 0)
+    let stuck = facts(.applying, pending: false, seated: true, mic: true)
+    #expect(hold(stuck, seconds: 5, .uiApplyingMeansPending, on: &c, from: 100) == 1)
+    #expect(c.log.first[InvariantID.uiApplyingMeansPending.rawValue]!.message.contains("on a seat"))
+  }
+
+  @Test func aMismatchIsNotTimedWhileMessagesAreOnTheirWay() {
+    var c = checker()
+    var busy = facts(.idle, pending: true)
+    busy.quiet = false
+    #expect(hold(busy, seconds: 30, .uiIdleWhilePending, on: &c) == 0)
+    #expect(hold(facts(.idle, pending: true), seconds: 1, .uiIdleWhilePending, on: &c, from: 31) == 1)
   }
 
   @Test func aCallScreenThatOutlivesItsCallOrMissesItIsCaught() {
