@@ -80,7 +80,7 @@ let package = Package(
       name: "StampedeHarness",
       dependencies: [
         "AtomicXCore", "PushKit", "LiveCommunicationKit", "VirtualPlatform", "Clients", "LiveStack", "SimKernel",
-      ]),
+      ], swiftSettings: appFacing),
     .target(
       name: "TUICore", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
     // Running the package's executables from tests.

@@ -158,13 +158,43 @@ class Driver<Objects>: ClientBehavior, Settling {
         LoginStore.shared.loginEventPublisher.sink { [unowned self] _ in self.sessionEnded(user, host: host) },
         LiveListStore.shared.liveListEventPublisher.sink { [unowned self] _ in self.sessionEnded(user, host: host) },
       ]
-      LoginStore.shared.login(sdkAppID: 1_400_000_000, userID: VirtualIDs.userID(user), userSig: "") { result in
-        guard case .success = result else { return runtime.setStatus(user, .left) }
-        LiveListStore.shared.joinLive(liveID: liveID) { result in
-          guard case .success = result else { return runtime.setStatus(user, .left) }
-          runtime.setStatus(user, .idle)
-          joined(host)
+      logIn(user, liveID: liveID, runtime: runtime, host: host, joined)
+    }
+  }
+}
+
+extension Driver {
+  /// The app shell's login, then entering the room. A step that got no answer (-1: the server
+  /// may never have heard it) is sent again after `SDKTiming.resendAfter`, as an app's login
+  /// screen retries; any other failure ends the user's session.
+  func logIn(
+    _ user: UInt32, liveID: String, runtime: ClientRuntime, host: AppHost, _ joined: @escaping (AppHost) -> Void
+  ) {
+    LoginStore.shared.login(sdkAppID: 1_400_000_000, userID: VirtualIDs.userID(user), userSig: "") { result in
+      switch result {
+      case .success: self.enter(user, liveID: liveID, runtime: runtime, host: host, joined)
+      case .failure(let e) where e.code == -1:
+        DispatchQueue.main.asyncAfter(deadline: .now() + SDKTiming.resendAfter.seconds) {
+          self.logIn(user, liveID: liveID, runtime: runtime, host: host, joined)
         }
+      case .failure: runtime.setStatus(user, .left)
+      }
+    }
+  }
+
+  func enter(
+    _ user: UInt32, liveID: String, runtime: ClientRuntime, host: AppHost, _ joined: @escaping (AppHost) -> Void
+  ) {
+    LiveListStore.shared.joinLive(liveID: liveID) { result in
+      switch result {
+      case .success:
+        runtime.setStatus(user, .idle)
+        joined(host)
+      case .failure(let e) where e.code == -1:
+        DispatchQueue.main.asyncAfter(deadline: .now() + SDKTiming.resendAfter.seconds) {
+          self.enter(user, liveID: liveID, runtime: runtime, host: host, joined)
+        }
+      case .failure: runtime.setStatus(user, .left)
       }
     }
   }
