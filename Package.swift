@@ -7,7 +7,7 @@ let optimize: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .wh
 
 /// The SDK-compatible modules compile as app code does (Swift 5 language mode), since they hand
 /// app-owned closures and delegates around as the SDKs do.
-let appFacing: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+let appFacing: [SwiftSetting] = [.swiftLanguageMode(.v5)] + optimize
 
 let package = Package(
   name: "Stampede",
@@ -65,9 +65,11 @@ let package = Package(
       name: "ExampleSuites", dependencies: ["ExampleApps", "StampedeHarness"], path: "Examples/ExampleSuites"),
     .executableTarget(
       name: "stampede-examples", dependencies: ["ExampleSuites", "StampedeCLI"], path: "Examples/stampede-examples"),
-    .target(name: "VirtualPlatform", dependencies: ["SimKernel", "LiveStack", "Clients"]),
-    .target(name: "Combine", dependencies: ["VirtualPlatform"]),
-    .target(name: "AtomicXCore", dependencies: ["Combine", "VirtualPlatform", "Clients", "LiveStack", "SimKernel"]),
+    .target(name: "VirtualPlatform", dependencies: ["SimKernel", "LiveStack", "Clients"], swiftSettings: optimize),
+    .target(name: "Combine", dependencies: ["VirtualPlatform"], swiftSettings: optimize),
+    .target(
+      name: "AtomicXCore", dependencies: ["Combine", "VirtualPlatform", "Clients", "LiveStack", "SimKernel"],
+      swiftSettings: optimize),
     .target(
       name: "PushKit", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
     .target(

@@ -53,6 +53,11 @@ public struct CallsInFlight {
   public mutating func loseAnswer(_ slot: UInt32) { ops[Int(slot)].answerLost = true }
 
   /// Whether `user` has an SDK call in flight.
+  /// Sets `marks[user]` to `value` for every user with an SDK call awaiting its answer.
+  public func mark(usersInFlight marks: inout [Bool], _ value: Bool) {
+    for op in ops where op.live { marks[Int(op.user)] = value }
+  }
+
   public func usersInFlight() -> Set<UInt32> {
     var busy = Set<UInt32>()
     for op in ops where op.live { busy.insert(op.user) }

@@ -144,8 +144,11 @@ public struct LiveWorld: World {
     guard checking else { return }
     let ui = runtime.ui
     let now = runtime.now
+    guard !uiWatch.users.isEmpty else { return }
     var kept = 0
-    let busy = uiWatch.users.isEmpty ? [] : inFlight.usersInFlight()
+    if uiWatch.busy.count < layout.totalUsers { uiWatch.busy = [Bool](repeating: false, count: layout.totalUsers) }
+    inFlight.mark(usersInFlight: &uiWatch.busy, true)
+    defer { inFlight.mark(usersInFlight: &uiWatch.busy, false) }
     for k in 0..<uiWatch.users.count {
       let u = uiWatch.users[k]
       let status = runtime.clients[Int(u)].status
@@ -166,7 +169,7 @@ public struct LiveWorld: World {
         pending: server.seats.pendingApplication(of: u) != nil, seated: server.seats.seat(of: u) != nil,
         microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
         callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
-        quiet: !busy.contains(u) && !network.hasInFlight(u, now: now),
+        quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now),
         answerMayBeLost: server.lastApplicationTiming(of: u).map { a in
           // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
           now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
@@ -501,6 +504,8 @@ struct UIWatch {
   var users: [UInt32] = []
   /// Per user: watched until (nanoseconds; 0: not watched).
   var until: [Int64] = []
+  /// Per user, during a check: whether an SDK call of the user awaits its answer.
+  var busy: [Bool] = []
 
   mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)

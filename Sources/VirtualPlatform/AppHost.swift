@@ -19,10 +19,8 @@ package final class AppHost {
 
   /// A piece of deferred work.
   package enum Job {
-    /// A block (`DispatchQueue.async`, a publisher delivery, a completion).
+    /// A block (`DispatchQueue.async`, a `receive(on:)` delivery, a sleep ending).
     case block(() -> Void)
-    /// A job of the concurrency runtime (a task starting or resuming).
-    case task(UnownedJob)
   }
 
   /// The SDK state of every client.
@@ -77,15 +75,57 @@ package final class AppHost {
     depth += 1
     defer {
       depth -= 1
-      if depth == 0 && !settling, let after = afterUserCode {
+      if depth == 0 && !settling {
         settling = true
-        after(user)
+        // The task steps this code started run now, in order, until each suspends on simulated
+        // time or an SDK answer; then the user's UI is read.
+        repeat {
+          runTaskSteps()
+          afterUserCode?(user)
+        } while taskHead < taskSteps.count
+        taskSteps.removeAll(keepingCapacity: true)
+        taskHead = 0
         settling = false
       }
       self.user = previousUser
       if previousHost !== self { AppHost.current = previousHost }
     }
     return try body()
+  }
+
+  /// Task steps (a task starting, or resuming without waiting) enqueued by app code, run at the
+  /// end of the piece of code that enqueued them: how many steps the compiler makes of an `async`
+  /// function (it may merge or split executor hops between builds) then changes neither the events
+  /// of a run nor its trace hash.
+  struct TaskStep {
+    var user: UInt32
+    var process: UInt16
+    var job: UnownedJob
+  }
+  @exclusivity(unchecked) private var taskSteps: [TaskStep] = []
+  @exclusivity(unchecked) private var taskHead = 0
+
+  /// Queues a task step of the current user's code.
+  package func enqueueTaskStep(_ job: UnownedJob) {
+    taskSteps.append(TaskStep(user: user, process: process(of: user), job: job))
+    // Outside any running code (cannot happen for app code, which always runs through `run(as:)`)
+    // the step would wait for the next piece of code; run it at once instead.
+    if depth == 0 && !settling { runTaskSteps() }
+  }
+
+  private func runTaskSteps() {
+    while taskHead < taskSteps.count {
+      let step = taskSteps[taskHead]
+      taskHead += 1
+      guard step.process == process(of: step.user) else { continue }
+      let previous = user
+      user = step.user
+      depth += 1
+      step.job.runSynchronously(on: SimulationExecutor.shared.asUnownedSerialExecutor())
+      depth -= 1
+      user = previous
+      if step.user != previous { afterUserCode?(step.user) }
+    }
   }
 
   /// Lets go of every app object kept for the users (their singletons and pending work): the
@@ -154,7 +194,6 @@ package final class AppHost {
     run(as: owner) {
       switch job {
       case .block(let body): body()
-      case .task(let unowned): unowned.runSynchronously(on: SimulationExecutor.shared.asUnownedSerialExecutor())
       }
     }
   }
@@ -252,7 +291,7 @@ final class SimulationExecutor: SerialExecutor, @unchecked Sendable {
   func enqueue(_ job: consuming ExecutorJob) {
     let unowned = UnownedJob(job)
     if let host = AppHost.current, host.user != .max {
-      host.post(.task(unowned))
+      host.enqueueTaskStep(unowned)
     } else {
       unowned.runSynchronously(on: asUnownedSerialExecutor())
     }
@@ -281,7 +320,7 @@ enum ConcurrencyHooks {
       guard let symbol = dlsym(handle, name) else { continue }
       let hook: Hook = { job, original in
         if let host = AppHost.current, host.user != .max {
-          host.post(.task(job))
+          host.enqueueTaskStep(job)
         } else {
           original(job)
         }
