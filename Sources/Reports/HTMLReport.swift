@@ -44,7 +44,7 @@ public enum HTMLReport {
   // MARK: - Sections
 
   static func header(_ r: RunReport) -> String {
-    let cls = !r.complete ? "incomplete" : (r.verdict == "pass" ? "pass" : "fail")
+    let cls = r.verdict == "incomplete" ? "incomplete" : (r.verdict == "pass" ? "pass" : "fail")
     var reasons: [String] = []
     if r.violationCount > 0 { reasons.append("\(Spell.int(r.violationCount)) invariant violation(s)") }
     if !r.failedThresholds.isEmpty { reasons.append("\(r.failedThresholds.count) threshold(s) failed") }

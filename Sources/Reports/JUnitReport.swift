@@ -9,15 +9,19 @@ public enum JUnitReport {
       var classname: String
       var name: String
       var failure: (message: String, detail: String)?
-      var skipped = false
+      var skipped: String?
     }
     var cases: [Case] = []
     cases.append(
       Case(
         classname: "run", name: "completes",
-        failure: r.complete
+        failure: r.reachedEnd
           ? nil
-          : ("the run was interrupted at \(String(format: "%.1f", r.simulatedSeconds)) s simulated", r.repro)))
+          : (
+            (r.complete ? "the event budget ended the run" : "the run was interrupted")
+              + " at \(String(format: "%.1f", r.simulatedSeconds)) s simulated; not judged: "
+              + (r.notJudged ?? []).joined(separator: ", "), r.repro
+          )))
     for i in r.invariants {
       var failure: (String, String)?
       if i.violations > 0 {
@@ -30,7 +34,10 @@ public enum JUnitReport {
         detail += "\nreproduce: \(r.repro)"
         failure = ("\(i.violations) violation(s)" + (i.first.map { ": " + $0.message } ?? ""), detail)
       }
-      cases.append(Case(classname: "invariants.\(i.kind)", name: i.id, failure: failure, skipped: i.off == true))
+      let unjudged = r.notJudged?.contains(i.id) == true && i.violations == 0
+      let skipped =
+        i.off == true ? "switched off in the profile" : unjudged ? "not judged: the run stopped before its end" : nil
+      cases.append(Case(classname: "invariants.\(i.kind)", name: i.id, failure: failure, skipped: skipped))
     }
     for t in r.thresholds {
       let value = Spell.thresholdValue(t)
@@ -41,7 +48,7 @@ public enum JUnitReport {
             ? nil : ("measured \(value)", "\(t.expression) failed: measured \(value)\nreproduce: \(r.repro)")))
     }
     let failures = cases.filter { $0.failure != nil }.count
-    let skipped = cases.filter(\.skipped).count
+    let skipped = cases.filter { $0.skipped != nil }.count
     let suite = "stampede.\(r.profile.name).seed-\(r.seedHex)"
     var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     out += "<testsuites name=\"stampede\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\""
@@ -59,8 +66,8 @@ public enum JUnitReport {
     out += "    </properties>\n"
     for c in cases {
       out += "    <testcase classname=\"\(attr(c.classname))\" name=\"\(attr(c.name))\" time=\"0\""
-      if c.skipped {
-        out += ">\n      <skipped message=\"switched off in the profile\"/>\n    </testcase>\n"
+      if let why = c.skipped {
+        out += ">\n      <skipped message=\"\(attr(why))\"/>\n    </testcase>\n"
       } else if let f = c.failure {
         out += ">\n      <failure message=\"\(attr(f.message))\" type=\"failure\">\(text(f.detail))</failure>\n"
         out += "    </testcase>\n"

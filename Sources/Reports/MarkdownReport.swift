@@ -39,7 +39,7 @@ enum Spell {
 
   /// The verdict as a word for people.
   static func verdict(_ r: RunReport) -> String {
-    r.complete ? r.verdict.uppercased() : r.verdict.uppercased() + " (incomplete)"
+    r.complete ? r.verdict.uppercased() : r.verdict.uppercased() + " (interrupted)"
   }
 }
 

@@ -20,10 +20,13 @@ public enum ReportFiles {
 
 extension RunReport {
   /// The exit status the contract gives this report: 1 if an invariant was violated (even if
-  /// thresholds failed too), else 3 if a threshold failed, else 0. (Interruption and
-  /// nondeterminism are decided by the caller.)
+  /// thresholds failed too or the run stopped early), else 130 if the run was interrupted, else 5
+  /// if the event budget cut it, else 3 if a threshold failed, else 0. (Nondeterminism is decided
+  /// by the caller.)
   public var exitStatus: Int32 {
     if violationCount > 0 { return 1 }
+    if !complete { return 130 }
+    if !reachedEnd { return 5 }
     if !failedThresholds.isEmpty { return 3 }
     return 0
   }

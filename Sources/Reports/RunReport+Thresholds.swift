@@ -25,7 +25,8 @@ extension RunReport {
   }
 
   /// Evaluates `thresholds` into ``thresholds`` and settles the verdict: `fail` if an invariant
-  /// was violated or a threshold failed.
+  /// was violated, else `incomplete` if the run did not reach its end, else `fail` if a threshold
+  /// failed, else `pass`.
   public mutating func evaluate(_ thresholds: [Threshold]) {
     self.thresholds = thresholds.map { t in
       let v = value(of: t)
@@ -33,7 +34,14 @@ extension RunReport {
       if case .latency(_, let statistic) = t.subject, statistic.isTime { unit = "ms" }
       return ThresholdResult(expression: t.expression, value: v, passed: t.passes(v), unit: unit)
     }
-    verdict = (violationCount == 0 && self.thresholds.allSatisfy(\.passed)) ? "pass" : "fail"
+    if violationCount > 0 {
+      verdict = "fail"
+    } else if !reachedEnd {
+      verdict = "incomplete"
+    } else {
+      verdict = self.thresholds.allSatisfy(\.passed) ? "pass" : "fail"
+    }
+    notJudged = reachedEnd ? nil : invariants.filter { $0.kind == "liveness" && $0.off != true }.map(\.id)
   }
 
   /// Invariant violations of every kind.

@@ -32,14 +32,22 @@ public struct RunReport: Codable, Sendable {
   public var peakMemoryBytes: UInt64
   /// Who was simulated.
   public var population: Population
-  /// `pass` or `fail`.
+  /// `pass`, `fail`, or `incomplete` for a run that stopped before its end (the event budget ran
+  /// out, or it was interrupted) with no invariant violated: such a run is never `pass`.
   public var verdict: String
+  /// The checks a run that stopped before its end could not judge (the liveness invariants, which
+  /// are decided at the end); `nil` for a run that reached its end.
+  public var notJudged: [String]?
   /// Latency summaries by metric name.
   public var latencies: [String: LatencySummary]
   /// Exact counters by name.
   public var counters: [String: UInt64]
   /// Invariants checked, with their violations.
   public var invariants: [InvariantResult]
+  /// Whether the run reached its end (its simulated duration, or nothing left to happen): not
+  /// interrupted and not cut by the event budget.
+  public var reachedEnd: Bool { complete && stopReason != "eventBudget" }
+
   /// Fault kinds configured, with how often each fired.
   public var faults: [FaultCount]
   /// Pass/fail thresholds and their values.

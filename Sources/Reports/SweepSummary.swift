@@ -22,8 +22,10 @@ public struct SweepSummary: Codable, Sendable {
   public var complete: Bool
   /// Seeds of the range without a row (a merge of incomplete shards lists them).
   public var missingSeeds: [UInt64]
-  /// `pass` if every seed passed.
+  /// `pass` if every seed passed (a seed that stopped before its end did not).
   public var verdict: String
+  /// Seeds that stopped before their end (event budget or interruption) with no violation.
+  public var incompleteSeeds: Int { runs.filter { $0.verdict == "incomplete" }.count }
   /// One row per seed, in seed order.
   public var runs: [SeedRow]
   /// Counters summed over all seeds.
@@ -74,9 +76,9 @@ public struct SweepSummary: Codable, Sendable {
   public struct SeedRow: Codable, Sendable, Equatable {
     /// The seed.
     public var seed: UInt64
-    /// `pass` or `fail`.
+    /// `pass`, `fail` or `incomplete`.
     public var verdict: String
-    /// The exit status a single run of this seed gives (0, 1 or 3).
+    /// The exit status a single run of this seed gives (0, 1, 3, 5 or 130).
     public var exitStatus: Int32
     /// Events executed.
     public var events: Int64
@@ -239,7 +241,10 @@ extension SweepSummary {
     let failing = rows.filter { $0.verdict != "pass" }.map { row in
       FailingSeed(
         seed: row.seed,
-        reason: row.firstViolation ?? ("threshold failed: " + row.failedThresholds.joined(separator: ", ")),
+        reason: row.firstViolation
+          ?? (row.verdict == "incomplete"
+            ? "incomplete: stopped before its end (liveness not judged)"
+            : "threshold failed: " + row.failedThresholds.joined(separator: ", ")),
         repro: row.repro)
     }
     return SweepSummary(

@@ -23,8 +23,11 @@ enum CLI {
       stampede help [COMMAND]
       stampede version
 
-    Exit codes: 0 pass, 1 invariant violated, 2 usage or profile error, 3 threshold failed,
-    4 nondeterminism detected, 130 interrupted (an incomplete report is still written).
+    Exit codes: 0 pass, 1 invariant violated (also when the run stopped early), 2 usage or profile
+    error, 3 threshold failed, 4 nondeterminism detected, 5 incomplete (the event budget,
+    limits.maxEvents, ended the run before its end: verdict "incomplete", liveness not judged),
+    130 interrupted (an incomplete report is still written). A run that did not reach its end is
+    never a pass.
 
     A run is decided by the profile and the seed alone: the same pair gives the same trace hash
     on any machine. Every run prints a repro line.

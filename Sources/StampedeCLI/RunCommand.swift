@@ -133,7 +133,12 @@ enum RunCommand {
     Summary.print(report, reportPath: out.map { $0 + "/report.json" })
     if result.interrupted {
       printError("stampede: interrupted; the report is marked incomplete.")
-      return (report, .interrupted)
+      return (report, report.violationCount > 0 ? .invariantViolated : .interrupted)
+    }
+    if !report.reachedEnd && report.violationCount == 0 {
+      printError(
+        "stampede: the event budget (limits.maxEvents) ended the run at \(String(format: "%.1f", report.simulatedSeconds)) s of simulated time, before its end: the verdict is incomplete and these were not judged: \((report.notJudged ?? []).joined(separator: ", "))"
+      )
     }
     if options.flags.contains("--check-determinism") {
       let check = DeterminismCheck.check(run)
@@ -150,6 +155,8 @@ enum RunCommand {
     switch report.exitStatus {
     case 1: return .invariantViolated
     case 3: return .thresholdFailed
+    case 5: return .incomplete
+    case 130: return .interrupted
     default: return .pass
     }
   }

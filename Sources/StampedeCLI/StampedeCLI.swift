@@ -13,6 +13,9 @@ public enum ExitCode: Int32 {
   case usage = 2
   case thresholdFailed = 3
   case nondeterminism = 4
+  /// The run (or a seed of a sweep) stopped before its end: the event budget (`limits.maxEvents`)
+  /// ran out with no invariant violated. Its liveness was never judged.
+  case incomplete = 5
   case interrupted = 130
 }
 

@@ -126,7 +126,8 @@ enum SweepCommand {
   static func footer(_ s: SweepSummary, folder: String) -> String {
     var lines = [
       "\(s.profile.name) seeds \(s.seeds.from)..\(s.seeds.to): \(s.verdict.uppercased()), \(s.runs.count) run, "
-        + "\(s.failing.count) failed\(s.missingSeeds.isEmpty ? "" : ", \(s.missingSeeds.count) missing"), "
+        + "\(s.failing.count) failed\(s.incompleteSeeds == 0 ? "" : " (\(s.incompleteSeeds) of them incomplete)")"
+        + "\(s.missingSeeds.isEmpty ? "" : ", \(s.missingSeeds.count) missing"), "
         + "\(s.events) events in \(String(format: "%.2f", s.meta.wallSeconds))s with \(s.meta.jobs) job(s)"
     ]
     for f in s.failing.prefix(10) { lines.append("  failing seed \(f.seed): \(f.reason)\n    repro: \(f.repro)") }
@@ -135,9 +136,11 @@ enum SweepCommand {
     return lines.joined(separator: "\n")
   }
 
-  /// 1 if any seed violated an invariant, else 3 if any failed a threshold, 2 if seeds are missing.
+  /// 1 if any seed violated an invariant, else 5 if any stopped before its end, else 3 if any
+  /// failed a threshold, 2 if seeds are missing.
   static func exitCode(_ s: SweepSummary) -> ExitCode {
     if s.runs.contains(where: { $0.exitStatus == 1 }) { return .invariantViolated }
+    if s.runs.contains(where: { $0.exitStatus == 5 || $0.exitStatus == 130 }) { return .incomplete }
     if s.runs.contains(where: { $0.exitStatus == 3 }) { return .thresholdFailed }
     if !s.missingSeeds.isEmpty { return .usage }
     return .pass

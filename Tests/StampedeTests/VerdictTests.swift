@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import ToolSupport
+
+@testable import Clients
+@testable import Reports
+@testable import Runner
+@testable import Scenario
+
+/// A run that did not reach its end is never a pass: its verdict is `incomplete`, its exit code is
+/// not 0, and its report names what was not judged; a violation before the cut still fails it.
+@Suite struct VerdictTests {
+  func report(_ text: String, seed: UInt64 = 5, clients: SimulationRun.ClientFactory? = nil, stop: Bool = false) throws
+    -> RunReport
+  {
+    let data = Data(text.utf8)
+    var run = SimulationRun(profile: try Profile.parse(data), profilePath: "v.json5", profileData: data, seed: seed)
+    run.clients = clients
+    return run.report(run.execute(shouldStop: { stop }), startedAt: Date())
+  }
+
+  @Test func aRunCutByTheEventBudgetIsIncompleteNotPass() throws {
+    let smoke = String(decoding: try repositoryProfile("smoke.json5").1, as: UTF8.self)
+    let cut = try report(TestProfile(smoke).with("limits.maxEvents", 3000).text, seed: 1)
+    #expect(cut.stopReason == "eventBudget")
+    #expect(cut.violationCount == 0)
+    #expect(cut.verdict == "incomplete")
+    #expect(cut.exitStatus == 5)
+    #expect(cut.reachedEnd == false)
+    let notJudged = try #require(cut.notJudged)
+    #expect(notJudged.contains("client.view-matches-server"))
+    #expect(notJudged.contains("request.terminal-within-timeout"))
+    #expect(MarkdownReport.render(cut).contains("INCOMPLETE"))
+    let junit = JUnitReport.render(cut)
+    #expect(junit.contains("the event budget ended the run"))
+    #expect(junit.contains("<skipped message=\"not judged: the run stopped before its end\"/>"))
+    // The same profile run to its end passes and judges everything.
+    let whole = try report(smoke, seed: 1)
+    #expect(whole.verdict == "pass" && whole.exitStatus == 0 && whole.notJudged == nil)
+  }
+
+  @Test func anInterruptedRunIsIncompleteWithExit130() throws {
+    // Interruption is checked between slices of events: a run longer than one slice.
+    let seatRush = String(decoding: try repositoryProfile("seat-rush.json5").1, as: UTF8.self)
+    let r = try report(seatRush, seed: 1, stop: true)
+    #expect(r.complete == false)
+    #expect(r.verdict == "incomplete")
+    #expect(r.exitStatus == 130)
+    #expect(MarkdownReport.render(r).contains("INCOMPLETE (interrupted)"))
+  }
+
+  @Test func aViolationBeforeTheCutStillFailsWithExit1() throws {
+    let clients: SimulationRun.ClientFactory = { _ in ClientSet(audience: InvariantTests.CallbackOnlyStatus()) }
+    let whole = try report(InvariantTests.flashCrowd.text, clients: clients)
+    #expect(whole.violationCount > 0)
+    // Cut one event short of the end: the violations came long before.
+    let text = InvariantTests.flashCrowd.with("limits.maxEvents", .number(Double(whole.events - 1))).text
+    let r = try report(text, clients: clients)
+    #expect(r.stopReason == "eventBudget")
+    #expect(r.violationCount > 0)
+    #expect(r.verdict == "fail")
+    #expect(r.exitStatus == 1)
+    #expect(r.notJudged != nil)
+  }
+
+  @Test func aSweepCountsIncompleteSeedsAndTheCommandLineExits5() throws {
+    let folder = ProcessTool.temporaryFolder()
+    let profile = folder.appendingPathComponent("cut.json5")
+    let smoke = String(decoding: try repositoryProfile("smoke.json5").1, as: UTF8.self)
+    try TestProfile(smoke).with("limits.maxEvents", 3000).text.write(to: profile, atomically: true, encoding: .utf8)
+    let run = try Tool.run([
+      "run", profile.path, "--out", folder.appendingPathComponent("run").path, "--progress", "none",
+    ])
+    #expect(run.status == 5, "\(run.stderr)")
+    #expect(run.stderr.contains("the verdict is incomplete"))
+    #expect(try Tool.report(at: folder.appendingPathComponent("run"))["verdict"] as? String == "incomplete")
+    let sweep = try Tool.run([
+      "sweep", profile.path, "--seeds", "1..3", "--jobs", "1", "--out", folder.appendingPathComponent("sweep").path,
+      "--quiet",
+    ])
+    #expect(sweep.status == 5, "\(sweep.stdout)\(sweep.stderr)")
+    #expect(sweep.stdout.contains("3 failed (3 of them incomplete)"))
+  }
+}
