@@ -149,9 +149,11 @@ enum CLI {
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
       --app NAME        run the registered app code NAME in every seed
       --corpus          first re-run the failing seeds remembered for this profile (same sha256)
-                        in the corpus; they count towards the exit code
-      --corpus-file F   the corpus (default: reports/failing-seeds.jsonl); every sweep appends its
-                        new failing seeds to it
+                        in the corpus, each with the mistakes, quirks and app it failed under;
+                        they count towards the exit code
+      --corpus-file F   the corpus (default: DIR/failing-seeds.jsonl in the output folder); every
+                        sweep appends its new failing seeds to it, under a file lock, so shards
+                        may share one
     """,
     "merge": """
     stampede merge SUMMARY.json... [--out FILE]

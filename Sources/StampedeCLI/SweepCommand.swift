@@ -58,19 +58,21 @@ enum SweepCommand {
     }
     signal(SIGINT) { _ in interruptRequested = 1 }
     signal(SIGTERM) { _ in interruptRequested = 1 }
-    let corpus = FailingSeedCorpus(path: options.values["--corpus-file"] ?? "reports/failing-seeds.jsonl")
+    let corpus = options.values["--corpus-file"].map(FailingSeedCorpus.init(path:)) ?? .inFolder(out)
     let sha = SHA256.hex(loaded.data)
     var corpusStillFailing = 0
     var corpusViolations = false
     if options.flags.contains("--corpus") {
-      let remembered = corpus.seeds(forProfile: sha)
-      print("corpus: \(remembered.count) remembered failing seed(s) of this profile first")
-      for seed in remembered where interruptRequested == 0 {
+      let remembered = corpus.rows(forProfile: sha)
+      print("corpus: \(remembered.count) remembered failing seed(s) of this profile first (\(corpus.path))")
+      for row in remembered where interruptRequested == 0 {
+        // Each with what it failed under: its mistakes, quirks and app, not this sweep's.
         var run = SimulationRun(
-          profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: seed, quirks: sweep.quirks,
-          mistakes: sweep.mistakes)
+          profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: row.seed,
+          quirks: try RunCommand.quirks(row.quirks?.joined(separator: ",")),
+          mistakes: try RunCommand.mistakes(row.mistakes?.joined(separator: ",")))
         run.program = sweep.program
-        run.app = sweep.app
+        run.app = try AppRegistry.app(row.app)
         let report = run.report(run.execute(), startedAt: Date())
         print("corpus " + SweepCommand.line(report))
         if report.verdict != "pass" {
@@ -98,7 +100,9 @@ enum SweepCommand {
     print(SweepCommand.footer(summary, folder: out))
     let added = try? corpus.add(
       summary.failing.map {
-        FailingSeedCorpus.Row(profileSha256: sha, profile: path, seed: $0.seed, failure: $0.reason, repro: $0.repro)
+        FailingSeedCorpus.Row(
+          profileSha256: sha, profile: path, seed: $0.seed, failure: $0.reason, repro: $0.repro,
+          mistakes: sweep.mistakes.map(\.rawValue), quirks: sweep.quirks.map(\.rawValue), app: sweep.app?.name)
       })
     if let added, added > 0 { print("  corpus: remembered \(added) new failing seed(s) in \(corpus.path)") }
     if corpusStillFailing > 0 { print("  corpus: \(corpusStillFailing) remembered seed(s) still fail") }

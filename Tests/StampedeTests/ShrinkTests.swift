@@ -54,5 +54,26 @@ import Testing
     #expect(corpus.rows() == [a, b, c])
     #expect(corpus.seeds(forProfile: "aa") == [7, 3])
     #expect(corpus.seeds(forProfile: "cc").isEmpty)
+    // The same seed failing under a mistake is another failure to remember.
+    let d = FailingSeedCorpus.Row(
+      profileSha256: "aa", profile: "p", seed: 7, failure: "w", repro: "r7m", mistakes: ["resubscribe-on-apply"])
+    #expect(try corpus.add([d, a]) == 1)
+    #expect(corpus.rows(forProfile: "aa").map(\.mistakes) == [nil, nil, ["resubscribe-on-apply"]])
+  }
+
+  @Test func concurrentWritersLoseNoRow() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)/seeds.jsonl")
+      .path
+    DispatchQueue.concurrentPerform(iterations: 8) { writer in
+      let corpus = FailingSeedCorpus(path: path)
+      for seed in 0..<25 {
+        let row = FailingSeedCorpus.Row(
+          profileSha256: "aa", profile: "p", seed: UInt64(writer * 100 + seed), failure: "f", repro: "r")
+        _ = try? corpus.add([row])
+      }
+    }
+    let rows = FailingSeedCorpus(path: path).rows()
+    #expect(rows.count == 200)
+    #expect(Set(rows.map(\.seed)).count == 200)
   }
 }

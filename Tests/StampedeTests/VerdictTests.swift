@@ -82,3 +82,30 @@ import ToolSupport
     #expect(sweep.stdout.contains("3 failed (3 of them incomplete)"))
   }
 }
+
+/// The corpus lives with the sweep and replays each failure with what it failed under.
+@Suite(.serialized) struct CorpusTests {
+  @Test func aMistakeFailureRoundTripsThroughTheCorpus() throws {
+    let folder = ProcessTool.temporaryFolder()
+    let out = folder.appendingPathComponent("sweep")
+    let first = try Tool.run([
+      "sweep", "profiles/mistakes.json5", "--seeds", "1..2", "--jobs", "2", "--mistake", "audience.seat-limit-as-wait",
+      "--out", out.path, "--quiet",
+    ])
+    #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
+    // Written into the sweep's own folder, not ./reports.
+    let corpusFile = out.appendingPathComponent("failing-seeds.jsonl")
+    let rows = FailingSeedCorpus(path: corpusFile.path).rows()
+    #expect(!rows.isEmpty)
+    #expect(rows.allSatisfy { $0.mistakes == ["audience.seat-limit-as-wait"] })
+    // Replayed without --mistake on the command line, the remembered seeds still fail: they run
+    // with the mistake they failed under.
+    let again = try Tool.run([
+      "sweep", "profiles/mistakes.json5", "--seeds", "3..3", "--jobs", "1", "--corpus", "--corpus-file",
+      corpusFile.path, "--out", folder.appendingPathComponent("again").path, "--quiet",
+    ])
+    #expect(again.stdout.contains("corpus: \(rows.count) remembered failing seed(s)"))
+    #expect(again.stdout.contains("remembered seed(s) still fail"), "\(again.stdout)")
+    #expect(again.status == 1)
+  }
+}
