@@ -118,3 +118,44 @@ final class Collector: @unchecked Sendable {
     then()
   }
 }
+
+extension Sweep {
+  /// What a determinism recheck found.
+  public struct Recheck: Sendable {
+    /// The seeds run a second time.
+    public var seeds: [UInt64]
+    /// The first seed whose second run differed, with where it diverged.
+    public var divergence: (seed: UInt64, hashes: (first: String, second: String), detail: Divergence?)?
+  }
+
+  /// The seeds a recheck of `share` percent (0 to 100] of `rows` runs again: every k-th seed of
+  /// the sweep in seed order (k = 100 / share, rounded), the first always among them.
+  public static func recheckSeeds(_ rows: [SweepSummary.SeedRow], share: Double) -> [UInt64] {
+    guard share > 0, !rows.isEmpty else { return [] }
+    let step = max(1, Int((100 / min(share, 100)).rounded()))
+    let sorted = rows.map(\.seed).sorted()
+    return stride(from: 0, to: sorted.count, by: step).map { sorted[$0] }
+  }
+
+  /// Runs a share of the sweep's seeds a second time, in this process, and compares each trace
+  /// hash with the sweep's (as FoundationDB re-runs a share of its simulations). On the first
+  /// mismatch the seed runs twice more, recording every event, to name the first divergent one.
+  /// `plant` makes the second runs nondeterministic on purpose (to test the check).
+  public func recheck(_ summary: SweepSummary, share: Double, plant: Bool = false) -> Recheck {
+    let seeds = Sweep.recheckSeeds(summary.runs, share: share)
+    let hashes = Dictionary(summary.runs.map { ($0.seed, $0.traceHash) }, uniquingKeysWith: { a, _ in a })
+    for seed in seeds {
+      var run = SimulationRun(
+        profile: profile, profilePath: profilePath, profileData: profileData, seed: seed, quirks: quirks,
+        mistakes: mistakes)
+      run.program = program
+      run.app = app
+      let again = run.execute(plantNondeterminism: plant).traceHash.description
+      if again != hashes[seed] {
+        let detail = DeterminismCheck.check(run, plant: plant).divergence
+        return Recheck(seeds: seeds, divergence: (seed, (hashes[seed] ?? "?", again), detail))
+      }
+    }
+    return Recheck(seeds: seeds, divergence: nil)
+  }
+}

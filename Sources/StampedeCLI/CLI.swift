@@ -148,6 +148,9 @@ enum CLI {
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
       --app NAME        run the registered app code NAME in every seed
+      --recheck P%      afterwards run a share of the seeds (every 100/P-th) a second time and
+                        compare trace hashes; on a difference, name the first divergent event
+                        and exit 4
       --corpus          first re-run the failing seeds remembered for this profile (same sha256)
                         in the corpus, each with the mistakes, quirks and app it failed under;
                         they count towards the exit code

@@ -12,7 +12,10 @@ enum SweepCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
       args,
-      valued: ["--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app"],
+      valued: [
+        "--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app",
+        "--recheck",
+      ],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")
@@ -45,6 +48,14 @@ enum SweepCommand {
     guard Jemalloc.isProcessAllocator else {
       printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
       return .usage
+    }
+    var recheckShare: Double?
+    if let text = options.values["--recheck"] {
+      let number = text.hasSuffix("%") ? String(text.dropLast()) : text
+      guard let share = Double(number), share > 0, share <= 100 else {
+        throw UsageError("--recheck: expected a share of the seeds above 0 and at most 100%, such as 5%, got '\(text)'")
+      }
+      recheckShare = share
     }
     var sweep = Sweep(
       profile: loaded.profile, profilePath: path, profileData: loaded.data, seeds: seeds, shard: shard, jobs: jobs)
@@ -109,6 +120,16 @@ enum SweepCommand {
     if interruptRequested != 0 {
       printError("stampede: interrupted; the summary lists the seeds that did not run.")
       return .interrupted
+    }
+    if let share = recheckShare {
+      let check = sweep.recheck(summary, share: share)
+      if let d = check.divergence {
+        printError(
+          "stampede: NONDETERMINISM: seed \(d.seed) ran again with trace hash \(d.hashes.second), the sweep had \(d.hashes.first)"
+            + (d.detail.map { ": \($0)" } ?? ""))
+        return .nondeterminism
+      }
+      print("  recheck: \(check.seeds.count) seed(s) ran again with the same trace hash")
     }
     let code = exitCode(summary)
     if code == .pass && corpusStillFailing > 0 { return corpusViolations ? .invariantViolated : .thresholdFailed }

@@ -145,3 +145,35 @@ struct SplitMixForTests {
     #expect(reader.cases == 3 && reader.failures == 0)
   }
 }
+
+/// A sweep can run a share of its seeds twice and compare trace hashes.
+@Suite struct RecheckTests {
+  func sweep() throws -> Sweep {
+    let (profile, data) = try repositoryProfile("smoke.json5")
+    return Sweep(
+      profile: profile, profilePath: "profiles/smoke.json5", profileData: data,
+      seeds: SweepSummary.SeedSpan(from: 1, to: 4), shard: nil, jobs: 2)
+  }
+
+  @Test func theRecheckedSeedsAreEveryKthStartingWithTheFirst() throws {
+    let s = try sweep()
+    let summary = s.execute(finished: { _ in })
+    #expect(Sweep.recheckSeeds(summary.runs, share: 50) == [1, 3])
+    #expect(Sweep.recheckSeeds(summary.runs, share: 100) == [1, 2, 3, 4])
+    #expect(Sweep.recheckSeeds(summary.runs, share: 1) == [1])
+    #expect(Sweep.recheckSeeds(summary.runs, share: 0).isEmpty)
+  }
+
+  @Test func aDeterministicSweepPassesItsRecheckAndAPlantedDifferenceIsNamed() throws {
+    let s = try sweep()
+    let summary = s.execute(finished: { _ in })
+    let clean = s.recheck(summary, share: 50)
+    #expect(clean.seeds == [1, 3])
+    #expect(clean.divergence == nil)
+    let planted = s.recheck(summary, share: 50, plant: true)
+    let d = try #require(planted.divergence)
+    #expect(d.seed == 1)
+    #expect(d.hashes.first != d.hashes.second)
+    #expect(d.detail != nil)
+  }
+}
