@@ -346,7 +346,7 @@ enum Tool {
     ])
     #expect(again.status == 3)
     let lines = again.stdout.components(separatedBy: "\n")
-    #expect(lines[0] == "corpus: 2 remembered failing seed(s) of this profile first")
+    #expect(lines[0] == "corpus: 2 remembered failing seed(s) of this profile first (\(corpus))")
     #expect(lines[1].hasPrefix("corpus seed 1 FAIL") && lines[2].hasPrefix("corpus seed 2 FAIL"))
     #expect(again.stdout.contains("corpus: remembered 1 new failing seed(s)"))
   }
