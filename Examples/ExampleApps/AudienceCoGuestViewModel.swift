@@ -90,7 +90,11 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     }
     coGuestStore.applyForSeat(seatIndex: seatIndex, timeout: applyTimeout, extraInfo: nil) { [weak self] result in
       DispatchQueue.main.async {
-        guard let self, case .failure(let error) = result, self.status == .applying, !self.openingDevices else {
+        // Only this attempt's answer: a late failure of an earlier one (held up in the network
+        // while the viewer gave up and applied again) must not end the new application.
+        guard let self, case .failure(let error) = result, self.attempt == mine, self.status == .applying,
+          !self.openingDevices
+        else {
           return
         }
         self.status = .idle
@@ -101,9 +105,10 @@ public final class AudienceCoGuestViewModel: ObservableObject {
 
   public func cancelApplication() {
     guard status == .applying, !openingDevices else { return }
+    let mine = attempt
     coGuestStore.cancelApplication { [weak self] result in
       DispatchQueue.main.async {
-        guard let self, self.status == .applying, !self.openingDevices else { return }
+        guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
         switch result {
         case .success:
           self.status = .idle
@@ -123,9 +128,10 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     guard status == .idle else { return rejectInvitation(inviterID: inviterID) }
     status = .applying
     attempt += 1
+    let mine = attempt
     coGuestStore.acceptInvitation(inviterID: inviterID) { [weak self] result in
       DispatchQueue.main.async {
-        guard let self, self.status == .applying else { return }
+        guard let self, self.attempt == mine, self.status == .applying else { return }
         switch result {
         case .success: if !self.openingDevices { self.openDevices() }
         case .failure(let error):
