@@ -97,6 +97,9 @@ public final class AudienceCoGuestViewModel: ObservableObject {
         else {
           return
         }
+        // 100202: an application of this viewer already stands (one whose answer was lost); it
+        // is still applying, and that application's answer will come.
+        if error.code == 100202 { return }
         self.status = .idle
         self.errorMessage = error.code == -2340 ? "All co-guest places are taken" : "Apply failed: \(error.message)"
       }

@@ -166,7 +166,8 @@ public struct LiveWorld: World {
       let screen = alive ? ui.callScreen[Int(u)] : -1
       let facts = Checker.UIFacts(
         status: ui.statusProbed[Int(u)] ? runtime.clients[Int(u)].status : nil,
-        pending: server.seats.pendingApplication(of: u) != nil, seated: server.seats.seat(of: u) != nil,
+        pending: server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u),
+        seated: server.seats.seat(of: u) != nil,
         microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
         callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
         quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now),
@@ -399,6 +400,9 @@ public struct LiveWorld: World {
     }
     // The SDK's state follows the answer, then the world's bookkeeping of it.
     let error = runtime.answered(op, code == 0 ? nil : SeatError(rawValue: code)!)
+    // An application the SDK reported as failed (-1) may stand on the server all the same: an
+    // app that then shows idle tells the user what its SDK told it.
+    if op.kind == .applyForSeat && runtime.ui.isProbed(op.user) { uiWatch.noteApplyAnswer(op.user, lost: error == .failed) }
     switch op.kind {
     case .login:
       // The SDK syncs its call state as part of logging in.
@@ -506,6 +510,17 @@ struct UIWatch {
   var until: [Int64] = []
   /// Per user, during a check: whether an SDK call of the user awaits its answer.
   var busy: [Bool] = []
+  /// Per user: whether the SDK reported the user's latest application as failed for want of an
+  /// answer (-1), while the server may hold it.
+  var lostApply: [Bool] = []
+
+  mutating func noteApplyAnswer(_ user: UInt32, lost: Bool) {
+    let u = Int(user)
+    if u >= lostApply.count { lostApply += [Bool](repeating: false, count: u + 1 - lostApply.count) }
+    lostApply[u] = lost
+  }
+
+  func applyAnswerLost(_ user: UInt32) -> Bool { Int(user) < lostApply.count && lostApply[Int(user)] }
 
   mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
