@@ -402,7 +402,9 @@ public struct LiveWorld: World {
     let error = runtime.answered(op, code == 0 ? nil : SeatError(rawValue: code)!)
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
-    if op.kind == .applyForSeat && runtime.ui.isProbed(op.user) { uiWatch.noteApplyAnswer(op.user, lost: error == .failed) }
+    if op.kind == .applyForSeat && runtime.ui.isProbed(op.user) {
+      uiWatch.noteApplyAnswer(op.user, lost: error == .failed)
+    }
     switch op.kind {
     case .login:
       // The SDK syncs its call state as part of logging in.
