@@ -76,7 +76,8 @@ public enum HTMLReport {
       let bad = i.violations > 0
       s +=
         "<tr class=\"\(bad ? "bad" : "ok")\"><td><code>\(html(i.id))</code><div class=\"desc\">\(html(i.description))</div></td>"
-      s += "<td>\(html(i.kind))</td><td class=\"n\">\(i.off == true ? "off" : Spell.int(i.violations))</td><td>"
+      s +=
+        "<td>\(html(i.kind))</td><td class=\"n\">\(i.off == true ? "off" : r.unjudged(i) ? "not judged" : Spell.int(i.violations))</td><td>"
       if let f = i.first {
         s += "at \(html(Spell.ms(f.atMs))) · \(f.entities.map { "<code>\(html($0))</code>" }.joined(separator: " "))"
         s += "<div>\(html(f.message))</div>"

@@ -68,7 +68,9 @@ public enum MarkdownReport {
     out.append("|---|---|---:|---|")
     for i in r.invariants {
       let first = i.first.map { "at \(Spell.ms($0.atMs)): \(cell($0.message))" } ?? ""
-      let count = i.off == true ? "off" : (i.violations == 0 ? "0" : "**\(Spell.int(i.violations))**")
+      let count =
+        i.off == true
+        ? "off" : r.unjudged(i) ? "not judged" : (i.violations == 0 ? "0" : "**\(Spell.int(i.violations))**")
       out.append("| `\(i.id)` | \(i.kind) | \(count) | \(first) |")
     }
     out.append("")

@@ -44,6 +44,12 @@ public struct RunReport: Codable, Sendable {
   public var counters: [String: UInt64]
   /// Invariants checked, with their violations.
   public var invariants: [InvariantResult]
+  /// Whether `invariant` went unjudged (a liveness invariant of a run that stopped early, with no
+  /// violation recorded before the stop).
+  public func unjudged(_ invariant: InvariantResult) -> Bool {
+    invariant.violations == 0 && notJudged?.contains(invariant.id) == true
+  }
+
   /// Whether the run reached its end (its simulated duration, or nothing left to happen): not
   /// interrupted and not cut by the event budget.
   public var reachedEnd: Bool { complete && stopReason != "eventBudget" }

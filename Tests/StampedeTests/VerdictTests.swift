@@ -31,6 +31,8 @@ import ToolSupport
     #expect(notJudged.contains("client.view-matches-server"))
     #expect(notJudged.contains("request.terminal-within-timeout"))
     #expect(MarkdownReport.render(cut).contains("INCOMPLETE"))
+    #expect(MarkdownReport.render(cut).contains("| `client.view-matches-server` | liveness | not judged |"))
+    #expect(HTMLReport.render(cut).contains("not judged"))
     let junit = JUnitReport.render(cut)
     #expect(junit.contains("the event budget ended the run"))
     #expect(junit.contains("<skipped message=\"not judged: the run stopped before its end\"/>"))
