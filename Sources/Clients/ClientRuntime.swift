@@ -227,6 +227,17 @@ public final class ClientRuntime {
     clients[Int(user)].deviceBits & (1 << device.rawValue) != 0
   }
 
+  /// The capture devices of `user` that are on, named for messages ("microphone", "camera",
+  /// "microphone and camera").
+  public func deviceNames(user: UInt32) -> String {
+    switch (isOn(.microphone, user: user), isOn(.camera, user: user)) {
+    case (true, true): return "microphone and camera"
+    case (true, false): return "microphone"
+    case (false, true): return "camera"
+    case (false, false): return "capture devices"
+    }
+  }
+
   /// Whether any capture device of `user` is on.
   public func anyDeviceOn(user: UInt32) -> Bool { clients[Int(user)].deviceBits != 0 }
 

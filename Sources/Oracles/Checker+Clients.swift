@@ -9,7 +9,7 @@ extension Checker {
   /// it that it left its seat; `inCall` that its SDK is in an accepted call (which may capture).
   public mutating func observeClient(
     user: UInt32, status: CoGuestStatus, seenSeat: Int?, captureOn: Bool, inCall: Bool = false, sawOwnLeave: Bool,
-    probedUI: Bool = false, at now: SimInstant
+    probedUI: Bool = false, devices: @autoclosure () -> String = "a capture device", at now: SimInstant
   ) {
     // An app's own UI passes through states the built-in clients name (it may show "applying"
     // while its devices open): it is judged after a settle time instead (`Checker+UI`).
@@ -23,8 +23,8 @@ extension Checker {
       log.record(
         .captureOnlyWhileSeated, at: now, entities: ["user:\(user)"],
         sawOwnLeave
-          ? "user \(user) kept capturing after its seat list showed it left the seat"
-          : "user \(user) has a capture device on while \(status.name)")
+          ? "user \(user) kept its \(devices()) on after its seat list showed it left the seat"
+          : "user \(user) has its \(devices()) on while \(status.name)")
     }
   }
 }

@@ -27,6 +27,8 @@ extension Checker {
     /// app can tell: an answer lost on the way leaves a correct app applying until the
     /// application's timeout and the SDK's request timeout have passed.
     public var answerMayBeLost: Bool = false
+    /// The capture devices that are on, named ("microphone", "camera", "microphone and camera").
+    public var devices: String = "capture devices"
     /// Whether nothing is on its way to or from the user's client (no message in the network, no
     /// SDK call awaiting its answer). A UI is judged only while its client is quiet: until then
     /// the app may simply not have heard yet.
@@ -35,8 +37,10 @@ extension Checker {
     /// Facts.
     public init(
       status: CoGuestStatus?, pending: Bool, seated: Bool, microphoneOn: Bool, callScreen: Bool?,
-      callState: CallParticipantState, captureOn: Bool = false, quiet: Bool = true, answerMayBeLost: Bool = false
+      callState: CallParticipantState, captureOn: Bool = false, devices: String = "capture devices",
+      quiet: Bool = true, answerMayBeLost: Bool = false
     ) {
+      self.devices = devices
       self.answerMayBeLost = answerMayBeLost
       self.captureOn = captureOn
       self.quiet = quiet
@@ -113,7 +117,7 @@ extension Checker {
         "user \(user)'s UI shows applying while the server holds no application of it"
         + (facts.seated ? " (it is on a seat)" : "")
     case .captureOnlyWhileSeated:
-      text = "user \(user) has a capture device on while it is on no seat and in no call"
+      text = "user \(user) has its \(facts.devices) on while it is on no seat and in no call"
     default:
       text =
         facts.callScreen == true

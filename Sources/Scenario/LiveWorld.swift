@@ -170,6 +170,7 @@ public struct LiveWorld: World {
         seated: server.seats.seat(of: u) != nil,
         microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
         callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
+        devices: runtime.anyDeviceOn(user: u) ? runtime.deviceNames(user: u) : "",
         quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now),
         answerMayBeLost: server.lastApplicationTiming(of: u).map { a in
           // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
@@ -310,7 +311,8 @@ public struct LiveWorld: World {
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
       inCall: runtime.clients[Int(user)].callState == .accept,
-      sawOwnLeave: sawOwnLeave && seen < 0, probedUI: runtime.ui.statusProbed[Int(user)], at: now)
+      sawOwnLeave: sawOwnLeave && seen < 0, probedUI: runtime.ui.statusProbed[Int(user)],
+      devices: runtime.deviceNames(user: user), at: now)
   }
 
   mutating func executeCommands(_ scheduler: inout Scheduler) {

@@ -105,3 +105,25 @@ import Testing
     #expect(c.log.total == 0)
   }
 }
+
+/// Violation messages name the device.
+@Suite struct DeviceMessageTests {
+  @Test func aCaptureViolationNamesTheDevicesThatAreOn() {
+    var c = Checker(
+      seats: SeatService(
+        rooms: [RoomSettings(maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0)], userCount: 8))
+    c.observeClient(
+      user: 1, status: .idle, seenSeat: nil, captureOn: true, sawOwnLeave: false, devices: "camera",
+      at: SimInstant(nanoseconds: 1))
+    #expect(c.log.first[InvariantID.captureOnlyWhileSeated.rawValue]!.message == "user 1 has its camera on while idle")
+    var facts = Checker.UIFacts(
+      status: .idle, pending: false, seated: false, microphoneOn: true, callScreen: nil, callState: .none,
+      captureOn: true, devices: "microphone")
+    facts.quiet = true
+    var d = Checker(
+      seats: SeatService(
+        rooms: [RoomSettings(maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0)], userCount: 8))
+    for s in 0...5 { d.observeUI(user: 2, facts, at: SimInstant(nanoseconds: Int64(s) * 1_000_000_000)) }
+    #expect(d.log.first[InvariantID.captureOnlyWhileSeated.rawValue]!.message.hasPrefix("user 2 has its microphone on"))
+  }
+}
