@@ -202,9 +202,11 @@ public struct SimulationRun {
     _ = execute(observer: recorder)
     var out: [Int: [String]] = [:]
     for w in wanted {
+      // A violation about users shows their own events; one about a room alone, the room's.
+      let rooms = w.users.isEmpty ? w.rooms : []
       let lines = recorder.records.filter { r in
         r.timeNs <= w.at
-          && r.description.touches(rooms: w.rooms, users: w.users, homeRoom: { result.world.layout.homeRoom[Int($0)] })
+          && r.description.touches(rooms: rooms, users: w.users, homeRoom: { result.world.layout.homeRoom[Int($0)] })
       }.suffix(limit).map { r in
         String(format: "%.3fms #%lld ", Double(r.timeNs) / 1e6, r.index) + r.description.kind + " "
           + r.description.users.map { "user:\($0)" }.joined(separator: " ") + ": " + r.description.detail
