@@ -10,7 +10,9 @@ public final class CallViewModel: ObservableObject {
     case inCall(callId: String)
   }
 
-  @Published public private(set) var screen: Screen = .none
+  @Published public private(set) var screen: Screen = .none {
+    didSet { if screen != oldValue { print("[Call] screen \(screen)") } }
+  }
   private var cancellables = Set<AnyCancellable>()
 
   public init() {
