@@ -76,10 +76,6 @@ package enum AtomicXDelivery {
     sdk.settle()
   }
 
-  /// The media type the current user's SDK last learnt for its call.
-  package static func noteMediaType(video: Bool, host: AppHost, user: UInt32) {
-    AtomicXUser.of(host, user).mediaType = video ? .video : .audio
-  }
 }
 
 // MARK: - LoginStore
@@ -204,7 +200,7 @@ public final class LiveListStore {
     guard let r = VirtualIDs.room(liveID) else {
       guard let completion else { return }
       return bridge.host.post(
-        .block {
+        {
           completion(.failure(ErrorInfo(code: Int(SeatError.roomNotExist.rawValue), message: "no live \"\(liveID)\"")))
         })
     }

@@ -245,7 +245,7 @@ struct Bridge {
   var runtime: ClientRuntime { host.runtime }
 
   func client(room: UInt32 = 0) -> Client {
-    Client(user: user, room: room, role: .audience, runtime: host.runtime, random: Xoshiro256(seed: 0))
+    host.client(user, room: room)
   }
 
   /// A model completion that runs `completion` as this user's code.
@@ -266,7 +266,7 @@ struct Bridge {
   /// Fails `completion` later with `error`, without reaching the server (the SDK's own check).
   func fail(_ completion: CompletionClosure?, _ error: ErrorInfo) {
     guard let completion else { return }
-    host.post(.block { completion(.failure(error)) })
+    host.post({ completion(.failure(error)) })
   }
 
   func subscribe(_ stream: Subscriptions, _ on: Bool) {

@@ -361,10 +361,8 @@ extension PendingOperation: OperationArguments {}
 extension OperationRecord: OperationArguments {}
 
 /// What app UIs show, as their probes report it (the built-in clients' status is their UI and is
-/// not recorded here). Users appear in ``users`` in the order they were first probed.
+/// not recorded here).
 public final class UIProbes {
-  /// Users whose UI was probed, in order of first probe.
-  public private(set) var users: [UInt32] = []
   @exclusivity(unchecked) var probed: [Bool]
   /// Per user: whether the call screen is up (-1: no call-screen probe).
   @exclusivity(unchecked) public private(set) var callScreen: [Int8]
@@ -381,22 +379,15 @@ public final class UIProbes {
   @inline(__always)
   public func isProbed(_ user: UInt32) -> Bool { probed[Int(user)] }
 
-  func enlist(_ user: UInt32) {
-    if !probed[Int(user)] {
-      probed[Int(user)] = true
-      users.append(user)
-    }
-  }
-
   /// Records that `user`'s co-guest status (``ClientState/status``) is read from its UI.
   public func noteStatusProbe(_ user: UInt32) {
-    enlist(user)
+    probed[Int(user)] = true
     statusProbed[Int(user)] = true
   }
 
   /// Records whether `user`'s call screen is up.
   public func setCallScreen(_ user: UInt32, shown: Bool) {
-    enlist(user)
+    probed[Int(user)] = true
     callScreen[Int(user)] = shown ? 1 : 0
   }
 }

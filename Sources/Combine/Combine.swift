@@ -227,7 +227,7 @@ public protocol Scheduler {
 
 extension DispatchQueue: Scheduler {
   public func schedule(_ action: @escaping () -> Void) {
-    AppHost.required("receive(on:)").post(.block(action))
+    AppHost.required("receive(on:)").post(action)
   }
 }
 

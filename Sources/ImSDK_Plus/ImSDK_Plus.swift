@@ -38,7 +38,7 @@ public final class V2TIMManager: NSObject {
     let host = self.host
     let user = self.user
     let token = PushKitDelivery.token(from: config.token)
-    let c = Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0))
+    let c = host.client(user)
     c.timPush.setVOIP(certificateID: UInt32(clamping: max(0, config.certificateID)), token: token) { _, result in
       host.run(as: user) {
         switch result {

@@ -117,7 +117,7 @@ public class ConversationAction: @unchecked Sendable {
 
   func complete(_ ok: Bool) {
     isComplete = true
-    let m = Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0)).conversations
+    let m = host.client(user).conversations
     if ok { m.fulfill(model) } else { m.fail(model) }
   }
 }
@@ -239,7 +239,7 @@ public final class ConversationManager: @unchecked Sendable {
   }
 
   var model: Clients.ConversationManager {
-    Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0)).conversations
+    host.client(user).conversations
   }
 
   /// The conversations the system shows, in the order they were reported.

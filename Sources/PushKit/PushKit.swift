@@ -101,7 +101,7 @@ public final class PKPushRegistry: NSObject {
   public var desiredPushTypes: Set<PKPushType>? {
     didSet {
       if desiredPushTypes?.contains(.voIP) == true {
-        Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0)).pushRegistry
+        host.client(user).pushRegistry
           .register()
       }
     }

@@ -94,12 +94,12 @@ class Driver<Objects>: ClientBehavior, Settling {
     host.runtime.commands.append(.timer(user: user, delay: delay, tag: tap.rawValue, arg: arg))
   }
 
-  func context(_ user: UInt32, runtime: ClientRuntime, role: UserContext.Role) -> UserContext {
-    let room = runtime.clients[Int(user)].staffSlot >= 0 || role == .audience ? roomOf(user, runtime) : nil
-    return UserContext(userID: VirtualIDs.userID(user), liveID: room.map(VirtualIDs.liveID), role: role)
+  func context(_ user: UInt32, role: UserContext.Role) -> UserContext {
+    UserContext(userID: VirtualIDs.userID(user), liveID: roomOf(user).map(VirtualIDs.liveID), role: role)
   }
 
-  func roomOf(_ user: UInt32, _ runtime: ClientRuntime) -> UInt32? {
+  /// The room of a viewer or staff member (`nil` for a phone user).
+  func roomOf(_ user: UInt32) -> UInt32? {
     homeRooms[Int(user)] == .max ? nil : homeRooms[Int(user)]
   }
   /// Per user: the app shell's subscriptions (login and live events).
@@ -174,7 +174,9 @@ extension Driver {
       switch result {
       case .success: self.enter(user, liveID: liveID, runtime: runtime, host: host, joined)
       case .failure(let e) where e.code == -1:
-        DispatchQueue.main.asyncAfter(deadline: .now() + SDKTiming.resendAfter.seconds) {
+        VirtualPlatform.DispatchQueue.main.asyncAfter(
+          deadline: VirtualPlatform.DispatchTime.now() + SDKTiming.resendAfter.seconds
+        ) {
           self.logIn(user, liveID: liveID, runtime: runtime, host: host, joined)
         }
       case .failure: runtime.setStatus(user, .left)
@@ -191,7 +193,9 @@ extension Driver {
         runtime.setStatus(user, .idle)
         joined(host)
       case .failure(let e) where e.code == -1:
-        DispatchQueue.main.asyncAfter(deadline: .now() + SDKTiming.resendAfter.seconds) {
+        VirtualPlatform.DispatchQueue.main.asyncAfter(
+          deadline: VirtualPlatform.DispatchTime.now() + SDKTiming.resendAfter.seconds
+        ) {
           self.enter(user, liveID: liveID, runtime: runtime, host: host, joined)
         }
       case .failure: runtime.setStatus(user, .left)
@@ -216,7 +220,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   override func start(_ c: inout Client) {
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      objects[Int(user)] = app.make(context(user, runtime: host.runtime, role: .audience))
+      objects[Int(user)] = app.make(context(user, role: .audience))
       schedule(.leaveRoom, after: harness.sample(settings.stay), user: user, host: host)
       if harness.chance(settings.applyProbability) {
         schedule(.apply, after: harness.sample(settings.applyAfter), user: user, host: host)
@@ -312,7 +316,7 @@ final class HostDriver<Objects>: Driver<Objects> {
     let role: UserContext.Role = c.role == .owner ? .host : .admin
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      objects[Int(user)] = app.make(context(user, runtime: host.runtime, role: role))
+      objects[Int(user)] = app.make(context(user, role: role))
       if let every = settings.inviteEvery, app.invite != nil {
         schedule(.invite, after: harness.sample(every), user: user, host: host)
       }
@@ -331,7 +335,7 @@ final class HostDriver<Objects>: Driver<Objects> {
     case .decide:
       if harness.chance(settings.acceptProbability) { app.accept?(o) } else { app.reject?(o) }
     case .invite:
-      guard let every = settings.inviteEvery, let room = roomOf(user, host.runtime) else { return }
+      guard let every = settings.inviteEvery, let room = roomOf(user) else { return }
       let range = host.runtime.audienceRange[Int(room)]
       if !range.isEmpty {
         let guest = range.lowerBound + UInt32(harness.random.next(below: UInt64(range.count)))
@@ -368,7 +372,7 @@ final class PhoneDriver<Objects>: Driver<Objects> {
     epoch[Int(user)] &+= 1
     let e = epoch[Int(user)]
     host.run(as: user) {
-      objects[Int(user)] = app.launch(context(user, runtime: host.runtime, role: .phone))
+      objects[Int(user)] = app.launch(context(user, role: .phone))
       if app.dial != nil { schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: e, host: host) }
     }
   }

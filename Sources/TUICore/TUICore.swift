@@ -18,10 +18,10 @@ public enum TUILogin {
     let host = AppHost.required("TUILogin")
     let user = host.user
     guard VirtualIDs.user(userID) == user else {
-      host.post(.block { fail?(SeatError.invalidParameter.rawValue, "no user \"\(userID)\"") })
+      host.post({ fail?(SeatError.invalidParameter.rawValue, "no user \"\(userID)\"") })
       return
     }
-    let c = Client(user: user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0))
+    let c = host.client(user)
     c.tuiLogin.login { _, result in
       host.run(as: user) {
         switch result {
@@ -35,7 +35,7 @@ public enum TUILogin {
   /// Whether TUILogin succeeded in this process.
   public static func isUserLogined() -> Bool {
     let host = AppHost.required("TUILogin")
-    return Client(user: host.user, room: 0, role: .audience, runtime: host.runtime, random: .init(seed: 0)).tuiLogin
+    return host.client(host.user).tuiLogin
       .isLogin
   }
 

@@ -17,11 +17,9 @@ package final class AppHost {
   /// The timer tag the harness routes to ``runJob(_:)``.
   package static let jobTag: UInt32 = 0xFFFF_FF01
 
-  /// A piece of deferred work.
-  package enum Job {
-    /// A block (`DispatchQueue.async`, a `receive(on:)` delivery, a sleep ending).
-    case block(() -> Void)
-  }
+  /// A piece of deferred work: a `DispatchQueue.async` block, a `receive(on:)` delivery, a sleep
+  /// ending.
+  package typealias Job = () -> Void
 
   /// The SDK state of every client.
   package let runtime: ClientRuntime
@@ -45,10 +43,6 @@ package final class AppHost {
   }
   @exclusivity(unchecked) private var jobs: [JobSlot] = []
   @exclusivity(unchecked) private var freeJobs: [UInt32] = []
-  /// Jobs posted and not yet run.
-  @exclusivity(unchecked) package private(set) var pendingJobs = 0
-  /// The most jobs ever waiting at once.
-  @exclusivity(unchecked) package private(set) var maxPendingJobs = 0
   /// UUIDs seen in printed text, each given a dense number in order of first sight.
   private var uuidNumbers: [String: Int] = [:]
 
@@ -61,6 +55,12 @@ package final class AppHost {
 
   /// The simulated time now.
   package var now: SimInstant { runtime.now }
+
+  /// The model's view of `user` for a store call made by app code (in room `room` for the stores
+  /// that take one). Its random stream is never drawn from: app code brings its own decisions.
+  package func client(_ user: UInt32, room: UInt32 = 0) -> Client {
+    Client(user: user, room: room, role: .audience, runtime: runtime, random: Xoshiro256(seed: 0))
+  }
 
   /// Every user's string ID (`user_17`), made once.
   package private(set) lazy var userIDs: [String] = (0..<runtime.clients.count).map { "user_\($0)" }
@@ -134,7 +134,6 @@ package final class AppHost {
     afterUserCode = nil
     jobs = []
     freeJobs = []
-    pendingJobs = 0
     for u in singletons.indices { singletons[u] = [] }
   }
 
@@ -165,7 +164,7 @@ package final class AppHost {
   package func forgetSingletons(of user: UInt32) { singletons[Int(user)] = [] }
 
   /// Posts `job` for the current user, to run as its own event after `delay`.
-  package func post(_ job: Job, after delay: SimDuration = .zero) {
+  package func post(_ job: @escaping Job, after delay: SimDuration = .zero) {
     precondition(user != .max, "app work was started outside any virtual user's code")
     let slot: UInt32
     let process = self.process(of: user)
@@ -176,8 +175,6 @@ package final class AppHost {
       slot = UInt32(jobs.count)
       jobs.append(JobSlot(user: user, process: process, job: job))
     }
-    pendingJobs += 1
-    if pendingJobs > maxPendingJobs { maxPendingJobs = pendingJobs }
     runtime.commands.append(.timer(user: user, delay: max(delay, .zero), tag: AppHost.jobTag, arg: slot))
   }
 
@@ -188,14 +185,9 @@ package final class AppHost {
     let process = jobs[Int(slot)].process
     jobs[Int(slot)].job = nil
     freeJobs.append(slot)
-    pendingJobs -= 1
     // Work of a process that has died since dies with it.
     guard process == self.process(of: owner) else { return }
-    run(as: owner) {
-      switch job {
-      case .block(let body): body()
-      }
-    }
+    run(as: owner, job)
   }
 
   /// The process generation of `user`'s app (phones are killed and relaunched; others have one).

@@ -38,7 +38,7 @@ public final class NotificationCenter: @unchecked Sendable {
     for o in observers where o.name == nil || o.name == name {
       if o.onMain {
         let block = o.block
-        AppHost.required("NotificationCenter.post").post(.block { block(note) })
+        AppHost.required("NotificationCenter.post").post({ block(note) })
       } else {
         o.block(note)
       }

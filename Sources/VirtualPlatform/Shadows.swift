@@ -119,7 +119,7 @@ public final class DispatchQueue: @unchecked Sendable {
     group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
     execute work: @escaping @Sendable () -> Void
   ) {
-    AppHost.required("DispatchQueue.async").post(.block(work))
+    AppHost.required("DispatchQueue.async").post(work)
   }
 
   /// Runs `work` as an event of the current user at `deadline`.
@@ -129,7 +129,7 @@ public final class DispatchQueue: @unchecked Sendable {
   ) {
     let host = AppHost.required("DispatchQueue.asyncAfter")
     let delay = Int64(deadline.uptimeNanoseconds) - host.now.nanoseconds
-    host.post(.block(work), after: .nanoseconds(max(0, delay)))
+    host.post(work, after: .nanoseconds(max(0, delay)))
   }
 
   /// Runs `work` now, on the caller's turn (every queue shares the one simulated thread).
@@ -185,7 +185,7 @@ func simulatedSleep(_ nanoseconds: Int64) async throws {
     fatalError("Task.sleep was used outside a simulated virtual user (app code runs only inside a Stampede run)")
   }
   await withUnsafeContinuation { (k: UnsafeContinuation<Void, Never>) in
-    host.post(.block { k.resume() }, after: .nanoseconds(max(0, nanoseconds)))
+    host.post({ k.resume() }, after: .nanoseconds(max(0, nanoseconds)))
   }
   try Task.checkCancellation()
 }
