@@ -115,7 +115,6 @@ public struct LiveWorld: World {
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
-
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
     audienceRandom = streams.stream("audience")
     staffRandom = streams.stream("hosts")
