@@ -245,10 +245,16 @@ public final class PhoneFleet {
       let state = host.serverCallState(of: user)
       if state == .waiting && host.call(id).caller == user {
         // Its own call, still ringing the others: the SDK takes it up again, with no incoming ring.
-        return runtime.dialing(user, call: id)
+        runtime.dialing(user, call: id)
+      } else {
+        host.deliver(
+          user, state == .accept ? .started(user: user, call: id) : .received(user: user, call: id), &scheduler)
       }
-      host.deliver(
-        user, state == .accept ? .started(user: user, call: id) : .received(user: user, call: id), &scheduler)
+      // An outgoing or connected call holds an audio session, which keeps an app in the background
+      // running: a login answer that reached a suspended app must not leave it deaf to the call.
+      if os.appState(user) == .background && (state == .accept || host.call(id).caller == user) {
+        os.setAwake(user, true)
+      }
     }
   }
 

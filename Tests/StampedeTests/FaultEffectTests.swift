@@ -557,6 +557,36 @@ extension PushWorldTests {
     #expect(s.counter("conversation.reported") == 0 && s.violations == 0)
   }
 
+  @Test func aCallerWhoseAppIsSuspendedWhenItsLoginIsAnsweredStillHearsTheAnswer() throws {
+    var (s, phone) = try staged()
+    phone.onTimer = { tag, c in
+      if tag == 100 { c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(30)) }
+      if tag == 102 { c.callStore.accept() }
+    }
+    phone.onCall = { e, c in
+      if case .received = e, c.user == 6 { return true }  // 6 lets it ring until 6 s
+      return false
+    }
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 3500)
+    let call = try #require(s.world.server.calls.call(of: 5))
+    // A new process of 5 starts and the user leaves it before its login is answered: it is
+    // suspended while its SDK knows of no call.
+    s.world.killProcess(5, &s.sim.scheduler)
+    s.world.launch(5, foreground: true, &s.sim.scheduler)
+    s.world.phones!.leaveApp(5)
+    #expect(!s.world.phoneOS!.isRunning(5))
+    at(&s, 6, ms: 6000, tag: 102)
+    s.run(untilMs: 8000)
+    // The login's answer tells the SDK it is calling: the outgoing call's audio session keeps the
+    // app running, so it hears the callee answer instead of showing a ringing call for ever.
+    #expect(s.world.phoneOS!.isRunning(5))
+    #expect(s.world.runtime.clients[5].call == call + 1 && s.world.runtime.clients[5].callState == .accept)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
   @Test func aCallEndWithAnUnknownReasonStillEndsTheConversation() throws {
     var (s, phone) = try staged(chaosPhones("{ kind: \"call.end_reason_unknown\", rate: 1, target: \"user:6\" }"))
     var ends: [String] = []
