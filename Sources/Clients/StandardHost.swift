@@ -61,7 +61,7 @@ public final class StandardHost: ClientBehavior {
 
   enum Tag: UInt32 {
     case decide = 1
-    case invite, kick, lock, unlock, move, endLive
+    case invite, kick, lock, unlock, move, endLive, cancelInvitation
   }
 
   /// Creates the behaviour.
@@ -115,13 +115,16 @@ public final class StandardHost: ClientBehavior {
       decide(guest: arg, &c)
     case .invite:
       if let guest = c.randomAudienceMember() {
-        c.coGuest.inviteToSeat(userID: guest, seatIndex: -1, timeout: settings.inviteTimeout) { c, result in
+        c.coGuest.inviteToSeat(userID: guest, seatIndex: -1, timeout: settings.inviteTimeout) {
+          [unowned self] c, result in
           // No answer (-1): the server may have filed it all the same. Cancel it, so that the
           // invitation cannot outlive what this host knows of it.
-          if case .failure(.failed) = result { c.coGuest.cancelInvitation(inviteeID: guest) }
+          if case .failure(.failed) = result { self.cancelInvitation(guest, &c) }
         }
       }
       every(settings.inviteEvery, .invite, &c)
+    case .cancelInvitation:
+      cancelInvitation(arg, &c)
     case .kick:
       let guests = c.coGuest.connected
       if !guests.isEmpty {
@@ -150,6 +153,15 @@ public final class StandardHost: ClientBehavior {
       c.liveList.endLive()
     case nil:
       preconditionFailure("unknown host timer tag \(tag)")
+    }
+  }
+
+  /// Cancels the invitation of `guest`; a cancel that got no answer (-1) may never have reached the
+  /// server, so it is sent again until the server answers it.
+  func cancelInvitation(_ guest: UInt32, _ c: inout Client) {
+    c.coGuest.cancelInvitation(inviteeID: guest) { c, result in
+      guard case .failure(.failed) = result else { return }
+      c.schedule(after: SDKTiming.resendAfter, tag: Tag.cancelInvitation.rawValue, arg: guest)
     }
   }
 

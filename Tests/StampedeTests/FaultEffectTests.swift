@@ -283,6 +283,27 @@ import Testing
 }
 
 /// The phone-side fault kinds, on the staged phones (pushes take 500 ms, cold starts 1 s).
+extension FaultEffectTests {
+  @Test func aHostSendsItsCancelAgainUntilAnInvitationItGotNoAnswerForIsGone() throws {
+    // The host invites every 2 s with no timeout; for 30 s every request of its own or answer to
+    // it is lost. Invitations the server filed but whose answers were lost are cancelled, and a
+    // cancel that is lost too is sent again, until the server answers it after the window.
+    let text = TestProfile(
+      chaosStaged("{ kind: \"network.loss\", rate: 1, target: \"user:0\", at: \"2s\", for: \"30s\" }")
+    ).with("host", json5: "{ thinkTime: \"1s\", inviteEvery: \"constant(2s)\", inviteTimeout: \"0s\" }").text
+    let silent = ScriptedClient()  // viewers leave invitations unanswered
+    var s = try Staged(text, audience: silent, admin: ScriptedClient())
+    s.run(untilMs: 120_000)
+    #expect(s.counter("fault.network.loss") > 10)
+    let filed = s.world.server.seats.requests.filter { $0.state == .pending && $0.kind == .invitation && $0.host == 0 }
+      .map(\.guest)
+    let known = s.world.runtime.invitees[Int(s.world.runtime.clients[0].staffSlot)]
+    #expect(Set(filed) == Set(known), "server \(filed), host's SDK \(known)")
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+}
+
 extension PushWorldTests {
   /// The staged phones with `plan` as the fault list.
   func chaosPhones(_ plan: String) -> String {
