@@ -22,6 +22,12 @@ extension ClientRuntime {
   /// A behaviour made SDK call `op`: the SDK fills in what its quirks make it use instead of the
   /// arguments given. Returns the error the SDK fails the call with itself, without sending it.
   public func prepare(_ op: inout PendingOperation) -> SeatError? {
+    switch op.kind {
+    // A join remembers the room epoch it was asked in (its seat argument is otherwise unused).
+    case .joinLive: op.seat = Int16(clients[Int(op.user)].roomEpoch)
+    case .leaveLive, .logout: clients[Int(op.user)].roomEpoch &+= 1
+    default: break
+    }
     if (op.kind == .acceptInvitation || op.kind == .rejectInvitation) && quirk(.acceptIgnoresInviter) {
       let held = clients[Int(op.user)].invitation
       if held != 0 { op.target = held - 1 }
@@ -52,6 +58,10 @@ extension ClientRuntime {
     case .logout:
       clients[u].loggedIn = false
       clients[u].joinedRoom = 0
+    case .joinLive:
+      // The SDK left the room after asking to join it: the join is over for it, whatever the
+      // server did (a member it let in and never hears from is dropped for want of heartbeats).
+      if error == nil && op.seat != Int16(clients[u].roomEpoch) { return .failed }
     case .leaveLive:
       // The SDK left whatever the answer.
       clients[u].joinedRoom = 0

@@ -138,6 +138,9 @@ public struct ClientState: Sendable {
   public var call: UInt32 = 0
   /// The SDK's state in that call.
   public var callState: CallParticipantState = .none
+  /// Bumped whenever the SDK leaves its room (`leaveLive`, `logout`): a `joinLive` asked for
+  /// before carries the old value, and its late answer no longer puts the SDK in the room.
+  public var roomEpoch: UInt8 = 0
 
   /// A client that has not arrived.
   public init() {}
@@ -161,7 +164,7 @@ public final class ClientRuntime {
     get { clock[0] }
     set { clock[0] = newValue }
   }
-  /// Each user's SDK state and UI status, 16 bytes a user, kept together so that handling one
+  /// Each user's SDK state and UI status, 28 bytes a user, kept together so that handling one
   /// event for a user touches one cache line.
   public let clients: Column<ClientState>
   /// How many users show each status, indexed by `CoGuestStatus.rawValue`.

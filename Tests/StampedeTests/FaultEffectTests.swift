@@ -304,6 +304,36 @@ extension FaultEffectTests {
   }
 }
 
+extension FaultEffectTests {
+  @Test func aJoinAnsweredAfterTheSDKLeftTheRoomDoesNotPutItBack() throws {
+    // Viewer 2 joins again at 5 s; the answer is held (partition down, 4 s to 60 s). It leaves at
+    // 6 s and that leave gets no answer (network.loss): its SDK leaves at 16 s whatever the server
+    // did. The join's answer arrives at 60 s, after the SDK left: it fails.
+    let text = chaosStaged(
+      """
+      { kind: "network.partition", target: "user:2", direction: "down", at: "4s", for: "56s" },
+      { kind: "network.loss", rate: 1, target: "user:2", at: "5500ms", for: "1s" }
+      """)
+    let viewer = ScriptedClient()
+    viewer.onTimer = { tag, c in
+      if tag == 1 { c.liveList.joinLive(completion: viewer.logged("join")) }
+      if tag == 2 { c.liveList.leaveLive(completion: viewer.logged("leave")) }
+    }
+    var s = try Staged(text, audience: viewer, admin: ScriptedClient())
+    s.timer(2, atMs: 5000, tag: 1)
+    s.timer(2, atMs: 6000, tag: 2)
+    s.run(untilMs: 59_000)
+    #expect(viewer.log.filter { $0.hasPrefix("2 join") || $0.hasPrefix("2 leave") } == ["2 leave -1"])
+    s.run(untilMs: 61_000)
+    #expect(viewer.log.filter { $0.hasPrefix("2 join") } == ["2 join -1"])
+    #expect(s.world.runtime.clients[2].joinedRoom == 0)
+    s.run(untilMs: 120_000)
+    #expect(s.world.server.seats.room(of: 2) == nil)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+}
+
 extension PushWorldTests {
   /// The staged phones with `plan` as the fault list.
   func chaosPhones(_ plan: String) -> String {
