@@ -91,12 +91,15 @@ public struct AudienceSettings: Sendable {
 /// - Its "connected" state follows the seat list, not callbacks alone: a seat it appears on makes it
 ///   open devices even if the accept event was lost, and a seat it disappears from ends the session.
 /// - -2340 (package limit) is not "wait for a free seat": it retries only if the profile says so.
+/// - A microphone or camera open still under way serves the session or call that stands when it
+///   completes: a device is never opened twice.
 /// - An invitation that arrives while applying is declined; `alreadySeated` is handled by the seat
 ///   list.
 /// - When phone users may call viewers (`calls.liveCallees`), a call that rings while the viewer is
 ///   applying or on a seat is declined, since the live holds the microphone; an idle viewer answers
 ///   as a phone user would, opens the microphone for the call, and neither applies nor accepts an
-///   invitation until the call ends. A seat that arrives anyway finds the microphone taken.
+///   invitation until the call ends. A seat that arrives anyway is left at once, and a call that
+///   connects while a seat session began is hung up.
 public final class StandardAudience: ClientBehavior {
   /// The settings.
   public let settings: AudienceSettings
@@ -108,6 +111,10 @@ public final class StandardAudience: ClientBehavior {
   lazy var subscriptionCount = Column<UInt8>(repeating: 1, count: epoch.count)
   let applies: Column<UInt8>
   let epoch: Column<UInt32>
+  /// Per viewer: the capture devices being opened (bit 0 microphone, bit 1 camera). A session
+  /// that begins while an open of the last one is still under way waits for it instead of
+  /// opening the device a second time.
+  let opening: Column<UInt8>
 
   /// Timer tags.
   enum Tag: UInt32 {
@@ -120,6 +127,7 @@ public final class StandardAudience: ClientBehavior {
     self.settings = settings
     applies = Column(repeating: 0, count: userCount)
     epoch = Column(repeating: 0, count: userCount)
+    opening = Column(repeating: 0, count: userCount)
   }
 
   /// How many applications `user` filed.
@@ -167,10 +175,17 @@ public final class StandardAudience: ClientBehavior {
     c.status = .idle
     self.retry(after: self.settings.retry.delay(after: error), &c)
   }
+  /// The microphone opened or failed to, for a seat session or for a call, whichever stands now
+  /// (a session may have ended, or a call begun, while it opened).
   lazy var microphoneOpened: Completion = { [unowned(unsafe) self] c, result in
+    self.opening[Int(c.user)] &= ~1
+    let inCall = c.callStore.state == .accept
     guard c.status == .connecting else {
-      // The session ended while the microphone was opening.
-      c.device.closeLocalMicrophone()
+      if case .success = result, !inCall, c.status != .connected {
+        c.device.closeLocalMicrophone()  // nothing needs it any more
+      } else if case .failure = result, inCall {
+        c.callStore.hangup()  // no microphone for the call
+      }
       return
     }
     guard case .success = result else {
@@ -179,9 +194,10 @@ public final class StandardAudience: ClientBehavior {
       self.retry(after: self.settings.retry.other, &c)
       return
     }
-    c.device.openLocalCamera(isFront: true, completion: self.cameraOpened)
+    self.openCamera(&c)
   }
   lazy var cameraOpened: Completion = { [unowned(unsafe) self] c, _ in
+    self.opening[Int(c.user)] &= ~2
     // A camera failure leaves the guest audio-only.
     guard c.status == .connecting else {
       self.closeDevices(&c)
@@ -363,7 +379,9 @@ public final class StandardAudience: ClientBehavior {
       guard c.status == .idle else { return c.callStore.reject() }
       c.schedule(after: calls.answerAfter.sampleDuration(&c.random), tag: Tag.answerCall.rawValue, arg: call)
     case .started(_, let call):
-      c.device.openLocalMicrophone(completion: callMicrophoneOpened)
+      // A seat that arrived while the answer was on its way holds the microphone: hang up.
+      if c.status == .connecting || c.status == .connected { return c.callStore.hangup() }
+      openMicrophone(&c)
       c.schedule(after: calls.talkTime.sampleDuration(&c.random), tag: Tag.hangUpCall.rawValue, arg: call)
     case .ended:
       if c.status != .connecting && c.status != .connected && c.device.microphoneOn {
@@ -372,20 +390,35 @@ public final class StandardAudience: ClientBehavior {
     }
   }
 
-  lazy var callMicrophoneOpened: Completion = { c, result in
-    let inCall = c.callStore.state == .accept
-    if case .success = result, !inCall, c.status != .connecting, c.status != .connected {
-      c.device.closeLocalMicrophone()  // the call ended while the microphone was opening
-    } else if case .failure = result, inCall {
-      c.callStore.hangup()  // no microphone for the call
-    }
-  }
-
   func beginConnecting(_ c: inout Client) {
     guard c.status == .applying || c.status == .idle else { return }
+    if c.callStore.state == .accept {
+      // A call holds the microphone: a seat that arrives anyway (an answer that was on its way) is
+      // given up.
+      c.status = .idle
+      c.coGuest.disConnect(completion: disconnected)
+      return
+    }
     epoch[Int(c.user)] &+= 1
     c.status = .connecting
+    // An open still under way from the last session carries this one on when it completes.
+    openMicrophone(&c)
+  }
+
+  /// Opens the microphone, unless an open is already under way (its completion serves whatever
+  /// needs the microphone when it completes).
+  func openMicrophone(_ c: inout Client) {
+    let u = Int(c.user)
+    if opening[u] & 1 != 0 { return }
+    opening[u] |= 1
     c.device.openLocalMicrophone(completion: microphoneOpened)
+  }
+
+  func openCamera(_ c: inout Client) {
+    let u = Int(c.user)
+    if opening[u] & 2 != 0 { return }
+    opening[u] |= 2
+    c.device.openLocalCamera(isFront: true, completion: cameraOpened)
   }
 
   func removedFromSeat(_ c: inout Client) {

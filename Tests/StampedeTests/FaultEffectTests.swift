@@ -334,6 +334,33 @@ extension FaultEffectTests {
   }
 }
 
+extension FaultEffectTests {
+  @Test func aSeatThatReturnsWhileTheMicrophoneOpensWaitsForThatOpen() throws {
+    // Everything to viewer 2 is held from 0.5 s to 5 s: its seat (accepted at once), the kick at
+    // 2 s and the invitation at 3 s all reach it at 5 s. The seat starts a microphone open (100 ms),
+    // the kick ends the session, the invitation is accepted 10 ms later and the seat comes back at
+    // 5.03 s while the first open is still under way: the viewer waits for it, and opens nothing twice.
+    let text = TestProfile(
+      chaosStaged("{ kind: \"network.partition\", target: \"user:2\", direction: \"down\", at: \"500ms\", for: \"4500ms\" }")
+    ).with("audience", json5: "{ stay: \"1h\", invitationThink: \"constant(10ms)\", acceptInvitation: 1 }").text
+    let host = ScriptedClient.acceptingHost()
+    host.onTimer = { tag, c in
+      if tag == 1 { c.liveSeat.kickUserOutOfSeat(userID: 2) }
+      if tag == 2 { c.coGuest.inviteToSeat(userID: 2, seatIndex: -1, timeout: .seconds(30)) }
+    }
+    var s = try Staged(text, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.timer(0, atMs: 2000, tag: 1)
+    s.timer(0, atMs: 3000, tag: 2)
+    s.run(untilMs: 10_000)
+    #expect(s.world.server.seats.seat(of: 2) != nil)
+    #expect(s.world.runtime.clients[2].status == .connected)
+    #expect(s.world.runtime.isOn(.microphone, user: 2) && s.world.runtime.isOn(.camera, user: 2))
+    #expect(s.world.checker.log.count("device.opened-once") == 0)
+    #expect(s.violations == 0)
+  }
+}
+
 extension PushWorldTests {
   /// The staged phones with `plan` as the fault list.
   func chaosPhones(_ plan: String) -> String {
@@ -634,6 +661,30 @@ extension PushWorldTests {
     // app running, so it hears the callee answer instead of showing a ringing call for ever.
     #expect(s.world.phoneOS!.isRunning(5))
     #expect(s.world.runtime.clients[5].call == call + 1 && s.world.runtime.clients[5].callState == .accept)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aViewerWhoseSeatAndCallBothArriveKeepsTheSeatAndHangsUp() throws {
+    // Viewer 2 accepts an invitation at 2.02 s and answers phone 5's call (ringing from 2.52 s) at
+    // 4.52 s; everything it sends from 2 s to 5 s is held, so the seat and the call both begin at
+    // 5 s. The seat came first: the viewer opens its devices once for it and hangs up the call.
+    let text = TestProfile(
+      chaosPhones("{ kind: \"network.partition\", target: \"user:2\", direction: \"up\", at: \"2s\", for: \"3s\" }")
+    ).with("calls.liveCallees", "1%").with(
+      "audience", json5: "{ stay: \"1h\", invitationThink: \"constant(1s)\", acceptInvitation: 1 }"
+    ).text
+    let phone = HookedPhone(try Profile.parse(Data(text.utf8)))
+    phone.onTimer = dial([2])
+    let host = ScriptedClient()
+    host.onTimer = { _, c in c.coGuest.inviteToSeat(userID: 2, seatIndex: -1, timeout: .seconds(30)) }
+    var s = try Staged(text, host: host, admin: ScriptedClient(), phone: phone)
+    s.timer(0, atMs: 1000, tag: 1)
+    at(&s, 5, ms: 2500)
+    s.run(untilMs: 10_000)
+    #expect(s.world.server.seats.seat(of: 2) != nil && s.world.runtime.clients[2].status == .connected)
+    #expect(s.counter("call.ended.hangup") == 1 && s.world.server.calls.call(of: 2) == nil)
+    #expect(s.world.checker.log.count("device.opened-once") == 0)
     s.world.judgeLiveness(now: s.sim.now)
     #expect(s.violations == 0)
   }
