@@ -430,8 +430,9 @@ public struct LiveWorld: World {
       if error != nil || profile.seats.applyCompletion == .outcome { measured.applyAnswered(op.user, now) }
     case .placeCall:
       if error == nil, let id = inFlight.takePlaced(slot), runtime.clients[u].call == 0 {
-        // The SDK learns its call from the answer to calls() (unless the call already ended).
-        if !server.calls.calls[Int(id)].isOver {
+        // The SDK learns its call from the answer to calls(), unless the caller is out of it by
+        // now (the call ended, or a group call goes on without the caller who hung up).
+        if server.calls.call(of: op.user) == id {
           runtime.dialing(op.user, call: id)
           if isPhoneUser(op.user) { phones!.callGoing(op.user, &self, &scheduler) }
         }

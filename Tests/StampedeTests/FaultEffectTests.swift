@@ -689,6 +689,41 @@ extension PushWorldTests {
     #expect(s.violations == 0)
   }
 
+  @Test func aCallerOutOfItsGroupCallByTheTimeCallsIsAnsweredDoesNotTakeItUp() throws {
+    // Phone 5 calls 6 and 7 at 3 s; everything to 5 is held from 2.5 s to 30 s. 6 answers at
+    // 5.02 s, 7 lets it ring. 5's user leaves the app and opens it again at 6 s: its SDK reconnects
+    // and learns the call is connected; 5 hangs up at 8 s and the call goes on between 6 and 7.
+    // Reopened at 10 s, the SDK learns it is out of the call. When the answer to calls() reaches it
+    // at 30 s, it must not take up the call again.
+    let text = chaosPhones(
+      "{ kind: \"network.partition\", target: \"user:5\", direction: \"down\", at: \"2500ms\", for: \"27500ms\" }")
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6, 7])
+    phone.onCall = { e, c in
+      if case .received = e, c.user == 7 { return true }
+      return false
+    }
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 4000)
+    s.world.leaveApp(5)
+    s.run(untilMs: 6000)
+    s.world.reopenApp(5, &s.sim.scheduler)
+    #expect(s.world.runtime.clients[5].callState == .accept)
+    at(&s, 5, ms: 8000, tag: 101)
+    s.run(untilMs: 9000)
+    s.world.leaveApp(5)
+    s.run(untilMs: 10_000)
+    s.world.reopenApp(5, &s.sim.scheduler)
+    let call = try #require(s.world.server.calls.call(of: 6))
+    #expect(s.world.server.calls.call(of: 5) == nil && !s.world.server.calls.calls[Int(call)].isOver)
+    #expect(s.world.runtime.clients[5].call == 0)
+    s.run(untilMs: 35_000)
+    #expect(s.world.runtime.clients[5].call == 0, "\(s.world.runtime.clients[5])")
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
   @Test func aCallEndWithAnUnknownReasonStillEndsTheConversation() throws {
     var (s, phone) = try staged(chaosPhones("{ kind: \"call.end_reason_unknown\", rate: 1, target: \"user:6\" }"))
     var ends: [String] = []

@@ -20,4 +20,13 @@ extension LiveWorld {
   mutating func tokenRotated(user: UInt32, _ scheduler: inout Scheduler) {
     phones!.rotateToken(user, &self, &scheduler)
   }
+
+  /// The user leaves the app for the home screen.
+  mutating func leaveApp(_ user: UInt32) { phones!.leaveApp(user) }
+
+  /// The user opens the app again from the background: its SDK reconnects if it was suspended.
+  mutating func reopenApp(_ user: UInt32, _ scheduler: inout Scheduler) {
+    phoneOS!.setApp(user, .foreground)
+    if runtime.clients[Int(user)].loggedIn { phones!.reconnect(user, &self, &scheduler) }
+  }
 }
