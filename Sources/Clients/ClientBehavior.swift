@@ -51,6 +51,9 @@ public protocol ClientBehavior: AnyObject {
   func conversationAction(_ action: ConversationAction, _ client: inout Client)
   /// Whether the behaviour runs app code whose UI is probed (the UI oracles then check it).
   var showsUI: Bool { get }
+  /// Whether a viewer's ``Client/status`` is what its user sees, so that the UI oracles judge it
+  /// against the SDK and the server while the run goes on (the built-in viewers: yes).
+  var statusIsUI: Bool { get }
 }
 
 extension ClientBehavior {
@@ -80,6 +83,8 @@ extension ClientBehavior {
   public func conversationAction(_ action: ConversationAction, _ client: inout Client) {}
   /// `false`: the built-in clients' status is their UI, and no UI probe is read.
   public var showsUI: Bool { false }
+  /// `false`: a status is bookkeeping unless the behaviour says it is its UI.
+  public var statusIsUI: Bool { false }
 }
 
 /// A `seated` or `left` delta of the seat list.

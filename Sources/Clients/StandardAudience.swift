@@ -91,6 +91,10 @@ public struct AudienceSettings: Sendable {
 /// - Its "connected" state follows the seat list, not callbacks alone: a seat it appears on makes it
 ///   open devices even if the accept event was lost, and a seat it disappears from ends the session.
 /// - -2340 (package limit) is not "wait for a free seat": it retries only if the profile says so.
+/// - 100202 (already in the queue) on a new application means an earlier one that got no answer
+///   stands: it keeps showing "applying" for that one. An answer that arrives before its apply
+///   call's own answer is about an earlier application, and changes nothing; an application the
+///   server files after the viewer gave up on it (its cancel overtook it) is withdrawn.
 /// - A microphone or camera open still under way serves the session or call that stands when it
 ///   completes: a device is never opened twice.
 /// - An invitation that arrives while applying is declined; `alreadySeated` is handled by the seat
@@ -111,15 +115,19 @@ public final class StandardAudience: ClientBehavior {
   lazy var subscriptionCount = Column<UInt8>(repeating: 1, count: epoch.count)
   let applies: Column<UInt8>
   let epoch: Column<UInt32>
-  /// Per viewer: the capture devices being opened (bit 0 microphone, bit 1 camera). A session
-  /// that begins while an open of the last one is still under way waits for it instead of
-  /// opening the device a second time.
-  let opening: Column<UInt8>
+  /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
+  /// begins while an open of the last one is still under way waits for it instead of opening the
+  /// device a second time) and ``applyUnanswered`` (an application answer that arrives before the
+  /// apply call's own answer is about an earlier application).
+  let underWay: Column<UInt8>
+  static let micOpening: UInt8 = 1
+  static let cameraOpening: UInt8 = 2
+  static let applyUnanswered: UInt8 = 4
 
   /// Timer tags.
   enum Tag: UInt32 {
     case apply = 1
-    case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall, leaveSeatAgain
+    case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall, leaveSeatAgain, withdraw
   }
 
   /// Creates the behaviour for `userCount` users.
@@ -127,8 +135,11 @@ public final class StandardAudience: ClientBehavior {
     self.settings = settings
     applies = Column(repeating: 0, count: userCount)
     epoch = Column(repeating: 0, count: userCount)
-    opening = Column(repeating: 0, count: userCount)
+    underWay = Column(repeating: 0, count: userCount)
   }
+
+  /// `true`: a built-in viewer's status is its UI, and the UI oracles hold it to the truth.
+  public var statusIsUI: Bool { true }
 
   /// How many applications `user` filed.
   public func applications(of user: UInt32) -> Int { Int(applies[Int(user)]) }
@@ -166,7 +177,16 @@ public final class StandardAudience: ClientBehavior {
   // Completions made once, so that calls do not allocate a closure each. They hold `self`
   // unowned (the behaviour owns them) and unchecked (it outlives every call it makes).
   lazy var applyFailed: Completion = { [unowned(unsafe) self] c, result in
+    self.underWay[Int(c.user)] &= ~StandardAudience.applyUnanswered
+    if case .success = result, c.status == .idle, c.liveSeat.mySeatIndex == nil, !self.settings.freeMode {
+      // The viewer gave up before the server filed the application (a cancel can overtake it):
+      // it stands now, so withdraw it.
+      return self.withdraw(&c)
+    }
     guard case .failure(let error) = result, c.status == .applying else { return }
+    // 100202: an earlier application whose answer never came (-1) stands on the server after all.
+    // It is this one: keep showing "applying" and wait for its answer, or give up as usual.
+    if error == .alreadyInQueue { return }
     // The mistake: -2340 read as "full, wait for a seat"; the UI keeps showing "applying".
     if error == .seatLimitExceeded && self.mistakes.contains(.seatLimitAsWait) {
       self.epoch[Int(c.user)] &+= 1  // waiting for a seat to free up: no give-up timer applies
@@ -178,7 +198,7 @@ public final class StandardAudience: ClientBehavior {
   /// The microphone opened or failed to, for a seat session or for a call, whichever stands now
   /// (a session may have ended, or a call begun, while it opened).
   lazy var microphoneOpened: Completion = { [unowned(unsafe) self] c, result in
-    self.opening[Int(c.user)] &= ~1
+    self.underWay[Int(c.user)] &= ~StandardAudience.micOpening
     let inCall = c.callStore.state == .accept
     guard c.status == .connecting else {
       if case .success = result, !inCall, c.status != .connected {
@@ -197,7 +217,7 @@ public final class StandardAudience: ClientBehavior {
     self.openCamera(&c)
   }
   lazy var cameraOpened: Completion = { [unowned(unsafe) self] c, _ in
-    self.opening[Int(c.user)] &= ~2
+    self.underWay[Int(c.user)] &= ~StandardAudience.cameraOpening
     // A camera failure leaves the guest audio-only.
     guard c.status == .connecting else {
       self.closeDevices(&c)
@@ -227,6 +247,15 @@ public final class StandardAudience: ClientBehavior {
     }
   }
 
+  /// Cancels an application the viewer no longer waits for; a cancel that got no answer (-1) may
+  /// never have reached the server, so it is sent again while the viewer stays idle.
+  func withdraw(_ c: inout Client) {
+    c.coGuest.cancelApplication { [unowned(unsafe) self] c, result in
+      guard case .failure(.failed) = result else { return }
+      c.schedule(after: SDKTiming.resendAfter, tag: Tag.withdraw.rawValue, arg: self.epoch[Int(c.user)])
+    }
+  }
+
   public func applyIntent(_ c: inout Client) {
     let u = Int(c.user)
     // Not while the seat list still shows a seat being left: the server would answer 100203.
@@ -240,6 +269,7 @@ public final class StandardAudience: ClientBehavior {
       subscriptionCount[u] &+= 1
     }
     c.status = .applying
+    underWay[u] |= StandardAudience.applyUnanswered
     let failed = applyFailed
     if settings.freeMode {
       c.liveSeat.takeSeat(index: -1, completion: failed)
@@ -275,6 +305,9 @@ public final class StandardAudience: ClientBehavior {
           break
         }
       }
+    case .withdraw:
+      guard c.status == .idle, arg == epoch[Int(c.user)], c.liveSeat.mySeatIndex == nil else { return }
+      withdraw(&c)
     case .leaveSeat:
       guard c.status == .connected, arg == epoch[Int(c.user)] else { return }
       endSession(&c)
@@ -326,7 +359,7 @@ public final class StandardAudience: ClientBehavior {
         // Every extra handler opens the devices again.
         for _ in 1..<max(1, Int(subscriptionCount[Int(c.user)])) { c.device.openLocalMicrophone() }
       }
-      guard c.status == .applying else { return }
+      guard c.status == .applying, !answersEarlierApplication(c) else { return }
       if isAccept {
         beginConnecting(&c)
       } else {
@@ -334,7 +367,7 @@ public final class StandardAudience: ClientBehavior {
         retry(after: settings.retry.rejected, &c)
       }
     case .onGuestApplicationNoResponse(let reason):
-      guard reason == .timeout, c.status == .applying else { return }
+      guard reason == .timeout, c.status == .applying, !answersEarlierApplication(c) else { return }
       c.status = .idle
       retry(after: settings.retry.timedOut, &c)
     case .onHostInvitationReceived(let host):
@@ -390,6 +423,13 @@ public final class StandardAudience: ClientBehavior {
     }
   }
 
+  /// Whether an application answer reaching `c` now is about an earlier application: the server
+  /// answers `applyForSeat` as soon as it files it, before any answer to it, on the same ordered
+  /// channel. (An accept still seats the viewer through the seat list.)
+  func answersEarlierApplication(_ c: Client) -> Bool {
+    underWay[Int(c.user)] & StandardAudience.applyUnanswered != 0
+  }
+
   func beginConnecting(_ c: inout Client) {
     guard c.status == .applying || c.status == .idle else { return }
     if c.callStore.state == .accept {
@@ -409,15 +449,15 @@ public final class StandardAudience: ClientBehavior {
   /// needs the microphone when it completes).
   func openMicrophone(_ c: inout Client) {
     let u = Int(c.user)
-    if opening[u] & 1 != 0 { return }
-    opening[u] |= 1
+    if underWay[u] & StandardAudience.micOpening != 0 { return }
+    underWay[u] |= StandardAudience.micOpening
     c.device.openLocalMicrophone(completion: microphoneOpened)
   }
 
   func openCamera(_ c: inout Client) {
     let u = Int(c.user)
-    if opening[u] & 2 != 0 { return }
-    opening[u] |= 2
+    if underWay[u] & StandardAudience.cameraOpening != 0 { return }
+    underWay[u] |= StandardAudience.cameraOpening
     c.device.openLocalCamera(isFront: true, completion: cameraOpened)
   }
 

@@ -2,10 +2,13 @@ import Clients
 import LiveStack
 import SimKernel
 
-/// What an app's UI shows (through its probes) against the server and the phone, for apps that run
-/// through the harness. A mismatch is a violation once it has held, without a break, for
-/// ``Checker/uiSettle``: answers in flight, seat lists and device opens settle well within it, so
-/// what remains is a UI that no longer tells the user the truth.
+/// What a viewer's UI shows against the server and the phone: an app's UI through its probes (apps
+/// that run through the harness), or a built-in viewer's status, which is its UI. Each side is
+/// judged in both directions (idle with an application pending or on a seat; applying with none;
+/// connected off the seat or with the microphone closed), during the run, whenever the client is
+/// quiet. A mismatch is a violation once it has held, without a break, for its settle time:
+/// answers in flight, seat lists and device opens settle well within it, so what remains is a UI
+/// that no longer tells the user the truth.
 extension Checker {
   /// The facts about one probed user at a check.
   public struct UIFacts: Sendable {
@@ -60,6 +63,8 @@ extension Checker {
   func settle(_ id: InvariantID) -> SimDuration {
     switch id {
     case .uiIdleWhilePending: return uiIdleSettle
+    // Longer than a leave that got no answer waits before it is sent again.
+    case .uiIdleMeansOffSeat: return uiSeatSettle
     default: return uiSettle
     }
   }
@@ -67,7 +72,7 @@ extension Checker {
   /// The UI checks, in the order of their slots in ``uiSince``.
   static let uiChecks: [InvariantID] = [
     .uiIdleWhilePending, .uiConnectedMeansSeated, .uiApplyingMeansPending, .captureOnlyWhileSeated,
-    .uiCallScreenMatchesCall,
+    .uiCallScreenMatchesCall, .uiIdleMeansOffSeat,
   ]
 
   /// Checks `user`'s UI against `facts` at `now`.
@@ -83,6 +88,7 @@ extension Checker {
       {
         mismatch[4] = 1
       }
+      if status == .idle && facts.seated { mismatch[5] = 1 }
     }
     let u = Int(user)
     if u >= uiSince.count { uiSince += [SIMD8<Int64>](repeating: .zero, count: u + 1 - uiSince.count) }
@@ -118,6 +124,8 @@ extension Checker {
         + (facts.seated ? " (it is on a seat)" : "")
     case .captureOnlyWhileSeated:
       text = "user \(user) has its \(facts.devices) on while it is on no seat and in no call"
+    case .uiIdleMeansOffSeat:
+      text = "user \(user)'s UI shows idle while the server has it on a seat"
     default:
       text =
         facts.callScreen == true

@@ -34,6 +34,9 @@ public struct Checker: Sendable {
   /// briefly (it shows applying before it sends, and the server drops the application before it
   /// tells the app): only a lying -1 answer makes it, so one check interval is enough.
   public var uiIdleSettle = SimDuration.seconds(1)
+  /// How long a UI may show idle while its user is on a seat: a leave that got no answer is sent
+  /// again after ``SDKTiming/resendAfter``, and meanwhile the seat stands.
+  public var uiSeatSettle = SimDuration.seconds(10)
 
   /// A checker for the rooms of `seats`.
   public init(seats: SeatService) {

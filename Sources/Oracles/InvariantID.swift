@@ -30,6 +30,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case uiIdleWhilePending
   case uiConnectedMeansSeated
   case uiApplyingMeansPending
+  case uiIdleMeansOffSeat
   case uiCallScreenMatchesCall
 
   /// The invariant's stable ID, kind and description.
@@ -150,19 +151,25 @@ public enum InvariantID: Int, Sendable, CaseIterable {
       return Invariant(
         id: "ui.idle-means-nothing-pending", kind: .safety,
         description:
-          "an app's UI does not show idle for longer than the settle time while the server holds an application of the user"
+          "a viewer's UI (an app's, or a built-in client's status) does not show idle for longer than the settle time while the server holds an application of the user"
       )
     case .uiConnectedMeansSeated:
       return Invariant(
         id: "ui.connected-means-seated", kind: .safety,
         description:
-          "an app's UI does not show connected for longer than the settle time while the user is off its seat or its microphone is closed"
+          "a viewer's UI does not show connected for longer than the settle time while the user is off its seat or its microphone is closed"
       )
     case .uiApplyingMeansPending:
       return Invariant(
         id: "ui.applying-means-pending", kind: .safety,
         description:
-          "an app's UI does not show applying for longer than the settle time while the server holds no application of the user"
+          "a viewer's UI does not show applying for longer than the settle time while the server holds no application of the user (an answer lost on its way excuses it until the client moves on)"
+      )
+    case .uiIdleMeansOffSeat:
+      return Invariant(
+        id: "ui.idle-means-off-seat", kind: .safety,
+        description:
+          "a viewer's UI does not show idle for longer than the settle time while the server has the user on a seat"
       )
     case .uiCallScreenMatchesCall:
       return Invariant(

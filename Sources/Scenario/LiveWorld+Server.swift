@@ -127,7 +127,10 @@ extension LiveWorld {
   /// Sends a server event to its client over the client's ordered channel.
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
-    if case .guest(_, let e, _) = notice, e.isApplicationAnswer, chaos.answerLost(to: user, scheduler.now) { return }
+    if case .guest(_, let e, _) = notice, e.isApplicationAnswer, chaos.answerLost(to: user, scheduler.now) {
+      if checking { uiWatch.noteDroppedAnswer(user) }
+      return
+    }
     let slot = network.post(notice)
     var at = fifo(downlink: true, user, scheduler.now)
     if case .guest(_, let e, _) = notice, e.isApplicationAnswer, let late = chaos.lateAnswer(to: user, scheduler.now) {

@@ -135,10 +135,20 @@ public struct LiveWorld: World {
     workload.scheduleEvents(rooms: layout.rooms, &scheduler)
     scheduler.schedule(after: .zero, event(.sample, 0))
     let apps: [(any ClientBehavior)?] = [audience, host, admin, phone]
-    if apps.contains(where: { $0?.showsUI == true }) { scheduler.schedule(after: .seconds(1), event(.uiCheck, 0)) }
+    if apps.contains(where: { $0?.showsUI == true }) || audienceStatusIsUI {
+      scheduler.schedule(after: .seconds(1), event(.uiCheck, 0))
+    }
   }
 
-  /// Compares the watched app UIs with the server (see `Checker+UI` and ``UIWatch``).
+  /// Whether the viewers' behaviour shows its status as its UI (the built-in viewers).
+  var audienceStatusIsUI: Bool { audience.statusIsUI }
+
+  /// Whether `user` is a viewer whose status is its UI.
+  func statusIsUI(_ user: UInt32) -> Bool {
+    audienceStatusIsUI && layout.role(of: user) == .audience && !isPhoneUser(user)
+  }
+
+  /// Compares the watched UIs with the server (see `Checker+UI` and ``UIWatch``).
   mutating func checkUIs() {
     guard checking else { return }
     let ui = runtime.ui
@@ -164,17 +174,18 @@ public struct LiveWorld: World {
       let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
       let screen = alive ? ui.callScreen[Int(u)] : -1
       let facts = Checker.UIFacts(
-        status: ui.statusProbed[Int(u)] ? runtime.clients[Int(u)].status : nil,
+        status: ui.statusProbed[Int(u)] || statusIsUI(u) ? runtime.clients[Int(u)].status : nil,
         pending: server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u),
         seated: server.seats.seat(of: u) != nil,
         microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
         callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
         devices: runtime.anyDeviceOn(user: u) ? runtime.deviceNames(user: u) : "",
         quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now),
-        answerMayBeLost: server.lastApplicationTiming(of: u).map { a in
-          // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
-          now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
-        } ?? false)
+        answerMayBeLost: uiWatch.droppedAnswer(u)
+          || server.lastApplicationTiming(of: u).map { a in
+            // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
+            now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
+          } ?? false)
       checker.observeUI(user: u, facts, at: now)
     }
     uiWatch.users.removeLast(uiWatch.users.count - kept)
@@ -305,7 +316,8 @@ public struct LiveWorld: World {
     let status = runtime.clients[Int(user)].status
     if status != before && status == .connected { measured.connected(user, now) }
     guard checking else { return }
-    if runtime.ui.isProbed(user) { uiWatch.watch(user, until: now + UIWatch.window) }
+    if status != before { uiWatch.clearDroppedAnswer(user) }
+    if runtime.ui.isProbed(user) || statusIsUI(user) { uiWatch.watch(user, until: now + UIWatch.window) }
     let seen = runtime.clients[Int(user)].seenSeat
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
@@ -403,7 +415,7 @@ public struct LiveWorld: World {
     let error = runtime.answered(op, code == 0 ? nil : SeatError(rawValue: code)!)
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
-    if op.kind == .applyForSeat && runtime.ui.isProbed(op.user) {
+    if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || statusIsUI(op.user)) {
       uiWatch.noteApplyAnswer(op.user, lost: error == .failed)
     }
     switch op.kind {
@@ -525,6 +537,22 @@ struct UIWatch {
   }
 
   func applyAnswerLost(_ user: UInt32) -> Bool { Int(user) < lostApply.count && lostApply[Int(user)] }
+
+  /// Per user: whether an answer to its application was lost on its way (`seat.response_lost`), so
+  /// that its client may go on showing "applying" until it moves on by itself.
+  var answerDropped: [Bool] = []
+
+  mutating func noteDroppedAnswer(_ user: UInt32) {
+    let u = Int(user)
+    if u >= answerDropped.count { answerDropped += [Bool](repeating: false, count: u + 1 - answerDropped.count) }
+    answerDropped[u] = true
+  }
+
+  mutating func clearDroppedAnswer(_ user: UInt32) {
+    if Int(user) < answerDropped.count { answerDropped[Int(user)] = false }
+  }
+
+  func droppedAnswer(_ user: UInt32) -> Bool { Int(user) < answerDropped.count && answerDropped[Int(user)] }
 
   mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
