@@ -38,6 +38,15 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   /// 16. The push registry is created only after sign-in: a push that cold-starts the app finds no
   /// handler.
   case lateRegistry = "phone.late-push-registry"
+  /// 17. A double tap files two applications; the second's error (100202, already in the queue)
+  /// resets the UI to idle while the first application stands.
+  case doubleTapApply = "audience.double-tap-apply"
+  /// 18. A failed microphone open is ignored: the guest shows connected, seated and silent.
+  case micFailureIgnored = "audience.mic-failure-ignored"
+  /// 19. A seat-list delta that takes the viewer off a seat is read as leaving it (a host moving the
+  /// guest, or swapping it, sends one), and only an accepted application connects: the moved guest
+  /// shows idle on its new seat.
+  case moveReadAsLeave = "audience.move-read-as-leave"
 
   /// The mistake's number in the catalogue.
   public var number: Int {
@@ -58,6 +67,9 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .noFallbackBeyondLimit: return 14
     case .callsBeforeLogin: return 15
     case .lateRegistry: return 16
+    case .doubleTapApply: return 17
+    case .micFailureIgnored: return 18
+    case .moveReadAsLeave: return 19
     }
   }
 
@@ -84,6 +96,9 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .noFallbackBeyondLimit: return "push.call-shown-or-declined"
     case .callsBeforeLogin: return "call.valid-use"
     case .lateRegistry: return "push.reported-within-deadline"
+    case .doubleTapApply: return "ui.idle-means-nothing-pending"
+    case .micFailureIgnored: return "ui.connected-means-seated"
+    case .moveReadAsLeave: return "ui.idle-means-off-seat"
     }
   }
 
@@ -106,6 +121,9 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .noFallbackBeyondLimit: return "no fallback when a report exceeds maximumConversationGroups"
     case .callsBeforeLogin: return "calls() before login and to oneself"
     case .lateRegistry: return "the push registry is created behind the sign-in"
+    case .doubleTapApply: return "a double-tapped apply: the second tap's 100202 resets the UI to idle"
+    case .micFailureIgnored: return "a failed microphone open is ignored: connected, seated and silent"
+    case .moveReadAsLeave: return "a move read as leaving the seat: the moved guest shows idle on its new seat"
     }
   }
 }

@@ -92,7 +92,8 @@ public struct AudienceSettings: Sendable {
 ///   open devices even if the accept event was lost, and a seat it disappears from ends the session.
 /// - -2340 (package limit) is not "wait for a free seat": it retries only if the profile says so.
 /// - 100202 (already in the queue) on a new application means an earlier one that got no answer
-///   stands: it keeps showing "applying" for that one. An answer that arrives before its apply
+///   stands: it keeps showing "applying" for that one. An application that got no answer (-1) is
+///   withdrawn, since the server may hold it all the same. An answer that arrives before its apply
 ///   call's own answer is about an earlier application, and changes nothing; an application the
 ///   server files after the viewer gave up on it (its cancel overtook it) is withdrawn.
 /// - A microphone or camera open still under way serves the session or call that stands when it
@@ -117,12 +118,14 @@ public final class StandardAudience: ClientBehavior {
   let epoch: Column<UInt32>
   /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
   /// begins while an open of the last one is still under way waits for it instead of opening the
-  /// device a second time) and ``applyUnanswered`` (an application answer that arrives before the
-  /// apply call's own answer is about an earlier application).
+  /// device a second time), ``applyUnanswered`` (an application answer that arrives before the
+  /// apply call's own answer is about an earlier application) and ``withdrawing`` (no new
+  /// application until the withdrawal of the last one is answered).
   let underWay: Column<UInt8>
   static let micOpening: UInt8 = 1
   static let cameraOpening: UInt8 = 2
   static let applyUnanswered: UInt8 = 4
+  static let withdrawing: UInt8 = 8
 
   /// Timer tags.
   enum Tag: UInt32 {
@@ -193,6 +196,9 @@ public final class StandardAudience: ClientBehavior {
       return
     }
     c.status = .idle
+    // No answer (-1): the server may have filed it all the same. Withdraw it, so that no
+    // application stands that the viewer no longer waits for.
+    if error == .failed && !self.settings.freeMode { self.withdraw(&c) }
     self.retry(after: self.settings.retry.delay(after: error), &c)
   }
   /// The microphone opened or failed to, for a seat session or for a call, whichever stands now
@@ -209,6 +215,8 @@ public final class StandardAudience: ClientBehavior {
       return
     }
     guard case .success = result else {
+      // The mistake: the failure is ignored, and the session goes on without a microphone.
+      if self.mistakes.contains(.micFailureIgnored) { return self.openCamera(&c) }
       self.endSession(&c)
       c.coGuest.disConnect(completion: self.disconnected)
       self.retry(after: self.settings.retry.other, &c)
@@ -250,8 +258,12 @@ public final class StandardAudience: ClientBehavior {
   /// Cancels an application the viewer no longer waits for; a cancel that got no answer (-1) may
   /// never have reached the server, so it is sent again while the viewer stays idle.
   func withdraw(_ c: inout Client) {
+    underWay[Int(c.user)] |= StandardAudience.withdrawing
     c.coGuest.cancelApplication { [unowned(unsafe) self] c, result in
-      guard case .failure(.failed) = result else { return }
+      guard case .failure(.failed) = result else {
+        self.underWay[Int(c.user)] &= ~StandardAudience.withdrawing
+        return
+      }
       c.schedule(after: SDKTiming.resendAfter, tag: Tag.withdraw.rawValue, arg: self.epoch[Int(c.user)])
     }
   }
@@ -262,6 +274,10 @@ public final class StandardAudience: ClientBehavior {
     guard c.status == .idle, Int(applies[u]) < settings.maxApplies, c.liveList.isInRoom, c.liveSeat.mySeatIndex == nil,
       c.callStore.state == .none
     else { return }
+    // A withdrawal still under way could reach the server after a new application and cancel it.
+    if underWay[u] & StandardAudience.withdrawing != 0 {
+      return c.schedule(after: SDKTiming.resendAfter, tag: Tag.apply.rawValue)
+    }
     applies[u] &+= 1
     epoch[u] &+= 1
     if mistakes.contains(.resubscribeOnApply) {
@@ -275,6 +291,12 @@ public final class StandardAudience: ClientBehavior {
       c.liveSeat.takeSeat(index: -1, completion: failed)
     } else {
       c.coGuest.applyForSeat(seatIndex: -1, timeout: settings.applyTimeout, completion: failed)
+      if mistakes.contains(.doubleTapApply) {
+        // The mistake: the second tap files again, and any error of it resets the UI.
+        c.coGuest.applyForSeat(seatIndex: -1, timeout: settings.applyTimeout) { c, result in
+          if case .failure = result, c.status == .applying { c.status = .idle }
+        }
+      }
       if let patience = settings.patience {
         c.schedule(after: patience.sampleDuration(&c.random), tag: Tag.giveUp.rawValue, arg: epoch[u])
       }
@@ -306,7 +328,10 @@ public final class StandardAudience: ClientBehavior {
         }
       }
     case .withdraw:
-      guard c.status == .idle, arg == epoch[Int(c.user)], c.liveSeat.mySeatIndex == nil else { return }
+      guard c.status == .idle, arg == epoch[Int(c.user)], c.liveSeat.mySeatIndex == nil else {
+        underWay[Int(c.user)] &= ~StandardAudience.withdrawing
+        return
+      }
       withdraw(&c)
     case .leaveSeat:
       guard c.status == .connected, arg == epoch[Int(c.user)] else { return }
@@ -386,6 +411,15 @@ public final class StandardAudience: ClientBehavior {
 
   public func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
     guard change.user == c.user, !mistakes.contains(.statusFromCallbacks) else { return }
+    if mistakes.contains(.moveReadAsLeave) {
+      // The mistake: any delta off a seat ends the session, and a seat connects only while applying.
+      if change.seated {
+        if c.status == .applying { beginConnecting(&c) }
+      } else {
+        removedFromSeat(&c)
+      }
+      return
+    }
     if change.seated {
       if c.status == .applying || c.status == .idle { beginConnecting(&c) }
     } else if c.liveSeat.mySeatIndex == nil {

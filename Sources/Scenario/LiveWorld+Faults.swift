@@ -25,6 +25,8 @@ extension LiveWorld {
   /// Sends an SDK call on a client's behalf (what its user did in the UI, or another device), past
   /// the usage checks: it reaches the server like any other.
   mutating func inject(_ op: PendingOperation, _ scheduler: inout Scheduler) {
+    var op = op
+    _ = runtime.prepare(&op)  // the SDK's own bookkeeping of the call (a join's room epoch)
     let slot = inFlight.allocate(op, generation: generation(of: op.user))
     scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
   }

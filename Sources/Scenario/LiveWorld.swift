@@ -60,6 +60,9 @@ public struct LiveWorld: World {
   public internal(set) var inFlight = CallsInFlight()
   /// The app UIs the UI oracles look at now.
   var uiWatch = UIWatch()
+  /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
+  /// something else is, so that a quiet world ends.
+  var periodicPending = 0
   /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
   /// never change the run, so the trace hash is the same either way).
   public var checking = true
@@ -134,9 +137,11 @@ public struct LiveWorld: World {
     if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(true) }
     workload.scheduleEvents(rooms: layout.rooms, &scheduler)
     scheduler.schedule(after: .zero, event(.sample, 0))
+    periodicPending = 1
     let apps: [(any ClientBehavior)?] = [audience, host, admin, phone]
     if apps.contains(where: { $0?.showsUI == true }) || audienceStatusIsUI {
-      scheduler.schedule(after: .seconds(1), event(.uiCheck, 0))
+      scheduler.schedule(after: UIWatch.checkEvery, event(.uiCheck, 0))
+      periodicPending += 1
     }
   }
 
@@ -180,7 +185,10 @@ public struct LiveWorld: World {
         microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
         callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
         devices: runtime.anyDeviceOn(user: u) ? runtime.deviceNames(user: u) : "",
-        quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now),
+        // Quiet: nothing under way now, and its code has not run since the last check (a retry
+        // that failed at once between two checks is activity all the same).
+        quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now)
+          && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds - UIWatch.checkEvery.nanoseconds,
         answerMayBeLost: uiWatch.droppedAnswer(u)
           || server.lastApplicationTiming(of: u).map { a in
             // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
@@ -252,11 +260,19 @@ public struct LiveWorld: World {
       }
     case .uiCheck:
       checkUIs()
-      if scheduler.pendingCount > 0 { scheduler.schedule(after: .seconds(1), event(.uiCheck, 0)) }
+      periodicPending -= 1
+      if scheduler.pendingCount > periodicPending {
+        scheduler.schedule(after: UIWatch.checkEvery, event(.uiCheck, 0))
+        periodicPending += 1
+      }
     case .sample:
       series.append(atNs: scheduler.now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime))
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)
-      if scheduler.pendingCount > 0 { scheduler.schedule(after: next, event(.sample, 0)) }
+      periodicPending -= 1
+      if scheduler.pendingCount > periodicPending {
+        scheduler.schedule(after: next, event(.sample, 0))
+        periodicPending += 1
+      }
     case .loginEnded:
       guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), server.login.logout(e.a) else {
         break
@@ -520,6 +536,8 @@ struct UIWatch {
   /// How long after its code last ran a UI at rest stays watched: longer than the SDK's request
   /// timeout plus the settle time.
   static let window = SimDuration.seconds(20)
+  /// How often the watched UIs are compared with the server.
+  static let checkEvery = SimDuration.seconds(1)
   /// The watched users, in the order they were first watched.
   var users: [UInt32] = []
   /// Per user: watched until (nanoseconds; 0: not watched).

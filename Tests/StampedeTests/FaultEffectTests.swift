@@ -341,7 +341,8 @@ extension FaultEffectTests {
     // the kick ends the session, the invitation is accepted 10 ms later and the seat comes back at
     // 5.03 s while the first open is still under way: the viewer waits for it, and opens nothing twice.
     let text = TestProfile(
-      chaosStaged("{ kind: \"network.partition\", target: \"user:2\", direction: \"down\", at: \"500ms\", for: \"4500ms\" }")
+      chaosStaged(
+        "{ kind: \"network.partition\", target: \"user:2\", direction: \"down\", at: \"500ms\", for: \"4500ms\" }")
     ).with("audience", json5: "{ stay: \"1h\", invitationThink: \"constant(10ms)\", acceptInvitation: 1 }").text
     let host = ScriptedClient.acceptingHost()
     host.onTimer = { tag, c in
@@ -357,6 +358,36 @@ extension FaultEffectTests {
     #expect(s.world.runtime.clients[2].status == .connected)
     #expect(s.world.runtime.isOn(.microphone, user: 2) && s.world.runtime.isOn(.camera, user: 2))
     #expect(s.world.checker.log.count("device.opened-once") == 0)
+    #expect(s.violations == 0)
+  }
+}
+
+extension FaultEffectTests {
+  /// The staged room with `plan`, viewers that apply once when told, give up after `patience`
+  /// and retry only after a minute.
+  func viewerApplies(_ plan: String, patience: String = "1h") -> String {
+    TestProfile(chaosStaged(plan)).with(
+      "audience",
+      json5: """
+        { stay: "1h", applyProbability: 0, patience: "constant(\(patience))", maxApplies: 4,
+          retry: { rejected: "constant(1m)", timedOut: "constant(1m)", other: "constant(1m)" } }
+        """
+    ).text
+  }
+
+  @Test func aViewerWithdrawsAnApplicationThatGotNoAnswer() throws {
+    // Viewer 2's apply at 1 s reaches the server, but the answer is lost: the SDK reports -1 at
+    // 11 s. The server holds the application (30 s timeout), so the viewer cancels it.
+    var s = try Staged(
+      viewerApplies("{ kind: \"network.loss\", rate: 1, target: \"user:2\", at: \"900ms\", for: \"200ms\" }"),
+      host: ScriptedClient(), admin: ScriptedClient(), seed: 1)
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 10_000)
+    #expect(s.world.server.seats.pendingApplication(of: 2) != nil, "the answer, not the request, was lost")
+    s.run(untilMs: 12_000)
+    #expect(s.world.server.seats.pendingApplication(of: 2) == nil)
+    #expect(s.world.runtime.clients[2].status == .idle)
+    s.run(untilMs: 50_000)
     #expect(s.violations == 0)
   }
 }

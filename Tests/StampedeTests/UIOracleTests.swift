@@ -57,6 +57,21 @@ import Testing
     #expect(c.log.first[InvariantID.uiApplyingMeansPending.rawValue]!.message.contains("on a seat"))
   }
 
+  @Test func idleOnASeatIsCaughtOnlyAfterALostLeaveCouldHaveBeenSentAgain() {
+    var c = checker()
+    // A leave that got no answer is sent again 5 s later: idle on a seat for up to 10 s is allowed.
+    #expect(hold(facts(.idle, seated: true), seconds: 9, .uiIdleMeansOffSeat, on: &c) == 0)
+    #expect(hold(facts(.idle, seated: true), seconds: 1, .uiIdleMeansOffSeat, on: &c, from: 10) == 1)
+    #expect(c.log.first[InvariantID.uiIdleMeansOffSeat.rawValue]!.message.contains("on a seat"))
+    var d = checker()
+    var resending = facts(.idle, seated: true)
+    for s in 0..<60 {
+      resending.quiet = s % 6 != 5  // the leave goes out again every 6 s
+      d.observeUI(user: 3, resending, at: SimInstant(nanoseconds: Int64(s) * 1_000_000_000))
+    }
+    #expect(d.log.counts[InvariantID.uiIdleMeansOffSeat.rawValue] == 0)
+  }
+
   @Test func aMismatchIsNotTimedWhileMessagesAreOnTheirWay() {
     var c = checker()
     var busy = facts(.idle, pending: true)
