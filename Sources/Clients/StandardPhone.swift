@@ -136,6 +136,7 @@ public final class StandardPhone: ClientBehavior {
         if self.mistakes.contains(.lateRegistry) { c.pushRegistry.register() }
         self.uploadToken(&c)
         self.settlePendingJoin(&c)
+        self.settleStaleConversation(&c)
         self.scheduleDial(&c)
       }
     }
@@ -308,6 +309,18 @@ public final class StandardPhone: ClientBehavior {
     memory[s].pendingJoin = nil
     complete(pending, fulfilled: false, &c)
     endConversation(&c, reason: .unanswered)
+  }
+
+  /// Once logged in, the SDK knows every call ringing it: a conversation shown for a push whose
+  /// call it does not know (the call ended before the login, so its end never reached this process)
+  /// is over.
+  func settleStaleConversation(_ c: inout Client) {
+    let s = slot(c)
+    guard memory[s].uuid != 0, memory[s].uuidCall != 0, memory[s].pendingJoin == nil,
+      c.callStore.currentCall != memory[s].uuidCall - 1
+    else { return }
+    memory[s].lastEnded = memory[s].uuidCall
+    endConversation(&c, reason: .remoteEnded)
   }
 
   func endConversation(_ c: inout Client, reason: ConversationEndReason) {
