@@ -133,6 +133,8 @@ public final class StandardPhone: ClientBehavior {
       guard case .success = result else { return self.loginFailed(result, &c) }
       c.tuiLogin.login { [unowned(unsafe) self] c, result in
         guard case .success = result else { return self.loginFailed(result, &c) }
+        // A login that was on its way when the server signed the app out signs it in again.
+        self.memory[self.slot(c)].signedOut = false
         if self.mistakes.contains(.lateRegistry) { c.pushRegistry.register() }
         self.uploadToken(&c)
         self.settlePendingJoin(&c)
