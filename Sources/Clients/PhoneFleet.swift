@@ -73,6 +73,9 @@ public final class PhoneFleet {
     runtime.clients[Int(user)].callState != .none || os.activeConversations(user) > 0
   }
 
+  /// When the running process of `user`'s app started (nanoseconds).
+  public func launchedAt(_ user: UInt32) -> Int64 { records[index(user)].launchedAt }
+
   // MARK: - Bookkeeping the host reports
 
   /// The call a reconnect already told `user`'s SDK had ended, as ID + 1.

@@ -24,8 +24,13 @@ extension Checker {
         sdkLoggedIn: fleet.runtime.clients[Int(phone)].loggedIn, launchedAtNs: launchedAt.nanoseconds,
         declined: declined, at: now)
     case .graceAfterCall(let phone, let call):
-      observeGraceAfterCall(
-        user: phone, call: call, grace: fleet.conversationGrace, calls: calls, phones: fleet.os, at: now)
+      // A process that started while faults acted and has not logged in since cannot know the
+      // call ended: judged once it has, or after the heal (`conversation.ends`).
+      let recovering = fleet.launchedAt(phone) < healAtNs && !fleet.runtime.clients[Int(phone)].loggedIn
+      if !recovering {
+        observeGraceAfterCall(
+          user: phone, call: call, grace: fleet.conversationGrace, calls: calls, phones: fleet.os, at: now)
+      }
     case .coldStart, .tokenRotated, .conversationReported, .rang, .actionSettled, .joinDuringColdStart:
       break
     }
