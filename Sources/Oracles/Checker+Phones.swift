@@ -26,7 +26,9 @@ extension Checker {
     case .graceAfterCall(let phone, let call):
       // A process that started while faults acted and has not logged in since cannot know the
       // call ended: judged once it has, or after the heal (`conversation.ends`).
-      let recovering = fleet.launchedAt(phone) < healAtNs && !fleet.runtime.clients[Int(phone)].loggedIn
+      let recovering =
+        fleet.launchedAt(phone) < healAtNs
+        && !(fleet.runtime.clients[Int(phone)].loggedIn && fleet.os.isTUILoggedIn(phone))
       if !recovering {
         observeGraceAfterCall(
           user: phone, call: call, grace: fleet.conversationGrace, calls: calls, phones: fleet.os, at: now)
