@@ -216,14 +216,20 @@ public final class StandardPhone: ClientBehavior {
       manager.reportEnded(uuid: uuid, reason: .failed)
       return
     }
-    if shown { manager.reportEnded(uuid: memory[s].uuid, reason: .failed) }
+    replaceConversation(with: uuid, call: push.call, shown: shown, &c)
+  }
+
+  /// The app's conversation is now `uuid` for `call`: the one it replaces ends, and a Join tapped
+  /// on that one is failed (it was for another call).
+  func replaceConversation(with uuid: UInt32, call: UInt32, shown: Bool, _ c: inout Client) {
+    let s = slot(c)
+    if shown { c.conversations.reportEnded(uuid: memory[s].uuid, reason: .failed) }
     if let pending = memory[s].pendingJoin {
-      // A Join tapped on the conversation this one replaces still needs its answer.
       memory[s].pendingJoin = nil
       complete(pending, fulfilled: false, &c)
     }
     memory[s].uuid = uuid
-    memory[s].uuidCall = push.call + 1
+    memory[s].uuidCall = call + 1
   }
 
   public func conversationAction(_ action: ConversationAction, _ c: inout Client) {
@@ -414,9 +420,9 @@ public final class StandardPhone: ClientBehavior {
       } else {
         // Ringing in the background without a push: show the system UI.
         let uuid = c.conversations.makeUUID()
+        let shown = memory[s].uuid != 0 && c.conversations.isActive(uuid: memory[s].uuid)
         if (try? c.conversations.reportNewIncomingConversation(uuid: uuid)) != nil {
-          memory[s].uuid = uuid
-          memory[s].uuidCall = call + 1
+          replaceConversation(with: uuid, call: call, shown: shown, &c)
         } else if !mistakes.contains(.noFallbackBeyondLimit) {
           c.callStore.reject()  // nothing can show it
         }
