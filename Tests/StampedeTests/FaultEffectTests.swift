@@ -755,6 +755,36 @@ extension PushWorldTests {
     #expect(s.violations == 0)
   }
 
+  @Test func aConversationForACallThatEndedBeforeTheLoginIsEndedOnceBothLoginsSucceed() throws {
+    // Phone 5 calls the killed phone 6 at 3 s and hangs up at 4 s; the push is 20–60 s late. 6's
+    // app is opened at 10 s: its IM login succeeds, but everything to it is held from 10.015 s to
+    // 100 s, so its TUI login waits. The late push finds an SDK that cannot tell the call is
+    // over: the app reports it. When the TUI login's answer comes (at 100 s, the answer was held),
+    // both logins stand and the SDK would know a ringing call: the conversation is over.
+    let text = TestProfile(
+      chaosPhones(
+        """
+        { kind: "push.delay", rate: 1 },
+        { kind: "network.partition", target: "user:6", direction: "down", at: "10015ms", for: "90s" }
+        """)
+    ).with("calls.answerAfter", "constant(200s)").text  // nobody taps the system UI meanwhile
+    var (s, phone) = try staged(text)
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 4000, tag: 101)
+    s.run(untilMs: 10_000)
+    #expect(s.world.server.calls.call(of: 6) == nil)
+    s.world.launch(6, foreground: true, &s.sim.scheduler)
+    s.run(untilMs: 100_000)
+    #expect(s.counter("conversation.reported") == 1 && s.world.phoneOS!.activeConversations(6) == 1)
+    #expect(s.world.runtime.clients[6].loggedIn && !s.world.phoneOS!.isTUILoggedIn(6))
+    s.run(untilMs: 130_000)
+    #expect(s.world.phoneOS!.isTUILoggedIn(6))
+    #expect(s.world.phoneOS!.activeConversations(6) == 0)
+  }
+
   @Test func aCallEndWithAnUnknownReasonStillEndsTheConversation() throws {
     var (s, phone) = try staged(chaosPhones("{ kind: \"call.end_reason_unknown\", rate: 1, target: \"user:6\" }"))
     var ends: [String] = []
