@@ -308,9 +308,23 @@ public final class StandardAudience: ClientBehavior {
     case .apply:
       applyIntent(&c)
     case .giveUp:
-      guard c.status == .applying, arg == epoch[Int(c.user)] else { return }
+      let u = Int(c.user)
+      guard c.status == .applying, arg == epoch[u] else {
+        underWay[u] &= ~StandardAudience.withdrawing  // a resend no longer needed
+        return
+      }
+      // No new application until this cancel is answered: it could reach the server after one.
+      underWay[u] |= StandardAudience.withdrawing
+      let e = epoch[u]
       c.coGuest.cancelApplication { [unowned(unsafe) self] c, result in
-        guard c.status == .applying else { return }
+        let u = Int(c.user)
+        let current = c.status == .applying && self.epoch[u] == e
+        if case .failure(.failed) = result, current {
+          // The server may never have heard the cancel: the application may still be pending.
+          return c.schedule(after: SDKTiming.resendAfter, tag: Tag.giveUp.rawValue, arg: e)
+        }
+        self.underWay[u] &= ~StandardAudience.withdrawing
+        guard current else { return }  // the application ended otherwise meanwhile
         switch result {
         case .success:
           c.status = .idle
@@ -320,9 +334,6 @@ public final class StandardAudience: ClientBehavior {
           // event never came: stop waiting for it.
           c.status = .idle
           self.retry(after: self.settings.retry.rejected, &c)
-        case .failure(.failed):
-          // The server may never have heard the cancel: the application may still be pending.
-          c.schedule(after: SDKTiming.resendAfter, tag: Tag.giveUp.rawValue, arg: self.epoch[Int(c.user)])
         case .failure:
           break
         }
