@@ -52,7 +52,11 @@ public struct CallsInFlight {
   /// out.
   public mutating func loseAnswer(_ slot: UInt32) { ops[Int(slot)].answerLost = true }
 
-  /// Whether `user` has an SDK call in flight.
+  /// Whether `user` has a `joinLive` awaiting its answer (a scan: for rare events only).
+  public func isJoining(_ user: UInt32) -> Bool {
+    ops.contains { $0.live && $0.user == user && $0.kind == .joinLive }
+  }
+
   /// Sets `marks[user]` to `value` for every user with an SDK call awaiting its answer.
   public func mark(usersInFlight marks: inout [Bool], _ value: Bool) {
     for op in ops where op.live { marks[Int(op.user)] = value }

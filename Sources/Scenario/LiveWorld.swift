@@ -253,8 +253,9 @@ public struct LiveWorld: World {
     case .audienceRejoin:
       audienceRejoin(e.a, &scheduler)
     case .presenceLost:
-      // Still out of the room by its SDK's account, still in it by the server's: dropped.
-      if runtime.clients[Int(e.a)].joinedRoom == 0, server.seats.room(of: e.a) != nil {
+      // Still out of the room by its SDK's account (and not joining it again), still in it by
+      // the server's: dropped.
+      if runtime.clients[Int(e.a)].joinedRoom == 0, server.seats.room(of: e.a) != nil, !inFlight.isJoining(e.a) {
         _ = server.seats.leave(user: e.a, now: scheduler.now)
         drainServer(&scheduler)
       }
