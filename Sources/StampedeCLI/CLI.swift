@@ -132,7 +132,9 @@ enum CLI {
     row per seed, failing seeds with repro lines) with summary.md, summary.html and junit.xml;
     failing seeds also get their full reports under DIR/seeds/seed-N/.
 
-    Exit code: 1 if any seed violated an invariant, else 3 if any failed a threshold, else 0.
+    Exit code: 130 if interrupted, else 4 if a --recheck found a difference, else 1 if any seed
+    violated an invariant, else 5 if any stopped before its end (the event budget), else 3 if
+    any failed a threshold, else 0.
 
     Options:
       --seeds A..B      the seed range (decimal or 0x-hex)
