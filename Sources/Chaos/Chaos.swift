@@ -31,13 +31,8 @@ public struct Chaos {
   /// Resolves `plan` for a run of `duration` over `layout`, drawing swarm rates from the
   /// `fault-swarm` stream and taking the `faults` stream for every later decision.
   public init(plan: FaultPlan, duration: SimDuration, layout: Layout, streams: RandomStreams) {
-    var resolved = plan.entries.filter { !$0.swarm }
     var swarmRandom = streams.stream("fault-swarm")
-    if plan.swarm {
-      resolved += FaultPlan.swarmEntries(&swarmRandom, from: [])
-    }
-    let perEntry = plan.entries.filter(\.swarm)
-    if !perEntry.isEmpty { resolved += FaultPlan.swarmEntries(&swarmRandom, from: perEntry) }
+    let resolved = Chaos.resolve(plan, &swarmRandom)
     var entries = [[FaultEntry]](repeating: [], count: FaultKind.allCases.count)
     var kinds = FaultKindSet()
     for e in resolved where e.rate != .zero {
@@ -53,6 +48,22 @@ public struct Chaos {
     salt = saltRandom.next()
     self.layout = layout
     random = streams.stream("faults")
+  }
+
+  /// The entries of `plan` with every swarm draw made (from `swarmRandom`, the `fault-swarm`
+  /// stream): what the run's faults are. `shrink` writes them out as an explicit plan.
+  public static func resolve(_ plan: FaultPlan, _ swarmRandom: inout Xoshiro256) -> [FaultEntry] {
+    var resolved = plan.entries.filter { !$0.swarm }
+    if plan.swarm { resolved += FaultPlan.swarmEntries(&swarmRandom, from: []) }
+    let perEntry = plan.entries.filter(\.swarm)
+    if !perEntry.isEmpty { resolved += FaultPlan.swarmEntries(&swarmRandom, from: perEntry) }
+    return resolved
+  }
+
+  /// The plan `faults: "swarm"` draws for the run seeded `seed`.
+  public static func swarmPlan(_ plan: FaultPlan, seed: UInt64) -> [FaultEntry] {
+    var swarmRandom = RandomStreams(rootSeed: seed).stream("fault-swarm")
+    return resolve(plan, &swarmRandom)
   }
 
   /// The kinds configured, in catalogue order.

@@ -1,11 +1,14 @@
+import Chaos
 import Foundation
 import Reports
 import Scenario
 import SimKernel
 
 /// `stampede shrink`: makes a failing profile smaller while it keeps failing the same way, by
-/// greedy delta debugging over its size (duration, rooms, audience, admins) and its features
-/// (workloads, host actions, device failures, patience), then by trying nearby seeds.
+/// greedy delta debugging over its size (duration with its heal, rooms, audience, admins, phone
+/// users) and its features (faults one kind at a time, workloads, host actions, calls, device
+/// failures, patience), then by trying nearby seeds. A `faults: "swarm"` plan is first written out
+/// as the plan the seed drew, so that its kinds can be dropped one by one.
 public struct Shrinker {
   /// What a failure is, for "the same failure": the earliest violated invariant, or else the first
   /// failed threshold.
@@ -70,6 +73,10 @@ public struct Shrinker {
       throw ShrinkError(description: "seed \(seed) does not fail: nothing to shrink")
     }
     var best = (tree: original, seed: seed, steps: [String]())
+    if let explicit = Shrinker.explicitSwarm(original, seed: seed), failure(explicit, seed: seed) == target {
+      best.tree = explicit
+      best.steps.append("swarm → the plan seed \(seed) drew")
+    }
     greedy(&best.tree, seed: seed, target: target, steps: &best.steps)
     // Nearby seeds can fail the same way with a smaller profile.
     for s in (seed &+ 1)...(seed &+ UInt64(nearbySeeds)) where runs < budget {
@@ -79,6 +86,8 @@ public struct Shrinker {
       greedy(&tree, seed: s, target: target, steps: &steps)
       if Shrinker.size(tree) < Shrinker.size(best.tree) { best = (tree, s, steps) }
     }
+    // The shrunk profile carries the seed it fails with: running it alone reproduces.
+    if let seeded = try? best.tree.setting("seed", to: .string(SeedFormat.format(best.seed))) { best.tree = seeded }
     return Outcome(
       tree: best.tree, seed: best.seed, signature: target, runs: runs, before: Shrinker.describe(original),
       after: Shrinker.describe(best.tree), steps: best.steps)
@@ -102,6 +111,29 @@ public struct Shrinker {
 
   // MARK: - Reductions
 
+  /// `tree` with a swarm-only fault plan (`faults: "swarm"` or `{heal, plan: "swarm"}`) replaced by
+  /// the entries seed `seed` draws for it, which run the same faults; `nil` for any other plan.
+  static func explicitSwarm(_ tree: JSONValue, seed: UInt64) -> JSONValue? {
+    let faults = tree.value(at: "faults")
+    let planPath: String
+    switch faults {
+    case .string("swarm")?: planPath = "faults"
+    case .object(let o)? where o["plan"] == .string("swarm"): planPath = "faults.plan"
+    default: return nil
+    }
+    guard let profile = try? Profile.read(ProfileNode(path: "", value: tree)) else { return nil }
+    let entries = Chaos.swarmPlan(profile.faults, seed: seed).map { e -> JSONValue in
+      .object(["kind": .string(e.kind.rawValue), "rate": .string("\(e.rate.numerator)/\(e.rate.denominator)")])
+    }
+    var plan: JSONValue = .object(["plan": .array(entries)])
+    if planPath == "faults.plan", case .object(let o)? = faults {
+      var o = o
+      o["plan"] = .array(entries)
+      plan = .object(o)
+    }
+    return try? tree.setting("faults", to: plan)
+  }
+
   static func number(_ v: JSONValue?) -> Double? {
     switch v {
     case .integer(let i): return Double(i)
@@ -112,62 +144,109 @@ public struct Shrinker {
 
   /// Smaller variants of `tree`, most shrinking first.
   static func candidates(_ tree: JSONValue) -> [(String, JSONValue)] {
-    var out: [(String, JSONValue)] = []
-    func add(_ label: String, _ path: String, _ v: JSONValue) {
-      if let t = try? tree.setting(path, to: v), t != tree { out.append((label, t)) }
+    // In order: the big cuts (whole populations halved), the duration, the fault kinds one at a
+    // time, the features, then the small cuts (one room, viewer or phone at a time).
+    var big: [(String, JSONValue)] = []
+    var faults: [(String, JSONValue)] = []
+    var features: [(String, JSONValue)] = []
+    var small: [(String, JSONValue)] = []
+    func add(_ list: inout [(String, JSONValue)], _ label: String, _ path: String, _ v: JSONValue) {
+      if let t = try? tree.setting(path, to: v), t != tree { list.append((label, t)) }
     }
-    if case .string(let d)? = tree.value(at: "duration"), let dur = DurationFormat.parse(d), dur > .seconds(2) {
-      add(
-        "duration \(dur) → \(SimDuration(nanoseconds: dur.nanoseconds / 2))", "duration",
-        .string(SimDuration(nanoseconds: dur.nanoseconds / 2).description))
+    if let calls = tree.value(at: "calls"), calls != .null {
+      add(&big, "no calls", "calls", .null)
+      if let phones = number(tree.value(at: "calls.users")), phones > 2 {
+        add(&big, "phones \(Int(phones)) → \(Int(phones) / 2)", "calls.users", .integer(max(2, Int64(phones) / 2)))
+        add(&small, "phones \(Int(phones)) → \(Int(phones) - 1)", "calls.users", .integer(Int64(phones) - 1))
+      }
+      if let v = tree.value(at: "calls.liveCallees"), v != .null, number(v) != 0 {
+        add(&features, "no calls.liveCallees", "calls.liveCallees", .integer(0))
+      }
+      if let v = tree.value(at: "calls.groupProbability"), v != .null, number(v) != 0 {
+        add(&features, "no group calls", "calls.groupProbability", .integer(0))
+      }
+      if let v = tree.value(at: "calls.app.closeProbability"), number(v) != 0 {
+        add(&features, "no app closes", "calls.app.closeProbability", .integer(0))
+      }
     }
     if let rooms = number(tree.value(at: "population.rooms")), rooms > 1 {
-      add("rooms \(Int(rooms)) → \(Int(rooms) / 2)", "population.rooms", .integer(Int64(rooms) / 2))
-      add("rooms \(Int(rooms)) → \(Int(rooms) - 1)", "population.rooms", .integer(Int64(rooms) - 1))
+      add(&big, "rooms \(Int(rooms)) → \(Int(rooms) / 2)", "population.rooms", .integer(Int64(rooms) / 2))
+      add(&small, "rooms \(Int(rooms)) → \(Int(rooms) - 1)", "population.rooms", .integer(Int64(rooms) - 1))
     }
     let audience = tree.value(at: "population.audiencePerRoom")
     if let n = number(audience) {
       if n > 1 {
-        add("audience \(Int(n)) → \(Int(n) / 2)", "population.audiencePerRoom", .integer(Int64(n) / 2))
-        add("audience \(Int(n)) → \(Int(n) - 1)", "population.audiencePerRoom", .integer(Int64(n) - 1))
+        add(&big, "audience \(Int(n)) → \(Int(n) / 2)", "population.audiencePerRoom", .integer(Int64(n) / 2))
+        add(&small, "audience \(Int(n)) → \(Int(n) - 1)", "population.audiencePerRoom", .integer(Int64(n) - 1))
       }
     } else if let audience, let d = try? ProfileNode(path: "", value: audience).distribution(.number) {
       let mean = d.mean.isFinite ? max(0, min(10_000_000, d.mean.rounded())) : 1000
-      add("audience \(audience.shortDescription) → \(Int(mean))", "population.audiencePerRoom", .integer(Int64(mean)))
+      add(
+        &big, "audience \(audience.shortDescription) → \(Int(mean))", "population.audiencePerRoom",
+        .integer(Int64(mean)))
     }
     if let admins = number(tree.value(at: "population.adminsPerRoom")), admins > 0 {
-      add("admins \(Int(admins)) → 0", "population.adminsPerRoom", .integer(0))
+      add(&big, "admins \(Int(admins)) → 0", "population.adminsPerRoom", .integer(0))
+    }
+    if case .string(let d)? = tree.value(at: "duration"), let dur = DurationFormat.parse(d), dur > .seconds(2) {
+      let half = SimDuration(nanoseconds: dur.nanoseconds / 2)
+      var shorter = try? tree.setting("duration", to: .string(half.description))
+      // The heal moves with it: the same share of the run stays fault-free.
+      if case .string(let h)? = tree.value(at: "faults.heal"), let heal = DurationFormat.parse(h) {
+        shorter = try? shorter?.setting(
+          "faults.heal", to: .string(SimDuration(nanoseconds: heal.nanoseconds / 2).description))
+      }
+      if let shorter, shorter != tree { big.append(("duration \(dur) → \(half)", shorter)) }
+    }
+    // Fault kinds, one at a time (an explicit flat plan: what a swarm plan was written out as).
+    let planPath = tree.value(at: "faults.plan") != nil ? "faults.plan" : "faults"
+    if case .array(let entries)? = tree.value(at: planPath), entries.count > 0 {
+      for (i, e) in entries.enumerated() {
+        guard case .object(let o) = e, case .string(let kind)? = o["kind"] else { continue }
+        var rest = entries
+        rest.remove(at: i)
+        add(&faults, "no fault \(kind)", planPath, .array(rest))
+      }
     }
     for feature in ["flashCrowd", "coHosting"]
     where tree.value(at: "workload.\(feature)") != nil && tree.value(at: "workload.\(feature)") != .null {
-      add("no \(feature)", "workload.\(feature)", .null)
+      add(&features, "no \(feature)", "workload.\(feature)", .null)
     }
     for role in ["host", "admin"] {
       for key in ["inviteEvery", "kickEvery", "lockEvery", "moveEvery", "endLiveAfter"] {
-        if let v = tree.value(at: "\(role).\(key)"), v != .null { add("no \(role).\(key)", "\(role).\(key)", .null) }
+        if let v = tree.value(at: "\(role).\(key)"), v != .null {
+          add(&features, "no \(role).\(key)", "\(role).\(key)", .null)
+        }
       }
     }
     for key in ["microphoneDenied", "microphoneOccupied", "cameraDenied", "cameraOccupied"] {
       if let v = tree.value(at: "devices.\(key)"), number(v) != 0 {
-        add("no devices.\(key)", "devices.\(key)", .integer(0))
+        add(&features, "no devices.\(key)", "devices.\(key)", .integer(0))
       }
     }
     if let v = tree.value(at: "audience.patience"), v != .null {
-      add("no audience.patience", "audience.patience", .null)
+      add(&features, "no audience.patience", "audience.patience", .null)
     }
-    return out
+    return big + faults + features + small
   }
 
   /// A rough size for comparing shrunk profiles: users × simulated seconds.
   static func size(_ tree: JSONValue) -> Double {
-    let rooms = number(tree.value(at: "population.rooms")) ?? 1
-    let audience = number(tree.value(at: "population.audiencePerRoom")) ?? 1000
-    let admins = number(tree.value(at: "population.adminsPerRoom")) ?? 0
     var seconds = 1.0
     if case .string(let d)? = tree.value(at: "duration"), let dur = DurationFormat.parse(d) {
       seconds = Double(dur.nanoseconds) / 1e9
     }
-    return rooms * (1 + admins + audience) * seconds
+    return users(tree) * seconds
+  }
+
+  /// The users of `tree`: every room's host, admins and viewers, and the phone users.
+  public static func users(_ tree: JSONValue) -> Double {
+    let rooms = number(tree.value(at: "population.rooms")) ?? 1
+    let audience = number(tree.value(at: "population.audiencePerRoom")) ?? 1000
+    let admins = number(tree.value(at: "population.adminsPerRoom")) ?? 0
+    let calls = tree.value(at: "calls")
+    let phones = calls == nil || calls == .null ? 0 : number(tree.value(at: "calls.users")) ?? 0
+    return rooms * (1 + admins + audience) + phones
   }
 
   static func describe(_ tree: JSONValue) -> String {
@@ -178,7 +257,10 @@ public struct Shrinker {
     let admins = number(tree.value(at: "population.adminsPerRoom")).map { String(Int($0)) } ?? "0"
     var duration = "?"
     if case .string(let d)? = tree.value(at: "duration") { duration = d }
-    return "\(rooms) room(s) × (1 host + \(admins) admin(s) + \(audience) viewers), \(duration)"
+    let calls = tree.value(at: "calls")
+    let phones =
+      calls == nil || calls == .null ? "" : number(tree.value(at: "calls.users")).map { " + \(Int($0)) phones" } ?? ""
+    return "\(rooms) room(s) × (1 host + \(admins) admin(s) + \(audience) viewers)\(phones), \(duration)"
   }
 }
 
