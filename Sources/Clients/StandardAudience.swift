@@ -130,7 +130,7 @@ public final class StandardAudience: ClientBehavior {
   /// Timer tags.
   enum Tag: UInt32 {
     case apply = 1
-    case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall, leaveSeatAgain, withdraw
+    case giveUp, leaveSeat, leaveRoom, answerInvitation, answerCall, hangUpCall, leaveSeatAgain, withdraw, cancelAgain
   }
 
   /// Creates the behaviour for `userCount` users.
@@ -307,10 +307,11 @@ public final class StandardAudience: ClientBehavior {
     switch Tag(rawValue: tag) {
     case .apply:
       applyIntent(&c)
-    case .giveUp:
+    case .giveUp, .cancelAgain:
       let u = Int(c.user)
       guard c.status == .applying, arg == epoch[u] else {
-        underWay[u] &= ~StandardAudience.withdrawing  // a resend no longer needed
+        // A cancel to send again is no longer needed (the application ended otherwise).
+        if Tag(rawValue: tag) == .cancelAgain { underWay[u] &= ~StandardAudience.withdrawing }
         return
       }
       // No new application until this cancel is answered: it could reach the server after one.
@@ -321,7 +322,7 @@ public final class StandardAudience: ClientBehavior {
         let current = c.status == .applying && self.epoch[u] == e
         if case .failure(.failed) = result, current {
           // The server may never have heard the cancel: the application may still be pending.
-          return c.schedule(after: SDKTiming.resendAfter, tag: Tag.giveUp.rawValue, arg: e)
+          return c.schedule(after: SDKTiming.resendAfter, tag: Tag.cancelAgain.rawValue, arg: e)
         }
         self.underWay[u] &= ~StandardAudience.withdrawing
         guard current else { return }  // the application ended otherwise meanwhile
