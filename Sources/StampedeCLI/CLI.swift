@@ -96,11 +96,14 @@ enum CLI {
     stampede shrink PROFILE --seed N [options]
 
     Makes a failing profile smaller while it keeps failing the same way (the same earliest violated
-    invariant, or else the same first failed threshold): it halves and decrements the duration,
-    rooms, viewers and admins, turns off workloads (flash crowd, co-hosting), host and admin
-    actions, device failures and patience, keeping each change that still fails; then it tries
-    nearby seeds and keeps a smaller result. It stops when nothing more shrinks or the budget of
-    runs is spent, and writes the profile as JSON5 with a comment saying what it was shrunk from.
+    invariant, or else the same first failed threshold). A `faults: "swarm"` plan is first written
+    out as the plan the seed drew. Then, keeping each change that still fails: whole populations
+    halved (rooms, viewers, admins, phone users, the calls section), the duration halved with its
+    heal, fault kinds dropped one at a time, features turned off (workloads, host and admin
+    actions, group calls, live callees, app closes, device failures, patience), and single rooms,
+    viewers and phones removed; then nearby seeds. It stops when nothing more shrinks or the
+    budget of runs is spent, and writes the profile as JSON5 with its seed set to the failing one
+    and a comment saying what it was shrunk from.
 
     Options:
       --seed N          the failing seed

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Chaos
+@testable import Clients
 @testable import Runner
 @testable import Scenario
 
@@ -33,6 +35,60 @@ import Testing
     let run = SimulationRun(profile: profile, profilePath: "s.json5", profileData: Data(text.utf8), seed: outcome.seed)
     #expect(Shrinker.signature(run.report(run.execute(), startedAt: Date())) == outcome.signature)
     #expect(profile.workload.coHosting == nil)
+  }
+
+  /// The profile document at `path` with `mistakes` planted.
+  func document(_ path: String, mistakes: [ClientMistake]) throws -> JSONValue {
+    let data = try Data(contentsOf: repositoryRoot.appendingPathComponent(path))
+    return try JSONValue.parse(json5: data).setting("mistakes", to: .array(mistakes.map { .string($0.rawValue) }))
+  }
+
+  @Test(arguments: [
+    ClientMistake.kickWithDisconnect, .doubleTapApply, .moveReadAsLeave, .callsBeforeLogin, .pushNotReported,
+  ])
+  func aCatalogueMistakeShrinksToTenUsersOrFewerWithinTheDefaultBudget(_ mistake: ClientMistake) throws {
+    let tree = try document("profiles/mistakes.json5", mistakes: [mistake])
+    var shrinker = Shrinker(tree: tree, profilePath: "profiles/mistakes.json5", budget: 200)
+    let outcome = try shrinker.shrink(seed: 1)
+    #expect(outcome.runs <= 200)
+    #expect(Shrinker.users(outcome.tree) <= 10, "\(mistake.rawValue): \(outcome.after)")
+    // The same invariant still fails, and the shrunk profile reproduces on its own (its seed).
+    let text = JSON5Writer.write(outcome.tree)
+    let profile = try Profile.parse(Data(text.utf8))
+    #expect(profile.defaultSeed == outcome.seed && profile.mistakes == [mistake])
+    let run = SimulationRun(profile: profile, profilePath: "s.json5", profileData: Data(text.utf8), seed: profile.defaultSeed)
+    #expect(Shrinker.signature(run.report(run.execute(), startedAt: Date())) == outcome.signature)
+  }
+
+  @Test func aMistakeUnderSwarmChaosShrinksToTwentyUsersAndThreeFaultKindsOrFewer() throws {
+    let tree = try document("profiles/swarm-chaos.json5", mistakes: [.doubleTapApply])
+    var shrinker = Shrinker(tree: tree, profilePath: "profiles/swarm-chaos.json5", budget: 200)
+    let outcome = try shrinker.shrink(seed: 1)
+    #expect(outcome.steps.first == "swarm → the plan seed 1 drew")
+    #expect(Shrinker.users(outcome.tree) <= 20, "\(outcome.after)")
+    guard case .array(let plan)? = outcome.tree.value(at: "faults.plan") else {
+      Issue.record("the shrunk profile has no explicit fault plan")
+      return
+    }
+    #expect(plan.count <= 3)
+  }
+
+  @Test func aSwarmPlanWrittenOutRunsTheSameFaults() throws {
+    let tree = try document("profiles/swarm-chaos.json5", mistakes: [])
+    let explicit = try #require(Shrinker.explicitSwarm(tree, seed: 5))
+    guard case .array(let plan)? = explicit.value(at: "faults.plan") else {
+      Issue.record("no explicit plan")
+      return
+    }
+    #expect(!plan.isEmpty && plan.count < FaultKind.allCases.count)
+    func hash(_ t: JSONValue) throws -> String {
+      let text = JSON5Writer.write(t)
+      let profile = try Profile.parse(Data(text.utf8))
+      let run = SimulationRun(
+        profile: profile, profilePath: "p.json5", profileData: Data(text.utf8), seed: 5, duration: .minutes(5))
+      return run.execute().traceHash.description
+    }
+    #expect(try hash(tree) == hash(explicit))
   }
 
   @Test func aPassingSeedHasNothingToShrink() throws {
