@@ -56,7 +56,8 @@ import Testing
     let text = JSON5Writer.write(outcome.tree)
     let profile = try Profile.parse(Data(text.utf8))
     #expect(profile.defaultSeed == outcome.seed && profile.mistakes == [mistake])
-    let run = SimulationRun(profile: profile, profilePath: "s.json5", profileData: Data(text.utf8), seed: profile.defaultSeed)
+    let run = SimulationRun(
+      profile: profile, profilePath: "s.json5", profileData: Data(text.utf8), seed: profile.defaultSeed)
     #expect(Shrinker.signature(run.report(run.execute(), startedAt: Date())) == outcome.signature)
   }
 
