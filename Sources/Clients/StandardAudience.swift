@@ -119,13 +119,14 @@ public final class StandardAudience: ClientBehavior {
   /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
   /// begins while an open of the last one is still under way waits for it instead of opening the
   /// device a second time), ``applyUnanswered`` (an application answer that arrives before the
-  /// apply call's own answer is about an earlier application) and ``withdrawing`` (no new
-  /// application until the withdrawal of the last one is answered).
+  /// apply call's own answer is about an earlier application).
   let underWay: Column<UInt8>
   static let micOpening: UInt8 = 1
   static let cameraOpening: UInt8 = 2
   static let applyUnanswered: UInt8 = 4
-  static let withdrawing: UInt8 = 8
+  /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
+  /// application goes out while one is: it could reach the server after the new one and cancel it.
+  let cancelsOut: Column<UInt8>
 
   /// Timer tags.
   enum Tag: UInt32 {
@@ -139,6 +140,7 @@ public final class StandardAudience: ClientBehavior {
     applies = Column(repeating: 0, count: userCount)
     epoch = Column(repeating: 0, count: userCount)
     underWay = Column(repeating: 0, count: userCount)
+    cancelsOut = Column(repeating: 0, count: userCount)
   }
 
   /// `true`: a built-in viewer's status is its UI, and the UI oracles hold it to the truth.
@@ -258,14 +260,25 @@ public final class StandardAudience: ClientBehavior {
   /// Cancels an application the viewer no longer waits for; a cancel that got no answer (-1) may
   /// never have reached the server, so it is sent again while the viewer stays idle.
   func withdraw(_ c: inout Client) {
-    underWay[Int(c.user)] |= StandardAudience.withdrawing
-    c.coGuest.cancelApplication { [unowned(unsafe) self] c, result in
-      guard case .failure(.failed) = result else {
-        self.underWay[Int(c.user)] &= ~StandardAudience.withdrawing
-        return
-      }
-      c.schedule(after: SDKTiming.resendAfter, tag: Tag.withdraw.rawValue, arg: self.epoch[Int(c.user)])
+    sendCancel(&c) { [unowned(unsafe) self] c, result in
+      guard case .failure(.failed) = result else { return }
+      self.cancelAgainLater(&c, tag: .withdraw, epoch: self.epoch[Int(c.user)])
     }
+  }
+
+  /// Sends `cancelApplication`, counted in ``cancelsOut`` until its answer.
+  func sendCancel(_ c: inout Client, _ then: @escaping Completion) {
+    cancelsOut[Int(c.user)] &+= 1
+    c.coGuest.cancelApplication { [unowned(unsafe) self] c, result in
+      self.cancelsOut[Int(c.user)] &-= 1
+      then(&c, result)
+    }
+  }
+
+  /// Schedules a cancel to be sent again, counted in ``cancelsOut`` until its timer fires.
+  func cancelAgainLater(_ c: inout Client, tag: Tag, epoch e: UInt32) {
+    cancelsOut[Int(c.user)] &+= 1
+    c.schedule(after: SDKTiming.resendAfter, tag: tag.rawValue, arg: e)
   }
 
   public func applyIntent(_ c: inout Client) {
@@ -274,8 +287,8 @@ public final class StandardAudience: ClientBehavior {
     guard c.status == .idle, Int(applies[u]) < settings.maxApplies, c.liveList.isInRoom, c.liveSeat.mySeatIndex == nil,
       c.callStore.state == .none
     else { return }
-    // A withdrawal still under way could reach the server after a new application and cancel it.
-    if underWay[u] & StandardAudience.withdrawing != 0 {
+    // A cancel still under way could reach the server after a new application and cancel it.
+    if cancelsOut[u] != 0 {
       return c.schedule(after: SDKTiming.resendAfter, tag: Tag.apply.rawValue)
     }
     applies[u] &+= 1
@@ -309,22 +322,15 @@ public final class StandardAudience: ClientBehavior {
       applyIntent(&c)
     case .giveUp, .cancelAgain:
       let u = Int(c.user)
-      guard c.status == .applying, arg == epoch[u] else {
-        // A cancel to send again is no longer needed (the application ended otherwise).
-        if Tag(rawValue: tag) == .cancelAgain { underWay[u] &= ~StandardAudience.withdrawing }
-        return
-      }
-      // No new application until this cancel is answered: it could reach the server after one.
-      underWay[u] |= StandardAudience.withdrawing
+      if Tag(rawValue: tag) == .cancelAgain { cancelsOut[u] &-= 1 }
+      guard c.status == .applying, arg == epoch[u] else { return }
       let e = epoch[u]
-      c.coGuest.cancelApplication { [unowned(unsafe) self] c, result in
-        let u = Int(c.user)
-        let current = c.status == .applying && self.epoch[u] == e
+      sendCancel(&c) { [unowned(unsafe) self] c, result in
+        let current = c.status == .applying && self.epoch[Int(c.user)] == e
         if case .failure(.failed) = result, current {
           // The server may never have heard the cancel: the application may still be pending.
-          return c.schedule(after: SDKTiming.resendAfter, tag: Tag.cancelAgain.rawValue, arg: e)
+          return self.cancelAgainLater(&c, tag: .cancelAgain, epoch: e)
         }
-        self.underWay[u] &= ~StandardAudience.withdrawing
         guard current else { return }  // the application ended otherwise meanwhile
         switch result {
         case .success:
@@ -340,10 +346,8 @@ public final class StandardAudience: ClientBehavior {
         }
       }
     case .withdraw:
-      guard c.status == .idle, arg == epoch[Int(c.user)], c.liveSeat.mySeatIndex == nil else {
-        underWay[Int(c.user)] &= ~StandardAudience.withdrawing
-        return
-      }
+      cancelsOut[Int(c.user)] &-= 1
+      guard c.status == .idle, arg == epoch[Int(c.user)], c.liveSeat.mySeatIndex == nil else { return }
       withdraw(&c)
     case .leaveSeat:
       guard c.status == .connected, arg == epoch[Int(c.user)] else { return }
