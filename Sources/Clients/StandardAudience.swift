@@ -181,7 +181,7 @@ public final class StandardAudience: ClientBehavior {
 
   // Completions made once, so that calls do not allocate a closure each. They hold `self`
   // unowned (the behaviour owns them) and unchecked (it outlives every call it makes).
-  lazy var applyFailed: Completion = { [unowned(unsafe) self] c, result in
+  lazy var applyAnswered: Completion = { [unowned(unsafe) self] c, result in
     self.underWay[Int(c.user)] &= ~StandardAudience.applyUnanswered
     if case .success = result, c.status == .idle, c.liveSeat.mySeatIndex == nil, !self.settings.freeMode {
       // The viewer gave up before the server filed the application (a cancel can overtake it):
@@ -299,11 +299,11 @@ public final class StandardAudience: ClientBehavior {
     }
     c.status = .applying
     underWay[u] |= StandardAudience.applyUnanswered
-    let failed = applyFailed
+    let answered = applyAnswered
     if settings.freeMode {
-      c.liveSeat.takeSeat(index: -1, completion: failed)
+      c.liveSeat.takeSeat(index: -1, completion: answered)
     } else {
-      c.coGuest.applyForSeat(seatIndex: -1, timeout: settings.applyTimeout, completion: failed)
+      c.coGuest.applyForSeat(seatIndex: -1, timeout: settings.applyTimeout, completion: answered)
       if mistakes.contains(.doubleTapApply) {
         // The mistake: the second tap files again, and any error of it resets the UI.
         c.coGuest.applyForSeat(seatIndex: -1, timeout: settings.applyTimeout) { c, result in

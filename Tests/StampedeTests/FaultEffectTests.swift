@@ -363,13 +363,13 @@ extension FaultEffectTests {
 }
 
 extension FaultEffectTests {
-  /// The staged room with `plan`, viewers that apply once when told, give up after `patience`
+  /// The staged room with `plan`, viewers that apply once when told, wait an hour for an answer
   /// and retry only after a minute.
-  func viewerApplies(_ plan: String, patience: String = "1h") -> String {
+  func viewerApplies(_ plan: String) -> String {
     TestProfile(chaosStaged(plan)).with(
       "audience",
       json5: """
-        { stay: "1h", applyProbability: 0, patience: "constant(\(patience))", maxApplies: 4,
+        { stay: "1h", applyProbability: 0, patience: "constant(1h)", maxApplies: 4,
           retry: { rejected: "constant(1m)", timedOut: "constant(1m)", other: "constant(1m)" } }
         """
     ).text
