@@ -19,6 +19,8 @@ public final class DoubleTapAudienceViewModel: ObservableObject {
   @Published public private(set) var errorMessage: String?
   private let coGuestStore: CoGuestStore
   private var cancellables = Set<AnyCancellable>()
+  /// Whether the devices are open or opening.
+  private var devicesOn = false
 
   public init(liveID: String, userID: String) {
     coGuestStore = CoGuestStore.create(liveID: liveID)
@@ -27,7 +29,8 @@ public final class DoubleTapAudienceViewModel: ObservableObject {
       .removeDuplicates()
       .receive(on: DispatchQueue.main)
       .sink { [weak self] seated in
-        guard let self, !seated, self.status == .connected else { return }
+        // Leaving the seat, even while the devices are still opening, closes them.
+        guard let self, !seated, self.status == .connected || self.devicesOn else { return }
         self.closeDevices()
         self.status = .idle
       }
@@ -76,20 +79,24 @@ public final class DoubleTapAudienceViewModel: ObservableObject {
   }
 
   private func openDevices() {
+    devicesOn = true
     DeviceStore.shared.openLocalMicrophone { [weak self] result in
-      guard let self else { return }
+      guard let self, self.devicesOn else { return }
       if case .failure = result {
+        self.devicesOn = false
         self.coGuestStore.disConnect(completion: nil)
         DispatchQueue.main.async { self.status = .idle }
         return
       }
       DeviceStore.shared.openLocalCamera(isFront: true) { _ in
+        guard self.devicesOn else { return self.closeDevices() }
         DispatchQueue.main.async { self.status = .connected }
       }
     }
   }
 
   private func closeDevices() {
+    devicesOn = false
     DeviceStore.shared.closeLocalCamera()
     DeviceStore.shared.closeLocalMicrophone()
   }

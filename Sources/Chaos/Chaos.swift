@@ -4,8 +4,10 @@ import SimKernel
 /// The faults of one run, resolved, and the one place that decides whether a fault fires.
 ///
 /// The plan's entries are sorted by kind (swarm draws done at construction). Every decision draws
-/// from the `faults` stream only, and only when its kind is configured, so faults never shift the
-/// clients' streams. Chaos decides *whether*; the components carry out the effect through their
+/// from the stream of its fault kind and user (`faults.<kind>`, one generator per user identity),
+/// and only when its kind is configured, so faults never shift the clients' streams, and dropping
+/// one kind or one unrelated user leaves every other kind's decisions for every other user as
+/// they were. Chaos decides *whether*; the components carry out the effect through their
 /// own verbs (the network holds or delays a message, the server refuses a request, the phone OS
 /// kills an app), as FoundationDB's fault workloads act through the simulator.
 public struct Chaos {
@@ -23,13 +25,18 @@ public struct Chaos {
   let salt: UInt64
   /// Who is who, for targets.
   let layout: Layout
-  /// The fault stream: every rate draw, every fault's own timing.
-  public var random: Xoshiro256
+  /// The fault streams, one generator per configured kind and user: slot `kindSlot[k] * users + u`.
+  var random: [SplitMix64]
+  /// Per kind index: its slot among the configured kinds, or -1.
+  let kindSlot: [Int]
+  /// Users in the layout (the stride of ``random``).
+  let users: Int
   /// Injections so far, by kind index: each time a rate fault fired or a window applied.
   public private(set) var injected = [UInt64](repeating: 0, count: FaultKind.allCases.count)
 
   /// Resolves `plan` for a run of `duration` over `layout`, drawing swarm rates from the
-  /// `fault-swarm` stream and taking the `faults` stream for every later decision.
+  /// `fault-swarm` stream and seeding one `faults.<kind>` generator per configured kind and user for
+  /// every later decision.
   public init(plan: FaultPlan, duration: SimDuration, layout: Layout, streams: RandomStreams) {
     var swarmRandom = streams.stream("fault-swarm")
     let resolved = Chaos.resolve(plan, &swarmRandom)
@@ -47,8 +54,19 @@ public struct Chaos {
     var saltRandom = swarmRandom
     salt = saltRandom.next()
     self.layout = layout
-    random = streams.stream("faults")
+    users = layout.totalUsers
+    var slots = [Int](repeating: -1, count: FaultKind.allCases.count)
+    var generators: [SplitMix64] = []
+    for (n, kind) in FaultKind.allCases.filter({ kinds.contains($0) }).enumerated() {
+      slots[kind.index] = n
+      generators += streams.entities("faults.\(kind.rawValue)", layout.identities)
+    }
+    kindSlot = slots
+    random = generators
   }
+
+  /// The generator slot of `kind` (configured) for `user`.
+  @inline(__always) func slot(_ kind: FaultKind, _ user: UInt32) -> Int { kindSlot[kind.index] * users + Int(user) }
 
   /// The entries of `plan` with every swarm draw made (from `swarmRandom`, the `fault-swarm`
   /// stream): what the run's faults are. `shrink` writes them out as an explicit plan.
@@ -93,7 +111,8 @@ public struct Chaos {
     }
   }
 
-  /// A rate fault at an opportunity for `user`: whether it fires now (drawn from the fault stream).
+  /// A rate fault at an opportunity for `user`: whether it fires now (drawn from the stream of
+  /// `kind` and `user`).
   public mutating func fires(_ kind: FaultKind, user: UInt32, _ now: SimInstant) -> Bool {
     guard isOn(kind), now.nanoseconds < chaosEnd else { return false }
     let k = kind.index
@@ -104,7 +123,7 @@ public struct Chaos {
       if now.nanoseconds < start { continue }
       if let d = entry.duration, now.nanoseconds >= start + d.nanoseconds { continue }
       guard covers(entry.target, user) else { continue }
-      if random.chance(entry.rate) {
+      if random[slot(kind, user)].chance(entry.rate) {
         injected[k] &+= 1
         return true
       }
@@ -125,15 +144,18 @@ public struct Chaos {
       guard now.nanoseconds >= start, now.nanoseconds < end else { continue }
       if entry.service != .all && service != .all && entry.service != service { continue }
       guard covers(entry.target, user) else { continue }
-      if entry.rate != Ratio(1, 1)! && !random.chance(entry.rate) { continue }
+      if entry.rate != Ratio(1, 1)! && !random[slot(kind, user)].chance(entry.rate) { continue }
       injected[k] &+= 1
       return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: end, vanish: entry.vanish)
     }
     return nil
   }
 
-  /// A uniform draw below `bound` from the fault stream (a fault's own timing or choice).
-  public mutating func draw(below bound: UInt64) -> UInt64 { random.next(below: bound) }
+  /// A uniform draw below `bound` from the stream of `kind` (configured) and `user`: a fault's own
+  /// timing or choice.
+  public mutating func draw(below bound: UInt64, _ kind: FaultKind, user: UInt32) -> UInt64 {
+    random[slot(kind, user)].next(below: bound)
+  }
 }
 
 /// An active fault window, as it applies to one opportunity.

@@ -16,12 +16,13 @@ public struct Client {
   /// The SDK state of every client. A `Client` is valid only during the callback it is handed to;
   /// the world keeps the runtime alive meanwhile.
   public unowned(unsafe) let runtime: ClientRuntime
-  /// The random stream of this client's population. Draw only from this (or from the behaviour's
-  /// own seeded streams) to keep runs reproducible.
-  public var random: Xoshiro256
+  /// This user's own random stream, seeded from the run's seed and the user's identity (see
+  /// `Layout.identity(of:)`). Draw only from this (or from the behaviour's own seeded streams) to
+  /// keep runs reproducible and each user's decisions independent of every other user's.
+  public var random: SplitMix64
 
   /// Creates the view of `user` (the world does this for each callback).
-  public init(user: UInt32, room: UInt32, role: RoomRole, runtime: ClientRuntime, random: Xoshiro256) {
+  public init(user: UInt32, room: UInt32, role: RoomRole, runtime: ClientRuntime, random: SplitMix64) {
     self.user = user
     self.room = room
     self.role = role

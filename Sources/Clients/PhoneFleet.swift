@@ -23,7 +23,7 @@ public final class PhoneFleet {
   public let conversationGrace: SimDuration
   let startActionProbability: Ratio
   @exclusivity(unchecked) var records: [Record]
-  @exclusivity(unchecked) var random: Xoshiro256
+  @exclusivity(unchecked) var random: [SplitMix64]
 
   /// What the fleet keeps per phone besides the OS's state.
   struct Record {
@@ -48,10 +48,11 @@ public final class PhoneFleet {
   /// Marks a report deadline whose push found no handler (the low bits: the process generation).
   public static let noHandler: UInt32 = 1 << 31
 
-  /// A fleet of `os`'s phones, whose apps run on `runtime`, drawing from `random`.
+  /// A fleet of `os`'s phones, whose apps run on `runtime`, each phone drawing from its own
+  /// generator in `random` (by phone index).
   public init(
     os: PhoneSystem, runtime: ClientRuntime, app: AppLifecycle, push: PushSettings, phone: PhoneSettings,
-    conversationGrace: SimDuration, startActionProbability: Ratio, random: Xoshiro256
+    conversationGrace: SimDuration, startActionProbability: Ratio, random: [SplitMix64]
   ) {
     self.os = os
     self.runtime = runtime
@@ -97,13 +98,14 @@ public final class PhoneFleet {
   public func start<H: PhoneHost>(_ host: inout H, _ scheduler: inout Scheduler) {
     for u in os.phones {
       if let fg = app.foreground {
-        scheduler.schedule(after: fg.sampleDuration(&random), host.event(.lifecycle(user: u, epoch: 0)))
+        scheduler.schedule(after: fg.sampleDuration(&random[index(u)]), host.event(.lifecycle(user: u, epoch: 0)))
       }
       if let life = push.tokenLifetime {
-        scheduler.schedule(after: life.sampleDuration(&random), host.event(.tokenRotated(user: u)))
+        scheduler.schedule(after: life.sampleDuration(&random[index(u)]), host.event(.tokenRotated(user: u)))
       }
       if let every = app.cellularCallEvery {
-        scheduler.schedule(after: every.sampleDuration(&random), host.event(.cellularCall(user: u, starts: true)))
+        scheduler.schedule(
+          after: every.sampleDuration(&random[index(u)]), host.event(.cellularCall(user: u, starts: true)))
       }
     }
   }
@@ -142,24 +144,26 @@ public final class PhoneFleet {
     let now = scheduler.now.nanoseconds
     switch os.appState(user) {
     case .foreground:
-      let away = app.away.sampleDuration(&random)
+      let away = app.away.sampleDuration(&random[index(user)])
       records[i].reopenAt = now + away.nanoseconds
-      if random.chance(app.closeProbability) {
+      if random[index(user)].chance(app.closeProbability) {
         close(user, &host, &scheduler)
         scheduleLifecycle(user, after: away, &host, &scheduler)
       } else {
         leaveApp(user)
-        let reclaim = app.suspendedLifetime.sampleDuration(&random)
+        let reclaim = app.suspendedLifetime.sampleDuration(&random[index(user)])
         scheduleLifecycle(user, after: min(away, reclaim), &host, &scheduler)
       }
     case .background:
       if now >= records[i].reopenAt {
         os.setApp(user, .foreground)
         if runtime.clients[Int(user)].loggedIn { reconnect(user, &host, &scheduler) }
-        if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&random), &host, &scheduler) }
+        if let fg = app.foreground {
+          scheduleLifecycle(user, after: fg.sampleDuration(&random[index(user)]), &host, &scheduler)
+        }
       } else if inCall(user) {
         // A call keeps the app running; the system looks again later.
-        let next = app.suspendedLifetime.sampleDuration(&random)
+        let next = app.suspendedLifetime.sampleDuration(&random[index(user)])
         let until = SimDuration(nanoseconds: records[i].reopenAt - now)
         scheduleLifecycle(user, after: min(next, until), &host, &scheduler)
       } else {
@@ -168,7 +172,9 @@ public final class PhoneFleet {
       }
     case .killed:
       launch(user, foreground: true, &host, &scheduler)
-      if let fg = app.foreground { scheduleLifecycle(user, after: fg.sampleDuration(&random), &host, &scheduler) }
+      if let fg = app.foreground {
+        scheduleLifecycle(user, after: fg.sampleDuration(&random[index(user)]), &host, &scheduler)
+      }
     }
   }
 
@@ -213,9 +219,11 @@ public final class PhoneFleet {
     os.setForeignCall(user, starts)
     if starts {
       scheduler.schedule(
-        after: app.cellularCallDuration.sampleDuration(&random), host.event(.cellularCall(user: user, starts: false)))
+        after: app.cellularCallDuration.sampleDuration(&random[index(user)]),
+        host.event(.cellularCall(user: user, starts: false)))
     } else if let every = app.cellularCallEvery {
-      scheduler.schedule(after: every.sampleDuration(&random), host.event(.cellularCall(user: user, starts: true)))
+      scheduler.schedule(
+        after: every.sampleDuration(&random[index(user)]), host.event(.cellularCall(user: user, starts: true)))
     }
   }
 
@@ -277,7 +285,8 @@ public final class PhoneFleet {
     switch os.appState(user) {
     case .killed:
       scheduler.schedule(
-        after: app.coldStart.sampleDuration(&random), host.event(.launched(user: user, pushCall: call + 1)))
+        after: app.coldStart.sampleDuration(&random[index(user)]), host.event(.launched(user: user, pushCall: call + 1))
+      )
     case .background where !os.isAwake(user):
       // The SDK reconnects and catches up, then the handler runs.
       os.setAwake(user, true)
@@ -345,7 +354,7 @@ public final class PhoneFleet {
     records[i].pushHandedAt = -1
     kill(user, &host, &scheduler)
     // The user opens the app again later.
-    let away = app.away.sampleDuration(&random)
+    let away = app.away.sampleDuration(&random[index(user)])
     records[i].reopenAt = scheduler.now.nanoseconds + away.nanoseconds
     scheduleLifecycle(user, after: away, &host, &scheduler)
   }
@@ -364,11 +373,11 @@ public final class PhoneFleet {
     host.observe(.tokenRotated, scheduler.now)
     if os.hasRegistry(user) && os.appState(user) != .killed {
       scheduler.schedule(
-        after: push.tokenDelay.sampleDuration(&random),
+        after: push.tokenDelay.sampleDuration(&random[index(user)]),
         host.event(.tokenIssued(user: user, generation: UInt32(os.generation(user)))))
     }
     if let life = push.tokenLifetime {
-      scheduler.schedule(after: life.sampleDuration(&random), host.event(.tokenRotated(user: user)))
+      scheduler.schedule(after: life.sampleDuration(&random[index(user)]), host.event(.tokenRotated(user: user)))
     }
   }
 
@@ -388,7 +397,7 @@ public final class PhoneFleet {
   /// as the phone settings say. The action goes to the app's delegate and its timeout starts.
   func systemTap<H: PhoneHost>(_ user: UInt32, uuid: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
     guard let conv = os.conversation(user, uuid), !conv.connected else { return }
-    let kind: ConversationActionKind = random.chance(answerProbability) ? .join : .end
+    let kind: ConversationActionKind = random[index(user)].chance(answerProbability) ? .join : .end
     let action = os.makeAction(user, uuid: uuid, kind: kind)
     if kind == .join && !runtime.clients[Int(user)].loggedIn { host.observe(.joinDuringColdStart, scheduler.now) }
     scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
@@ -422,7 +431,7 @@ public final class PhoneFleet {
       switch e {
       case .registryCreated(let phone):
         scheduler.schedule(
-          after: push.tokenDelay.sampleDuration(&random),
+          after: push.tokenDelay.sampleDuration(&random[index(phone)]),
           host.event(.tokenIssued(user: phone, generation: UInt32(os.generation(phone)))))
       case .reported(let phone, let uuid, let error, let active):
         records[index(phone)].pushHandedAt = -1
@@ -441,11 +450,13 @@ public final class PhoneFleet {
             scheduler.schedule(after: conversationGrace, host.event(.conversationCheck(user: phone, call: id)))
           }
         }
-        scheduler.schedule(after: answerAfter.sampleDuration(&random), host.event(.systemTap(user: phone, uuid: uuid)))
+        scheduler.schedule(
+          after: answerAfter.sampleDuration(&random[index(phone)]), host.event(.systemTap(user: phone, uuid: uuid)))
       case .ended(let phone, _, _):
-        if os.isRunning(phone) && random.chance(startActionProbability) {
+        if os.isRunning(phone) && random[index(phone)].chance(startActionProbability) {
           scheduler.schedule(
-            after: answerAfter.sampleDuration(&random), host.event(.systemAction(user: phone, kind: .start)))
+            after: answerAfter.sampleDuration(&random[index(phone)]),
+            host.event(.systemAction(user: phone, kind: .start)))
         }
       case .completed(let by, let id, let fulfilled):
         let call = os.pendingAction(id)?.call ?? 0

@@ -65,6 +65,28 @@ public struct Layout: Sendable {
     roomBase[Int(room)]..<(roomBase[Int(room)] + UInt32(staffPerRoom))
   }
 
+  /// What `user` is, as its random streams know it: the owner of room r, its a-th admin, its v-th
+  /// viewer, or the k-th phone. It does not depend on how many rooms, admins, viewers or phones
+  /// come before, so removing others (as `shrink` does) leaves every remaining user's draws as they
+  /// were.
+  public func identity(of user: UInt32) -> UInt64 {
+    if isPhone(user) { return 3 << 62 | UInt64(user - phones.lowerBound) }
+    let room = homeRoom[Int(user)]
+    let place = user - roomBase[Int(room)]
+    let roomBits = UInt64(room) << 32
+    if place == 0 { return roomBits }
+    if place < UInt32(staffPerRoom) { return 1 << 62 | roomBits | UInt64(place - 1) }
+    return 2 << 62 | roomBits | UInt64(place - UInt32(staffPerRoom))
+  }
+
+  /// Every user's ``identity(of:)``, by user ID.
+  public var identities: LazyMapSequence<Range<UInt32>, UInt64> {
+    (0..<UInt32(totalUsers)).lazy.map { identity(of: $0) }
+  }
+
+  /// The phone users' identities, by phone index.
+  public var phoneIdentities: LazyMapSequence<Range<UInt32>, UInt64> { phones.lazy.map { identity(of: $0) } }
+
   /// The role of `user` in its room.
   @inlinable public func role(of user: UInt32) -> RoomRole { roles[Int(user)] }
 }

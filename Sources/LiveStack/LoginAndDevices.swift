@@ -32,7 +32,7 @@ public struct DeviceFailureRates: Sendable, Equatable {
   }
 
   /// Draws whether opening `device` fails, and with which error.
-  public func draw(_ device: CaptureDevice, _ rng: inout Xoshiro256) -> SeatError? {
+  public func draw<R: RandomSource>(_ device: CaptureDevice, _ rng: inout R) -> SeatError? {
     switch device {
     case .microphone:
       if rng.chance(microphoneDenied) { return .microphoneNotAuthorized }

@@ -10,8 +10,8 @@ import SimKernel
 public struct Network {
   /// The one-way latency of a message.
   let latency: Distribution
-  /// The `network` stream: one latency draw per message.
-  var random: Xoshiro256
+  /// The `network` stream of each user (by user ID): one latency draw per message to or from it.
+  var random: [SplitMix64]
   /// Per user: the delivery time of the last message to it, and from it (nanoseconds).
   var downlinkAt: [Int64]
   var uplinkAt: [Int64]
@@ -22,8 +22,10 @@ public struct Network {
   /// and metrics already counted the original.
   var duplicates = Set<UInt32>()
 
-  /// A network of `users` clients with one-way latency `latency`, drawing from `random`.
-  public init(users: Int, latency: Distribution, random: Xoshiro256) {
+  /// A network of `random.count` clients with one-way latency `latency`, each user's messages
+  /// drawing from its own generator in `random`.
+  public init(latency: Distribution, random: [SplitMix64]) {
+    let users = random.count
     self.latency = latency
     self.random = random
     downlinkAt = [Int64](repeating: 0, count: users)
@@ -41,7 +43,7 @@ public struct Network {
   public mutating func send(
     downlink: Bool, _ user: UInt32, _ now: SimInstant, extraNs: Int64 = 0, holdUntilNs: Int64 = 0
   ) -> SimInstant {
-    var t = now.nanoseconds &+ latency.sampleDuration(&random).nanoseconds &+ extraNs
+    var t = now.nanoseconds &+ latency.sampleDuration(&random[Int(user)]).nanoseconds &+ extraNs
     t = max(t, holdUntilNs)
     let u = Int(user)
     if downlink {

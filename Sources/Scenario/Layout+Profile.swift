@@ -3,13 +3,14 @@ import SimKernel
 
 extension Layout {
   /// Draws the layout of `profile` from `streams`: room sizes come from the profile's
-  /// `audiencePerRoom` with the `rooms` random stream, so a seed fixes them.
+  /// `audiencePerRoom`, each room with its own generator of the `rooms` stream, so a seed fixes them.
   public init(profile: Profile, streams: RandomStreams) {
-    var rng = streams.stream("rooms")
     let p = profile.population
     var viewers: [Int] = []
     viewers.reserveCapacity(p.rooms)
-    for _ in 0..<p.rooms {
+    for r in 0..<p.rooms {
+      // Each room's size is its own draw: removing rooms never resizes the others.
+      var rng = streams.entity("rooms", UInt64(r))
       let drawn = p.audiencePerRoom.sample(&rng)
       viewers.append(drawn.isFinite ? Int(max(0, min(10_000_000, drawn.rounded()))) : 10_000_000)
     }

@@ -42,20 +42,20 @@ extension LiveWorld {
         return measured.countLostPush(.outage)
       }
       var latency =
-        callsProfile.push.backendLatency.sampleDuration(&pushRandom)
-        + callsProfile.push.latency.sampleDuration(&pushRandom)
+        callsProfile.push.backendLatency.sampleDuration(&pushRandom[Int(user)])
+        + callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)])
       if let extra = chaos.slowdown(user: user, service: .push, now) { latency = latency + extra }
       if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
       scheduler.schedule(after: latency, event(.pushDelivered, user, call))
       if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {
         scheduler.schedule(
-          after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+          after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
       }
-      if pushRandom.chance(callsProfile.push.duplicateRate) {
+      if pushRandom[Int(user)].chance(callsProfile.push.duplicateRate) {
         // APNs delivers it twice.
         measured.counters.add(measured.pushDuplicated)
         scheduler.schedule(
-          after: callsProfile.push.latency.sampleDuration(&pushRandom), event(.pushDelivered, user, call))
+          after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
       }
     case .apnsAlert:
       measured.counters.add(measured.pushApnsAlert)

@@ -29,7 +29,8 @@ public struct LiveWorld: World {
   public let phoneOS: PhoneSystem?
   /// The phones, driven through their apps' lifecycle and PushKit (when the profile has `calls`).
   public let phones: PhoneFleet?
-  var pushRandom: Xoshiro256
+  /// Each user's `push` stream (by user ID; empty without calls): the backend's draws for pushes to it.
+  var pushRandom: [SplitMix64]
   /// The injected faults, resolved: what decides whether a fault fires.
   public internal(set) var chaos: Chaos
   /// Counter index per fault kind (registered only for configured kinds).
@@ -49,10 +50,10 @@ public struct LiveWorld: World {
   /// Sampled gauges.
   public internal(set) var series: TimeSeries
 
-  var audienceRandom: Xoshiro256
-  var staffRandom: Xoshiro256
-  var phoneRandom: Xoshiro256
-  var deviceRandom: Xoshiro256
+  /// Each user's `clients` stream (by user ID): its behaviour's decisions.
+  var clientRandom: [SplitMix64]
+  /// Each user's `devices` stream (by user ID): its devices' open times and failures.
+  var deviceRandom: [SplitMix64]
   /// Arrivals, the flash crowd and co-hosting.
   var workload: Workload
 
@@ -96,7 +97,7 @@ public struct LiveWorld: World {
       phoneOS = os
       phones = PhoneFleet(
         os: os, runtime: runtime, app: c.app, push: c.push, phone: c.phone, conversationGrace: c.conversationGrace,
-        startActionProbability: c.startActionProbability, random: streams.stream("phone-os"))
+        startActionProbability: c.startActionProbability, random: streams.entities("phone-os", layout.phoneIdentities))
     } else {
       phoneOS = nil
       phones = nil
@@ -107,7 +108,7 @@ public struct LiveWorld: World {
       } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
     server = Server(
       layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome)
-    pushRandom = streams.stream("push")
+    pushRandom = profile.calls == nil ? [] : streams.entities("push", layout.identities)
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     var m = LiveMetrics()
     var counters = [Int](repeating: -1, count: FaultKind.allCases.count)
@@ -119,12 +120,9 @@ public struct LiveWorld: World {
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
-    audienceRandom = streams.stream("audience")
-    staffRandom = streams.stream("hosts")
-    phoneRandom = streams.stream("phones")
-    network = Network(
-      users: users, latency: profile.network.clientServer, random: streams.stream("network"))
-    deviceRandom = streams.stream("devices")
+    clientRandom = streams.entities("clients", layout.identities)
+    network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
+    deviceRandom = streams.entities("devices", layout.identities)
     workload = Workload(profile: profile, layout: layout, streams: streams)
   }
 
@@ -233,7 +231,7 @@ public struct LiveWorld: World {
       if server.seats.connectCoHost(e.a, e.a + 1) == nil {
         measured.counters.add(measured.coHostSessions)
         drainServer(&scheduler)
-        scheduler.schedule(after: workload.coHostDuration(), event(.coHostEnd, e.a))
+        scheduler.schedule(after: workload.coHostDuration(room: e.a), event(.coHostEnd, e.a))
       }
     case .coHostEnd:
       server.seats.disconnectCoHost(room: e.a)
@@ -309,21 +307,20 @@ public struct LiveWorld: World {
   ) {
     let role = layout.role(of: user)
     let before = runtime.clients[Int(user)].status
-    // Phones, viewers and staff each draw from their own random stream.
+    // Every user draws from its own random stream.
     let onPhone = phone != nil && layout.isPhone(user)
-    let random = onPhone ? phoneRandom : (role == .audience ? audienceRandom : staffRandom)
-    var client = Client(user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: random)
+    var client = Client(
+      user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: clientRandom[Int(user)])
     if onPhone {
       body(phone!, &client)
-      phoneRandom = client.random
     } else {
       switch role {
       case .audience: body(audience, &client)
       case .owner: body(host, &client)
       case .admin: body(admin, &client)
       }
-      if role == .audience { audienceRandom = client.random } else { staffRandom = client.random }
     }
+    clientRandom[Int(user)] = client.random
     executeCommands(&scheduler)
     if onPhone { phones!.drain(&self, &scheduler) }
     afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
@@ -373,7 +370,7 @@ public struct LiveWorld: World {
           }
         } else if op.kind.isLocal {
           scheduler.schedule(
-            after: profile.devices.openTime.sampleDuration(&deviceRandom), event(.deviceReply, slot))
+            after: profile.devices.openTime.sampleDuration(&deviceRandom[Int(op.user)]), event(.deviceReply, slot))
         } else {
           if op.kind == .applyForSeat { measured.applyCalled(op.user, scheduler.now) }
           if op.kind == .login { measured.loginCalled(op.user, scheduler.now) }
@@ -511,7 +508,7 @@ public struct LiveWorld: World {
     // One microphone per phone: a second user of it (a call and the live) finds it occupied.
     var error =
       device == .microphone && runtime.isOn(.microphone, user: op.user)
-      ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom)
+      ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom[Int(op.user)])
     if error == nil {
       error =
         device == .microphone

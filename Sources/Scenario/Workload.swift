@@ -9,14 +9,15 @@ struct Workload {
   let arrival: Profile.Arrival
   let flashCrowd: Profile.FlashCrowd?
   let coHosting: Profile.CoHosting?
-  /// The `workload` stream: the flash crowd and co-hosting.
-  var random: Xoshiro256
-  /// Per room, its own arrival stream, so one room's size never shifts another room's arrivals.
-  var arrivalRandom: [Xoshiro256] = []
-  /// Per room: the running sum of unit exponentials, and their total over all its viewers (plus
-  /// one), whose ratio places each arrival as a uniform order statistic.
-  var arrivalSum: [Double] = []
-  var arrivalTotal: [Double] = []
+  /// The `flash-crowd` stream's seed: each viewer's choice and delay come from its own generator.
+  let flashSeed: UInt64
+  /// The `arrivals` stream's seed: each viewer's arrival time comes from its own generator.
+  let arrivalSeed: UInt64
+  /// Per room (pairs of rooms start at even indices): its own `co-hosting` generator.
+  var coHostRandom: [SplitMix64] = []
+  /// Per audience user ID: the viewer who arrives in that place of its room's order (the room's
+  /// viewers sorted by arrival time, then ID). Empty when the room is closed.
+  var arrivalOrder: [UInt32] = []
   /// Per room: how many viewers have arrived.
   var arrivalNext: [UInt32] = []
 
@@ -24,55 +25,63 @@ struct Workload {
     arrival = profile.arrival
     flashCrowd = profile.workload.flashCrowd
     coHosting = profile.workload.coHosting
-    random = streams.stream("workload")
-    let arrivals = streams.stream("arrivals")
+    flashSeed = RandomStreams.streamSeed(root: streams.rootSeed, name: "flash-crowd")
+    arrivalSeed = RandomStreams.streamSeed(root: streams.rootSeed, name: "arrivals")
+    if coHosting != nil { coHostRandom = streams.entities("co-hosting", (0..<UInt64(layout.rooms)).lazy.map { $0 }) }
     guard profile.arrival != .closed else { return }
-    for r in 0..<layout.rooms {
-      let rng = Xoshiro256(seed: arrivals.seedForRoom(r))
-      var probe = rng
-      var total = 0.0
-      for _ in 0...layout.audience(of: UInt32(r)).count { total += Distribution.exponential(mean: 1).sample(&probe) }
-      arrivalRandom.append(rng)
-      arrivalTotal.append(total)
-      arrivalSum.append(0)
-      arrivalNext.append(0)
+    // Each viewer's arrival time is its own draw, so removing other viewers or rooms never moves it;
+    // sorted, the independent uniform times are the order statistics of the arrival pattern.
+    arrivalOrder = [UInt32](repeating: 0, count: layout.totalUsers)
+    arrivalNext = [UInt32](repeating: 0, count: layout.rooms)
+    var times: [(Int64, UInt32)] = []
+    for r in 0..<UInt32(layout.rooms) {
+      let viewers = layout.audience(of: r)
+      times.removeAll(keepingCapacity: true)
+      for u in viewers { times.append((arrivalTime(of: u, layout: layout).nanoseconds, u)) }
+      times.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+      for (k, t) in times.enumerated() { arrivalOrder[Int(viewers.lowerBound) + k] = t.1 }
     }
   }
 
-  /// The next viewer of `room` to arrive (its arrival event fired); counts it as arrived.
-  mutating func arrive(room: UInt32, layout: Layout) -> UInt32 {
-    let user = layout.audience(of: room).lowerBound + arrivalNext[Int(room)]
-    arrivalNext[Int(room)] += 1
-    return user
-  }
-
-  /// When the next viewer of `room` arrives, or nil if all have (or the room is closed).
-  mutating func nextArrival(room r: UInt32, layout: Layout) -> SimInstant? {
-    let i = Int(r)
-    guard Int(arrivalNext[i]) < layout.audience(of: r).count else { return nil }
-    arrivalSum[i] += Distribution.exponential(mean: 1).sample(&arrivalRandom[i])
-    let u = min(1, arrivalSum[i] / arrivalTotal[i])
+  /// When viewer `user` arrives: a uniform time over the pattern's span (poisson), or the square
+  /// root of one (ramp: density growing linearly from zero), drawn from the viewer's own generator.
+  func arrivalTime(of user: UInt32, layout: Layout) -> SimInstant {
+    var rng = SplitMix64(seed: RandomStreams.entitySeed(stream: arrivalSeed, layout.identity(of: user)))
+    let u = rng.nextUnit()
     let over: SimDuration
     let fraction: Double
     switch arrival {
-    case .closed: return nil
+    case .closed: return .zero
     case .poisson(let o):
       over = o
       fraction = u
     case .ramp(let o):
-      // Density growing linearly from zero: the square root of a uniform order statistic.
       over = o
       fraction = u.squareRoot()
     }
     return SimInstant(nanoseconds: Int64((Double(over.nanoseconds) * fraction).rounded(.down)))
   }
 
+  /// The next viewer of `room` to arrive (its arrival event fired); counts it as arrived.
+  mutating func arrive(room: UInt32, layout: Layout) -> UInt32 {
+    let user = arrivalOrder[Int(layout.audience(of: room).lowerBound + arrivalNext[Int(room)])]
+    arrivalNext[Int(room)] += 1
+    return user
+  }
+
+  /// When the next viewer of `room` arrives, or nil if all have (or the room is closed).
+  func nextArrival(room r: UInt32, layout: Layout) -> SimInstant? {
+    let viewers = layout.audience(of: r)
+    guard arrival != .closed, Int(arrivalNext[Int(r)]) < viewers.count else { return nil }
+    return arrivalTime(of: arrivalOrder[Int(viewers.lowerBound + arrivalNext[Int(r)])], layout: layout)
+  }
+
   /// The rooms that start co-hosting with the next room, and after how long.
   mutating func coHostStarts(rooms: Int) -> [(room: UInt32, after: SimDuration)] {
     guard let co = coHosting else { return [] }
     var starts: [(UInt32, SimDuration)] = []
-    for r in stride(from: 0, to: rooms - 1, by: 2) where random.chance(co.fraction) {
-      starts.append((UInt32(r), co.after.sampleDuration(&random)))
+    for r in stride(from: 0, to: rooms - 1, by: 2) where coHostRandom[r].chance(co.fraction) {
+      starts.append((UInt32(r), co.after.sampleDuration(&coHostRandom[r])))
     }
     return starts
   }
@@ -108,8 +117,10 @@ struct Workload {
     }
   }
 
-  /// How long a co-hosting session lasts.
-  mutating func coHostDuration() -> SimDuration { coHosting!.duration.sampleDuration(&random) }
+  /// How long the co-hosting session of `room` (and the next room) lasts.
+  mutating func coHostDuration(room: UInt32) -> SimDuration {
+    coHosting!.duration.sampleDuration(&coHostRandom[Int(room)])
+  }
 
   /// The seats open to the flash crowd: the viewers, idle at this moment, who tap "apply", each
   /// with its delay within the window.
@@ -117,19 +128,13 @@ struct Workload {
     guard let flash = flashCrowd else { return }
     let window = UInt64(max(1, flash.within.nanoseconds))
     for r in 0..<UInt32(layout.rooms) {
-      for u in layout.audience(of: r) where runtime.clients[Int(u)].status == .idle && random.chance(flash.fraction) {
+      for u in layout.audience(of: r) where runtime.clients[Int(u)].status == .idle {
+        // Each viewer's choice and delay are its own draws.
+        var rng = SplitMix64(seed: RandomStreams.entitySeed(stream: flashSeed, layout.identity(of: u)))
+        guard rng.chance(flash.fraction) else { continue }
         scheduler.schedule(
-          after: SimDuration(nanoseconds: Int64(random.next(below: window))), LiveEvent.applyIntent.with(u))
+          after: SimDuration(nanoseconds: Int64(rng.next(below: window))), LiveEvent.applyIntent.with(u))
       }
     }
-  }
-}
-
-extension Xoshiro256 {
-  /// A seed for room `room`'s own stream, derived from this stream's state without advancing it.
-  func seedForRoom(_ room: Int) -> UInt64 {
-    var copy = self
-    var mix = SplitMix64(seed: copy.next() ^ (UInt64(room) &* 0x9E37_79B9_7F4A_7C15))
-    return mix.next()
   }
 }

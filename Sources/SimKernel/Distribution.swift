@@ -32,7 +32,7 @@ public enum Distribution: Hashable, Sendable {
 
   /// Draws one sample using `rng`.
   @inlinable
-  public func sample(_ rng: inout Xoshiro256) -> Double {
+  public func sample<R: RandomSource>(_ rng: inout R) -> Double {
     switch self {
     case .constant(let v):
       return v
@@ -53,7 +53,7 @@ public enum Distribution: Hashable, Sendable {
 
   /// Draws one duration (rounded to the nanosecond, never negative).
   @inlinable
-  public func sampleDuration(_ rng: inout Xoshiro256) -> SimDuration {
+  public func sampleDuration<R: RandomSource>(_ rng: inout R) -> SimDuration {
     let x = sample(&rng)
     if !(x > 0) { return .zero }
     if x >= 9.2e18 { return SimDuration(nanoseconds: Int64.max / 4) }
@@ -69,7 +69,7 @@ public enum Distribution: Hashable, Sendable {
   /// is identical on every platform. The layer index comes from the low 7 bits and the magnitude
   /// from the high 32 bits of the same draw, which keeps them independent.
   @inlinable
-  public static func standardNormal(_ rng: inout Xoshiro256) -> Double {
+  public static func standardNormal<R: RandomSource>(_ rng: inout R) -> Double {
     let z = Ziggurat.tables
     while true {
       let bits = rng.next()

@@ -59,7 +59,7 @@ package final class AppHost {
   /// The model's view of `user` for a store call made by app code (in room `room` for the stores
   /// that take one). Its random stream is never drawn from: app code brings its own decisions.
   package func client(_ user: UInt32, room: UInt32 = 0) -> Client {
-    Client(user: user, room: room, role: .audience, runtime: runtime, random: Xoshiro256(seed: 0))
+    Client(user: user, room: room, role: .audience, runtime: runtime, random: SplitMix64(seed: 0))
   }
 
   /// Every user's string ID (`user_17`), made once.

@@ -125,7 +125,7 @@ import Testing
     #expect(s.world.server.seats.seat(of: 2) == 0)
     #expect(admin.log == ["1 seat 0 +2"])
     #expect(
-      Client(user: 1, room: 0, role: .admin, runtime: s.world.runtime, random: Xoshiro256(seed: 0)).coGuest
+      Client(user: 1, room: 0, role: .admin, runtime: s.world.runtime, random: SplitMix64(seed: 0)).coGuest
         .connected == [2])
   }
 
