@@ -67,6 +67,18 @@ public struct Client {
     runtime.commands.append(.timer(user: user, delay: delay, tag: tag, arg: arg))
   }
 
+  /// A host or admin takes up the application of `guest` to decide on it: the wait for a
+  /// reviewer (`seat.wait_for_review`) ends, and the reviewer counts as busy until
+  /// ``reviewEnded(_:)``. Review is a person's work, not an SDK call: nothing reaches the server.
+  public func reviewStarted(_ guest: UInt32) {
+    runtime.commands.append(.review(user: user, guest: guest, started: true))
+  }
+
+  /// The host or admin is done with the application of `guest` (decided, or dropped).
+  public func reviewEnded(_ guest: UInt32) {
+    runtime.commands.append(.review(user: user, guest: guest, started: false))
+  }
+
   /// A random audience member of this room who is in the room and not on a seat, as the audience
   /// list shows it (`LiveAudienceStore`), or `nil` if none was found in a few draws.
   public mutating func randomAudienceMember() -> UInt32? {

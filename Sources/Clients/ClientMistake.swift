@@ -169,9 +169,10 @@ public struct StandardClients {
     self.audience = StandardAudience(settings: audience, userCount: userCount)
     if let phone, phone.liveCallees != .zero { self.audience.callSettings = phone }
     self.audience.mistakes = planted
-    self.host = StandardHost(settings: host)
+    let desk = ReviewDesk()
+    self.host = StandardHost(settings: host, desk: desk)
     self.host.mistakes = planted
-    self.admin = StandardHost(settings: admin)
+    self.admin = StandardHost(settings: admin, desk: desk)
     self.admin.mistakes = planted
     self.phone = phone.map { StandardPhone(settings: $0, phones: phones, userCount: userCount) }
     self.phone?.mistakes = planted

@@ -114,6 +114,9 @@ public enum ClientCommand {
   case closeDevice(user: UInt32, CaptureDevice)
   /// Wake the client's behaviour after `delay` with `tag` and `arg`.
   case timer(user: UInt32, delay: SimDuration, tag: UInt32, arg: UInt32)
+  /// A host or admin (a person) takes up the application of `guest` (`started`), or is done with
+  /// it: what the review metrics and the reviewers' resource figures are made of.
+  case review(user: UInt32, guest: UInt32, started: Bool)
 }
 
 /// One client's SDK state and UI status.

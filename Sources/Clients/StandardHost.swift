@@ -25,6 +25,15 @@ public struct HostSettings: Sendable {
   public var movePolicies: [MovePolicy]
   /// Time from going live to ending the live (owner only); `nil`: never.
   public var endLiveAfter: Distribution?
+  /// How many applications one host or admin reviews at once (a person: 1); `nil`: every
+  /// application on its own timer, as if it could read any number at once.
+  public var reviewAtOnce: Int? = 1
+  /// Which application of the SDK's applicants list a reviewer takes up next.
+  public var reviewOrder: ReviewOrder = .oldest
+  /// Whether the staff of a room see which applications the others are reviewing (an app
+  /// feature): with it two reviewers never take up the same application; without it they can,
+  /// and the second one's answer fails with -2311 after its think time.
+  public var reviewClaims = false
 
   /// Creates settings.
   public init(
@@ -47,6 +56,43 @@ public struct HostSettings: Sendable {
   }
 }
 
+/// What the hosts and admins of a run share about their reviews, by staff slot and by room.
+public final class ReviewDesk {
+  /// Per staff slot: the applicants that reviewer is reviewing now.
+  @exclusivity(unchecked) var reviewing: [[UInt32]] = []
+  /// Per staff slot: the applicants that reviewer has answered, with the answer on its way.
+  @exclusivity(unchecked) var answering: [[UInt32]] = []
+  /// Per room (with `reviewClaims`): the applicants its reviewers are reviewing now.
+  @exclusivity(unchecked) var claimed: [[UInt32]] = []
+
+  /// An empty desk.
+  public init() {}
+
+  /// Makes room for `slots` staff slots and room `room`.
+  func ensure(slots: Int, room: UInt32) {
+    if reviewing.count < slots {
+      reviewing += [[UInt32]](repeating: [], count: slots - reviewing.count)
+      answering += [[UInt32]](repeating: [], count: slots - answering.count)
+    }
+    if claimed.count <= Int(room) { claimed += [[UInt32]](repeating: [], count: Int(room) + 1 - claimed.count) }
+  }
+
+  /// Removes one `guest` from `list`.
+  func remove(_ guest: UInt32, from list: inout [UInt32]) {
+    if let i = list.firstIndex(of: guest) { list.remove(at: i) }
+  }
+}
+
+/// Which application a reviewer takes up next from its applicants list (`host.reviewOrder`).
+public enum ReviewOrder: String, Sendable, CaseIterable {
+  /// The one that has waited longest (first in the list).
+  case oldest
+  /// The one that arrived last.
+  case newest
+  /// Any one, uniformly.
+  case random
+}
+
 /// The built-in host and admin: a `HostCoGuestViewModel` as apps write it, corrected.
 ///
 /// - It decides from the SDK's `applicants` state, so an application cancelled, timed out or
@@ -55,6 +101,10 @@ public struct HostSettings: Sendable {
 ///   host itself).
 /// - An accept that fails for lack of a seat is answered with a rejection, so the applicant does
 ///   not wait for its timeout.
+/// - It is a person: it reviews `reviewAtOnce` applications at a time (one by default), each for
+///   a think time, taking them up from the SDK's applicants list in `reviewOrder`. Applications
+///   beyond that wait in the list; the staff of a room share it, so two reviewers can take up the
+///   same one unless `reviewClaims` is on.
 public final class StandardHost: ClientBehavior {
   /// The settings.
   public let settings: HostSettings
@@ -64,8 +114,14 @@ public final class StandardHost: ClientBehavior {
     case invite, kick, lock, unlock, move, endLive, cancelInvitation
   }
 
-  /// Creates the behaviour.
-  public init(settings: HostSettings) { self.settings = settings }
+  /// What the reviewers share (the owners' and the admins' behaviours hold the same desk).
+  public let desk: ReviewDesk
+
+  /// Creates the behaviour; hosts and admins that share `desk` see each other's claims.
+  public init(settings: HostSettings, desk: ReviewDesk = ReviewDesk()) {
+    self.settings = settings
+    self.desk = desk
+  }
 
   /// Mistakes from the catalogue this host makes (none by default).
   @exclusivity(unchecked) public var mistakes = MistakeSet()
@@ -82,6 +138,8 @@ public final class StandardHost: ClientBehavior {
       c.liveList.joinLive { [unowned self] c, result in
         guard case .success = result else { return }
         c.status = .idle
+        // Applications listed at join wait for this reviewer too.
+        self.review(&c)
         self.every(self.settings.inviteEvery, .invite, &c)
         self.every(self.settings.kickEvery, .kick, &c)
         self.every(self.settings.lockEvery, .lock, &c)
@@ -99,20 +157,94 @@ public final class StandardHost: ClientBehavior {
   }
 
   public func hostEvent(_ event: HostEvent, _ c: inout Client) {
-    if case .onGuestApplicationReceived(let guest) = event {
+    guard case .onGuestApplicationReceived(let guest) = event else { return }
+    if settings.reviewAtOnce == nil {
+      c.reviewStarted(guest)
+      c.schedule(after: settings.thinkTime.sampleDuration(&c.random), tag: Tag.decide.rawValue, arg: guest)
+    } else {
+      review(&c)
+    }
+  }
+
+  /// The applicants `c` is reviewing now.
+  func underReview(_ c: Client) -> [UInt32] {
+    let slot = Int(c.runtime.clients[Int(c.user)].staffSlot)
+    return slot < 0 || slot >= desk.reviewing.count ? [] : desk.reviewing[slot]
+  }
+
+  /// Takes up applications from the applicants list while this reviewer has a free hand.
+  func review(_ c: inout Client) {
+    guard let atOnce = settings.reviewAtOnce, c.status == .idle else { return }
+    let slot = Int(c.runtime.clients[Int(c.user)].staffSlot)
+    guard slot >= 0 else { return }
+    desk.ensure(slots: c.runtime.applicants.count, room: c.room)
+    while desk.reviewing[slot].count < atOnce {
+      // What the SDK lists, less what this reviewer has in hand or has just answered (and, with
+      // claims, what the room's other reviewers have in hand).
+      var open = c.coGuest.applicants.filter {
+        !desk.reviewing[slot].contains($0) && !desk.answering[slot].contains($0)
+      }
+      if settings.reviewClaims { open.removeAll { desk.claimed[Int(c.room)].contains($0) } }
+      guard !open.isEmpty else { return }
+      let guest: UInt32
+      switch settings.reviewOrder {
+      case .oldest: guest = open[0]
+      case .newest: guest = open[open.count - 1]
+      case .random: guest = open[Int(c.random.next(below: UInt64(open.count)))]
+      }
+      desk.reviewing[slot].append(guest)
+      if settings.reviewClaims { desk.claimed[Int(c.room)].append(guest) }
+      c.reviewStarted(guest)
       c.schedule(after: settings.thinkTime.sampleDuration(&c.random), tag: Tag.decide.rawValue, arg: guest)
     }
   }
 
-  public func liveEnded(_ c: inout Client) { c.status = .left }
+  /// The review of `guest` ends (its decision is made, or the reviewer left): the hand is free.
+  func endReview(_ guest: UInt32, _ c: inout Client) {
+    c.reviewEnded(guest)
+    guard settings.reviewAtOnce != nil else { return }
+    let slot = Int(c.runtime.clients[Int(c.user)].staffSlot)
+    guard slot >= 0 && slot < desk.reviewing.count else { return }
+    desk.remove(guest, from: &desk.reviewing[slot])
+    if settings.reviewClaims && Int(c.room) < desk.claimed.count {
+      desk.remove(guest, from: &desk.claimed[Int(c.room)])
+    }
+  }
 
-  public func loginEvent(_ event: LoginEvent, _ c: inout Client) { c.status = .left }
+  /// Sends the answer to `guest`'s application; until it comes back, the guest still listed is not
+  /// taken up again (the app greys the row out).
+  func answer(accept: Bool, _ guest: UInt32, _ c: inout Client, _ then: Completion? = nil) {
+    let slot = Int(c.runtime.clients[Int(c.user)].staffSlot)
+    let tracked = settings.reviewAtOnce != nil && slot >= 0 && slot < desk.answering.count
+    if tracked { desk.answering[slot].append(guest) }
+    let done: Completion = { [desk] c, result in
+      if tracked { desk.remove(guest, from: &desk.answering[slot]) }
+      then?(&c, result)
+    }
+    if accept {
+      c.coGuest.acceptApplication(userID: guest, completion: done)
+    } else {
+      c.coGuest.rejectApplication(userID: guest, completion: done)
+    }
+  }
+
+  public func liveEnded(_ c: inout Client) { leave(&c) }
+
+  public func loginEvent(_ event: LoginEvent, _ c: inout Client) { leave(&c) }
+
+  /// The host leaves: the reviews under way end undecided.
+  func leave(_ c: inout Client) {
+    c.status = .left
+    for guest in underReview(c) { endReview(guest, &c) }
+  }
 
   public func timer(tag: UInt32, arg: UInt32, _ c: inout Client) {
     guard c.status == .idle else { return }
     switch Tag(rawValue: tag) {
     case .decide:
+      endReview(arg, &c)
       decide(guest: arg, &c)
+      review(&c)
     case .invite:
       if let guest = c.randomAudienceMember() {
         c.coGuest.inviteToSeat(userID: guest, seatIndex: -1, timeout: settings.inviteTimeout) {
@@ -170,18 +302,18 @@ public final class StandardHost: ClientBehavior {
     // have left the SDK's applicants list.
     guard c.coGuest.hasApplicant(guest) || mistakes.contains(.staleApplicants) else { return }
     if settings.rejectWhenFull && !hasRoom(c) {
-      c.coGuest.rejectApplication(userID: guest)
+      answer(accept: false, guest, &c)
       return
     }
     guard c.random.chance(settings.acceptProbability) else {
-      c.coGuest.rejectApplication(userID: guest)
+      answer(accept: false, guest, &c)
       return
     }
-    c.coGuest.acceptApplication(userID: guest) { c, result in
+    answer(accept: true, guest, &c) { [unowned self] c, result in
       guard case .failure(let error) = result, error != .alreadyProcessed, error != .refused else { return }
       // No seat could be given: tell the applicant now rather than leave it waiting (if it still
       // waits: it may have cancelled or timed out meanwhile).
-      if c.coGuest.hasApplicant(guest) { c.coGuest.rejectApplication(userID: guest) }
+      if c.coGuest.hasApplicant(guest) { self.answer(accept: false, guest, &c) }
     }
   }
 

@@ -89,6 +89,9 @@ extension LiveMetrics {
     LiveMetrics.close(&latencies[LiveMetrics.loginToRoom], from: &starts.users[Int(user)].loginCalled, now)
   }
 
+  /// An application waited `waited` for its first reviewer (`seat.wait_for_review`).
+  public mutating func reviewWaited(_ waited: SimDuration) { latencies[LiveMetrics.waitForReview].record(waited) }
+
   /// Request `id` (the next in order) was filed by a call made at `calledAt`.
   public mutating func requestFiled(_ id: UInt32, calledAt: SimInstant) {
     precondition(Int(id) == starts.requested.count, "requests are filed in ID order")

@@ -16,7 +16,7 @@ public struct LiveMetrics: Sendable {
   public static let latencyNames = [
     "seat.apply_to_response", "seat.accept_to_connected", "seat.invite_to_response", "login.to_room",
     "call.dial_to_ring", "call.dial_to_connected", "push.send_to_delivery", "push.delivery_to_report",
-    "login.to_token_upload",
+    "login.to_token_upload", "seat.wait_for_review",
   ]
   /// Index of `seat.apply_to_response`: from the user tapping "apply" to the client receiving the
   /// first terminal answer (the apply call failing, an accept, a rejection, a timeout).
@@ -41,6 +41,9 @@ public struct LiveMetrics: Sendable {
   /// Index of `login.to_token_upload`: from a phone app's `login` call to its VoIP token reaching the
   /// push backend.
   public static let loginToTokenUpload = 8
+  /// Index of `seat.wait_for_review`: from the server filing an application to the first host or
+  /// admin taking it up (the wait for a free reviewer; the think time is not part of it).
+  public static let waitForReview = 9
 
   // Counter indices, registered in this order.
   public let applications: Int
@@ -92,6 +95,8 @@ public struct LiveMetrics: Sendable {
   public let probePushAfterCallEnded: Int
   public let probeAnswerAfterCancel: Int
   public let probeJoinDuringColdStart: Int
+  /// Reviews taken up by hosts and admins (two reviewers taking up one application count twice).
+  public let reviews: Int
 
   // The cases in order, built once (`allCases` builds an array on every use).
   public static let errors = SeatError.allCases
@@ -153,6 +158,7 @@ public struct LiveMetrics: Sendable {
     probePushAfterCallEnded = counters.register("probe.push_after_call_ended")
     probeAnswerAfterCancel = counters.register("probe.answer_after_cancel")
     probeJoinDuringColdStart = counters.register("probe.join_during_cold_start")
+    reviews = counters.register("seat.reviews")
   }
 
   /// Counts an SDK call that failed with `error` (as `errors.<name>`), and the contract's seat-limit

@@ -32,6 +32,14 @@ public struct CapacityStudy: Codable, Sendable {
   public var knee: String?
   /// Set when a value past the knee passed again: the order given may not be one of rising load.
   public var nonMonotone: Bool
+  /// Whether the values rise in capacity (they fail first, then pass), so the knee is the
+  /// smallest value that passes rather than the largest.
+  public var kneeIsSmallest = false
+  /// The resource that saturates at the knee (`server.seats`, `room.reviewers`, …): the busiest
+  /// one on the failing side of it.
+  public var bottleneck: String?
+  /// Per latency with a p99 threshold (`… .p99 < X`): X in milliseconds, drawn on its chart.
+  public var p99LimitsMs: [String: Double] = [:]
 
   /// Results for one value.
   public struct Point: Codable, Sendable {
@@ -51,6 +59,12 @@ public struct CapacityStudy: Codable, Sendable {
     public var seatRejection: Interval
     /// Whether every seed passed.
     public var meetsAll: Bool
+    /// Per resource: its utilisation (0–1), the mean over the seeds with its 95% interval.
+    public var utilisation: [String: Interval] = [:]
+    /// The resource with the highest utilisation at this value: the first to saturate.
+    public var busiest: String?
+    /// The thresholds that failed on at least one seed.
+    public var failedThresholds: [String] = []
 
     /// Creates a point.
     public init(
@@ -130,5 +144,13 @@ extension CapacityStudy.Interval {
     let q = xs.count - 1 <= t.count ? t[xs.count - 2] : 1.96
     let half = q * (variance / n).squareRoot()
     return .init(value: m, low: m - half, high: m + half)
+  }
+}
+
+extension CapacityStudy.Point {
+  /// The busiest resource and its utilisation, as a table shows it (`room.reviewers 97%`).
+  public var busiestText: String {
+    guard let busiest, let u = utilisation[busiest] else { return "–" }
+    return "\(busiest) \(Int((u.value * 100).rounded()))%"
   }
 }

@@ -58,6 +58,9 @@ public struct RunReport: Codable, Sendable {
   public var faults: [FaultCount]
   /// Pass/fail thresholds and their values.
   public var thresholds: [ThresholdResult]
+  /// The resources a capacity planner reads (reviewers, seats, server services): how busy each
+  /// was, its queue, what it refused. Absent in reports written before it existed.
+  public var resources: [ResourceUsage]?
   /// Gauges sampled over the run.
   public var timeSeries: Series?
   /// When and where the run happened; differs between two runs of the same seed.

@@ -269,6 +269,7 @@ public struct SimulationRun {
         RunReport.FaultCount(kind: $0.kind.rawValue, injected: Int($0.injected))
       },
       thresholds: [], timeSeries: series, meta: meta)
+    report.resources = result.world.resources(end: result.simulated)
     report.evaluate(profile.thresholds)
     return report
   }

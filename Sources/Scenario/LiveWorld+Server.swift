@@ -116,6 +116,7 @@ extension LiveWorld {
   /// A request was filed: remember when it was asked for and arm its timeout.
   mutating func filed(_ id: UInt32, _ op: OperationRecord, _ scheduler: inout Scheduler) {
     measured.requestFiled(id, calledAt: op.issuedAt)
+    reviews.filed(id, application: server.seats.requests[Int(id)].kind == .application, now: scheduler.now)
     var timeout = op.timeout
     if timeout > .zero && chaos.isOn(.seatNoTimeout) && chaos.fires(.seatNoTimeout, user: op.user, scheduler.now) {
       timeout = .zero  // filed as if the client had asked for none
@@ -185,8 +186,10 @@ extension LiveWorld {
       let c = server.seats.changes[i]
       if checking { checker.observe(c, seats: server.seats, at: now) }
       measured.observe(c, now)
+      seated.add(c.seated ? 1 : -1, at: now.nanoseconds)
     }
     if n == 0 && server.seats.ended.isEmpty { return }
+    for id in server.seats.ended { reviews.ended(id, now: now) }
     server.fanOut()
     flush(&scheduler)
   }

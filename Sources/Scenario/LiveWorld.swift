@@ -56,6 +56,10 @@ public struct LiveWorld: World {
   var deviceRandom: [SplitMix64]
   /// Arrivals, the flash crowd and co-hosting.
   var workload: Workload
+  /// The hosts and admins as reviewers: the wait for review and their load.
+  var reviews: ReviewBook
+  /// Guests seated across all rooms, over time (the `room.seats` resource).
+  var seated = LevelGauge()
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
@@ -124,6 +128,7 @@ public struct LiveWorld: World {
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
     deviceRandom = streams.entities("devices", layout.identities)
     workload = Workload(profile: profile, layout: layout, streams: streams)
+    reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
   }
 
   /// Schedules the first events: owners and admins start at time zero, viewers by the arrival
@@ -389,6 +394,15 @@ public struct LiveWorld: World {
         scheduler.schedule(
           after: delay,
           event(.clientTimer, user, inFlight.addTimer(tag: tag, arg: arg, generation: generation(of: user))))
+      case .review(let user, let guest, let started):
+        if started { measured.counters.add(measured.reviews) }
+        let id = server.seats.pendingApplication(of: guest)
+        if let waited = reviews.review(
+          slot: Int(runtime.clients[Int(user)].staffSlot), pending: id.map { server.seats.requests[Int($0)] }, id: id,
+          started: started, now: scheduler.now)
+        {
+          measured.reviewWaited(waited)
+        }
       }
       i += 1
     }

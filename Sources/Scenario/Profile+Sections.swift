@@ -148,7 +148,7 @@ extension Profile {
         policies.append(p)
       }
     }
-    let h = HostSettings(
+    var h = HostSettings(
       thinkTime: think,
       acceptProbability: try o.get("acceptProbability", default: base?.acceptProbability ?? .one) {
         n throws(ProfileError) in try n.ratio()
@@ -168,6 +168,18 @@ extension Profile {
       moveEvery: try dist("moveEvery", base?.moveEvery, &o),
       movePolicies: policies,
       endLiveAfter: try dist("endLiveAfter", base == nil ? nil : base?.endLiveAfter, &o))
+    let atOnceDefault: Int? = base == nil ? 1 : base?.reviewAtOnce
+    h.reviewAtOnce = try o.get("reviewAtOnce", default: atOnceDefault) { n throws(ProfileError) -> Int? in
+      if case .string("unlimited") = n.value { return nil }
+      if case .string = n.value { throw n.error("expected a whole number from 1 to 1000 or \"unlimited\"") }
+      return try n.int(1...1000)
+    }
+    h.reviewOrder = try o.get("reviewOrder", default: base?.reviewOrder ?? .oldest) { n throws(ProfileError) in
+      try n.oneOf(ReviewOrder.self)
+    }
+    h.reviewClaims = try o.get("reviewClaims", default: base?.reviewClaims ?? false) { n throws(ProfileError) in
+      try n.bool()
+    }
     try o.finish()
     return h
   }

@@ -15,7 +15,7 @@ enum CLI {
       stampede shrink PROFILE --seed N [--mistake ID] [--budget R] [--nearby K] [--out FILE]
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE]
-      stampede capacity PROFILE --vary KEY=V1,V2,... [--seeds A..B] [--jobs J] [--out DIR]
+      stampede capacity PROFILE --vary KEY=V1,V2,... [--vary ...] [--grid] [--seeds A..B] [--jobs J] [--out DIR]
       stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--json]
       stampede validate PROFILE...
       stampede apps
@@ -173,18 +173,27 @@ enum CLI {
     code is 2. Writes FILE (default: summary.json) and summary.md, summary.html, junit.xml beside it.
     """,
     "capacity": """
-    stampede capacity PROFILE --vary KEY=V1,V2,... [options]
+    stampede capacity PROFILE --vary KEY=V1,V2,... [--vary KEY2=...] [--grid] [options]
 
-    Sweeps one profile setting, e.g. population.audiencePerRoom=1000,2000,5000 or
-    seats.packageLimit=4,6,8 (use | between values that contain commas), running every value over
-    the same seeds. For each value it reports SLO attainment (the share of seeds with no violation
-    and every threshold met, with a 95% Wilson interval), the seat rejection rate and each latency's
-    p99 (mean over seeds with a 95% interval), and it finds the knee: the largest value, in the
-    order given, up to which every value met every threshold on every seed. Writes DIR/capacity.md,
-    capacity.html (table and charts) and capacity.json.
+    Sweeps profile settings, e.g. population.audiencePerRoom=1000,2000,5000 or
+    population.adminsPerRoom=0,1,2,4 (use | between values that contain commas), running every value
+    over the same seeds. With several --vary, the later keys follow the first value by value (every
+    list as long: --vary seats.maxSeatCount=4,6,8 --vary seats.packageLimit=4,6,8), or with --grid
+    every combination is run. For each value it reports SLO attainment (the share of seeds with no
+    violation and every threshold met, with a 95% Wilson interval), the seat rejection rate, each
+    latency's p99 (mean over seeds with a 95% interval) and each resource's utilisation (reviewers,
+    seats, server services), naming the busiest. It finds the knee: for values rising in load, the
+    largest value up to which every seed met every threshold; for values rising in capacity (they
+    fail first), the smallest value from which they all do; and it names the bottleneck, the
+    busiest resource on the failing side of the knee. Writes DIR/capacity.md, capacity.html (table,
+    charts with the threshold and the knee marked) and capacity.json.
+
+    The profile must have thresholds: they define the knee. Exit codes: 0 a knee was found, 3 no
+    value met every threshold (the failed thresholds are named), 2 bad input.
 
     Options:
-      --vary KEY=LIST   the dotted profile key and its values (each checked like the profile)
+      --vary KEY=LIST   a dotted profile key and its values (each checked like the profile); repeatable
+      --grid            run every combination of the --vary lists instead of zipping them
       --seeds A..B      seeds per value (default: 1..10)
       --jobs J          seeds run at once (default: the number of cores)
       --out DIR         output folder (default: reports/<profile>/capacity-<KEY>)
@@ -296,7 +305,10 @@ func loadProfile(_ path: String) -> (profile: Profile, data: Data)? {
 /// A tiny option parser: `--name value` pairs and positional words, with clear errors.
 struct Options {
   var positional: [String] = []
+  /// The last value of each valued option.
   var values: [String: String] = [:]
+  /// Every value of each valued option, in order (for options that may repeat).
+  var all: [String: [String]] = [:]
   var flags: Set<String> = []
 
   init(_ args: [String], valued: Set<String>, flags allowedFlags: Set<String>) throws {
@@ -318,6 +330,7 @@ struct Options {
             values[name] = args[i + 1]
             i += 1
           }
+          all[name, default: []].append(values[name]!)
         } else if allowedFlags.contains(name) && inline == nil {
           flags.insert(name)
         } else {

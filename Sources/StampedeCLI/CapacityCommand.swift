@@ -6,14 +6,26 @@ import Scenario
 /// `stampede capacity`.
 enum CapacityCommand {
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--vary", "--seeds", "--jobs", "--out", "--app"], flags: [])
+    let options = try Options(args, valued: ["--vary", "--seeds", "--jobs", "--out", "--app"], flags: ["--grid"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("capacity takes exactly one PROFILE")
     }
-    guard let varyText = options.values["--vary"] else { throw UsageError("capacity needs --vary KEY=V1,V2,...") }
-    guard let vary = Capacity.parseVary(varyText) else {
+    let varyTexts = options.all["--vary"] ?? []
+    guard !varyTexts.isEmpty else { throw UsageError("capacity needs --vary KEY=V1,V2,...") }
+    var varies: [(key: String, values: [String])] = []
+    for text in varyTexts {
+      guard let vary = Capacity.parseVary(text) else {
+        throw UsageError("--vary: expected KEY=V1,V2,... (or KEY=V1|V2|... when values contain commas), got '\(text)'")
+      }
+      guard !varies.contains(where: { $0.key == vary.key }) else {
+        throw UsageError("--vary: \(vary.key) is given twice")
+      }
+      varies.append(vary)
+    }
+    guard let combined = Capacity.combine(varies, grid: options.flags.contains("--grid")) else {
+      let counts = varies.map { "\($0.key): \($0.values.count)" }.joined(separator: ", ")
       throw UsageError(
-        "--vary: expected KEY=V1,V2,... (or KEY=V1|V2|... when values contain commas), got '\(varyText)'")
+        "--vary: lists that follow each other must be as long (\(counts)); add --grid to run every combination")
     }
     let rangeText = options.values["--seeds"] ?? "1..10"
     guard let seeds = Sharding.parseRange(rangeText) else {
@@ -27,7 +39,7 @@ enum CapacityCommand {
     let profiles: [Profile]
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
-      profiles = try Capacity.profiles(data: data, key: vary.key, values: vary.values)
+      profiles = try Capacity.profiles(data: data, settings: combined.settings)
     } catch let error as ProfileError {
       var e = error
       e.file = path
@@ -37,20 +49,30 @@ enum CapacityCommand {
       printError("stampede: cannot read \(path): \(error.localizedDescription)")
       return .usage
     }
-    let out = options.values["--out"] ?? "reports/\(profiles[0].name)/capacity-\(vary.key)"
+    guard !profiles[0].thresholds.isEmpty else {
+      printError(
+        "stampede: \(path) has no thresholds, and the knee is where thresholds stop holding; add some, e.g. "
+          + "thresholds: [\"seat.apply_to_response.p99 < 10s\", \"seat.wait_for_review.p90 < 10s\"]")
+      return .usage
+    }
+    let key = combined.key
+    let out =
+      options.values["--out"]
+      ?? "reports/\(profiles[0].name)/capacity-\(varies.map(\.key).joined(separator: "+"))"
     print(
-      "capacity \(profiles[0].name): \(vary.key) over \(vary.values.joined(separator: ", ")), seeds \(seeds.from)..\(seeds.to)"
+      "capacity \(profiles[0].name): \(key) over \(combined.labels.joined(separator: ", ")), seeds \(seeds.from)..\(seeds.to)"
     )
     let study = Capacity.run(
-      profiles: profiles, values: vary.values, key: vary.key, profilePath: path, profileData: data, seeds: seeds,
+      profiles: profiles, values: combined.labels, key: key, profilePath: path, profileData: data, seeds: seeds,
       jobs: jobs, app: try AppRegistry.app(options.values["--app"]), program: AppRegistry.program,
       progress: { p in
         let p99 = p.latencies.keys.sorted().compactMap { name in
           p.latencies[name]?.p99Ms.map { "\(name).p99=\(String(format: "%.1f", $0))ms" }
         }
         print(
-          "  \(vary.key)=\(p.value): \(p.passed)/\(p.seeds) seeds pass, seat rejection "
-            + String(format: "%.1f%%", p.seatRejection.value * 100) + "  " + p99.joined(separator: " "))
+          "  \(key)=\(p.value): \(p.passed)/\(p.seeds) seeds pass, seat rejection "
+            + String(format: "%.1f%%", p.seatRejection.value * 100) + ", busiest \(p.busiestText)  "
+            + p99.joined(separator: " "))
       })
     do {
       try study.write(to: out)
@@ -60,6 +82,6 @@ enum CapacityCommand {
     }
     print(study.kneeSentence)
     print("  report: \(out)/capacity.html (also capacity.md, capacity.json)")
-    return .pass
+    return study.knee == nil ? .thresholdFailed : .pass
   }
 }

@@ -59,6 +59,60 @@ import Testing
     #expect(throws: ProfileError.self) { try Capacity.profiles(data: data, key: "name.inner", values: ["1"]) }
   }
 
+  @Test func theKneeOfValuesRisingInCapacityIsTheSmallestThatPasses() {
+    // Load rising: pass, pass, fail; the failing value beside the knee shows the bottleneck.
+    let load = Capacity.knee([true, true, false, false])
+    #expect(load.knee == 1 && load.failingBeside == 2 && !load.rising && !load.nonMonotone)
+    // Capacity rising (more admins, more workers): fail, fail, pass.
+    let staff = Capacity.knee([false, false, true, true])
+    #expect(staff.knee == 2 && staff.failingBeside == 1 && staff.rising && !staff.nonMonotone)
+    #expect(Capacity.knee([true, true]).knee == 1)
+    #expect(Capacity.knee([false, false]).knee == nil)
+    #expect(Capacity.knee([true, false, true]).nonMonotone)
+    #expect(Capacity.knee([false, true, false]).nonMonotone)
+  }
+
+  @Test func severalVaryListsFollowEachOtherOrMakeAGrid() throws {
+    let maxSeats = (key: "seats.maxSeatCount", values: ["4", "6", "8"])
+    let limit = (key: "seats.packageLimit", values: ["4", "6", "8"])
+    let zipped = Capacity.combine([maxSeats, limit], grid: false)!
+    #expect(zipped.key == "seats.maxSeatCount + seats.packageLimit")
+    #expect(zipped.labels == ["4 + 4", "6 + 6", "8 + 8"])
+    #expect(zipped.settings[1].map(\.value) == ["6", "6"])
+    let grid = Capacity.combine([maxSeats, (key: "seats.packageLimit", values: ["2", "4"])], grid: true)!
+    #expect(grid.labels == ["4 × 2", "4 × 4", "6 × 2", "6 × 4", "8 × 2", "8 × 4"])
+    #expect(Capacity.combine([maxSeats, (key: "seats.packageLimit", values: ["2", "4"])], grid: false) == nil)
+    // Each setting is checked like the profile, naming every override.
+    let data = Data(CapacityTests.knownAnswer.utf8)
+    let profiles = try Capacity.profiles(data: data, settings: zipped.settings)
+    #expect(profiles.map(\.seats.packageLimit) == [4, 6, 8])
+    do {
+      _ = try Capacity.profiles(data: data, settings: [[("seats.maxSeatCount", "4"), ("seats.packageLimit", "6")]])
+      Issue.record("a package limit above the seat count was accepted")
+    } catch {
+      #expect(error.message.contains("(with seats.maxSeatCount=4, seats.packageLimit=6)"))
+    }
+  }
+
+  @Test func theStaffingStudyFindsTheKneeAndNamesTheReviewersAsTheBottleneck() throws {
+    let (profile, data) = try repositoryProfile("flash-crowd-staffing.json5")
+    #expect(!profile.thresholds.isEmpty)
+    let values = ["2", "8"]
+    let profiles = try Capacity.profiles(data: data, key: "population.adminsPerRoom", values: values)
+    let study = Capacity.run(
+      profiles: profiles, values: values, key: "population.adminsPerRoom",
+      profilePath: "profiles/flash-crowd-staffing.json5", profileData: data, seeds: .init(from: 1, to: 2), jobs: 2)
+    #expect(study.points.map(\.meetsAll) == [false, true])
+    #expect(study.knee == "8" && study.kneeIsSmallest)
+    #expect(study.bottleneck == "room.reviewers")
+    #expect(study.points[0].busiest == "room.reviewers")
+    #expect(study.points[0].failedThresholds == ["seat.apply_to_response.p90 < 10s"])
+    #expect(study.kneeSentence.contains("smallest value") && study.kneeSentence.contains("Bottleneck: room.reviewers"))
+    #expect(study.html.contains("<title>knee</title>") && study.html.contains("<title>threshold</title>"))
+    let json = String(decoding: try JSONEncoder().encode(study), as: UTF8.self)
+    #expect(json.contains("\"bottleneck\":\"room.reviewers\""))
+  }
+
   @Test func intervalsCoverWhatTheyShould() {
     let all = CapacityStudy.Interval.wilson(successes: 10, of: 10)
     #expect(all.value == 1 && all.high == 1 && abs(all.low - 0.7225) < 0.001)

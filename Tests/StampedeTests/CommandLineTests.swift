@@ -95,6 +95,15 @@ enum Tool {
       #expect(r.status == 2, "\(args)")
       #expect(r.stderr.hasPrefix("stampede: "), "\(args): \(r.stderr)")
     }
+    // A capacity study needs thresholds (they define the knee), and zipped lists of one length.
+    let noThresholds = try Tool.run([
+      "capacity", "profiles/seat-rush.json5", "--vary", "population.adminsPerRoom=1,2", "--seeds", "1..1",
+    ])
+    #expect(noThresholds.status == 2 && noThresholds.stderr.contains("has no thresholds"), "\(noThresholds.stderr)")
+    let uneven = try Tool.run([
+      "capacity", "profiles/smoke.json5", "--vary", "seats.maxSeatCount=6,8", "--vary", "seats.packageLimit=4",
+    ])
+    #expect(uneven.status == 2 && uneven.stderr.contains("add --grid"), "\(uneven.stderr)")
     let help = try Tool.run(["help", "run"])
     #expect(help.status == 0 && help.stdout.contains("--seed N"))
     let version = try Tool.run(["version"])

@@ -1,0 +1,97 @@
+/// A whole-number level that changes in steps over simulated time (a queue's length, busy
+/// workers): the time spent at each level, from which its time-weighted mean and quantiles follow.
+public struct LevelGauge: Sendable {
+  /// The level now.
+  public private(set) var level = 0
+  /// The highest level reached.
+  public private(set) var peak = 0
+  /// When the level last changed (nanoseconds).
+  var sinceNs: Int64 = 0
+  /// Nanoseconds spent at each level (grown as higher levels are reached).
+  var timeAt: [Int64] = [0]
+
+  /// A gauge at level zero from time zero.
+  public init() {}
+
+  /// The level becomes `newLevel` at `nowNs` (never before the last change).
+  public mutating func set(_ newLevel: Int, at nowNs: Int64) {
+    precondition(newLevel >= 0, "a level is never negative")
+    timeAt[level] &+= max(0, nowNs - sinceNs)
+    sinceNs = max(sinceNs, nowNs)
+    level = newLevel
+    if newLevel > peak {
+      peak = newLevel
+      if timeAt.count <= newLevel { timeAt += [Int64](repeating: 0, count: newLevel + 1 - timeAt.count) }
+    }
+  }
+
+  /// The level moves by `delta` at `nowNs`.
+  public mutating func add(_ delta: Int, at nowNs: Int64) { set(level + delta, at: nowNs) }
+
+  /// Time at each level up to `endNs` (the level now held until then).
+  func times(untilNs endNs: Int64) -> [Int64] {
+    var t = timeAt
+    t[level] &+= max(0, endNs - sinceNs)
+    return t
+  }
+
+  /// The time-weighted mean level over `[0, endNs)`.
+  public func mean(untilNs endNs: Int64) -> Double {
+    guard endNs > 0 else { return Double(level) }
+    var sum = 0.0
+    for (l, t) in times(untilNs: endNs).enumerated() where t > 0 { sum += Double(l) * Double(t) }
+    return sum / Double(endNs)
+  }
+
+  /// The smallest level at or below which the gauge spent at least the share `q` of `[0, endNs)`.
+  public func quantile(_ q: Double, untilNs endNs: Int64) -> Int {
+    let t = times(untilNs: endNs)
+    let total = t.reduce(0, &+)
+    guard total > 0 else { return level }
+    let want = q * Double(total)
+    var cumulative = 0.0
+    for (l, spent) in t.enumerated() {
+      cumulative += Double(spent)
+      if cumulative >= want { return l }
+    }
+    return t.count - 1
+  }
+
+  /// The share of `[0, endNs)` the level was at least 1, over `capacity` (0 when none): for a
+  /// count of busy servers, their utilisation.
+  public func utilisation(capacity: Int, untilNs endNs: Int64) -> Double {
+    guard capacity > 0, endNs > 0 else { return 0 }
+    return min(1, mean(untilNs: endNs) / Double(capacity))
+  }
+}
+
+/// One resource of a run as a capacity planner reads it: how busy it was, how long its queue
+/// grew, and what it refused. `report.json` lists them under `resources`.
+public struct ResourceUsage: Codable, Sendable, Equatable {
+  /// What it is: `server.seats`, `server.login`, `server.calls`, `server.push`, `room.reviewers`,
+  /// `room.seats`.
+  public var name: String
+  /// Time-weighted share of its capacity in use, 0–1.
+  public var utilisation: Double
+  /// Time-weighted mean length of its queue (what waits for it).
+  public var queueMean: Double
+  /// The 99th percentile of its queue length over time.
+  public var queueP99: Int
+  /// What it turned away, by reason (`queue_full`, `rate_user`, `rate_room`, `rate_app`,
+  /// `seat_limit`, `all_taken`), only reasons that occurred.
+  public var refused: [String: UInt64]
+  /// Its capacity as configured, in words (`8 workers`, `2 reviewers × 1 at once`).
+  public var capacity: String
+
+  /// Creates a figure.
+  public init(
+    name: String, utilisation: Double, queueMean: Double, queueP99: Int, refused: [String: UInt64], capacity: String
+  ) {
+    self.name = name
+    self.utilisation = utilisation
+    self.queueMean = queueMean
+    self.queueP99 = queueP99
+    self.refused = refused
+    self.capacity = capacity
+  }
+}
