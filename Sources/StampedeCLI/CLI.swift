@@ -57,7 +57,7 @@ enum CLI {
     Options:
       --seeds A..B      seeds to try, in order (default: 1..10)
       --profile FILE    the proving ground (default: profiles/mistakes.json5)
-      --mistake ID,...  only these mistakes (default: all 16)
+      --mistake ID,...  only these mistakes (default: all of them)
       --jobs J          mistakes checked in parallel (default: all cores)
       --json            print {"mistakes": [{"id", "summary", "caughtBy", "firstFailingSeed",
                         "seedsTried", "events", "repro"}]}
