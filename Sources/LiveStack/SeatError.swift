@@ -5,8 +5,11 @@
 public enum SeatError: Int32, Error, CaseIterable, Sendable, Codable {
   /// Generic failure.
   case failed = -1
-  /// Invalid parameter.
-  case invalidParameter = -2
+  /// The request was rate-limited ("request is limited, please try again later"; TUIError
+  /// `ERR_FREQ_LIMIT`): a server service's rate limit (`server.<service>.ratePer…`).
+  case frequencyLimited = -2
+  /// Invalid parameter (TUIError `ERR_INVALID_PARAMETER`).
+  case invalidParameter = -1001
   /// Refused in the current state (an audience member applying while the room co-hosts, a viewer
   /// calling a host-only operation, a second login).
   case refused = -3

@@ -68,6 +68,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// Every second while app code with UI probes runs: the UI oracles compare each probed UI with
   /// the server.
   case uiCheck
+  /// a = operation slot, b = server service index (seats, login, calls): a worker of a service
+  /// with a capacity (`server.<service>`) finishes the request; the server carries it out.
+  case serverServed
 }
 
 extension LiveEvent {

@@ -6,9 +6,50 @@ import Oracles
 import SimKernel
 
 extension LiveWorld {
-  /// An SDK call reaches the server: the server carries it out (unless a fault stops it), the
-  /// world sends what it caused, then the bookkeeping and the faults the call opens a chance for.
+  /// An SDK call reaches the server: a service with a capacity admits, queues or refuses it;
+  /// otherwise it is carried out at once.
   mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
+    if limitedServices {
+      let op = inFlight.ops[Int(slot)]
+      let i = LiveWorld.serviceIndex(of: op.kind)
+      if services[i] != nil {
+        switch services[i]!.arrive(slot: slot, user: op.user, room: layout.homeRoom[Int(op.user)], now: scheduler.now) {
+        case .serve:
+          scheduler.schedule(after: serviceTime(i, slot: slot), event(.serverServed, slot, UInt32(i)))
+        case .queued:
+          break
+        case .refused(let why):
+          // A full queue fails with the generic error; a rate limit with the frequency limit.
+          let error: SeatError = why == .queueFull ? .failed : .frequencyLimited
+          if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
+          measured.countError(error)
+          reply(slot, error, &scheduler)
+        }
+        return
+      }
+    }
+    serve(slot: slot, &scheduler)
+  }
+
+  /// Which capacity (`server.seats`, `server.login`, `server.calls`, by index) serves `kind`.
+  static func serviceIndex(of kind: OperationKind) -> Int {
+    switch service(of: kind) {
+    case .login: return 1
+    case .calls: return 2
+    default: return 0
+    }
+  }
+
+  /// How long service `i` takes for the request in `slot` (drawn from its user's `service` stream).
+  mutating func serviceTime(_ i: Int, slot: UInt32) -> SimDuration {
+    let user = Int(inFlight.ops[Int(slot)].user)
+    return services[i]!.settings.serviceTime.sampleDuration(&serviceRandom[user])
+  }
+
+  /// A request is carried out (at once, or when a worker of its service finishes it): the server
+  /// performs it (unless a fault stops it), the world sends what it caused, then the bookkeeping
+  /// and the faults the call opens a chance for.
+  mutating func serve(slot: UInt32, _ scheduler: inout Scheduler) {
     let op = inFlight.ops[Int(slot)]
     precondition(op.live, "operation slot \(slot) is free")
     let user = op.user

@@ -60,6 +60,12 @@ public struct LiveWorld: World {
   var reviews: ReviewBook
   /// Guests seated across all rooms, over time (the `room.seats` resource).
   var seated = LevelGauge()
+  /// The server's services with a capacity (seats, login, calls), `nil` where unlimited.
+  var services: [ServiceQueue?] = [nil, nil, nil]
+  /// Whether any service has a capacity.
+  let limitedServices: Bool
+  /// Each user's `service` stream: the service times of its requests.
+  var serviceRandom: [SplitMix64] = []
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
@@ -129,6 +135,13 @@ public struct LiveWorld: World {
     deviceRandom = streams.entities("devices", layout.identities)
     workload = Workload(profile: profile, layout: layout, streams: streams)
     reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
+    limitedServices = profile.server.named.contains { $0.settings.isLimited }
+    if limitedServices {
+      for (i, s) in profile.server.named.enumerated() where s.settings.isLimited {
+        services[i] = ServiceQueue(settings: s.settings, users: users, rooms: layout.rooms)
+      }
+      serviceRandom = streams.entities("service", layout.identities)
+    }
   }
 
   /// Schedules the first events: owners and admins start at time zero, viewers by the arrival
@@ -261,6 +274,11 @@ public struct LiveWorld: World {
       if runtime.clients[Int(e.a)].joinedRoom == 0, server.seats.room(of: e.a) != nil, !inFlight.isJoining(e.a) {
         _ = server.seats.leave(user: e.a, now: scheduler.now)
         drainServer(&scheduler)
+      }
+    case .serverServed:
+      serve(slot: e.a, &scheduler)
+      if let next = services[Int(e.b)]!.finished(now: scheduler.now) {
+        scheduler.schedule(after: serviceTime(Int(e.b), slot: next), event(.serverServed, next, e.b))
       }
     case .uiCheck:
       checkUIs()

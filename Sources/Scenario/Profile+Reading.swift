@@ -85,6 +85,7 @@ extension Profile {
     let network = try o.get("network", default: Network(clientServer: .lognormal(median: 40e6, sigma: 0.4))) {
       n throws(ProfileError) in try readNetwork(n)
     }
+    let server = try o.get("server", default: ServerCapacity()) { n throws(ProfileError) in try readServer(n) }
     let workload = try o.get("workload", default: Workload(flashCrowd: nil, coHosting: nil)) {
       n throws(ProfileError) in try readWorkload(n)
     }
@@ -142,6 +143,7 @@ extension Profile {
       population: population, arrival: arrival, seats: seats, audience: audience, host: host, admin: admin,
       devices: devices, network: network, workload: workload, sampleEvery: sampleEvery)
     profile.thresholds = thresholds
+    profile.server = server
     profile.quirks = quirks
     profile.mistakes = mistakes
     profile.faults = faults

@@ -184,6 +184,42 @@ extension Profile {
     return h
   }
 
+  static func readServer(_ node: ProfileNode) throws(ProfileError) -> ServerCapacity {
+    var o = try node.object()
+    var server = ServerCapacity()
+    server.seats = try o.get("seats", default: .unlimited) { n throws(ProfileError) in try readService(n) }
+    server.login = try o.get("login", default: .unlimited) { n throws(ProfileError) in try readService(n) }
+    server.calls = try o.get("calls", default: .unlimited) { n throws(ProfileError) in try readService(n) }
+    try o.finish()
+    return server
+  }
+
+  static func readService(_ node: ProfileNode) throws(ProfileError) -> ServiceSettings {
+    var o = try node.object()
+    func count(_ key: String, _ range: ClosedRange<Int64>, unlimited: Bool, _ o: inout ProfileObject)
+      throws(ProfileError) -> Int?
+    {
+      try o.get(key, default: nil) { n throws(ProfileError) -> Int? in
+        if unlimited, case .string("unlimited") = n.value { return nil }
+        if case .string = n.value {
+          throw n.error(
+            "expected a whole number from \(range.lowerBound) to \(range.upperBound)"
+              + (unlimited ? " or \"unlimited\"" : "") + ", got \(n.value.shortDescription)")
+        }
+        return Int(try n.int(range))
+      }
+    }
+    let s = ServiceSettings(
+      workers: try count("workers", 1...1_000_000, unlimited: true, &o),
+      serviceTime: try o.get("serviceTime", default: .constant(0)) { n throws(ProfileError) in try n.distribution() },
+      queueLimit: try count("queueLimit", 0...100_000_000, unlimited: true, &o),
+      perUser: try count("ratePerUser", 1...1_000_000, unlimited: false, &o),
+      perRoom: try count("ratePerRoom", 1...100_000_000, unlimited: false, &o),
+      perApp: try count("ratePerApp", 1...1_000_000_000, unlimited: false, &o))
+    try o.finish()
+    return s
+  }
+
   static func readCalls(_ node: ProfileNode) throws(ProfileError) -> Calls {
     var o = try node.object()
     let users = try o.required("users").int(2...10_000_000)

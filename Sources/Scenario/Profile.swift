@@ -41,6 +41,8 @@ public struct Profile: Sendable {
   public var workload: Workload
   /// Sampling interval of the time series.
   public var sampleEvery: SimDuration
+  /// The server's services as queues (`server`): unlimited by default.
+  public var server = ServerCapacity()
   /// Pass/fail criteria checked after the run.
   public var thresholds: [Threshold] = []
   /// SDK quirk modes switched on (none by default).
@@ -134,6 +136,24 @@ public struct Profile: Sendable {
   }
 
   /// Network latency.
+  /// The capacity of each server service (`server.seats`, `server.login`, `server.calls`).
+  public struct ServerCapacity: Sendable {
+    /// Rooms, seats and co-guest requests (joinLive, applications, seat operations).
+    public var seats = ServiceSettings.unlimited
+    /// Login, TUILogin, logout and the VoIP token upload.
+    public var login = ServiceSettings.unlimited
+    /// Calls.
+    public var calls = ServiceSettings.unlimited
+
+    /// Every service served at once, without limits.
+    public init() {}
+
+    /// The services in report order, with their names.
+    public var named: [(name: String, settings: ServiceSettings)] {
+      [("seats", seats), ("login", login), ("calls", calls)]
+    }
+  }
+
   public struct Network: Sendable {
     /// One-way latency of a message between a client and the server.
     public var clientServer: Distribution

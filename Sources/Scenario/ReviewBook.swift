@@ -72,7 +72,7 @@ struct ReviewBook {
 
 extension LiveWorld {
   /// The run's resources as a capacity planner reads them, over a run that ended at `end`: the
-  /// reviewers (hosts and admins) and the seats.
+  /// reviewers (hosts and admins), the seats, and each server service with a capacity.
   public func resources(end: SimInstant) -> [ResourceUsage] {
     let endNs = end.nanoseconds
     let perRoom = min(profile.seats.maxSeatCount, profile.seats.packageLimit)
@@ -83,6 +83,24 @@ extension LiveWorld {
     let seats = ResourceUsage(
       name: "room.seats", utilisation: seated.utilisation(capacity: layout.rooms * perRoom, untilNs: endNs),
       queueMean: 0, queueP99: 0, refused: refused, capacity: "\(layout.rooms) room(s) × \(perRoom) guest seat(s)")
-    return [reviews.usage(endNs: endNs), seats]
+    var out = [reviews.usage(endNs: endNs), seats]
+    for (i, named) in profile.server.named.enumerated() {
+      guard let q = services[i] else { continue }
+      var refused: [String: UInt64] = [:]
+      for (k, why) in ServiceRefusal.allCases.enumerated() where q.refused[k] > 0 {
+        refused[why.rawValue] = q.refused[k]
+      }
+      let workers = q.settings.workers
+      var usage = ResourceUsage(
+        name: "server.\(named.name)",
+        utilisation: workers.map { q.busy.utilisation(capacity: $0, untilNs: endNs) } ?? 0,
+        queueMean: q.queued.mean(untilNs: endNs), queueP99: q.queued.quantile(0.99, untilNs: endNs),
+        refused: refused,
+        capacity: (workers.map { "\($0) worker(s)" } ?? "unlimited workers")
+          + (q.settings.queueLimit.map { ", queue \($0)" } ?? ""))
+      usage.waitMeanMs = q.meanWaitSeconds * 1000
+      out.append(usage)
+    }
+    return out
   }
 }

@@ -113,6 +113,33 @@ import Testing
     #expect(json.contains("\"bottleneck\":\"room.reviewers\""))
   }
 
+  @Test func varyingServerWorkersNamesTheServerAsTheBottleneck() throws {
+    // 6,000 viewers log in over ten minutes (10 a second) to a login service whose workers take
+    // 300 ms each: two workers (6.7 a second) fall behind, eight keep up.
+    let text = """
+      {
+        name: "login-staffing", duration: "12m",
+        population: { rooms: 2, audiencePerRoom: 3000, adminsPerRoom: 0 },
+        arrival: { pattern: "poisson", over: "10m" },
+        seats: { maxSeatCount: 4 },
+        audience: { stay: "100h", applyProbability: 0 },
+        host: { thinkTime: "1s" },
+        server: { login: { workers: 2, serviceTime: "exponential(300ms)" } },
+        thresholds: ["login.to_room.p99 < 2s"],
+      }
+      """
+    let data = Data(text.utf8)
+    let values = ["2", "8"]
+    let profiles = try Capacity.profiles(data: data, key: "server.login.workers", values: values)
+    let study = Capacity.run(
+      profiles: profiles, values: values, key: "server.login.workers", profilePath: "login.json5",
+      profileData: data, seeds: .init(from: 1, to: 2), jobs: 2)
+    #expect(study.points.map(\.meetsAll) == [false, true])
+    #expect(study.knee == "8" && study.bottleneck == "server.login")
+    #expect(study.points[0].utilisation["server.login"]!.value > 0.95)
+    #expect(study.points[1].busiest == "server.login")
+  }
+
   @Test func intervalsCoverWhatTheyShould() {
     let all = CapacityStudy.Interval.wilson(successes: 10, of: 10)
     #expect(all.value == 1 && all.high == 1 && abs(all.low - 0.7225) < 0.001)

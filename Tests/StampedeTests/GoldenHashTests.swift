@@ -101,7 +101,7 @@ import Testing
     "quirk:reentry-applications-as-invitations": "01b54a89cc8868ba",
     "quirk:duplicate-applicants": "01b54a89cc8868ba",
     "quirk:auto-disconnect-on-join": "97d9cb6213c5d536",
-    "quirk:second-request-overwrites": "0ed62ee7fe837622",
+    "quirk:second-request-overwrites": "64c39ff458142b7a",
   ]
 
   @Test func everyGoldenRunKeepsItsTraceHash() throws {

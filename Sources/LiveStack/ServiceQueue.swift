@@ -1,0 +1,165 @@
+import SimKernel
+
+/// The capacity of one server service (`server.<service>` in a profile): workers, the time each
+/// request takes, how many may wait, and rate limits per second.
+public struct ServiceSettings: Sendable, Equatable {
+  /// Requests served at once; `nil`: as many as arrive.
+  public var workers: Int?
+  /// How long serving one request takes.
+  public var serviceTime: Distribution
+  /// Requests that may wait for a worker; `nil`: no limit. A full queue refuses with -1.
+  public var queueLimit: Int?
+  /// Requests one user may make per second; beyond it the service refuses with -2 (frequency
+  /// limit).
+  public var perUser: Int?
+  /// Requests per second from the users of one room.
+  public var perRoom: Int?
+  /// Requests per second from the whole application.
+  public var perApp: Int?
+
+  /// A service with the given capacity.
+  public init(
+    workers: Int?, serviceTime: Distribution, queueLimit: Int?, perUser: Int?, perRoom: Int?, perApp: Int?
+  ) {
+    self.workers = workers
+    self.serviceTime = serviceTime
+    self.queueLimit = queueLimit
+    self.perUser = perUser
+    self.perRoom = perRoom
+    self.perApp = perApp
+  }
+
+  /// The default: every request served at once, no limits (the server as a pure function; the
+  /// latency is the network's).
+  public static let unlimited = ServiceSettings(
+    workers: nil, serviceTime: .constant(0), queueLimit: nil, perUser: nil, perRoom: nil, perApp: nil)
+
+  /// Whether the service ever delays or refuses a request.
+  public var isLimited: Bool { self != .unlimited }
+}
+
+/// Why a service turned a request away.
+public enum ServiceRefusal: String, Sendable, CaseIterable {
+  /// Every worker busy and the queue full (-1).
+  case queueFull = "queue_full"
+  /// The user's rate limit (-2).
+  case rateUser = "rate_user"
+  /// The room's rate limit (-2).
+  case rateRoom = "rate_room"
+  /// The application's rate limit (-2).
+  case rateApp = "rate_app"
+}
+
+/// One service's workers and queue at run time: admits, queues or refuses each request, and keeps
+/// the figures of the `server.<service>` resource.
+public struct ServiceQueue: Sendable {
+  /// The settings.
+  public let settings: ServiceSettings
+  /// Busy workers over time.
+  public private(set) var busy = LevelGauge()
+  /// Requests waiting for a worker over time.
+  public private(set) var queued = LevelGauge()
+  /// The waiting requests (operation slots with their arrival time), oldest first.
+  var waiting: [(slot: UInt32, arrivedNs: Int64)] = []
+  var head = 0
+  /// Refusals by reason (index of ``ServiceRefusal/allCases``).
+  public private(set) var refused = [UInt64](repeating: 0, count: ServiceRefusal.allCases.count)
+  /// Requests served, and their total wait for a worker (nanoseconds).
+  public private(set) var served: UInt64 = 0
+  public private(set) var waitedNs: Int64 = 0
+  /// Per user and per room: the second of the last request and how many came in it.
+  var userSecond: [Int64] = []
+  var userCount: [UInt32] = []
+  var roomSecond: [Int64] = []
+  var roomCount: [UInt32] = []
+  var appSecond: Int64 = -1
+  var appCount: UInt32 = 0
+
+  /// A service for `users` users in `rooms` rooms (one more for phones).
+  public init(settings: ServiceSettings, users: Int, rooms: Int) {
+    self.settings = settings
+    if settings.perUser != nil {
+      userSecond = [Int64](repeating: -1, count: users)
+      userCount = [UInt32](repeating: 0, count: users)
+    }
+    if settings.perRoom != nil {
+      roomSecond = [Int64](repeating: -1, count: rooms + 1)
+      roomCount = [UInt32](repeating: 0, count: rooms + 1)
+    }
+  }
+
+  /// What becomes of a request arriving now.
+  public enum Admission: Equatable, Sendable {
+    /// A worker takes it: serve it after the service time.
+    case serve
+    /// It waits for a worker.
+    case queued
+    /// It is turned away.
+    case refused(ServiceRefusal)
+  }
+
+  /// Counts one request in a one-second window; whether it stays within `limit`.
+  static func within(_ limit: Int?, second: Int64, _ last: inout Int64, _ count: inout UInt32) -> Bool {
+    guard let limit else { return true }
+    if last != second {
+      last = second
+      count = 0
+    }
+    count &+= 1
+    return count <= UInt32(limit)
+  }
+
+  /// A request in operation slot `slot` from `user` of `room` arrives at `now`.
+  public mutating func arrive(slot: UInt32, user: UInt32, room: UInt32, now: SimInstant) -> Admission {
+    let second = now.nanoseconds / 1_000_000_000
+    var refusal: ServiceRefusal?
+    if settings.perApp != nil && !ServiceQueue.within(settings.perApp, second: second, &appSecond, &appCount) {
+      refusal = .rateApp
+    } else if settings.perRoom != nil
+      && !ServiceQueue.within(settings.perRoom, second: second, &roomSecond[Int(room)], &roomCount[Int(room)])
+    {
+      refusal = .rateRoom
+    } else if settings.perUser != nil
+      && !ServiceQueue.within(settings.perUser, second: second, &userSecond[Int(user)], &userCount[Int(user)])
+    {
+      refusal = .rateUser
+    }
+    if refusal == nil {
+      if settings.workers.map({ busy.level < $0 }) ?? true {
+        busy.add(1, at: now.nanoseconds)
+        served &+= 1
+        return .serve
+      }
+      if settings.queueLimit.map({ waiting.count - head < $0 }) ?? true {
+        waiting.append((slot, now.nanoseconds))
+        queued.add(1, at: now.nanoseconds)
+        return .queued
+      }
+      refusal = .queueFull
+    }
+    refused[ServiceRefusal.allCases.firstIndex(of: refusal!)!] &+= 1
+    return .refused(refusal!)
+  }
+
+  /// A worker finished at `now`: the next waiting request it takes, if any (the worker stays
+  /// busy), or the worker goes idle.
+  public mutating func finished(now: SimInstant) -> UInt32? {
+    guard head < waiting.count else {
+      busy.add(-1, at: now.nanoseconds)
+      return nil
+    }
+    let next = waiting[head]
+    head += 1
+    if head > 1024 && head * 2 > waiting.count {
+      waiting.removeFirst(head)
+      head = 0
+    }
+    queued.add(-1, at: now.nanoseconds)
+    served &+= 1
+    waitedNs &+= now.nanoseconds - next.arrivedNs
+    return next.slot
+  }
+
+  /// The mean wait for a worker of the requests served so far (seconds).
+  public var meanWaitSeconds: Double { served == 0 ? 0 : Double(waitedNs) / Double(served) / 1e9 }
+}
