@@ -49,6 +49,9 @@ public enum PushLoss: String, Sendable, Codable, CaseIterable {
   case dropped
   /// The push backend was down (an injected outage).
   case outage
+  /// The push backend turned it away: its queue was full or a rate limit was reached
+  /// (`server.push`).
+  case refused
 }
 
 /// What the backend does for one offline callee.

@@ -147,6 +147,12 @@ extension LiveWorld {
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "conversation check for call \(e.b)",
         onServer: false)
+    case .pushServed:
+      let push = pushQueue[Int(e.a)]
+      return .init(
+        kind: name, room: nil, users: [push.user], request: nil,
+        detail: "push backend sends the push of call \(push.call)",
+        onServer: true)
     case .uiCheck:
       return .init(
         kind: name, room: nil, users: [], request: nil, detail: "the UI oracles compare app UIs with the server",

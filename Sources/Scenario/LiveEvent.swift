@@ -71,6 +71,8 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = operation slot, b = server service index (seats, login, calls): a worker of a service
   /// with a capacity (`server.<service>`) finishes the request; the server carries it out.
   case serverServed
+  /// a = queued push slot: a worker of the push backend (`server.push`) sends the push.
+  case pushServed
 }
 
 extension LiveEvent {

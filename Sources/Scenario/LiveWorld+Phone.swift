@@ -41,26 +41,49 @@ extension LiveWorld {
       if chaos.outage(user: user, service: .push, now) != nil {
         return measured.countLostPush(.outage)
       }
-      var latency =
-        callsProfile.push.backendLatency.sampleDuration(&pushRandom[Int(user)])
-        + callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)])
-      if let extra = chaos.slowdown(user: user, service: .push, now) { latency = latency + extra }
-      if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
-      scheduler.schedule(after: latency, event(.pushDelivered, user, call))
-      if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {
-        scheduler.schedule(
-          after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
+      guard services[3] != nil else { return sendPush(to: user, call: call, &scheduler) }
+      // The push backend has a capacity: the push waits for a worker, or is turned away.
+      let slot: UInt32
+      if let free = freePushSlots.popLast() {
+        slot = free
+        pushQueue[Int(slot)] = (user, call)
+      } else {
+        slot = UInt32(pushQueue.count)
+        pushQueue.append((user, call))
       }
-      if pushRandom[Int(user)].chance(callsProfile.push.duplicateRate) {
-        // APNs delivers it twice.
-        measured.counters.add(measured.pushDuplicated)
-        scheduler.schedule(
-          after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
+      switch services[3]!.arrive(slot: slot, user: user, room: layout.homeRoom[Int(user)], now: now) {
+      case .serve: scheduler.schedule(after: serviceTime(3, user: user), event(.pushServed, slot))
+      case .queued: break
+      case .refused:
+        freePushSlots.append(slot)
+        measured.countLostPush(.refused)
       }
     case .apnsAlert:
       measured.counters.add(measured.pushApnsAlert)
     case .lost(let reason):
       measured.countLostPush(reason)
+    }
+  }
+
+  /// The push backend sends a VoIP push to `user` for `call`: it reaches the phone after the
+  /// backend's and APNs's latency (and whatever faults add).
+  mutating func sendPush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
+    let now = scheduler.now
+    var latency =
+      callsProfile.push.backendLatency.sampleDuration(&pushRandom[Int(user)])
+      + callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)])
+    if let extra = chaos.slowdown(user: user, service: .push, now) { latency = latency + extra }
+    if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
+    scheduler.schedule(after: latency, event(.pushDelivered, user, call))
+    if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {
+      scheduler.schedule(
+        after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
+    }
+    if pushRandom[Int(user)].chance(callsProfile.push.duplicateRate) {
+      // APNs delivers it twice.
+      measured.counters.add(measured.pushDuplicated)
+      scheduler.schedule(
+        after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
     }
   }
 

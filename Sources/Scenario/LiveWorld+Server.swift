@@ -42,8 +42,12 @@ extension LiveWorld {
 
   /// How long service `i` takes for the request in `slot` (drawn from its user's `service` stream).
   mutating func serviceTime(_ i: Int, slot: UInt32) -> SimDuration {
-    let user = Int(inFlight.ops[Int(slot)].user)
-    return services[i]!.settings.serviceTime.sampleDuration(&serviceRandom[user])
+    serviceTime(i, user: inFlight.ops[Int(slot)].user)
+  }
+
+  /// How long service `i` takes for a request of `user` (drawn from the user's `service` stream).
+  mutating func serviceTime(_ i: Int, user: UInt32) -> SimDuration {
+    services[i]!.settings.serviceTime.sampleDuration(&serviceRandom[Int(user)])
   }
 
   /// A request is carried out (at once, or when a worker of its service finishes it): the server

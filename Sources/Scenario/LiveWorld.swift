@@ -60,8 +60,11 @@ public struct LiveWorld: World {
   var reviews: ReviewBook
   /// Guests seated across all rooms, over time (the `room.seats` resource).
   var seated = LevelGauge()
-  /// The server's services with a capacity (seats, login, calls), `nil` where unlimited.
-  var services: [ServiceQueue?] = [nil, nil, nil]
+  /// The server's services with a capacity (seats, login, calls, push), `nil` where unlimited.
+  var services: [ServiceQueue?] = [nil, nil, nil, nil]
+  /// VoIP pushes waiting for or being sent by the push backend (`server.push`), by slot.
+  public internal(set) var pushQueue: [(user: UInt32, call: UInt32)] = []
+  var freePushSlots: [UInt32] = []
   /// Whether any service has a capacity.
   let limitedServices: Bool
   /// Each user's `service` stream: the service times of its requests.
@@ -274,6 +277,14 @@ public struct LiveWorld: World {
       if runtime.clients[Int(e.a)].joinedRoom == 0, server.seats.room(of: e.a) != nil, !inFlight.isJoining(e.a) {
         _ = server.seats.leave(user: e.a, now: scheduler.now)
         drainServer(&scheduler)
+      }
+    case .pushServed:
+      let push = pushQueue[Int(e.a)]
+      freePushSlots.append(e.a)
+      sendPush(to: push.user, call: push.call, &scheduler)
+      if let next = services[3]!.finished(now: scheduler.now) {
+        scheduler.schedule(
+          after: serviceTime(3, user: pushQueue[Int(next)].user), event(.pushServed, next))
       }
     case .serverServed:
       serve(slot: e.a, &scheduler)

@@ -190,6 +190,7 @@ extension Profile {
     server.seats = try o.get("seats", default: .unlimited) { n throws(ProfileError) in try readService(n) }
     server.login = try o.get("login", default: .unlimited) { n throws(ProfileError) in try readService(n) }
     server.calls = try o.get("calls", default: .unlimited) { n throws(ProfileError) in try readService(n) }
+    server.push = try o.get("push", default: .unlimited) { n throws(ProfileError) in try readService(n) }
     try o.finish()
     return server
   }

@@ -136,7 +136,8 @@ public struct Profile: Sendable {
   }
 
   /// Network latency.
-  /// The capacity of each server service (`server.seats`, `server.login`, `server.calls`).
+  /// The capacity of each server service (`server.seats`, `server.login`, `server.calls`,
+  /// `server.push`).
   public struct ServerCapacity: Sendable {
     /// Rooms, seats and co-guest requests (joinLive, applications, seat operations).
     public var seats = ServiceSettings.unlimited
@@ -144,13 +145,15 @@ public struct Profile: Sendable {
     public var login = ServiceSettings.unlimited
     /// Calls.
     public var calls = ServiceSettings.unlimited
+    /// The push backend (TIMPush): each VoIP push it sends.
+    public var push = ServiceSettings.unlimited
 
     /// Every service served at once, without limits.
     public init() {}
 
     /// The services in report order, with their names.
     public var named: [(name: String, settings: ServiceSettings)] {
-      [("seats", seats), ("login", login), ("calls", calls)]
+      [("seats", seats), ("login", login), ("calls", calls), ("push", push)]
     }
   }
 

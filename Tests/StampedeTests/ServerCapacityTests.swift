@@ -85,6 +85,29 @@ import Testing
     #expect(SeatError.frequencyLimited.rawValue == -2 && SeatError.invalidParameter.rawValue == -1001)
   }
 
+  @Test func aPushBackendAtCapacityDelaysPushesAndTurnsAwayWhatItCannotQueue() throws {
+    // The shipped call storm with a push backend of one worker taking 200 ms a push and room for
+    // five waiting: pushes wait (push.send_to_delivery grows), some are turned away, and the
+    // correct clients break no invariant over it.
+    let (profile, data) = try repositoryProfile("call-storm.json5")
+    _ = profile
+    let text = TestProfile(String(decoding: data, as: UTF8.self))
+      .with("server", json5: "{ push: { workers: 1, serviceTime: \"constant(200ms)\", queueLimit: 5 } }")
+      .with("duration", json5: "\"5m\"").text
+    let limited = try Profile.parse(Data(text.utf8))
+    var world = LiveWorld(profile: limited, streams: RandomStreams(rootSeed: 1))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + limited.duration)
+    let refused = world.metrics.counters.value("push.lost.refused") ?? 0
+    let sent = world.metrics.counters.value("push.sent") ?? 0
+    #expect(refused > 0 && refused < sent, "\(refused) of \(sent) pushes refused")
+    let push = world.resources(end: .zero + limited.duration).first { $0.name == "server.push" }!
+    #expect(push.utilisation > 0.3 && push.refused["queue_full"] == refused, "\(push)")
+    #expect(push.waitMeanMs! > 100, "\(push)")
+    #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0 }.prefix(3))")
+  }
+
   @Test func anUnlimitedServerAddsNoEvent() throws {
     // The default (no `server` section) and an explicit unlimited service run the same events.
     let plain = try Self.run(stagedProfile, seed: 3)
@@ -99,7 +122,7 @@ import Testing
       ("{ seats: { workers: 0 } }", "server.seats.workers", "1"),
       ("{ seats: { workers: \"many\" } }", "server.seats.workers", "unlimited"),
       ("{ login: { ratePerUser: \"unlimited\" } }", "server.login.ratePerUser", "whole number"),
-      ("{ push: {} }", "server.push", "unknown key"),
+      ("{ pushes: {} }", "server.pushes", "unknown key"),
       ("{ calls: { serviceTime: \"soon\" } }", "server.calls.serviceTime", "expected a duration"),
     ]
     for (json, path, fragment) in cases {
