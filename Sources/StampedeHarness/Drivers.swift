@@ -302,14 +302,41 @@ final class AudienceDriver<Objects>: Driver<Objects> {
 }
 
 /// Drives a ``HostApp`` (owners and admins).
+///
+/// The person at the screen reviews `host.reviewAtOnce` applications at a time (one by default),
+/// each for a think time, then taps accept or reject; the app's own UI picks which applicant the
+/// tap answers (so `reviewOrder` and `reviewClaims`, which describe the built-in host's screen, do
+/// not apply). The wait for review is measured to the application at the top of the list when
+/// the reviewer takes one up.
 final class HostDriver<Objects>: Driver<Objects> {
   let app: HostApp<Objects>
   let settings: HostSettings
+  /// Per user: the applications this reviewer has in hand.
+  @exclusivity(unchecked) var inHand: [UInt16]
+  /// Per user: which guest each review in hand was measured against.
+  @exclusivity(unchecked) var measuredGuests: [[UInt32]]
 
   init(app: HostApp<Objects>, settings: HostSettings, harness: Harness) {
     self.app = app
     self.settings = settings
+    inHand = [UInt16](repeating: 0, count: harness.userCount)
+    measuredGuests = [[UInt32]](repeating: [], count: harness.userCount)
     super.init(harness: harness)
+  }
+
+  /// Takes up listed applications while this reviewer has a free hand.
+  func takeUp(_ user: UInt32, host: AppHost) {
+    guard let atOnce = settings.reviewAtOnce else { return }
+    let slot = Int(host.runtime.clients[Int(user)].staffSlot)
+    guard slot >= 0 else { return }
+    let listed = host.runtime.applicants[slot]
+    while Int(inHand[Int(user)]) < atOnce && listed.count > Int(inHand[Int(user)]) {
+      let guest = listed.first { !measuredGuests[Int(user)].contains($0) } ?? listed[0]
+      inHand[Int(user)] += 1
+      measuredGuests[Int(user)].append(guest)
+      host.client(user).reviewStarted(guest)
+      schedule(.decide, after: harness.sample(settings.thinkTime), user: user, host: host)
+    }
   }
 
   override func start(_ c: inout Client) {
@@ -325,15 +352,26 @@ final class HostDriver<Objects>: Driver<Objects> {
 
   override func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {
     if case .hostEvent(.onGuestApplicationReceived) = callback {
-      schedule(.decide, after: harness.sample(settings.thinkTime), user: user, host: host)
+      if settings.reviewAtOnce == nil {
+        schedule(.decide, after: harness.sample(settings.thinkTime), user: user, host: host)
+      } else {
+        takeUp(user, host: host)
+      }
     }
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
+    if tap == .decide && settings.reviewAtOnce != nil && inHand[Int(user)] > 0 {
+      inHand[Int(user)] -= 1
+      if !measuredGuests[Int(user)].isEmpty {
+        host.client(user).reviewEnded(measuredGuests[Int(user)].removeFirst())
+      }
+    }
     guard let o = objects[Int(user)] else { return }
     switch tap {
     case .decide:
       if harness.chance(settings.acceptProbability) { app.accept?(o) } else { app.reject?(o) }
+      takeUp(user, host: host)
     case .invite:
       guard let every = settings.inviteEvery, let room = roomOf(user) else { return }
       let range = host.runtime.audienceRange[Int(room)]

@@ -42,6 +42,29 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(report.repro.hasSuffix("--app examples"))
   }
 
+  @Test func theAppsHostsReviewOneApplicationAtATimeWhenThePersonDoes() throws {
+    // The smoke evening with its staff as people: one application at a time. The example host
+    // app's taps now wait for a free hand, the wait is measured, and the correct apps still pass.
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    func run(_ atOnce: String) throws -> RunReport {
+      let profile = try Profile.parse(data, overrides: [("host.reviewAtOnce", JSONValue.literal(atOnce))])
+      var run = SimulationRun(profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: 1)
+      run.app = exampleSuites.first { $0.name == "examples" }!.clientApp
+      return run.report(run.execute(), startedAt: Date())
+    }
+    let person = try run("1")
+    let team = try run("unlimited")
+    #expect(violated(person) == [])
+    let wait = person.latencies["seat.wait_for_review"]!
+    #expect(wait.count > 50 && wait.p99Ms! > 1000, "\(wait)")
+    let reviewers = person.resources!.first { $0.name == "room.reviewers" }!
+    #expect(reviewers.utilisation > team.resources!.first { $0.name == "room.reviewers" }!.utilisation * 0.5)
+    #expect(reviewers.queueMean > 0)
+    // A team answers every application on its own timer: nothing waits for a hand.
+    #expect((team.latencies["seat.wait_for_review"]?.p99Ms ?? 0) < 200)
+  }
+
   @Test func aDoubleTappedApplyIsCaughtOnEverySeedOneToFive() throws {
     for seed: UInt64 in 1...5 {
       let report = try runExample("double-tap", seed: seed)
