@@ -11,6 +11,7 @@ public enum HTMLReport {
     body += header(r)
     body += section("Invariants", invariants(r))
     if !r.thresholds.isEmpty { body += section("Thresholds", thresholds(r)) }
+    if let resources = r.resources, !resources.isEmpty { body += section("Resources", Self.resources(resources)) }
     body += section("Latencies", latencies(r))
     if let ts = r.timeSeries, !ts.timesMs.isEmpty { body += section("Time series", series(ts)) }
     body += section("Fault coverage", faults(r))
@@ -96,6 +97,20 @@ public enum HTMLReport {
     for t in r.thresholds {
       s += "<tr class=\"\(t.passed ? "ok" : "bad")\"><td><code>\(html(t.expression))</code></td>"
       s += "<td class=\"n\">\(html(Spell.thresholdValue(t)))</td><td>\(t.passed ? "pass" : "FAIL")</td></tr>\n"
+    }
+    return s + "</tbody>\n</table>\n"
+  }
+
+  /// Each resource's load: utilisation, queue and refusals, the busiest first.
+  static func resources(_ list: [ResourceUsage]) -> String {
+    var s = "<table>\n<thead><tr><th>resource</th><th>capacity</th><th class=\"n\">utilisation</th>"
+    s += "<th class=\"n\">queue mean</th><th class=\"n\">queue p99</th><th>refused</th></tr></thead>\n<tbody>\n"
+    for u in list.sorted(by: { ($1.utilisation, $0.name) < ($0.utilisation, $1.name) }) {
+      let refused = u.refused.keys.sorted().map { "\($0) \(Spell.int(Int(u.refused[$0]!)))" }.joined(separator: ", ")
+      s += "<tr><td><code>\(html(u.name))</code></td><td>\(html(u.capacity))</td>"
+      s += "<td class=\"n\">\(String(format: "%.1f%%", u.utilisation * 100))</td>"
+      s += "<td class=\"n\">\(String(format: "%.2f", u.queueMean))</td><td class=\"n\">\(Spell.int(u.queueP99))</td>"
+      s += "<td>\(html(refused.isEmpty ? "–" : refused))</td></tr>\n"
     }
     return s + "</tbody>\n</table>\n"
   }

@@ -85,6 +85,19 @@ public enum MarkdownReport {
       out.append("")
     }
 
+    if let resources = r.resources, !resources.isEmpty {
+      out.append("### Resources\n")
+      out.append("| resource | capacity | utilisation | queue mean | queue p99 | refused |")
+      out.append("|---|---|---:|---:|---:|---|")
+      for u in resources.sorted(by: { ($1.utilisation, $0.name) < ($0.utilisation, $1.name) }) {
+        let refused = u.refused.keys.sorted().map { "\($0) \(Spell.int(Int(u.refused[$0]!)))" }.joined(separator: ", ")
+        out.append(
+          "| \(code(u.name)) | \(cell(u.capacity)) | \(String(format: "%.1f%%", u.utilisation * 100)) | "
+            + "\(String(format: "%.2f", u.queueMean)) | \(u.queueP99) | \(refused.isEmpty ? "–" : refused) |")
+      }
+      out.append("")
+    }
+
     out.append("### Latencies\n")
     out += latencyTable(r.latencies)
     out.append("")

@@ -376,6 +376,15 @@ enum Tool {
     for name in ["seat.apply_to_response", "seat.accept_to_connected", "seat.invite_to_response"] {
       #expect(((latencies[name] as! [String: Any])["count"] as! Int) > 0, "\(name)")
     }
+    // The resources, in report.json and as tables a person reads.
+    let resources = report["resources"] as! [[String: Any]]
+    #expect(resources.map { $0["name"] as! String } == ["room.reviewers", "room.seats"])
+    let seats = resources[1]
+    #expect((seats["utilisation"] as! Double) > 0 && (seats["refused"] as! [String: Int])["seat_limit"]! > 0)
+    let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+    #expect(html.contains("<h2>Resources</h2>") && html.contains("<code>room.seats</code>"))
+    let md = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+    #expect(md.contains("### Resources") && md.contains("| `room.reviewers` |"))
   }
 }
 
