@@ -57,6 +57,11 @@ public struct CallsInFlight {
     ops.contains { $0.live && $0.user == user && $0.kind == .joinLive }
   }
 
+  /// Whether `user` has a `login` awaiting its answer (a scan: for rare events only).
+  public func isLoggingIn(_ user: UInt32) -> Bool {
+    ops.contains { $0.live && $0.user == user && $0.kind == .login }
+  }
+
   /// Sets `marks[user]` to `value` for every user with an SDK call awaiting its answer.
   public func mark(usersInFlight marks: inout [Bool], _ value: Bool) {
     for op in ops where op.live { marks[Int(op.user)] = value }

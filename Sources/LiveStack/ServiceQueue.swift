@@ -48,6 +48,9 @@ public enum ServiceRefusal: String, Sendable, CaseIterable {
   case rateRoom = "rate_room"
   /// The application's rate limit (-2).
   case rateApp = "rate_app"
+  /// Still waiting for a worker when the SDK's request timeout passed: the client got -1 and the
+  /// request left the queue.
+  case clientTimeout = "client_timeout"
 }
 
 /// One service's workers and queue at run time: admits, queues or refuses each request, and keeps
@@ -130,7 +133,7 @@ public struct ServiceQueue: Sendable {
         served &+= 1
         return .serve
       }
-      if settings.queueLimit.map({ waiting.count - head < $0 }) ?? true {
+      if settings.queueLimit.map({ queued.level < $0 }) ?? true {
         waiting.append((slot, now.nanoseconds))
         queued.add(1, at: now.nanoseconds)
         return .queued
@@ -141,9 +144,21 @@ public struct ServiceQueue: Sendable {
     return .refused(refusal!)
   }
 
+  /// The request in `slot`, if it still waits for a worker, leaves the queue (its client gave up
+  /// at the SDK's timeout). Returns whether it was waiting.
+  public mutating func cancel(slot: UInt32, now: SimInstant) -> Bool {
+    guard let i = waiting[head...].firstIndex(where: { $0.slot == slot }) else { return false }
+    waiting[i].slot = .max
+    queued.add(-1, at: now.nanoseconds)
+    refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!] &+= 1
+    return true
+  }
+
   /// A worker finished at `now`: the next waiting request it takes, if any (the worker stays
   /// busy), or the worker goes idle.
   public mutating func finished(now: SimInstant) -> UInt32? {
+    // Requests whose client gave up left the queue.
+    while head < waiting.count && waiting[head].slot == .max { head += 1 }
     guard head < waiting.count else {
       busy.add(-1, at: now.nanoseconds)
       return nil

@@ -47,7 +47,7 @@ extension LiveWorld {
         kind: name, room: home(e.a), users: [e.a], request: nil, detail: "login ended: \(what)", onServer: true)
     case .arrival:
       return .init(kind: name, room: e.a, users: [], request: nil, detail: "next arrival", onServer: false)
-    case .serverCall, .serverServed, .clientReply, .deviceReply:
+    case .serverCall, .serverServed, .serviceTimeout, .clientReply, .deviceReply:
       let op = inFlight.ops[Int(e.a)]
       var users = [op.user]
       if Self.takesTarget(op.kind) { users.append(op.target) }

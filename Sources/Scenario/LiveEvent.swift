@@ -73,6 +73,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case serverServed
   /// a = queued push slot: a worker of the push backend (`server.push`) sends the push.
   case pushServed
+  /// a = operation slot, b = server service index: the SDK's request timeout of a request that
+  /// was queued at a service passes; if it still waits, the client gets -1 and it leaves the queue.
+  case serviceTimeout
 }
 
 extension LiveEvent {

@@ -207,6 +207,13 @@ extension LiveWorld: PhoneHost {
   /// What happened on a phone reaches the metrics and the oracles.
   public mutating func observe(_ news: PhoneNews, _ now: SimInstant) {
     measured.observe(news, now)
+    // An app whose login is still on its way (a slow or overloaded login service) cannot decline a
+    // call yet: whether the call is released is judged by the call's own liveness checks.
+    if case .reportedByDeadline(let phone, _, _, _) = news, !runtime.clients[Int(phone)].loggedIn,
+      inFlight.isLoggingIn(phone)
+    {
+      return
+    }
     checker.observe(news, calls: server.calls, fleet: phones!, at: now)
   }
 }

@@ -17,7 +17,9 @@ extension LiveWorld {
         case .serve:
           scheduler.schedule(after: serviceTime(i, slot: slot), event(.serverServed, slot, UInt32(i)))
         case .queued:
-          break
+          // The SDK gives up on it at its request timeout, wherever it then waits.
+          scheduler.schedule(
+            at: max(scheduler.now, op.issuedAt + SDKTiming.requestTimeout), event(.serviceTimeout, slot, UInt32(i)))
         case .refused(let why):
           // A full queue fails with the generic error; a rate limit with the frequency limit.
           let error: SeatError = why == .queueFull ? .failed : .frequencyLimited

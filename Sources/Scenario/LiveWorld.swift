@@ -278,6 +278,16 @@ public struct LiveWorld: World {
         _ = server.seats.leave(user: e.a, now: scheduler.now)
         drainServer(&scheduler)
       }
+    case .serviceTimeout:
+      // Only the request queued then: a slot reused since holds a younger request.
+      let op = inFlight.ops[Int(e.a)]
+      if op.live, op.issuedAt + SDKTiming.requestTimeout <= scheduler.now,
+        services[Int(e.b)]!.cancel(slot: e.a, now: scheduler.now)
+      {
+        if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
+        measured.countError(.failed)
+        scheduler.schedule(after: .zero, event(.clientReply, e.a, UInt32(bitPattern: SeatError.failed.rawValue)))
+      }
     case .pushServed:
       let push = pushQueue[Int(e.a)]
       freePushSlots.append(e.a)

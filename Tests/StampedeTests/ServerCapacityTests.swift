@@ -108,6 +108,48 @@ import Testing
     #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0 }.prefix(3))")
   }
 
+  @Test func aRequestStillQueuedAtTheSDKTimeoutFailsThenAndLeavesTheQueue() throws {
+    // One login worker taking 30 s and an unlimited queue: the five staged users log in at time
+    // zero. The first is served; the other four wait, and at 10 s (the SDK's request timeout,
+    // counted from the call) each gets -1 and leaves the queue, so the worker never serves them.
+    let text = TestProfile(stagedProfile).with(
+      "server", json5: "{ login: { workers: 1, serviceTime: \"constant(30s)\" } }"
+    ).text
+    let profile = try Profile.parse(Data(text.utf8))
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1))
+    world.checking = false
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + .milliseconds(10_500))
+    let login = world.services[1]!
+    #expect(login.refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!] == 4)
+    #expect(login.queued.level == 0 && login.busy.level == 1)
+    #expect(world.metrics.counters.value("errors.failed") == 4)
+    // The worker finishes the first login at 30 s and, with nothing left waiting, goes idle.
+    _ = sim.run(&world, until: .zero + .seconds(40))
+    #expect(world.services[1]!.served == 1 && world.services[1]!.busy.level == 0)
+  }
+
+  @Test func anOverloadedLoginServiceRetriesAndTimesOutButTheCorrectClientsBreakNoInvariant() throws {
+    // The call storm with two login workers at exponential(200 ms): logins pile up, time out in
+    // the SDK at 10 s and are tried again (the real overload dynamics). A phone whose login is
+    // still on its way cannot decline a pushed call yet, so that is not held against it.
+    let (_, data) = try repositoryProfile("call-storm.json5")
+    let text = TestProfile(String(decoding: data, as: UTF8.self))
+      .with("server", json5: "{ login: { workers: 2, serviceTime: \"exponential(200ms)\" } }")
+      .with("duration", json5: "\"7m\"").text
+    let profile = try Profile.parse(Data(text.utf8))
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + profile.duration)
+    let login = world.services[1]!
+    let timeouts = login.refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!]
+    #expect(timeouts > 1_000, "\(timeouts) logins timed out")
+    #expect(login.busy.utilisation(capacity: 2, untilNs: profile.duration.nanoseconds) > 0.95)
+    #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0 }.prefix(3))")
+  }
+
   @Test func anUnlimitedServerAddsNoEvent() throws {
     // The default (no `server` section) and an explicit unlimited service run the same events.
     let plain = try Self.run(stagedProfile, seed: 3)
