@@ -33,16 +33,7 @@ import Testing
       """
   }
 
-  /// Runs `text` from `seed` without the oracles (what is measured here is the queue).
-  static func run(_ text: String, seed: UInt64) throws -> LiveWorld {
-    let profile = try Profile.parse(Data(text.utf8))
-    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
-    world.checking = false
-    var sim = Simulation()
-    world.start(&sim.scheduler)
-    _ = sim.run(&world, until: .zero + profile.duration)
-    return world
-  }
+  static func run(_ text: String, seed: UInt64) throws -> LiveWorld { try runUnchecked(text, seed: seed) }
 
   /// The mean wait for review (seconds) of each seed's run, less the 10 ms the application takes to
   /// reach the reviewers, with how many applications it covers.

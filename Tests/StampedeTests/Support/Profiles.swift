@@ -80,6 +80,18 @@ func runProfile(_ text: String, seed: UInt64 = 1, untilMs: Int64? = nil) throws 
   return (world, sim)
 }
 
+/// Runs `text` with the built-in clients from `seed` to its end, without the oracles (for tests
+/// that measure queues rather than judge clients).
+func runUnchecked(_ text: String, seed: UInt64) throws -> LiveWorld {
+  let profile = try Profile.parse(Data(text.utf8))
+  var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
+  world.checking = false
+  var sim = Simulation()
+  world.start(&sim.scheduler)
+  _ = sim.run(&world, until: .zero + profile.duration)
+  return world
+}
+
 /// The repository's root folder, found from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
   .deletingLastPathComponent().deletingLastPathComponent()
