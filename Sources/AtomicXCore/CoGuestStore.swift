@@ -151,7 +151,6 @@ public final class CoGuestStore {
   // What the state was last built from, so that an unchanged SDK costs nothing and a changed list
   // rebuilds only the entries that changed.
   var builtSeats: [UInt32] = []
-  var builtMine: Int16 = -2
   var built = CoGuestState()
   var builtVersion: UInt64 = .max
 
@@ -175,11 +174,13 @@ public final class CoGuestStore {
       if patch(&built.applicants, to: runtime.applicants, slot) { changed = true }
       if patch(&built.invitees, to: runtime.invitees, slot) { changed = true }
     } else {
-      // A viewer's SDK lists itself while seated.
-      let mine = runtime.clients[u].seenSeat
-      if mine != builtMine {
-        built.connected = mine < 0 ? [] : [SeatUserInfo(user: bridge.user, seatIndex: Int(mine))]
-        builtMine = mine
+      // A viewer's SDK: the room's list as room messaging brought it, its own seat as its own
+      // deltas say.
+      let seats = runtime.seatList(of: bridge.user)
+      if seats != builtSeats {
+        built.connected = seats.enumerated().compactMap { i, o in o == 0 ? nil : SeatUserInfo(user: o - 1, seatIndex: i)
+        }
+        builtSeats = seats
         changed = true
       }
     }

@@ -312,7 +312,6 @@ public final class LiveSeatStore {
   }
 
   var builtSeats: [UInt32] = []
-  var builtMine: Int16 = -2
 
   func refresh() {
     let runtime = bridge.runtime
@@ -320,22 +319,14 @@ public final class LiveSeatStore {
     let slot = Int(runtime.clients[u].staffSlot)
     let count = room < UInt32(runtime.rooms.count) ? runtime.rooms[Int(room)].maxSeatCount : 0
     var s = LiveSeatState()
-    if slot >= 0 {
-      let seats = runtime.seatView[slot]
-      guard seats != builtSeats else { return }
-      builtSeats = seats
-      for (i, o) in seats.enumerated() {
-        s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
-      }
-    } else {
-      // A viewer's SDK: its own seat; the others as the model does not track them for viewers.
-      let mine = runtime.clients[u].seenSeat
-      guard mine != builtMine else { return }
-      builtMine = mine
-      for i in 0..<count {
-        s.seatList.append(
-          SeatInfo(index: i, userInfo: SeatUserInfo(user: i == Int(mine) ? bridge.user : nil, seatIndex: i)))
-      }
+    // A viewer's SDK shows the room's list as room messaging brought it; outside the room, every
+    // seat empty.
+    var seats = slot >= 0 ? runtime.seatView[slot] : runtime.seatList(of: bridge.user)
+    if seats.isEmpty { seats = [UInt32](repeating: 0, count: count) }
+    guard seats != builtSeats else { return }
+    builtSeats = seats
+    for (i, o) in seats.enumerated() {
+      s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
     }
     statePublisher.subject.send(s)
   }

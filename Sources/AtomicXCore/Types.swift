@@ -272,6 +272,8 @@ struct Bridge {
   func subscribe(_ stream: Subscriptions, _ on: Bool) {
     if on {
       runtime.clients[Int(user)].subscriptions.insert(stream)
+      // App code watching a viewer's seat list hears every change as room messaging brings it.
+      if stream == .seatList { runtime.hearEverySeatChange(user) }
     } else {
       runtime.clients[Int(user)].subscriptions.remove(stream)
     }

@@ -198,12 +198,10 @@ public struct CoGuestStore {
     return slot < 0 ? [] : runtime.invitees[Int(slot)]
   }
 
-  /// `state.connected`: the guests on seats, derived from the seat list. An audience member's SDK
-  /// reports itself when seated.
+  /// `state.connected`: the guests on seats, derived from the seat list (an audience member's
+  /// as room messaging brought it).
   public var connected: [UInt32] {
-    let slot = runtime.clients[Int(user)].staffSlot
-    if slot < 0 { return runtime.clients[Int(user)].seenSeat >= 0 ? [user] : [] }
-    return runtime.seatView[Int(slot)].compactMap { $0 == 0 ? nil : $0 - 1 }
+    runtime.seatList(of: user).compactMap { $0 == 0 ? nil : $0 - 1 }
   }
 
   /// The host whose invitation this audience member holds, if any.
@@ -220,8 +218,17 @@ public struct LiveSeatStore {
   // Stores are made for one call inside a callback, while the world keeps the runtime alive.
   unowned(unsafe) let runtime: ClientRuntime
 
-  /// Subscribes to seat-list changes (`seated`/`left` deltas).
+  /// Subscribes to seat-list changes (`seated`/`left` deltas): a host or admin hears every
+  /// change; an audience member hears those of its own seat (see ``subscribeEveryChange()``).
   public func subscribe() { runtime.clients[Int(user)].subscriptions.insert(.seatList) }
+
+  /// Subscribes an audience member to every change of its room's seat list, each heard when room
+  /// messaging brings it (one event per change per such viewer: for code that acts on others'
+  /// seats; a viewer that only reads ``seatList`` needs none).
+  public func subscribeEveryChange() {
+    subscribe()
+    runtime.hearEverySeatChange(user)
+  }
 
   /// The room's seat count.
   public var maxSeatCount: Int { runtime.rooms[Int(room)].maxSeatCount }
@@ -233,10 +240,10 @@ public struct LiveSeatStore {
     return s < 0 ? nil : Int(s)
   }
 
-  /// The seat list (occupant per seat) as a host or admin sees it; empty for audience members.
+  /// The seat list (occupant per seat) as this user's SDK shows it: a viewer's as room messaging
+  /// brought it. Empty outside the room.
   public var seatList: [UInt32?] {
-    let slot = runtime.clients[Int(user)].staffSlot
-    return slot < 0 ? [] : runtime.seatView[Int(slot)].map { $0 == 0 ? nil : $0 - 1 }
+    runtime.seatList(of: user).map { $0 == 0 ? nil : $0 - 1 }
   }
 
   /// Takes seat `index` (-1: any) directly: free mode, or staff.

@@ -194,6 +194,9 @@ public final class ClientRuntime {
   /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are
   /// phone users.
   @exclusivity(unchecked) public var phoneSystem: PhoneSystem?
+  /// Room messaging, from which an audience member's SDK reads its room's whole seat list (set by
+  /// the world; without it a viewer's list holds only its own seat).
+  public var feed: RoomFeed?
   /// The SDK quirk modes in force, as bits (see `SDKQuirk.bit`).
   public internal(set) var quirkBits: UInt32 = 0
   /// Per user, quirk `second-request-overwrites`: the SDK's one invitation handle (invitee + 1),
@@ -226,6 +229,42 @@ public final class ClientRuntime {
     applicants = [[UInt32]](repeating: [], count: staff.count)
     invitees = [[UInt32]](repeating: [], count: staff.count)
     seatView = views
+  }
+
+  /// The seat list (occupant + 1 per seat, 0 = empty) of the room `user`'s SDK is in, as that SDK
+  /// shows it now: a host or admin's from its own deltas; an audience member's from room messaging,
+  /// as it reached it, with its own seat as its own deltas say. Empty outside any room. `time`:
+  /// when (by default, the event being handled).
+  public func seatList(of user: UInt32, at time: SimInstant? = nil) -> [UInt32] {
+    let c = clients[Int(user)]
+    if c.staffSlot >= 0 { return seatView[Int(c.staffSlot)] }
+    guard c.joinedRoom != 0 else { return [] }
+    let room = c.joinedRoom - 1
+    var list =
+      feed?.view(room: room, viewer: user, now: time ?? now)
+      ?? [UInt32](repeating: 0, count: rooms[Int(room)].maxSeatCount)
+    let me = user + 1
+    for i in list.indices where list[i] == me && i != Int(c.seenSeat) { list[i] = 0 }
+    if c.seenSeat >= 0 && Int(c.seenSeat) < list.count { list[Int(c.seenSeat)] = me }
+    return list
+  }
+
+  /// `user`'s code hears every change of its room's seat list, not only its own (an audience
+  /// member's SDK delivers them as room messaging brings them).
+  public func hearEverySeatChange(_ user: UInt32) {
+    guard clients[Int(user)].staffSlot < 0, let room = audienceRoom(of: user) else { return }
+    feed?.watch(user, room: room)
+  }
+
+  /// The room whose audience `user` belongs to, if it is an audience member.
+  public func audienceRoom(of user: UInt32) -> UInt32? {
+    var lo = 0
+    var hi = audienceRange.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if audienceRange[mid].upperBound <= user { lo = mid + 1 } else { hi = mid }
+    }
+    return lo < audienceRange.count && audienceRange[lo].contains(user) ? UInt32(lo) : nil
   }
 
   /// Whether `device` of `user` is on.

@@ -23,6 +23,8 @@ public struct SeatService: Sendable {
   var coHostPartner: [UInt32]
   /// The room each user is in, as room ID + 1 (0 = none).
   var userRoom: [UInt32]
+  /// How many users (staff and audience) are in each room: the recipients of its broadcasts.
+  public private(set) var memberCount: [Int32]
   /// Each user's role in its room.
   var userRole: [RoomRole]
   /// The seat index each user sits on, or -1.
@@ -58,6 +60,7 @@ public struct SeatService: Sendable {
     roomOpen = [Bool](repeating: true, count: rooms.count)
     coHostPartner = [UInt32](repeating: 0, count: rooms.count)
     userRoom = [UInt32](repeating: 0, count: userCount)
+    memberCount = [Int32](repeating: 0, count: rooms.count)
     userRole = [RoomRole](repeating: .audience, count: userCount)
     userSeat = [Int16](repeating: -1, count: userCount)
     userApplication = [UInt32](repeating: 0, count: userCount)
@@ -142,6 +145,7 @@ public struct SeatService: Sendable {
     guard userRoom[Int(user)] == 0 else { return .refused }
     userRoom[Int(user)] = room + 1
     userRole[Int(user)] = role
+    memberCount[Int(room)] += 1
     return nil
   }
 
@@ -152,6 +156,7 @@ public struct SeatService: Sendable {
     if let r = pendingApplication(of: user) { end(request: r, as: .failed, failure: .left, by: nil, now: now) }
     if let r = pendingInvitation(of: user) { end(request: r, as: .failed, failure: .left, by: nil, now: now) }
     if let s = seat(of: user) { vacate(room: room(of: user)!, seat: s, removedBy: nil) }
+    memberCount[Int(userRoom[Int(user)] - 1)] -= 1
     userRoom[Int(user)] = 0
     userRole[Int(user)] = .audience
     return nil

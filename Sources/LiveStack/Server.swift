@@ -28,6 +28,8 @@ public struct Server {
   public var calls: CallService
   /// The offline-push backend.
   public var push: PushBackend
+  /// Room messaging: each room's seat list as every member sees it (see ``RoomFeed``).
+  public let feed: RoomFeed
   /// What the last operations caused, not yet sent (see ``Outgoing``).
   public var outbox: [Outgoing] = []
   /// How long the server keeps a room member whose heartbeat stopped.
@@ -49,9 +51,18 @@ public struct Server {
   var seatBatches: [SeatBatch] = []
   var freeBatches: [UInt32] = []
 
-  /// A server for `layout`'s rooms with `settings` each, and `push` as its push backend.
-  public init(layout: Layout, settings: RoomSettings, push: PushBackend, applyAnswersOnOutcome: Bool) {
+  /// A server for `layout`'s rooms with `settings` each, `push` as its push backend and `feed`
+  /// as its room messaging (by default: immediate, every viewer 40 ms behind).
+  public init(
+    layout: Layout, settings: RoomSettings, push: PushBackend, applyAnswersOnOutcome: Bool, feed: RoomFeed? = nil
+  ) {
     self.layout = layout
+    self.feed =
+      feed
+      ?? RoomFeed(
+        seatCounts: [Int](repeating: settings.maxSeatCount, count: layout.rooms),
+        delayUs: [UInt32](repeating: 40_000, count: layout.totalUsers),
+        homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: .unlimited)
     let users = layout.totalUsers
     seats = SeatService(
       rooms: [RoomSettings](repeating: settings, count: layout.rooms), userCount: users)
@@ -137,13 +148,14 @@ public struct Server {
   /// requests that ended. Read `seats.changes` and `seats.ended` before calling: they are cleared.
   public mutating func fanOut() {
     let n = seats.changes.count
+    for i in 0..<n { feed.record(seats.changes[i]) }
     for i in 0..<n {
       let c = seats.changes[i]
       if !(0..<i).contains(where: { seats.changes[$0].room == c.room }) {
-        for s in layout.staff(of: c.room) { sendSeatBatch(to: s) { $0.room == c.room } }
+        for s in layout.staff(of: c.room) { sendSeatBatch(to: s, room: c.room) { $0.room == c.room } }
       }
       if layout.role(of: c.user) == .audience && !(0..<i).contains(where: { seats.changes[$0].user == c.user }) {
-        sendSeatBatch(to: c.user) { $0.user == c.user }
+        sendSeatBatch(to: c.user, room: c.room) { $0.user == c.user }
         if !c.seated, let by = c.removedBy, by != .max {
           outbox.append(.notice(.guest(c.user, .onKickedOffSeat(seatIndex: Int(c.seat), host: by), request: .max)))
         }
@@ -175,8 +187,9 @@ public struct Server {
     if batch.count > 0 { sendBatch(batch, to: user) }
   }
 
-  /// Sends `batch` to `user`, storing it out of line.
-  mutating func sendBatch(_ batch: SeatBatch, to user: UInt32) {
+  /// Sends `batch` to `user`, storing it out of line. A delta of `room`'s list (`room` not nil)
+  /// leaves with the room's broadcast when room messaging has a capacity.
+  mutating func sendBatch(_ batch: SeatBatch, to user: UInt32, room: UInt32? = nil) {
     let slot: UInt32
     if let free = freeBatches.popLast() {
       slot = free
@@ -185,7 +198,11 @@ public struct Server {
       slot = UInt32(seatBatches.count)
       seatBatches.append(batch)
     }
-    outbox.append(.notice(.seats(user, batch: slot)))
+    if let room, !feed.immediate {
+      feed.hold(.seats(user, batch: slot), room: room)
+    } else {
+      outbox.append(.notice(.seats(user, batch: slot)))
+    }
   }
 
   /// The seat-list batch in `slot`, which frees the slot (when its notice is delivered).
@@ -197,17 +214,18 @@ public struct Server {
   /// The seat-list batch in `slot`, left in place (for traces).
   public func batch(_ slot: UInt32) -> SeatBatch { seatBatches[Int(slot)] }
 
-  /// Sends the pending seat changes that `include` selects to `user`, four per message, in order.
-  mutating func sendSeatBatch(to user: UInt32, where include: (SeatChange) -> Bool) {
+  /// Sends the pending seat changes of `room` that `include` selects to `user`, four per message,
+  /// in order.
+  mutating func sendSeatBatch(to user: UInt32, room: UInt32, where include: (SeatChange) -> Bool) {
     var batch = SeatBatch()
     for i in 0..<seats.changes.count where include(seats.changes[i]) {
       batch.append(seats.changes[i])
       if batch.isFull {
-        sendBatch(batch, to: user)
+        sendBatch(batch, to: user, room: room)
         batch = SeatBatch()
       }
     }
-    if batch.count > 0 { sendBatch(batch, to: user) }
+    if batch.count > 0 { sendBatch(batch, to: user, room: room) }
   }
 
   /// A request ended: tell its client and every host and admin what their SDKs would learn.

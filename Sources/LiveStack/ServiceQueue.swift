@@ -16,6 +16,8 @@ public struct ServiceSettings: Sendable, Equatable {
   public var perRoom: Int?
   /// Requests per second from the whole application.
   public var perApp: Int?
+  /// Room messaging only: the time a broadcast takes per recipient, on top of ``serviceTime``.
+  public var perRecipient: SimDuration = .zero
 
   /// A service with the given capacity.
   public init(

@@ -97,6 +97,15 @@ public struct LiveMetrics: Sendable {
   public let probeJoinDuringColdStart: Int
   /// Reviews taken up by hosts and admins (two reviewers taking up one application count twice).
   public let reviews: Int
+  /// Changes to the rooms' seat lists on the server.
+  public let seatChanges: Int
+  /// Room messaging: broadcasts of seat lists, the downlink messages they carried (one per
+  /// member of the room), changes merged into a broadcast that was already waiting, and the most
+  /// messages one room sent in one second.
+  public let messagingBroadcasts: Int
+  public let messagingDownlink: Int
+  public let messagingMerged: Int
+  public let messagingPeakRoomPerSecond: Int
 
   // The cases in order, built once (`allCases` builds an array on every use).
   public static let errors = SeatError.allCases
@@ -159,6 +168,11 @@ public struct LiveMetrics: Sendable {
     probeAnswerAfterCancel = counters.register("probe.answer_after_cancel")
     probeJoinDuringColdStart = counters.register("probe.join_during_cold_start")
     reviews = counters.register("seat.reviews")
+    seatChanges = counters.register("seat.changes")
+    messagingBroadcasts = counters.register("messaging.broadcasts")
+    messagingDownlink = counters.register("messaging.downlink")
+    messagingMerged = counters.register("messaging.merged")
+    messagingPeakRoomPerSecond = counters.register("messaging.peak_room_per_second")
   }
 
   /// Counts an SDK call that failed with `error` (as `errors.<name>`), and the contract's seat-limit

@@ -28,3 +28,22 @@ extension Checker {
     }
   }
 }
+
+extension Checker {
+  /// `client.view-matches-server` for a viewer's whole seat list, sampled while the run goes on:
+  /// `seen` is the list the viewer's SDK shows once every change reached it, `server` the
+  /// server's, both without the viewer's own seat (occupant + 1 per seat).
+  public mutating func observeViewerSeatList(
+    user: UInt32, room: UInt32, seen: [UInt32], server: [UInt32], at now: SimInstant
+  ) {
+    guard seen != server else { return }
+    log.record(
+      .viewMatchesServer, at: now, entities: ["user:\(user)", "room:\(room)"],
+      "viewer \(user)'s seat list shows \(Checker.occupants(seen)) but the server has \(Checker.occupants(server))")
+  }
+
+  /// A seat list (occupant + 1 per seat) for messages: `[-, 12, -]`.
+  static func occupants(_ list: [UInt32]) -> String {
+    "[" + list.map { $0 == 0 ? "-" : String($0 - 1) }.joined(separator: ", ") + "]"
+  }
+}

@@ -148,6 +148,19 @@ extension Checker {
       if client.invitation != serverInviter {
         problems.append("invitation from \(Int(client.invitation) - 1), server \(Int(serverInviter) - 1)")
       }
+      if client.staffSlot < 0, client.joinedRoom != 0, inRoom {
+        // A viewer's whole list, once room messaging brought it every change.
+        let room = view.server.layout.homeRoom[Int(u)]
+        if view.server.feed.isSettled(room: room, viewer: u, now: now) {
+          let truth = (0..<view.server.seats.settings[Int(room)].maxSeatCount).map {
+            view.server.seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0
+          }
+          let seen = view.runtime.seatList(of: u, at: now)
+          if seen != truth {
+            problems.append("seat list \(Checker.occupants(seen)) but server \(Checker.occupants(truth))")
+          }
+        }
+      }
       if client.staffSlot >= 0, inRoom {
         let slot = Int(client.staffSlot)
         let room = view.server.layout.homeRoom[Int(u)]

@@ -90,6 +90,18 @@ extension LiveWorld {
     case .coHostStart, .coHostEnd:
       return .init(
         kind: name, room: e.a, users: [], request: nil, detail: "\(name) rooms \(e.a) and \(e.a + 1)", onServer: true)
+    case .broadcastSent:
+      return .init(
+        kind: name, room: e.a, users: [], request: nil, detail: "room \(e.a)'s seat-list broadcast leaves",
+        onServer: true)
+    case .broadcastRelease:
+      return .init(
+        kind: name, room: e.a, users: [], request: nil, detail: "room \(e.a) may broadcast again", onServer: true)
+    case .broadcastSeen:
+      return .init(
+        kind: name, room: e.b, users: [e.a], request: nil,
+        detail: "room \(e.b)'s seat-list broadcast reaches the viewer",
+        onServer: false)
     case .flashCrowd, .sample:
       return .init(kind: name, room: nil, users: [], request: nil, detail: name, onServer: true)
     case .callTimeout:

@@ -76,6 +76,13 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = operation slot, b = server service index: the SDK's request timeout of a request that
   /// was queued at a service passes; if it still waits, the client gets -1 and it leaves the queue.
   case serviceTimeout
+  /// a = room: the room's seat-list broadcast leaves room messaging (`server.messaging`).
+  case broadcastSent
+  /// a = room: a room held back by its messaging rate limit may broadcast again.
+  case broadcastRelease
+  /// a = viewer, b = room: a broadcast reaches a viewer whose code hears every change of the
+  /// seat list.
+  case broadcastSeen
 }
 
 extension LiveEvent {

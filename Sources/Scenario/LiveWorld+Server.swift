@@ -229,16 +229,30 @@ extension LiveWorld {
   mutating func drainServer(_ scheduler: inout Scheduler) {
     let now = scheduler.now
     let n = server.seats.changes.count
+    var touched: (UInt32, UInt32) = (.max, .max)
+    var more: [UInt32] = []
     for i in 0..<n {
       let c = server.seats.changes[i]
       if checking { checker.observe(c, seats: server.seats, at: now) }
       measured.observe(c, now)
       seated.add(c.seated ? 1 : -1, at: now.nanoseconds)
+      if touched.0 == .max {
+        touched.0 = c.room
+      } else if c.room != touched.0 && touched.1 == .max {
+        touched.1 = c.room
+      } else if c.room != touched.0 && c.room != touched.1 && !more.contains(c.room) {
+        more.append(c.room)
+      }
     }
     if n == 0 && server.seats.ended.isEmpty { return }
+    if n > 0 { measured.counters.add(measured.seatChanges, UInt64(n)) }
     for id in server.seats.ended { reviews.ended(id, now: now) }
     server.fanOut()
     flush(&scheduler)
+    // Each room changed goes out to its whole audience.
+    if touched.0 != .max { feedChanged(room: touched.0, &scheduler) }
+    if touched.1 != .max { feedChanged(room: touched.1, &scheduler) }
+    for r in more { feedChanged(room: r, &scheduler) }
   }
 
   /// Sends what the server's outbox holds, in order, over the network.

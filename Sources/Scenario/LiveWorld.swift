@@ -45,6 +45,11 @@ public struct LiveWorld: World {
   public var metrics: LiveMetrics {
     var m = measured
     for k in chaos.configured { m.counters.set(faultCounters[k.index], chaos.injected[k.index]) }
+    let feed = server.feed
+    m.counters.set(m.messagingBroadcasts, feed.broadcasts)
+    m.counters.set(m.messagingDownlink, feed.downlink)
+    m.counters.set(m.messagingMerged, feed.merged)
+    m.counters.set(m.messagingPeakRoomPerSecond, UInt64(feed.peakRoomPerSecond))
     return m
   }
   /// Sampled gauges.
@@ -69,6 +74,10 @@ public struct LiveWorld: World {
   let limitedServices: Bool
   /// Each user's `service` stream: the service times of its requests.
   var serviceRandom: [SplitMix64] = []
+  /// Which viewer of each room the next sampled seat-list check looks at.
+  var viewerCheckTurn = 0
+  /// Each room's `messaging` stream: the service times of its broadcasts (`server.messaging`).
+  var messagingRandom: [SplitMix64] = []
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
@@ -119,8 +128,16 @@ public struct LiveWorld: World {
       profile.calls.map {
         PushBackend(certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users)
       } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
+    let feed = RoomFeed(
+      seatCounts: [Int](repeating: settings.maxSeatCount, count: layout.rooms),
+      delayUs: LiveWorld.broadcastDelays(profile: profile, layout: layout, streams: streams),
+      homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: profile.server.messaging)
+    runtime.feed = feed
     server = Server(
-      layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome)
+      layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome, feed: feed)
+    if !feed.immediate {
+      messagingRandom = streams.entities("messaging", (0..<UInt32(layout.rooms)).map { UInt64($0) })
+    }
     pushRandom = profile.calls == nil ? [] : streams.entities("push", layout.identities)
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     var m = LiveMetrics()
@@ -308,8 +325,16 @@ public struct LiveWorld: World {
         scheduler.schedule(after: UIWatch.checkEvery, event(.uiCheck, 0))
         periodicPending += 1
       }
+    case .broadcastSent:
+      broadcastSent(room: e.a, &scheduler)
+    case .broadcastRelease:
+      broadcastRelease(room: e.a, &scheduler)
+    case .broadcastSeen:
+      broadcastSeen(user: e.a, room: e.b, &scheduler)
     case .sample:
       series.append(atNs: scheduler.now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime))
+      checkViewerLists(sample: viewerCheckTurn)
+      viewerCheckTurn &+= 1
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)
       periodicPending -= 1
       if scheduler.pendingCount > periodicPending {

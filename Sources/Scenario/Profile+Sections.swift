@@ -191,12 +191,28 @@ extension Profile {
     server.login = try o.get("login", default: .unlimited) { n throws(ProfileError) in try readService(n) }
     server.calls = try o.get("calls", default: .unlimited) { n throws(ProfileError) in try readService(n) }
     server.push = try o.get("push", default: .unlimited) { n throws(ProfileError) in try readService(n) }
+    server.messaging = try o.get("messaging", default: .unlimited) { n throws(ProfileError) in
+      try readService(n, messaging: true)
+    }
     try o.finish()
     return server
   }
 
-  static func readService(_ node: ProfileNode) throws(ProfileError) -> ServiceSettings {
+  /// One service's capacity. Room messaging (`messaging`) serves broadcasts rather than SDK calls:
+  /// it has a time per recipient, and its room rate limit merges broadcasts instead of refusing
+  /// them; a queue limit and per-user or per-application limits mean nothing for it.
+  static func readService(_ node: ProfileNode, messaging: Bool = false) throws(ProfileError) -> ServiceSettings {
     var o = try node.object()
+    if messaging {
+      for key in ["queueLimit", "ratePerUser", "ratePerApp"] {
+        if let n = o.present(key) {
+          throw n.error(
+            "not a setting of room messaging: a room's waiting broadcast takes in later changes (the newest list"
+              + " wins), so at most one per room waits; the limits it has are workers, serviceTime, perRecipient"
+              + " and ratePerRoom")
+        }
+      }
+    }
     func count(_ key: String, _ range: ClosedRange<Int64>, unlimited: Bool, _ o: inout ProfileObject)
       throws(ProfileError) -> Int?
     {
@@ -217,8 +233,14 @@ extension Profile {
       perUser: try count("ratePerUser", 1...1_000_000, unlimited: false, &o),
       perRoom: try count("ratePerRoom", 1...100_000_000, unlimited: false, &o),
       perApp: try count("ratePerApp", 1...1_000_000_000, unlimited: false, &o))
+    var settings = s
+    if messaging {
+      settings.perRecipient = try o.get("perRecipient", default: .zero) { n throws(ProfileError) in
+        try n.duration()
+      }
+    }
     try o.finish()
-    return s
+    return settings
   }
 
   static func readCalls(_ node: ProfileNode) throws(ProfileError) -> Calls {

@@ -147,6 +147,9 @@ public struct Profile: Sendable {
     public var calls = ServiceSettings.unlimited
     /// The push backend (TIMPush): each VoIP push it sends.
     public var push = ServiceSettings.unlimited
+    /// Room messaging: each broadcast of a room's seat list to everyone in the room (not among
+    /// ``named``: it serves broadcasts, not SDK calls).
+    public var messaging = ServiceSettings.unlimited
 
     /// Every service served at once, without limits.
     public init() {}

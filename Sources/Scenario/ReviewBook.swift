@@ -72,7 +72,8 @@ struct ReviewBook {
 
 extension LiveWorld {
   /// The run's resources as a capacity planner reads them, over a run that ended at `end`: the
-  /// reviewers (hosts and admins), the seats, and each server service with a capacity.
+  /// reviewers (hosts and admins), the seats, each server service with a capacity, and room
+  /// messaging when it has one.
   public func resources(end: SimInstant) -> [ResourceUsage] {
     let endNs = end.nanoseconds
     let perRoom = min(profile.seats.maxSeatCount, profile.seats.packageLimit)
@@ -98,6 +99,20 @@ extension LiveWorld {
         refused: refused,
         capacity: (workers.map { "\($0) worker(s)" } ?? "unlimited workers")
           + (q.settings.queueLimit.map { ", queue \($0)" } ?? ""))
+      usage.waitMeanMs = q.meanWaitSeconds * 1000
+      out.append(usage)
+    }
+    let feed = server.feed
+    if let q = feed.queue {
+      // Room messaging refuses nothing: what waits takes in later changes (counted as merged).
+      let workers = q.settings.workers
+      var usage = ResourceUsage(
+        name: "server.messaging",
+        utilisation: workers.map { q.busy.utilisation(capacity: $0, untilNs: endNs) } ?? 0,
+        queueMean: q.queued.mean(untilNs: endNs), queueP99: q.queued.quantile(0.99, untilNs: endNs),
+        refused: feed.merged > 0 ? ["merged": feed.merged] : [:],
+        capacity: (workers.map { "\($0) worker(s)" } ?? "unlimited workers")
+          + (feed.settings.perRoom.map { ", \($0) broadcast(s) per room per second" } ?? ""))
       usage.waitMeanMs = q.meanWaitSeconds * 1000
       out.append(usage)
     }

@@ -1,0 +1,328 @@
+import SimKernel
+
+/// Room messaging: every change to a room's seat list goes out to everyone in the room, as in the
+/// SDK, where each member's `seatList` is complete.
+///
+/// A change in a room of 10,000 viewers is 10,000 downlink messages, but a viewer that only
+/// watches never acts on most of them. So the feed keeps, per room, a short log of changes with
+/// the time each left the server, and every viewer reads its list when it needs it: the room's
+/// list as it stood `delay` ago, where `delay` is the viewer's own downlink latency (drawn once
+/// per viewer from the network's latency distribution, on the `fan-out` stream). The cost is
+/// O(changes) in time and memory; the messages are counted, not simulated one by one.
+///
+/// Room messaging has a capacity (`server.messaging`) like any other service: a broadcast waits
+/// for a worker, takes a fixed time plus a time per recipient, and a room's broadcasts go out in
+/// order, one at a time. Changes made while the room's broadcast waits join it (the list is sent
+/// whole: the newest wins); so do changes beyond the room's rate limit, which wait for the next
+/// second. Both are counted as merges. With no capacity set, every broadcast leaves at once.
+///
+/// Hosts, admins and the viewer a change is about also hear it as a delta message of their own
+/// (``Server``); with a capacity, those messages leave with the room's broadcast.
+public final class RoomFeed {
+  /// One change to a room's list: the seat, its occupant (user ID + 1, 0 = empty) before and
+  /// after, and when the broadcast carrying it left the server (`.max`: not yet).
+  public struct Entry: Sendable, Equatable {
+    /// The seat.
+    public var seat: Int16
+    /// The occupant before, as user ID + 1 (0: empty).
+    public var before: UInt32
+    /// The occupant after, as user ID + 1 (0: empty).
+    public var after: UInt32
+    /// When the broadcast carrying it left the server, in nanoseconds (`.max`: not yet).
+    public var sentNs: Int64
+  }
+
+  /// What a room's broadcast is doing.
+  enum Phase: UInt8 {
+    /// Nothing waiting or under way.
+    case idle
+    /// Over the room's rate limit: waiting for the next second.
+    case held
+    /// Waiting for a messaging worker.
+    case queued
+    /// A worker is sending it.
+    case sending
+  }
+
+  struct Room {
+    var entries: [Entry] = []
+    /// Index of the first entry not yet sent.
+    var unsent = 0
+    /// End of the entries the broadcast being sent carries.
+    var carried = 0
+    var phase = Phase.idle
+    /// The second of the last broadcast, and how many went out in it.
+    var second: Int64 = -1
+    var sentInSecond = 0
+    /// The longest delay of any of its viewers (how long a sent entry must be kept).
+    var maxDelayNs: Int64 = 0
+    /// Delta messages held for the broadcast, each with the entry count it goes out with.
+    var held: [(upTo: Int, notice: Notice)] = []
+    /// Viewers that hear every change (as events), by user ID.
+    var watchers: [UInt32] = []
+    /// Downlink messages in the current second, for the peak rate.
+    var secondMessages: Int64 = 0
+    var messageSecond: Int64 = -1
+  }
+
+  /// The room messaging capacity.
+  public let settings: ServiceSettings
+  /// The time per recipient of a broadcast, in nanoseconds.
+  public let perRecipientNs: Int64
+  /// Whether every broadcast leaves the moment its change is made (no capacity set).
+  public let immediate: Bool
+  /// The messaging workers and queue (`nil` when immediate).
+  public private(set) var queue: ServiceQueue?
+  /// Each room's first seat in ``current``.
+  let seatBase: [Int]
+  let seatCount: [Int]
+  /// The server's seat lists, occupant + 1 per seat, mirrored change by change.
+  var current: [UInt32]
+  var rooms: [Room]
+  /// Each user's downlink delay for broadcasts, in microseconds.
+  let delayUs: [UInt32]
+  /// Broadcasts sent, downlink messages they carried, and changes merged into a broadcast that
+  /// was already waiting.
+  public private(set) var broadcasts: UInt64 = 0
+  public private(set) var downlink: UInt64 = 0
+  public private(set) var merged: UInt64 = 0
+  /// The most downlink messages one room sent in one second.
+  public private(set) var peakRoomPerSecond: Int64 = 0
+
+  /// A feed for rooms with `seatCounts` seats each, and a delay per user (microseconds).
+  public init(seatCounts: [Int], delayUs: [UInt32], homeRoom: (UInt32) -> UInt32?, messaging: ServiceSettings) {
+    var base: [Int] = []
+    var total = 0
+    for n in seatCounts {
+      base.append(total)
+      total += n
+    }
+    seatBase = base
+    seatCount = seatCounts
+    current = [UInt32](repeating: 0, count: total)
+    rooms = [Room](repeating: Room(), count: seatCounts.count)
+    self.delayUs = delayUs
+    for u in 0..<UInt32(delayUs.count) {
+      guard let r = homeRoom(u) else { continue }
+      rooms[Int(r)].maxDelayNs = max(rooms[Int(r)].maxDelayNs, Int64(delayUs[Int(u)]) * 1000)
+    }
+    var s = messaging
+    perRecipientNs = s.perRecipient.nanoseconds
+    immediate = !s.isLimited
+    settings = s
+    // The room rate limit merges rather than refuses: the queue sees none.
+    s.perRoom = nil
+    queue = immediate ? nil : ServiceQueue(settings: s, users: 0, rooms: 0)
+  }
+
+  /// `user`'s downlink delay for broadcasts.
+  public func delay(of user: UInt32) -> SimDuration { .nanoseconds(Int64(delayUs[Int(user)]) * 1000) }
+
+  // MARK: - The server's side
+
+  /// The server changed a seat: the feed mirrors it and logs it, not yet sent.
+  public func record(_ c: SeatChange) {
+    let i = seatBase[Int(c.room)] + Int(c.seat)
+    let before = current[i]
+    let after: UInt32 = c.seated ? c.user + 1 : (before == c.user + 1 ? 0 : before)
+    current[i] = after
+    rooms[Int(c.room)].entries.append(Entry(seat: c.seat, before: before, after: after, sentNs: .max))
+  }
+
+  /// Holds `notice` (a delta message about `room`'s list) until the room's broadcast carrying
+  /// the changes logged so far leaves. Only when not ``immediate``.
+  public func hold(_ notice: Notice, room: UInt32) {
+    rooms[Int(room)].held.append((rooms[Int(room)].entries.count, notice))
+  }
+
+  /// What the world must schedule for a room's broadcast.
+  public enum Step: Equatable, Sendable {
+    /// Nothing.
+    case none
+    /// The broadcast leaves at this time (``LiveEvent`` `broadcastSent`).
+    case sendAt(SimInstant)
+    /// The room may broadcast again at this time (its rate limit).
+    case releaseAt(SimInstant)
+  }
+
+  /// The server made changes in `room` (logged with ``record(_:)``) and `members` users are in it:
+  /// they go out now (immediate), or join the room's waiting broadcast, or start one.
+  /// `serviceNs(r)` draws the fixed service time of a broadcast of room `r`.
+  public func changed(room: UInt32, members: Int32, now: SimInstant, serviceNs: (UInt32) -> Int64) -> Step {
+    let r = Int(room)
+    guard rooms[r].unsent < rooms[r].entries.count else { return .none }
+    if immediate {
+      rooms[r].carried = rooms[r].entries.count
+      send(room: room, members: members, now: now)
+      return .none
+    }
+    switch rooms[r].phase {
+    case .held, .queued:
+      merged &+= 1
+      return .none
+    case .sending:
+      return .none  // it starts when the one being sent leaves
+    case .idle:
+      return start(room: room, members: members, now: now, serviceNs: serviceNs)
+    }
+  }
+
+  /// Starts `room`'s next broadcast if it has unsent changes: within its rate limit it waits for a
+  /// worker; beyond it, for the next second.
+  func start(room: UInt32, members: Int32, now: SimInstant, serviceNs: (UInt32) -> Int64) -> Step {
+    let r = Int(room)
+    guard rooms[r].unsent < rooms[r].entries.count else {
+      rooms[r].phase = .idle
+      return .none
+    }
+    let second = now.nanoseconds / 1_000_000_000
+    if let limit = settings.perRoom {
+      if rooms[r].second != second {
+        rooms[r].second = second
+        rooms[r].sentInSecond = 0
+      }
+      if rooms[r].sentInSecond >= limit {
+        rooms[r].phase = .held
+        return .releaseAt(SimInstant(nanoseconds: (second + 1) * 1_000_000_000))
+      }
+      rooms[r].sentInSecond += 1
+    }
+    switch queue!.arrive(slot: room, user: 0, room: 0, now: now) {
+    case .serve:
+      return begin(room: room, members: members, now: now, serviceNs: serviceNs)
+    case .queued:
+      rooms[r].phase = .queued
+      return .none
+    case .refused:
+      preconditionFailure("room messaging has no queue limit")
+    }
+  }
+
+  /// A worker takes `room`'s broadcast: it carries every change logged so far.
+  func begin(room: UInt32, members: Int32, now: SimInstant, serviceNs: (UInt32) -> Int64) -> Step {
+    let r = Int(room)
+    rooms[r].phase = .sending
+    rooms[r].carried = rooms[r].entries.count
+    return .sendAt(now + .nanoseconds(serviceNs(room) + perRecipientNs * Int64(members)))
+  }
+
+  /// A room held by its rate limit may broadcast again.
+  public func released(room: UInt32, members: Int32, now: SimInstant, serviceNs: (UInt32) -> Int64) -> Step {
+    guard rooms[Int(room)].phase == .held else { return .none }
+    return start(room: room, members: members, now: now, serviceNs: serviceNs)
+  }
+
+  /// `room`'s broadcast left the server: its changes are sent, the delta messages held for them
+  /// are returned for sending, and the worker takes the next waiting broadcast. `members(r)` is
+  /// how many users are in room `r`. Returns what to schedule for this room and for the one the
+  /// worker takes next.
+  public func sent(
+    room: UInt32, members: (UInt32) -> Int32, now: SimInstant, serviceNs: (UInt32) -> Int64, release: (Notice) -> Void
+  ) -> (this: Step, next: (room: UInt32, step: Step)?) {
+    let r = Int(room)
+    send(room: room, members: members(room), now: now)
+    var kept = 0
+    for h in rooms[r].held {
+      if h.upTo <= rooms[r].carried {
+        release(h.notice)
+      } else {
+        rooms[r].held[kept] = h
+        kept += 1
+      }
+    }
+    rooms[r].held.removeLast(rooms[r].held.count - kept)
+    var next: (UInt32, Step)?
+    if let other = queue!.finished(now: now) {
+      next = (other, begin(room: other, members: members(other), now: now, serviceNs: serviceNs))
+    }
+    rooms[r].phase = .idle
+    return (start(room: room, members: members(room), now: now, serviceNs: serviceNs), next)
+  }
+
+  /// Marks the carried entries of `room` sent at `now`, counts the messages, and forgets entries
+  /// every viewer has seen.
+  func send(room: UInt32, members: Int32, now: SimInstant) {
+    let r = Int(room)
+    let t = now.nanoseconds
+    for i in rooms[r].unsent..<rooms[r].carried { rooms[r].entries[i].sentNs = t }
+    rooms[r].unsent = rooms[r].carried
+    broadcasts &+= 1
+    downlink &+= UInt64(max(0, members))
+    let second = t / 1_000_000_000
+    if rooms[r].messageSecond != second {
+      rooms[r].messageSecond = second
+      rooms[r].secondMessages = 0
+    }
+    rooms[r].secondMessages += Int64(members)
+    peakRoomPerSecond = max(peakRoomPerSecond, rooms[r].secondMessages)
+    // Entries every viewer has seen (sent longer ago than the longest delay) are folded away.
+    var seen = 0
+    let horizon = t - rooms[r].maxDelayNs
+    while seen < rooms[r].unsent && rooms[r].entries[seen].sentNs < horizon { seen += 1 }
+    if seen >= 32 && seen * 2 >= rooms[r].entries.count {
+      rooms[r].entries.removeFirst(seen)
+      rooms[r].unsent -= seen
+      rooms[r].carried -= seen
+      for k in rooms[r].held.indices { rooms[r].held[k].upTo -= seen }
+    }
+  }
+
+  // MARK: - The viewers' side
+
+  /// Registers `user` of `room` as hearing every change of its list (its code subscribed to it).
+  public func watch(_ user: UInt32, room: UInt32) {
+    if !rooms[Int(room)].watchers.contains(user) { rooms[Int(room)].watchers.append(user) }
+  }
+
+  /// The viewers of `room` that hear every change.
+  public func watchers(of room: UInt32) -> [UInt32] { rooms[Int(room)].watchers }
+
+  /// `room`'s seat list as `viewer` sees it at `now` (occupant + 1 per seat): the server's list,
+  /// less the changes that have not reached the viewer yet.
+  public func view(room: UInt32, viewer: UInt32, now: SimInstant) -> [UInt32] {
+    let r = Int(room)
+    let base = seatBase[r]
+    var list = Array(current[base..<base + seatCount[r]])
+    let d = Int64(delayUs[Int(viewer)]) * 1000
+    let t = now.nanoseconds
+    var i = rooms[r].entries.count - 1
+    while i >= 0 {
+      let e = rooms[r].entries[i]
+      if e.sentNs != .max && e.sentNs + d <= t { break }
+      list[Int(e.seat)] = e.before
+      i -= 1
+    }
+    return list
+  }
+
+  /// Whether every change of `room` has reached `viewer` by `now`.
+  public func isSettled(room: UInt32, viewer: UInt32, now: SimInstant) -> Bool {
+    guard let last = rooms[Int(room)].entries.last else { return true }
+    return last.sentNs != .max && last.sentNs + Int64(delayUs[Int(viewer)]) * 1000 <= now.nanoseconds
+  }
+
+  /// The changes of `room` sent at `sentNs` (one broadcast), in order.
+  public func entries(room: UInt32, sentAt sentNs: Int64) -> [Entry] {
+    let all = rooms[Int(room)].entries
+    var lo = all.count
+    while lo > 0 && all[lo - 1].sentNs >= sentNs {
+      lo -= 1
+    }
+    return all[lo...].filter { $0.sentNs == sentNs }
+  }
+
+  /// The server's list of `room` as the feed mirrors it (occupant + 1 per seat).
+  public func serverList(room: UInt32) -> [UInt32] {
+    let base = seatBase[Int(room)]
+    return Array(current[base..<base + seatCount[Int(room)]])
+  }
+
+  /// Changes logged and not yet forgotten, across all rooms (for memory figures and tests).
+  public var loggedEntries: Int { rooms.reduce(0) { $0 + $1.entries.count } }
+
+  /// Test-only: makes the mirror of seat `seat` of `room` disagree with the server (to plant a
+  /// violation of `client.view-matches-server`).
+  public func _corrupt(room: UInt32, seat: Int, occupant: UInt32) {
+    current[seatBase[Int(room)] + seat] = occupant
+  }
+}

@@ -1,0 +1,132 @@
+import Clients
+import LiveStack
+import Oracles
+import SimKernel
+
+/// Room messaging: each room's seat list fanned out to everyone in it (see ``RoomFeed``).
+extension LiveWorld {
+  /// Each user's downlink delay for room broadcasts, in microseconds: one draw per audience member
+  /// from the network's latency distribution, on its own `fan-out` stream (zero for staff and
+  /// phones, which hear their own messages).
+  static func broadcastDelays(profile: Profile, layout: Layout, streams: RandomStreams) -> [UInt32] {
+    var out = [UInt32](repeating: 0, count: layout.totalUsers)
+    let stream = RandomStreams.streamSeed(root: streams.rootSeed, name: "fan-out")
+    for room in 0..<UInt32(layout.rooms) {
+      for u in layout.audience(of: room) {
+        var g = SplitMix64(seed: RandomStreams.entitySeed(stream: stream, layout.identity(of: u)))
+        let d = profile.network.clientServer.sampleDuration(&g).nanoseconds
+        out[Int(u)] = UInt32(clamping: max(0, d) / 1000)
+      }
+    }
+    return out
+  }
+
+  /// How long the next broadcast of `room` takes, before its per-recipient time.
+  mutating func broadcastServiceNs(_ room: UInt32) -> Int64 {
+    profile.server.messaging.serviceTime.sampleDuration(&messagingRandom[Int(room)]).nanoseconds
+  }
+
+  /// The server changed `room`'s seat list: the change goes out to the room (now, or through room
+  /// messaging's workers).
+  mutating func feedChanged(room: UInt32, _ scheduler: inout Scheduler) {
+    let feed = server.feed
+    let members = server.seats.memberCount[Int(room)]
+    let now = scheduler.now
+    if feed.immediate {
+      let before = feed.broadcasts
+      _ = feed.changed(room: room, members: members, now: now) { _ in 0 }
+      if feed.broadcasts != before { broadcastReachesWatchers(room: room, sentAt: now, &scheduler) }
+      return
+    }
+    let step = feed.changed(room: room, members: members, now: now) { broadcastServiceNs($0) }
+    schedule(step, room: room, &scheduler)
+  }
+
+  /// Schedules what room messaging asked for `room`.
+  mutating func schedule(_ step: RoomFeed.Step, room: UInt32, _ scheduler: inout Scheduler) {
+    switch step {
+    case .none: break
+    case .sendAt(let t): scheduler.schedule(at: t, event(.broadcastSent, room))
+    case .releaseAt(let t): scheduler.schedule(at: t, event(.broadcastRelease, room))
+    }
+  }
+
+  /// `room`'s broadcast leaves room messaging: the staff's and the viewer's own delta messages
+  /// held for it go out, and the worker takes the next room.
+  mutating func broadcastSent(room: UInt32, _ scheduler: inout Scheduler) {
+    let now = scheduler.now
+    let seats = server.seats
+    var released: [Notice] = []
+    let (this, next) = server.feed.sent(
+      room: room, members: { seats.memberCount[Int($0)] }, now: now,
+      serviceNs: { broadcastServiceNs($0) }, release: { released.append($0) })
+    for notice in released { send(notice, &scheduler) }
+    broadcastReachesWatchers(room: room, sentAt: now, &scheduler)
+    schedule(this, room: room, &scheduler)
+    if let next { schedule(next.step, room: next.room, &scheduler) }
+  }
+
+  /// A room held back by its rate limit may broadcast again.
+  mutating func broadcastRelease(room: UInt32, _ scheduler: inout Scheduler) {
+    let step = server.feed.released(
+      room: room, members: server.seats.memberCount[Int(room)], now: scheduler.now
+    ) { broadcastServiceNs($0) }
+    schedule(step, room: room, &scheduler)
+  }
+
+  /// The viewers of `room` whose code hears every change get the broadcast sent at `sentAt`, each
+  /// after its own delay.
+  mutating func broadcastReachesWatchers(room: UInt32, sentAt: SimInstant, _ scheduler: inout Scheduler) {
+    let watchers = server.feed.watchers(of: room)
+    guard !watchers.isEmpty else { return }
+    for u in watchers where runtime.clients[Int(u)].joinedRoom == room + 1 {
+      scheduler.schedule(at: sentAt + server.feed.delay(of: u), event(.broadcastSeen, u, room))
+    }
+  }
+
+  /// A broadcast reaches a viewer whose code hears every change: the changes of others' seats it
+  /// carried (its own seat it hears by its own messages), as seat-list deltas.
+  mutating func broadcastSeen(user: UInt32, room: UInt32, _ scheduler: inout Scheduler) {
+    guard runtime.clients[Int(user)].joinedRoom == room + 1,
+      runtime.clients[Int(user)].subscriptions.contains(.seatList)
+    else { return }
+    let sentNs = scheduler.now.nanoseconds - server.feed.delay(of: user).nanoseconds
+    let me = user + 1
+    var batch = SeatBatch()
+    for e in server.feed.entries(room: room, sentAt: sentNs) where e.after != me && e.before != me {
+      let c =
+        e.after != 0
+        ? SeatChange(room: room, seat: e.seat, user: e.after - 1, seated: true)
+        : SeatChange(room: room, seat: e.seat, user: e.before - 1, seated: false)
+      if e.after == 0 && e.before == 0 { continue }
+      batch.append(c)
+      if batch.isFull {
+        run(user, .seatList(batch), &scheduler)
+        batch = SeatBatch()
+      }
+    }
+    if batch.count > 0 { run(user, .seatList(batch), &scheduler) }
+  }
+
+  /// `client.view-matches-server`, sampled while the run goes on: in each room, one viewer in turn
+  /// that is in the room and whom every change has reached must see the others' seats as the
+  /// server has them (its own seat is judged by its own messages, at the end of the run).
+  mutating func checkViewerLists(sample k: Int) {
+    guard checking else { return }
+    let now = runtime.now
+    for room in 0..<UInt32(layout.rooms) {
+      let audience = layout.audience(of: room)
+      guard !audience.isEmpty else { continue }
+      let u = audience.lowerBound + UInt32(k % audience.count)
+      guard runtime.clients[Int(u)].joinedRoom == room + 1, server.seats.room(of: u) == room,
+        server.feed.isSettled(room: room, viewer: u, now: now)
+      else { continue }
+      let me = u + 1
+      let seen = server.feed.view(room: room, viewer: u, now: now).map { $0 == me ? 0 : $0 }
+      let truth = (0..<server.seats.settings[Int(room)].maxSeatCount).map {
+        server.seats.occupant(room: room, seat: $0).map { $0 + 1 == me ? 0 : $0 + 1 } ?? 0
+      }
+      checker.observeViewerSeatList(user: u, room: room, seen: seen, server: truth, at: now)
+    }
+  }
+}
