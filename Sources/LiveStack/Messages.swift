@@ -62,6 +62,13 @@ extension CallEvent {
     case .received(_, let c), .started(_, let c), .ended(_, let c, _, _): return c
     }
   }
+
+  /// The user the event goes to.
+  public var user: UInt32 {
+    switch self {
+    case .received(let u, _), .started(let u, _), .ended(let u, _, _, _): return u
+    }
+  }
 }
 
 /// Up to four seat-list changes delivered to one client in one message.

@@ -16,8 +16,9 @@ import SimKernel
 /// whole: the newest wins); so do changes beyond the room's rate limit, which wait for the next
 /// second. Both are counted as merges. With no capacity set, every broadcast leaves at once.
 ///
-/// Hosts, admins and the viewer a change is about also hear it as a delta message of their own
-/// (``Server``); with a capacity, those messages leave with the room's broadcast.
+/// Hosts and admins also hear every change as delta messages of their own (``Server``); with a
+/// capacity, those leave with the room's broadcast. The viewer a change is about hears it point to
+/// point at once, in order with the answers and events of its own channel.
 public final class RoomFeed {
   /// One change to a room's list: the seat, its occupant (user ID + 1, 0 = empty) before and
   /// after, and when the broadcast carrying it left the server (`.max`: not yet).
@@ -63,6 +64,8 @@ public final class RoomFeed {
     /// Downlink messages in the current second, for the peak rate.
     var secondMessages: Int64 = 0
     var messageSecond: Int64 = -1
+    /// When its last broadcast left (nanoseconds; -1: never).
+    var lastSentNs: Int64 = -1
   }
 
   /// The room messaging capacity.
@@ -246,6 +249,7 @@ public final class RoomFeed {
     let t = now.nanoseconds
     for i in rooms[r].unsent..<rooms[r].carried { rooms[r].entries[i].sentNs = t }
     rooms[r].unsent = rooms[r].carried
+    rooms[r].lastSentNs = t
     broadcasts &+= 1
     downlink &+= UInt64(max(0, members))
     let second = t / 1_000_000_000
@@ -259,7 +263,7 @@ public final class RoomFeed {
     var seen = 0
     let horizon = t - rooms[r].maxDelayNs
     while seen < rooms[r].unsent && rooms[r].entries[seen].sentNs < horizon { seen += 1 }
-    if seen >= 32 && seen * 2 >= rooms[r].entries.count {
+    if seen > 0 {
       rooms[r].entries.removeFirst(seen)
       rooms[r].unsent -= seen
       rooms[r].carried -= seen
@@ -293,6 +297,18 @@ public final class RoomFeed {
       i -= 1
     }
     return list
+  }
+
+  /// Whether `room` has changes not yet sent, or delta messages held for its broadcast: its
+  /// members' lists lag behind the server's until the broadcast leaves.
+  public func isBusy(room: UInt32) -> Bool {
+    rooms[Int(room)].unsent < rooms[Int(room)].entries.count || !rooms[Int(room)].held.isEmpty
+  }
+
+  /// When `room`'s last broadcast left the server (nil: never).
+  public func lastSent(room: UInt32) -> SimInstant? {
+    let t = rooms[Int(room)].lastSentNs
+    return t < 0 ? nil : SimInstant(nanoseconds: t)
   }
 
   /// Whether every change of `room` has reached `viewer` by `now`.

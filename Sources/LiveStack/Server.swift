@@ -155,7 +155,9 @@ public struct Server {
         for s in layout.staff(of: c.room) { sendSeatBatch(to: s, room: c.room) { $0.room == c.room } }
       }
       if layout.role(of: c.user) == .audience && !(0..<i).contains(where: { seats.changes[$0].user == c.user }) {
-        sendSeatBatch(to: c.user, room: c.room) { $0.user == c.user }
+        // The viewer a change is about hears it point to point, at once (its own channel keeps
+        // its order with the answers and events it gets).
+        sendSeatBatch(to: c.user, room: nil) { $0.user == c.user }
         if !c.seated, let by = c.removedBy, by != .max {
           outbox.append(.notice(.guest(c.user, .onKickedOffSeat(seatIndex: Int(c.seat), host: by), request: .max)))
         }
@@ -214,9 +216,9 @@ public struct Server {
   /// The seat-list batch in `slot`, left in place (for traces).
   public func batch(_ slot: UInt32) -> SeatBatch { seatBatches[Int(slot)] }
 
-  /// Sends the pending seat changes of `room` that `include` selects to `user`, four per message,
-  /// in order.
-  mutating func sendSeatBatch(to user: UInt32, room: UInt32, where include: (SeatChange) -> Bool) {
+  /// Sends the pending seat changes that `include` selects to `user`, four per message, in order;
+  /// as deltas of `room`'s list (held for its broadcast), or point to point (`room` nil).
+  mutating func sendSeatBatch(to user: UInt32, room: UInt32?, where include: (SeatChange) -> Bool) {
     var batch = SeatBatch()
     for i in 0..<seats.changes.count where include(seats.changes[i]) {
       batch.append(seats.changes[i])

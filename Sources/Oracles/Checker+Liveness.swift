@@ -114,6 +114,8 @@ extension Checker {
         continue
       }
       guard client.status != .away else { continue }
+      // Seat deltas still held for the room's broadcast have not even left the server.
+      guard !view.server.feed.isBusy(room: view.server.layout.homeRoom[Int(u)]) else { continue }
       var problems: [String] = []
       let serverSeat = view.server.seats.seat(of: u)
       let seen = client.seenSeat < 0 ? nil : Int(client.seenSeat)

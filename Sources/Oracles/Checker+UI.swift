@@ -57,7 +57,7 @@ extension Checker {
   }
 
   /// Whether no UI mismatch of `user` is being timed.
-  public func uiQuiet(_ user: UInt32) -> Bool { Int(user) >= uiSince.count || uiSince[Int(user)] == .zero }
+  public func uiQuiet(_ user: UInt32) -> Bool { Int(user) >= uiTiming.count || !uiTiming[Int(user)] }
 
   /// How long a mismatch of `id` may last.
   func settle(_ id: InvariantID) -> SimDuration {
@@ -75,26 +75,32 @@ extension Checker {
     .uiCallScreenMatchesCall, .uiIdleMeansOffSeat,
   ]
 
-  /// Checks `user`'s UI against `facts` at `now`.
-  public mutating func observeUI(user: UInt32, _ facts: UIFacts, at now: SimInstant) {
+  /// Checks `user`'s UI against `facts` at `now`. Returns whether the UI is at peace: no check
+  /// could fail on these facts even were the client quiet and every answer in, and no mismatch is
+  /// being timed. Until something touches the user, checking it again would find the same.
+  @discardableResult
+  public mutating func observeUI(user: UInt32, _ facts: UIFacts, at now: SimInstant) -> Bool {
     let status = facts.status
-    var mismatch = SIMD8<Int64>(repeating: 0)
-    if facts.quiet, status == .idle && facts.pending { mismatch[0] = 1 }
-    if facts.quiet {
-      if status == .connected && (!facts.seated || !facts.microphoneOn) { mismatch[1] = 1 }
-      if status == .applying && !facts.pending && !facts.answerMayBeLost { mismatch[2] = 1 }
-      if facts.captureOn && !facts.seated && facts.callState != .accept { mismatch[3] = 1 }
-      if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept)
-      {
-        mismatch[4] = 1
-      }
-      if status == .idle && facts.seated { mismatch[5] = 1 }
+    var raw = SIMD8<Int64>(repeating: 0)
+    if status == .idle && facts.pending { raw[0] = 1 }
+    if status == .connected && (!facts.seated || !facts.microphoneOn) { raw[1] = 1 }
+    if status == .applying && !facts.pending { raw[2] = 1 }
+    if facts.captureOn && !facts.seated && facts.callState != .accept { raw[3] = 1 }
+    if let screen = facts.callScreen, (screen && facts.callState == .none) || (!screen && facts.callState == .accept) {
+      raw[4] = 1
     }
+    if status == .idle && facts.seated { raw[5] = 1 }
+    var mismatch = facts.quiet ? raw : .zero
+    if facts.answerMayBeLost { mismatch[2] = 0 }
     let u = Int(user)
-    if u >= uiSince.count { uiSince += [SIMD8<Int64>](repeating: .zero, count: u + 1 - uiSince.count) }
+    // The common case: the UI agrees and agreed (read from one byte a user, not the 64-byte
+    // timing record, which would miss the cache for every user checked).
+    if mismatch == .zero && (u >= uiTiming.count || !uiTiming[u]) { return raw == .zero }
+    if u >= uiSince.count {
+      uiSince += [SIMD8<Int64>](repeating: .zero, count: u + 1 - uiSince.count)
+      uiTiming += [Bool](repeating: false, count: u + 1 - uiTiming.count)
+    }
     var since = uiSince[u]
-    // The common case: the UI agrees and agreed.
-    if mismatch == .zero && since == .zero { return }
     for i in 0..<Checker.uiChecks.count {
       if mismatch[i] == 0 {
         since[i] = 0
@@ -106,6 +112,8 @@ extension Checker {
       }
     }
     uiSince[u] = since
+    uiTiming[u] = since != .zero
+    return raw == .zero && since == .zero
   }
 
   mutating func recordUI(_ check: Int, user: UInt32, _ facts: UIFacts, at now: SimInstant) {

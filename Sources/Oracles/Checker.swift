@@ -27,6 +27,8 @@ public struct Checker: Sendable {
   public var healAtNs: Int64 = 0
   /// Per probed user: since when each UI mismatch has held (nanoseconds + 1; 0: not now).
   var uiSince: [SIMD8<Int64>] = []
+  /// Per probed user: whether any slot of its ``uiSince`` record is set.
+  var uiTiming: [Bool] = []
   /// How long an app's UI may disagree with the server before the UI invariants call it wrong:
   /// answers, seat lists and device opens in flight settle well within it.
   public var uiSettle = SimDuration.seconds(5)

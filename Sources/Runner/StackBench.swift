@@ -39,6 +39,13 @@ public struct StackBenchResult: Codable, Sendable {
   public var uncheckedEventsPerSecond: Double = 0
   /// The share of throughput the checkers cost: 1 - checked / unchecked.
   public var checkingCost: Double = 0
+  /// Changes to the rooms' seat lists on the server.
+  public var seatChanges: UInt64 = 0
+  /// Events simulated per seat change (everything the run did, divided by its seat changes).
+  public var eventsPerSeatChange: Double = 0
+  /// Downlink messages room messaging counted per seat change (one per member of the room): what
+  /// a simulator delivering each as an event would add per change.
+  public var downlinkPerSeatChange: Double = 0
 }
 
 /// `stampede bench stack`: the seat-rush evening scaled up, against the kernel's hold loop.
@@ -109,7 +116,7 @@ public enum StackBench {
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     let peak = memory.peakBytes
     let layout = world.layout
-    return StackBenchResult(
+    var r = StackBenchResult(
       eventsPerSecond: (Double(sim.executedCount) / seconds).rounded(), kernelOpsPerSecond: 0, ratio: 0,
       population: layout.totalUsers, audience: layout.audienceCount, peakMemoryBytes: peak,
       bytesPerAudienceMember: (Double(peak) / Double(max(1, layout.audienceCount))).rounded(),
@@ -117,6 +124,12 @@ public enum StackBench {
       idleBytesPerUser: idle.rounded(),
       events: sim.executedCount, meanPending: samples == 0 ? sim.scheduler.pendingCount : pendingSum / samples,
       traceHash: sim.traceHash.description, violations: world.checker.log.total)
+    let counters = world.metrics.counters
+    r.seatChanges = counters.value("seat.changes") ?? 0
+    let changes = Double(max(1, r.seatChanges))
+    r.eventsPerSeatChange = (Double(sim.executedCount) / changes * 10).rounded() / 10
+    r.downlinkPerSeatChange = (Double(counters.value("messaging.downlink") ?? 0) / changes * 10).rounded() / 10
+    return r
   }
 }
 

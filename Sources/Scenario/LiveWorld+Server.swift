@@ -199,6 +199,7 @@ extension LiveWorld {
     guard !server.calls.events.isEmpty else { return }
     for i in 0..<server.calls.events.count {
       let e = server.calls.events[i]
+      touchUI(e.user, scheduler.now)
       if case .ended(let user, let id, let reason, _) = e, user == server.calls.calls[Int(id)].caller {
         measured.callEnded(reason)
       }
@@ -233,7 +234,10 @@ extension LiveWorld {
     var more: [UInt32] = []
     for i in 0..<n {
       let c = server.seats.changes[i]
-      if checking { checker.observe(c, seats: server.seats, at: now) }
+      if checking {
+        checker.observe(c, seats: server.seats, at: now)
+        touchUI(c.user, now)
+      }
       measured.observe(c, now)
       seated.add(c.seated ? 1 : -1, at: now.nanoseconds)
       if touched.0 == .max {
@@ -246,7 +250,13 @@ extension LiveWorld {
     }
     if n == 0 && server.seats.ended.isEmpty { return }
     if n > 0 { measured.counters.add(measured.seatChanges, UInt64(n)) }
-    for id in server.seats.ended { reviews.ended(id, now: now) }
+    for id in server.seats.ended {
+      reviews.ended(id, now: now)
+      if checking {
+        touchUI(server.seats.requests[Int(id)].guest, now)
+        if let host = server.seats.requests[Int(id)].processedBy { touchUI(host, now) }
+      }
+    }
     server.fanOut()
     flush(&scheduler)
     // Each room changed goes out to its whole audience.
@@ -300,8 +310,15 @@ extension LiveWorld {
       case .onGuestApplicationReceived:
         if checking {
           let slot = Int(runtime.clients[u].staffSlot)
+          // Seat lists and co-guest signalling are separate channels: when a broadcast of the
+          // room was held back past the application's filing, the list lags behind the
+          // application and may still show the applicant on its old seat.
+          let room = layout.homeRoom[u]
+          let lagging =
+            server.feed.isBusy(room: room)
+            || server.feed.lastSent(room: room).map { $0 > server.seats.requests[Int(request)].createdAt } ?? false
           checker.observeApplicants(
-            host: user, applicants: runtime.applicants[slot], seatView: runtime.seatView[slot],
+            host: user, applicants: runtime.applicants[slot], seatView: lagging ? [] : runtime.seatView[slot],
             at: now)
         }
       case .onHostInvitationResponded, .onHostInvitationNoResponse:

@@ -110,6 +110,7 @@ public struct LiveWorld: World {
       audience: profile.audience, host: profile.host, admin: profile.admin, phone: profile.calls?.phone,
       phones: layout.phones, userCount: users, mistakes: profile.mistakes)
     self.audience = audience ?? standard.audience
+    audienceStatusIsUI = self.audience.statusIsUI
     self.host = host ?? standard.host
     self.admin = admin ?? standard.admin
     self.phone = phone ?? standard.phone
@@ -182,7 +183,7 @@ public struct LiveWorld: World {
   }
 
   /// Whether the viewers' behaviour shows its status as its UI (the built-in viewers).
-  var audienceStatusIsUI: Bool { audience.statusIsUI }
+  let audienceStatusIsUI: Bool
 
   /// Whether `user` is a viewer whose status is its UI.
   func statusIsUI(_ user: UInt32) -> Bool {
@@ -192,47 +193,70 @@ public struct LiveWorld: World {
   /// Compares the watched UIs with the server (see `Checker+UI` and ``UIWatch``).
   mutating func checkUIs() {
     guard checking else { return }
-    let ui = runtime.ui
     let now = runtime.now
-    guard !uiWatch.users.isEmpty else { return }
-    var kept = 0
+    guard uiWatch.count > 0 else { return }
     if uiWatch.busy.count < layout.totalUsers { uiWatch.busy = [Bool](repeating: false, count: layout.totalUsers) }
     inFlight.mark(usersInFlight: &uiWatch.busy, true)
     defer { inFlight.mark(usersInFlight: &uiWatch.busy, false) }
-    for k in 0..<uiWatch.users.count {
-      let u = uiWatch.users[k]
-      let status = runtime.clients[Int(u)].status
-      let settled =
-        now.nanoseconds >= uiWatch.until[Int(u)] && (status == .idle || status == .left || status == .away)
-        && ui.callScreen[Int(u)] != 1 && checker.uiQuiet(u)
-      if settled {
-        uiWatch.until[Int(u)] = 0
-      } else {
-        uiWatch.users[kept] = u
-        kept += 1
+    let audienceUI = audienceStatusIsUI
+    for w in 0..<uiWatch.bits.count {
+      var word = uiWatch.bits[w]
+      while word != 0 {
+        let u = UInt32(w << 6 + word.trailingZeroBitCount)
+        word &= word - 1
+        checkUI(u, audienceUI: audienceUI, now: now)
       }
-      // A killed app shows nothing.
-      let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
-      let screen = alive ? ui.callScreen[Int(u)] : -1
-      let facts = Checker.UIFacts(
-        status: ui.statusProbed[Int(u)] || statusIsUI(u) ? runtime.clients[Int(u)].status : nil,
-        pending: server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u),
-        seated: server.seats.seat(of: u) != nil,
-        microphoneOn: runtime.isOn(.microphone, user: u), callScreen: screen < 0 ? nil : screen == 1,
-        callState: server.calls.state(of: u), captureOn: runtime.anyDeviceOn(user: u),
-        devices: runtime.anyDeviceOn(user: u) ? runtime.deviceNames(user: u) : "",
-        // Quiet: nothing under way now, and its code has not run since the last check (a retry
-        // that failed at once between two checks is activity all the same).
-        quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now)
-          && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds - UIWatch.checkEvery.nanoseconds,
-        answerMayBeLost: uiWatch.droppedAnswer(u)
+    }
+  }
+
+  /// Compares `user`'s UI with the server (see ``checkUIs()``), and stops watching it once it is
+  /// at rest and its window has passed.
+  mutating func checkUI(_ u: UInt32, audienceUI: Bool, now: SimInstant) {
+    // At peace and untouched since the last round: the same facts, the same verdict.
+    let peace = uiWatch.peace[Int(u)]
+    if peace != 0 {
+      if peace == 2 && now.nanoseconds >= uiWatch.until[Int(u)] { uiWatch.unwatch(u) }
+      return
+    }
+    let ui = runtime.ui
+    let client = runtime.clients[Int(u)]
+    let status = client.status
+    let atRest = (status == .idle || status == .left || status == .away) && ui.callScreen[Int(u)] != 1
+    let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
+    if settled { uiWatch.unwatch(u) }
+    // A killed app shows nothing.
+    let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
+    let screen = alive ? ui.callScreen[Int(u)] : -1
+    let shown = ui.statusProbed[Int(u)] || (audienceUI && layout.role(of: u) == .audience && !isPhoneUser(u))
+    let pending = server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)
+    let seated = server.seats.seat(of: u) != nil
+    let callState = server.calls.state(of: u)
+    let captureOn = client.deviceBits != 0
+    // What only one check reads is worked out only when that check can fail.
+    let mayFailApplying = shown && status == .applying && !pending
+    let facts = Checker.UIFacts(
+      status: shown ? status : nil, pending: pending, seated: seated,
+      microphoneOn: client.deviceBits & (1 << CaptureDevice.microphone.rawValue) != 0,
+      callScreen: screen < 0 ? nil : screen == 1, callState: callState, captureOn: captureOn,
+      devices: captureOn && !seated && callState != .accept ? runtime.deviceNames(user: u) : "",
+      // Quiet: nothing under way now, and its code has not run since the last check (a retry
+      // that failed at once between two checks is activity all the same).
+      quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now)
+        && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds - UIWatch.checkEvery.nanoseconds,
+      answerMayBeLost: mayFailApplying
+        && (uiWatch.droppedAnswer(u)
           || server.lastApplicationTiming(of: u).map { a in
             // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
             now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
           } ?? false)
-      checker.observeUI(user: u, facts, at: now)
-    }
-    uiWatch.users.removeLast(uiWatch.users.count - kept)
+    )
+    if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.peace[Int(u)] = atRest ? 2 : 1 }
+  }
+
+  /// The server changed something of `user` that its UI may have to follow.
+  @inline(__always)
+  mutating func touchUI(_ user: UInt32, _ now: SimInstant) {
+    if checking && (runtime.ui.isProbed(user) || statusIsUI(user)) { uiWatch.touch(user, now: now) }
   }
 
   @inline(__always)

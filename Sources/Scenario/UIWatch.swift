@@ -12,10 +12,17 @@ struct UIWatch {
   static let window = SimDuration.seconds(20)
   /// How often the watched UIs are compared with the server.
   static let checkEvery = SimDuration.seconds(1)
-  /// The watched users, in the order they were first watched.
-  var users: [UInt32] = []
+  /// The watched users, one bit each (word `u >> 6`, bit `u & 63`): a check walks them in ID
+  /// order, so that the per-user tables it reads are read front to back.
+  var bits: [UInt64] = []
+  /// How many users are watched.
+  var count = 0
   /// Per user: watched until (nanoseconds; 0: not watched).
   var until: [Int64] = []
+  /// Per user: 0 to check at the next round; 1 when its last check found its UI at peace and
+  /// nothing has touched the user since (its client's code did not run, the server changed nothing
+  /// of it), so a check would find the same; 2 the same, with the UI at rest.
+  var peace: [UInt8] = []
   /// Per user, during a check: whether an SDK call of the user awaits its answer.
   var busy: [Bool] = []
   /// Per user: whether the SDK reported the user's latest application as failed for want of an
@@ -48,8 +55,35 @@ struct UIWatch {
 
   mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
-    if u >= until.count { until += [Int64](repeating: 0, count: u + 1 - until.count) }
-    if until[u] == 0 { users.append(user) }
+    if u >= until.count {
+      until += [Int64](repeating: 0, count: u + 1 - until.count)
+      peace += [UInt8](repeating: 0, count: u + 1 - peace.count)
+    }
+    peace[u] = 0
+    if until[u] == 0 {
+      if u >> 6 >= bits.count { bits += [UInt64](repeating: 0, count: (u >> 6) + 1 - bits.count) }
+      bits[u >> 6] |= 1 << UInt64(u & 63)
+      count += 1
+    }
     until[u] = max(end.nanoseconds, 1)
+  }
+
+  /// The server changed something of `user`: its UI is checked at the next round (watched from
+  /// now if it was not; its client's code did not run, so it stays quiet).
+  mutating func touch(_ user: UInt32, now: SimInstant) {
+    let u = Int(user)
+    if u < until.count && until[u] != 0 {
+      peace[u] = 0
+    } else {
+      watch(user, until: now)
+    }
+  }
+
+  /// Stops watching `user`.
+  mutating func unwatch(_ user: UInt32) {
+    let u = Int(user)
+    until[u] = 0
+    bits[u >> 6] &= ~(1 << UInt64(u & 63))
+    count -= 1
   }
 }

@@ -134,6 +134,11 @@ enum BenchCommand {
             "       peak memory %.1f MiB, %.0f B per audience member (target <= 2048: %@); violations %d; hash %@",
           Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerAudienceMember,
           r.bytesPerAudienceMember <= 2048 ? "met" : "MISSED", r.violations, r.traceHash))
+      print(
+        String(
+          format:
+            "       %llu seat changes: %.1f events per change; room messaging counted %.1f downlink messages per change (not simulated one by one)",
+          r.seatChanges, r.eventsPerSeatChange, r.downlinkPerSeatChange))
       printChecking(r)
     }
     return r

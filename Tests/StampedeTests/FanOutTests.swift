@@ -1,0 +1,239 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import LiveStack
+@testable import Metrics
+@testable import Oracles
+@testable import Scenario
+@testable import SimKernel
+
+/// Seat lists fanned out to every viewer through room messaging: each viewer's list follows the
+/// room's with its own delay, at a cost of O(changes); room messaging as a service with workers,
+/// a time per recipient and a rate limit that merges; `client.view-matches-server` for viewers.
+@Suite struct FanOutTests {
+  /// Viewer `watcher` reads `connected` at each of `ms` (through its timers) and logs it.
+  static func reading(_ client: ScriptedClient, log: ReadLog) {
+    client.onTimer = { _, c in log.reads.append((c.now.nanoseconds / 1_000_000, c.coGuest.connected)) }
+  }
+
+  final class ReadLog { var reads: [(ms: Int64, connected: [UInt32])] = [] }
+
+  @Test func aViewerSeesAnotherGuestSeatedOneDelayAfterTheServerSeatedIt() throws {
+    // Viewer 2 applies at 1,000 ms; every message takes 10 ms: the application reaches the server
+    // at 1,010, the host hears it at 1,020 and accepts, the accept reaches the server at 1,030 and
+    // seats 2. The broadcast leaves at once, so viewer 3 sees 2 from 1,040 on, not a millisecond
+    // before; its SDK never got an event for it.
+    let host = ScriptedClient.acceptingHost()
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    let log = ReadLog()
+    Self.reading(audience, log: log)
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.timer(3, atMs: 1039)
+    s.timer(3, atMs: 1040)
+    s.run(untilMs: 5000)
+    #expect(log.reads.map(\.ms) == [1039, 1040])
+    #expect(log.reads[0].connected == [])
+    #expect(log.reads[1].connected == [2])
+    #expect(!audience.log.contains { $0.hasPrefix("3 seat") }, "a viewer that only reads hears no event")
+    #expect(audience.log.contains("2 seat 0 +2"))
+    #expect(s.counter("seat.changes") == 1)
+    // One broadcast to the five members of the room (owner, admin, three viewers).
+    #expect(s.counter("messaging.broadcasts") == 1 && s.counter("messaging.downlink") == 5)
+    #expect(s.violations == 0)
+  }
+
+  @Test func roomMessagingAtCapacityDelaysTheListsAndTheStaffDeltasThatGoWithThem() throws {
+    // One messaging worker takes 100 ms a broadcast plus 10 ms for each of the room's five
+    // members: the broadcast seating viewer 2 (at 1,030) leaves at 1,180. Viewer 3 sees it at
+    // 1,190, and so do the host's and the admin's deltas, which go with the broadcast. Viewer 2
+    // hears its own seat point to point, with its accept event, at 1,040.
+    let host = ScriptedClient.acceptingHost()
+    let admin = ScriptedClient()
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    var heard: [String] = []
+    let note: (SeatChangeEvent, inout Client) -> Void = { ch, c in
+      heard.append("\(c.now.nanoseconds / 1_000_000) \(c.user) +\(ch.user)")
+    }
+    audience.onSeat = note
+    host.onSeat = note
+    admin.onSeat = note
+    audience.onGuest = { e, c in
+      if case .onGuestApplicationResponded = e { heard.append("\(c.now.nanoseconds / 1_000_000) \(c.user) accepted") }
+    }
+    let log = ReadLog()
+    Self.reading(audience, log: log)
+    let text = TestProfile(stagedProfile).with(
+      "server", json5: "{ messaging: { workers: 1, serviceTime: \"constant(100ms)\", perRecipient: \"10ms\" } }"
+    ).text
+    var s = try Staged(text, audience: audience, host: host, admin: admin)
+    s.apply(2, atMs: 1000)
+    s.timer(3, atMs: 1189)
+    s.timer(3, atMs: 1190)
+    s.run(untilMs: 5000)
+    #expect(heard == ["1040 2 +2", "1040 2 accepted", "1190 0 +2", "1190 1 +2"])
+    #expect(log.reads.map(\.connected) == [[], [2]])
+    let usage = s.world.resources(end: .zero + .seconds(5)).first { $0.name == "server.messaging" }
+    #expect(usage?.capacity == "1 worker(s)")
+    #expect(s.violations == 0)
+  }
+
+  @Test func overTheRoomRateLimitChangesWaitForTheNextSecondAndMerge() throws {
+    // One broadcast a second per room. Viewers 2, 3 and 4 are seated at 1,030, 1,130 and 1,230:
+    // the first goes out at once; the second waits for 2,000; the third joins it (a merge). The
+    // watching viewer 5 sees [2] until 2,009 and [2, 3, 4] from 2,010.
+    let host = ScriptedClient.acceptingHost()
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    let log = ReadLog()
+    Self.reading(audience, log: log)
+    let text = TestProfile(stagedProfile)
+      .with("population", json5: "{ rooms: 1, audiencePerRoom: 4, adminsPerRoom: 1 }")
+      .with("seats", json5: "{ maxSeatCount: 4, packageLimit: 4, applyTimeout: \"30s\" }")
+      .with("server", json5: "{ messaging: { ratePerRoom: 1 } }").text
+    var s = try Staged(text, audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.apply(3, atMs: 1100)
+    s.apply(4, atMs: 1200)
+    for ms: Int64 in [1239, 2009, 2010] { s.timer(5, atMs: ms) }
+    s.run(untilMs: 5000)
+    #expect(log.reads.map(\.connected) == [[2], [2], [2, 3, 4]])
+    #expect(s.counter("seat.changes") == 3)
+    #expect(s.counter("messaging.broadcasts") == 2 && s.counter("messaging.merged") == 1)
+    let usage = s.world.resources(end: .zero + .seconds(5)).first { $0.name == "server.messaging" }!
+    #expect(usage.refused == ["merged": 1])
+    #expect(s.violations == 0)
+  }
+
+  @Test func codeThatSubscribesToEveryChangeHearsOthersSeatsWhenTheyReachIt() throws {
+    // Viewer 3 subscribes to every change; viewer 4 only to its own seat. When 2 is seated (at
+    // 1,030), 3 hears it at 1,040 as a delta; 4 hears nothing.
+    let host = ScriptedClient.acceptingHost()
+    let audience = ScriptedClient()
+    var heard: [String] = []
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    audience.onSeat = { ch, c in heard.append("\(c.now.nanoseconds / 1_000_000) \(c.user) +\(ch.user)") }
+    audience.onTimer = { _, c in c.liveSeat.subscribeEveryChange() }
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    s.timer(3, atMs: 500)
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 5000)
+    #expect(heard == ["1040 2 +2", "1040 3 +2"])
+    #expect(s.world.server.feed.watchers(of: 0) == [3])
+    #expect(s.violations == 0)
+  }
+
+  @Test func aViewerWhoseListDisagreesWithTheServerIsCaught() throws {
+    // Planted: room messaging's copy of seat 1 names a user the server never seated. Every viewer
+    // in the room then shows it, and the sampled check (and the end of the run) says so.
+    let host = ScriptedClient.acceptingHost()
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 2000)
+    #expect(s.violations == 0)
+    s.world.server.feed._corrupt(room: 0, seat: 1, occupant: 4 + 1)
+    s.world.checkViewerLists(sample: 1)  // viewer 3
+    #expect(s.world.checker.log.count(.viewMatchesServer) == 1)
+    #expect(
+      s.world.checker.log.first(.viewMatchesServer)?.message
+        == "viewer 3's seat list shows [2, 4] but the server has [2, -]")
+  }
+
+  @Test func theBuiltInClientsAgreeWithEveryViewersListUnderMessagingAtCapacity() throws {
+    // Half an hour of the seat rush with room messaging at one worker and one broadcast a second
+    // per room: lists lag and merge, and no viewer's list, once settled, disagrees.
+    let (profile, data) = try repositoryProfile("seat-rush.json5")
+    _ = profile
+    let text = TestProfile(String(decoding: data, as: UTF8.self))
+      .with("duration", json5: "\"30m\"")
+      .with(
+        "server",
+        json5: "{ messaging: { workers: 1, serviceTime: \"constant(20ms)\", perRecipient: \"100us\", ratePerRoom: 1 } }"
+      ).text
+    let (world, _) = try runProfile(text, seed: 3)
+    #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0?.message }.prefix(3))")
+    let c = world.metrics.counters
+    #expect(c.value("messaging.broadcasts")! > 500)
+    #expect(c.value("messaging.merged")! > 0)
+    #expect(c.value("messaging.downlink")! > 10 * c.value("messaging.broadcasts")!)
+    // The log keeps only what some viewer may not have seen yet: a few entries per room.
+    #expect(c.value("seat.changes")! > 2000)
+    #expect(world.server.feed.loggedEntries < 3 * world.layout.rooms, "\(world.server.feed.loggedEntries)")
+  }
+
+  @Test func theListAViewerSeesIsTheServersAsItStoodOneDelayAgo() {
+    // Three viewers 10, 50 and 200 ms behind; seat 0 filled at 1 s, emptied at 1.1 s, refilled
+    // at 1.12 s by a broadcast that waits for a worker until 1.3 s.
+    let feed = RoomFeed(
+      seatCounts: [2], delayUs: [0, 10_000, 50_000, 200_000], homeRoom: { _ in 0 },
+      messaging: ServiceSettings(
+        workers: nil, serviceTime: .constant(0), queueLimit: nil, perUser: nil, perRoom: nil, perApp: nil))
+    #expect(feed.immediate)
+    func at(_ ms: Int64) -> SimInstant { .zero + .milliseconds(ms) }
+    feed.record(SeatChange(room: 0, seat: 0, user: 7, seated: true))
+    _ = feed.changed(room: 0, members: 4, now: at(1000)) { _ in 0 }
+    feed.record(SeatChange(room: 0, seat: 0, user: 7, seated: false))
+    _ = feed.changed(room: 0, members: 4, now: at(1100)) { _ in 0 }
+    #expect(feed.view(room: 0, viewer: 1, now: at(1009)) == [0, 0])
+    #expect(feed.view(room: 0, viewer: 1, now: at(1010)) == [8, 0])
+    #expect(feed.view(room: 0, viewer: 1, now: at(1110)) == [0, 0])
+    #expect(feed.view(room: 0, viewer: 2, now: at(1120)) == [8, 0])
+    #expect(feed.view(room: 0, viewer: 3, now: at(1199)) == [0, 0])
+    #expect(feed.view(room: 0, viewer: 3, now: at(1250)) == [8, 0])
+    #expect(!feed.isSettled(room: 0, viewer: 3, now: at(1299)) && feed.isSettled(room: 0, viewer: 3, now: at(1300)))
+    #expect(feed.broadcasts == 2 && feed.downlink == 8)
+    #expect(feed.entries(room: 0, sentAt: at(1100).nanoseconds).map(\.before) == [8])
+  }
+
+  @Test func oneWorkerServesTheRoomsInTurnAndARoomsChangesWaitForItsBroadcast() {
+    // One worker, 100 ms a broadcast. Room 0 changes at 0 (served 0–100 ms), room 1 at 10 ms
+    // (queued), room 0 again at 20 ms (waits behind its own broadcast) and at 30 ms (a merge:
+    // it goes with the one of 20 ms). Room 1 is served 100–200 ms, room 0's second 200–300 ms.
+    let feed = RoomFeed(
+      seatCounts: [2, 2], delayUs: [0, 0], homeRoom: { _ in nil },
+      messaging: ServiceSettings(
+        workers: 1, serviceTime: .constant(0.1e9), queueLimit: nil, perUser: nil, perRoom: nil, perApp: nil))
+    func at(_ ms: Int64) -> SimInstant { .zero + .milliseconds(ms) }
+    let service: (UInt32) -> Int64 = { _ in 100_000_000 }
+    feed.record(SeatChange(room: 0, seat: 0, user: 1, seated: true))
+    #expect(feed.changed(room: 0, members: 3, now: at(0), serviceNs: service) == .sendAt(at(100)))
+    feed.record(SeatChange(room: 1, seat: 0, user: 2, seated: true))
+    #expect(feed.changed(room: 1, members: 3, now: at(10), serviceNs: service) == .none)
+    feed.record(SeatChange(room: 0, seat: 1, user: 3, seated: true))
+    #expect(feed.changed(room: 0, members: 3, now: at(20), serviceNs: service) == .none)
+    feed.record(SeatChange(room: 0, seat: 0, user: 1, seated: false))
+    #expect(feed.changed(room: 0, members: 3, now: at(30), serviceNs: service) == .none)
+    var released: [Notice] = []
+    let first = feed.sent(room: 0, members: { _ in 3 }, now: at(100), serviceNs: service) { released.append($0) }
+    #expect(first.next?.room == 1 && first.next?.step == .sendAt(at(200)))
+    #expect(first.this == .none)  // queued behind room 1
+    let second = feed.sent(room: 1, members: { _ in 3 }, now: at(200), serviceNs: service) { released.append($0) }
+    #expect(second.next?.room == 0 && second.next?.step == .sendAt(at(300)))
+    _ = feed.sent(room: 0, members: { _ in 3 }, now: at(300), serviceNs: service) { released.append($0) }
+    #expect(feed.entries(room: 0, sentAt: at(300).nanoseconds).count == 2)
+    #expect(feed.broadcasts == 3 && feed.downlink == 9)
+    #expect(feed.view(room: 0, viewer: 0, now: at(300)) == [0, 4])
+  }
+
+  @Test func roomMessagingRefusesSettingsItCannotHave() {
+    for (key, value) in [("queueLimit", "10"), ("ratePerUser", "1"), ("ratePerApp", "5")] {
+      let text = TestProfile(stagedProfile).with("server", json5: "{ messaging: { \(key): \(value) } }").text
+      #expect {
+        _ = try Profile.parse(Data(text.utf8))
+      } throws: { error in
+        let e = error as? ProfileError
+        return e?.path == "server.messaging.\(key)" && e!.message.contains("not a setting of room messaging")
+      }
+    }
+    let ok = TestProfile(stagedProfile).with(
+      "server", json5: "{ messaging: { workers: 4, serviceTime: \"2ms\", perRecipient: \"20us\", ratePerRoom: 5 } }"
+    ).text
+    let p = try? Profile.parse(Data(ok.utf8))
+    #expect(p?.server.messaging.perRecipient == .microseconds(20) && p?.server.messaging.perRoom == 5)
+  }
+}
