@@ -209,12 +209,14 @@ import Testing
     feed.record(SeatChange(room: 0, seat: 0, user: 1, seated: false))
     #expect(feed.changed(room: 0, members: 3, now: at(30), serviceNs: service) == .none)
     var released: [Notice] = []
-    let first = feed.sent(room: 0, members: { _ in 3 }, now: at(100), serviceNs: service) { released.append($0) }
+    let first = feed.sent(
+      room: 0, members: { _ in 3 }, now: at(100), serviceNs: service, release: { released.append($0) })
     #expect(first.next?.room == 1 && first.next?.step == .sendAt(at(200)))
     #expect(first.this == .none)  // queued behind room 1
-    let second = feed.sent(room: 1, members: { _ in 3 }, now: at(200), serviceNs: service) { released.append($0) }
+    let second = feed.sent(
+      room: 1, members: { _ in 3 }, now: at(200), serviceNs: service, release: { released.append($0) })
     #expect(second.next?.room == 0 && second.next?.step == .sendAt(at(300)))
-    _ = feed.sent(room: 0, members: { _ in 3 }, now: at(300), serviceNs: service) { released.append($0) }
+    _ = feed.sent(room: 0, members: { _ in 3 }, now: at(300), serviceNs: service, release: { released.append($0) })
     #expect(feed.entries(room: 0, sentAt: at(300).nanoseconds).count == 2)
     #expect(feed.broadcasts == 3 && feed.downlink == 9)
     #expect(feed.view(room: 0, viewer: 0, now: at(300)) == [0, 4])
