@@ -299,6 +299,35 @@ public final class RoomFeed {
     return list
   }
 
+  /// Whether `viewer`'s view of `room` at `now` holds `truth(seat)` (occupant + 1) on every seat,
+  /// leaving out the seats that either side gives to `ignoring` (user ID + 1). Allocates nothing.
+  public func viewAgrees(
+    room: UInt32, viewer: UInt32, now: SimInstant, ignoring: UInt32, truth: (Int) -> UInt32
+  ) -> Bool {
+    let r = Int(room)
+    let d = Int64(delayUs[Int(viewer)]) * 1000
+    let t = now.nanoseconds
+    // The first entry the viewer has not seen: seats it touches are read from the log.
+    var firstUnseen = rooms[r].entries.count
+    while firstUnseen > 0 {
+      let e = rooms[r].entries[firstUnseen - 1]
+      if e.sentNs != .max && e.sentNs + d <= t { break }
+      firstUnseen -= 1
+    }
+    let base = seatBase[r]
+    for seat in 0..<seatCount[r] {
+      var seen = current[base + seat]
+      var i = rooms[r].entries.count - 1
+      while i >= firstUnseen {
+        if Int(rooms[r].entries[i].seat) == seat { seen = rooms[r].entries[i].before }
+        i -= 1
+      }
+      let server = truth(seat)
+      if (seen == ignoring ? 0 : seen) != (server == ignoring ? 0 : server) { return false }
+    }
+    return true
+  }
+
   /// Whether `room` has changes not yet sent, or delta messages held for its broadcast: its
   /// members' lists lag behind the server's until the broadcast leaves.
   public func isBusy(room: UInt32) -> Bool {

@@ -204,20 +204,20 @@ public struct LiveWorld: World {
       while word != 0 {
         let u = UInt32(w << 6 + word.trailingZeroBitCount)
         word &= word - 1
+        // At peace and untouched since the last round: the same facts, the same verdict.
+        let peace = uiWatch.peace[Int(u)]
+        if peace != 0 {
+          if peace == 2 && now.nanoseconds >= uiWatch.until[Int(u)] { uiWatch.unwatch(u) }
+          continue
+        }
         checkUI(u, audienceUI: audienceUI, now: now)
       }
     }
   }
 
   /// Compares `user`'s UI with the server (see ``checkUIs()``), and stops watching it once it is
-  /// at rest and its window has passed.
+  /// at rest and its window has passed; notes when it found the UI at peace.
   mutating func checkUI(_ u: UInt32, audienceUI: Bool, now: SimInstant) {
-    // At peace and untouched since the last round: the same facts, the same verdict.
-    let peace = uiWatch.peace[Int(u)]
-    if peace != 0 {
-      if peace == 2 && now.nanoseconds >= uiWatch.until[Int(u)] { uiWatch.unwatch(u) }
-      return
-    }
     let ui = runtime.ui
     let client = runtime.clients[Int(u)]
     let status = client.status
