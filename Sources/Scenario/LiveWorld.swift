@@ -195,24 +195,31 @@ public struct LiveWorld: World {
     guard checking else { return }
     let now = runtime.now
     guard uiWatch.count > 0 else { return }
-    if uiWatch.busy.count < layout.totalUsers { uiWatch.busy = [Bool](repeating: false, count: layout.totalUsers) }
-    inFlight.mark(usersInFlight: &uiWatch.busy, true)
-    defer { inFlight.mark(usersInFlight: &uiWatch.busy, false) }
-    let audienceUI = audienceStatusIsUI
+    // Users at peace and untouched since the last round give the same facts and the same
+    // verdict: only the others are checked.
+    var due: [UInt32] = []
+    swap(&due, &uiWatch.due)
+    due.removeAll(keepingCapacity: true)
     for w in 0..<uiWatch.bits.count {
       var word = uiWatch.bits[w]
       while word != 0 {
         let u = UInt32(w << 6 + word.trailingZeroBitCount)
         word &= word - 1
-        // At peace and untouched since the last round: the same facts, the same verdict.
         let peace = uiWatch.peace[Int(u)]
-        if peace != 0 {
-          if peace == 2 && now.nanoseconds >= uiWatch.until[Int(u)] { uiWatch.unwatch(u) }
-          continue
+        if peace == 0 {
+          due.append(u)
+        } else if peace == 2 && now.nanoseconds >= uiWatch.until[Int(u)] {
+          uiWatch.unwatch(u)
         }
-        checkUI(u, audienceUI: audienceUI, now: now)
       }
     }
+    defer { swap(&due, &uiWatch.due) }
+    guard !due.isEmpty else { return }
+    if uiWatch.busy.count < layout.totalUsers { uiWatch.busy = [Bool](repeating: false, count: layout.totalUsers) }
+    inFlight.mark(usersInFlight: &uiWatch.busy, true)
+    defer { inFlight.mark(usersInFlight: &uiWatch.busy, false) }
+    let audienceUI = audienceStatusIsUI
+    for u in due { checkUI(u, audienceUI: audienceUI, now: now) }
   }
 
   /// Compares `user`'s UI with the server (see ``checkUIs()``), and stops watching it once it is

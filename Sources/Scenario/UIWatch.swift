@@ -23,6 +23,8 @@ struct UIWatch {
   /// nothing has touched the user since (its client's code did not run, the server changed nothing
   /// of it), so a check would find the same; 2 the same, with the UI at rest.
   var peace: [UInt8] = []
+  /// The users a round checks (kept between rounds for its capacity).
+  var due: [UInt32] = []
   /// Per user, during a check: whether an SDK call of the user awaits its answer.
   var busy: [Bool] = []
   /// Per user: whether the SDK reported the user's latest application as failed for want of an
