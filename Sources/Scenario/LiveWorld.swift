@@ -195,8 +195,8 @@ public struct LiveWorld: World {
     guard checking else { return }
     let now = runtime.now
     guard uiWatch.count > 0 else { return }
-    // Users at peace and untouched since the last round give the same facts and the same
-    // verdict: only the others are checked.
+    // Users at peace and untouched since the last round would give the same facts and the same
+    // verdict: only the others are due.
     var due: [UInt32] = []
     swap(&due, &uiWatch.due)
     due.removeAll(keepingCapacity: true)
@@ -205,12 +205,7 @@ public struct LiveWorld: World {
       while word != 0 {
         let u = UInt32(w << 6 + word.trailingZeroBitCount)
         word &= word - 1
-        let peace = uiWatch.peace[Int(u)]
-        if peace == 0 {
-          due.append(u)
-        } else if peace == 2 && now.nanoseconds >= uiWatch.until[Int(u)] {
-          uiWatch.unwatch(u)
-        }
+        due.append(u)
       }
     }
     defer { swap(&due, &uiWatch.due) }
@@ -257,7 +252,7 @@ public struct LiveWorld: World {
             now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
           } ?? false)
     )
-    if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.peace[Int(u)] = atRest ? 2 : 1 }
+    if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.atPeace(u) }
   }
 
   /// The server changed something of `user` that its UI may have to follow.

@@ -12,17 +12,14 @@ struct UIWatch {
   static let window = SimDuration.seconds(20)
   /// How often the watched UIs are compared with the server.
   static let checkEvery = SimDuration.seconds(1)
-  /// The watched users, one bit each (word `u >> 6`, bit `u & 63`): a check walks them in ID
-  /// order, so that the per-user tables it reads are read front to back.
+  /// The users due for a check at the next round, one bit each (word `u >> 6`, bit `u & 63`):
+  /// the watched users but those at peace. A round walks them in ID order, so that the per-user
+  /// tables it reads are read front to back.
   var bits: [UInt64] = []
-  /// How many users are watched.
+  /// How many users are due.
   var count = 0
   /// Per user: watched until (nanoseconds; 0: not watched).
   var until: [Int64] = []
-  /// Per user: 0 to check at the next round; 1 when its last check found its UI at peace and
-  /// nothing has touched the user since (its client's code did not run, the server changed nothing
-  /// of it), so a check would find the same; 2 the same, with the UI at rest.
-  var peace: [UInt8] = []
   /// The users a round checks (kept between rounds for its capacity).
   var due: [UInt32] = []
   /// Per user, during a check: whether an SDK call of the user awaits its answer.
@@ -59,15 +56,19 @@ struct UIWatch {
     let u = Int(user)
     if u >= until.count {
       until += [Int64](repeating: 0, count: u + 1 - until.count)
-      peace += [UInt8](repeating: 0, count: u + 1 - peace.count)
-    }
-    peace[u] = 0
-    if until[u] == 0 {
-      if u >> 6 >= bits.count { bits += [UInt64](repeating: 0, count: (u >> 6) + 1 - bits.count) }
-      bits[u >> 6] |= 1 << UInt64(u & 63)
-      count += 1
     }
     until[u] = max(end.nanoseconds, 1)
+    due(u)
+  }
+
+  /// Makes `u` due for a check at the next round.
+  mutating func due(_ u: Int) {
+    if u >> 6 >= bits.count { bits += [UInt64](repeating: 0, count: (u >> 6) + 1 - bits.count) }
+    let bit: UInt64 = 1 << UInt64(u & 63)
+    if bits[u >> 6] & bit == 0 {
+      bits[u >> 6] |= bit
+      count += 1
+    }
   }
 
   /// The server changed something of `user`: its UI is checked at the next round (watched from
@@ -75,17 +76,29 @@ struct UIWatch {
   mutating func touch(_ user: UInt32, now: SimInstant) {
     let u = Int(user)
     if u < until.count && until[u] != 0 {
-      peace[u] = 0
+      due(u)
     } else {
       watch(user, until: now)
     }
+  }
+
+  /// A check found `user`'s UI at peace: nothing could fail on its facts, even were its client
+  /// quiet and every answer in, and no mismatch is being timed. No check is due until something
+  /// touches the user (its code runs, or the server changes something of it).
+  mutating func atPeace(_ user: UInt32) {
+    let u = Int(user)
+    bits[u >> 6] &= ~(1 << UInt64(u & 63))
+    count -= 1
   }
 
   /// Stops watching `user`.
   mutating func unwatch(_ user: UInt32) {
     let u = Int(user)
     until[u] = 0
-    bits[u >> 6] &= ~(1 << UInt64(u & 63))
-    count -= 1
+    let bit: UInt64 = 1 << UInt64(u & 63)
+    if bits[u >> 6] & bit != 0 {
+      bits[u >> 6] &= ~bit
+      count -= 1
+    }
   }
 }

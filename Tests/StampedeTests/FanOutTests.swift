@@ -166,6 +166,24 @@ import Testing
     #expect(world.server.feed.loggedEntries < 3 * world.layout.rooms, "\(world.server.feed.loggedEntries)")
   }
 
+  @Test func aViewerAtPeaceIsCheckedAgainWhenTheServerChangesItsSeat() throws {
+    // The built-in viewer 2 applies at 1 s and is seated and connected: its UI checks then find
+    // it at peace and stop. When the server takes its seat away, the UI is due again at once,
+    // without its code having run.
+    var s = try Staged()
+    s.apply(2, atMs: 1000)
+    s.run(untilMs: 30_000)
+    #expect(s.world.runtime.clients[2].status == .connected)
+    func due(_ u: Int) -> Bool { s.world.uiWatch.bits[u >> 6] & (1 << UInt64(u & 63)) != 0 }
+    #expect(!due(2))
+    _ = s.world.server.seats.leaveSeat(user: 2)
+    var sim = s.sim
+    s.world.drainServer(&sim.scheduler)
+    s.sim = sim
+    #expect(due(2))
+    #expect(s.violations == 0)
+  }
+
   @Test func theListAViewerSeesIsTheServersAsItStoodOneDelayAgo() {
     // Three viewers 10, 50 and 200 ms behind; seat 0 filled at 1 s, emptied at 1.1 s, refilled
     // at 1.12 s by a broadcast that waits for a worker until 1.3 s.

@@ -31,6 +31,29 @@ import Testing
     return c.log.counts[id.rawValue]
   }
 
+  @Test func aUIIsAtPeaceOnlyWhenNoCheckCouldFailWhateverIsStillOnItsWay() {
+    // At peace: the world need not check it again until something touches the user.
+    var c = checker()
+    let at = SimInstant.zero
+    let connected = c.observeUI(user: 3, facts(.connected, seated: true, mic: true), at: at)
+    let idle = c.observeUI(user: 3, facts(.idle), at: at)
+    #expect(connected && idle)
+    // A mismatch hidden only because the client is not quiet, or an answer may still come, is
+    // not peace: it may show once that passes, with no event to touch the user.
+    var busy = facts(.idle, pending: true)
+    busy.quiet = false
+    let notQuiet = c.observeUI(user: 3, busy, at: at)
+    var waiting = facts(.applying)
+    waiting.answerMayBeLost = true
+    let mayStillCome = c.observeUI(user: 3, waiting, at: at)
+    #expect(!notQuiet && !mayStillCome)
+    // Nor is a mismatch being timed, until it clears.
+    let timed = c.observeUI(user: 4, facts(.connected, seated: false, mic: true), at: at)
+    #expect(!timed && !c.uiQuiet(4))
+    let cleared = c.observeUI(user: 4, facts(.connected, seated: true, mic: true), at: at + .seconds(1))
+    #expect(cleared && c.uiQuiet(4))
+  }
+
   @Test func idleWhileTheServerHoldsAnApplicationIsCaughtAfterOneSecond() {
     var c = checker()
     #expect(hold(facts(.idle, pending: true), seconds: 1, .uiIdleWhilePending, on: &c) == 1)
