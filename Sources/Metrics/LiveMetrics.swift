@@ -242,17 +242,18 @@ extension LiveMetrics {
   /// The gauges sampled over time, in column order.
   public static let gaugeNames = [
     "seats.occupied", "requests.pending", "clients.idle", "clients.applying", "clients.connecting",
-    "clients.connected", "devices.on",
+    "clients.connected", "devices.on", "messaging.downlink_per_second",
   ]
 
   /// The gauges' values now (see ``gaugeNames``): the server's seats and pending requests, the
-  /// clients' UI statuses and open devices.
-  public static func gauges(seats: SeatService, runtime: ClientRuntime) -> [Int64] {
+  /// clients' UI statuses and open devices, and room messaging's downlink rate since the last
+  /// sample (`downlinkPerSecond`).
+  public static func gauges(seats: SeatService, runtime: ClientRuntime, downlinkPerSecond: Int64) -> [Int64] {
     let c = runtime.statusCounts
     return [
       Int64(seats.occupiedTotal), Int64(seats.pendingCount), Int64(c[Int(CoGuestStatus.idle.rawValue)]),
       Int64(c[Int(CoGuestStatus.applying.rawValue)]), Int64(c[Int(CoGuestStatus.connecting.rawValue)]),
-      Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devicesOn[0]),
+      Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devicesOn[0]), downlinkPerSecond,
     ]
   }
 }

@@ -74,6 +74,8 @@ public struct LiveWorld: World {
   let limitedServices: Bool
   /// Each user's `service` stream: the service times of its requests.
   var serviceRandom: [SplitMix64] = []
+  /// When the last time-series sample was taken (nanoseconds), and room messaging's downlink then.
+  var lastSample: (ns: Int64, downlink: UInt64) = (0, 0)
   /// Which viewer of each room the next sampled seat-list check looks at.
   var viewerCheckTurn = 0
   /// Each room's `messaging` stream: the service times of its broadcasts (`server.messaging`).
@@ -358,7 +360,14 @@ public struct LiveWorld: World {
     case .broadcastSeen:
       broadcastSeen(user: e.a, room: e.b, &scheduler)
     case .sample:
-      series.append(atNs: scheduler.now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime))
+      // Room messaging's downlink since the last sample, per second.
+      let downlink = server.feed.downlink
+      let sinceNs = scheduler.now.nanoseconds - lastSample.ns
+      let rate = sinceNs > 0 ? Int64((Double(downlink - lastSample.downlink) * 1e9 / Double(sinceNs)).rounded()) : 0
+      lastSample = (scheduler.now.nanoseconds, downlink)
+      series.append(
+        atNs: scheduler.now.nanoseconds,
+        LiveMetrics.gauges(seats: server.seats, runtime: runtime, downlinkPerSecond: rate))
       checkViewerLists(sample: viewerCheckTurn)
       viewerCheckTurn &+= 1
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)

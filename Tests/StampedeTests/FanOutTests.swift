@@ -45,6 +45,23 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test func theDownlinkRateSeriesAddsUpToTheMessagesCounted() throws {
+    // Samples every second: each value is the downlink messages since the previous sample, per
+    // second, so the values add up to every message counted (one broadcast to five members here,
+    // and the members' own joins, which change no seat, add none).
+    let host = ScriptedClient.acceptingHost()
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    let text = TestProfile(stagedProfile).with("timeSeries", json5: "{ interval: \"1s\" }").text
+    var s = try Staged(text, audience: audience, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 1000)
+    s.apply(3, atMs: 3000)
+    s.run(untilMs: 6000)
+    let rates = s.world.series.column("messaging.downlink_per_second")!
+    #expect(rates.reduce(0, +) == 10 && s.counter("messaging.downlink") == 10)
+    #expect(rates[2] == 5 && rates[4] == 5, "\(rates)")
+  }
+
   @Test func roomMessagingAtCapacityDelaysTheListsAndTheStaffDeltasThatGoWithThem() throws {
     // One messaging worker takes 100 ms a broadcast plus 10 ms for each of the room's five
     // members: the broadcast seating viewer 2 (at 1,030) leaves at 1,180. Viewer 3 sees it at
