@@ -1,3 +1,6 @@
+import Clients
+import LiveStack
+import Oracles
 import SimKernel
 
 /// The app UIs worth checking: every probed user whose code ran in the last ``window``, and any
@@ -100,5 +103,78 @@ struct UIWatch {
       bits[u >> 6] &= ~bit
       count -= 1
     }
+  }
+}
+
+extension LiveWorld {
+  /// Compares the watched UIs with the server (see `Checker+UI` and ``UIWatch``).
+  mutating func checkUIs() {
+    guard checking else { return }
+    let now = runtime.now
+    guard uiWatch.count > 0 else { return }
+    // Users at peace and untouched since the last round would give the same facts and the same
+    // verdict: only the others are due.
+    var due: [UInt32] = []
+    swap(&due, &uiWatch.due)
+    due.removeAll(keepingCapacity: true)
+    for w in 0..<uiWatch.bits.count {
+      var word = uiWatch.bits[w]
+      while word != 0 {
+        let u = UInt32(w << 6 + word.trailingZeroBitCount)
+        word &= word - 1
+        due.append(u)
+      }
+    }
+    defer { swap(&due, &uiWatch.due) }
+    guard !due.isEmpty else { return }
+    if uiWatch.busy.count < layout.totalUsers { uiWatch.busy = [Bool](repeating: false, count: layout.totalUsers) }
+    inFlight.mark(usersInFlight: &uiWatch.busy, true)
+    defer { inFlight.mark(usersInFlight: &uiWatch.busy, false) }
+    let audienceUI = audienceStatusIsUI
+    for u in due { checkUI(u, audienceUI: audienceUI, now: now) }
+  }
+
+  /// Compares `user`'s UI with the server (see ``checkUIs()``), and stops watching it once it is
+  /// at rest and its window has passed; notes when it found the UI at peace.
+  mutating func checkUI(_ u: UInt32, audienceUI: Bool, now: SimInstant) {
+    let ui = runtime.ui
+    let client = runtime.clients[Int(u)]
+    let status = client.status
+    let atRest = (status == .idle || status == .left || status == .away) && ui.callScreen[Int(u)] != 1
+    let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
+    if settled { uiWatch.unwatch(u) }
+    // A killed app shows nothing.
+    let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
+    let screen = alive ? ui.callScreen[Int(u)] : -1
+    let shown = ui.statusProbed[Int(u)] || (audienceUI && layout.role(of: u) == .audience && !isPhoneUser(u))
+    let pending = server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)
+    let seated = server.seats.seat(of: u) != nil
+    let callState = server.calls.state(of: u)
+    let captureOn = client.deviceBits != 0
+    // What only one check reads is worked out only when that check can fail.
+    let mayFailApplying = shown && status == .applying && !pending
+    let facts = Checker.UIFacts(
+      status: shown ? status : nil, pending: pending, seated: seated,
+      microphoneOn: client.deviceBits & (1 << CaptureDevice.microphone.rawValue) != 0,
+      callScreen: screen < 0 ? nil : screen == 1, callState: callState, captureOn: captureOn,
+      devices: captureOn && !seated && callState != .accept ? runtime.deviceNames(user: u) : "",
+      // Quiet: nothing under way now, and its code has not run since the last check (a retry
+      // that failed at once between two checks is activity all the same).
+      quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now)
+        && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds - UIWatch.checkEvery.nanoseconds,
+      answerMayBeLost: mayFailApplying
+        && (uiWatch.droppedAnswer(u)
+          || server.lastApplicationTiming(of: u).map { a in
+            // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
+            now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
+          } ?? false)
+    )
+    if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.atPeace(u) }
+  }
+
+  /// The server changed something of `user` that its UI may have to follow.
+  @inline(__always)
+  mutating func touchUI(_ user: UInt32, _ now: SimInstant) {
+    if checking && (runtime.ui.isProbed(user) || statusIsUI(user)) { uiWatch.touch(user, now: now) }
   }
 }
