@@ -93,13 +93,13 @@ extension LiveWorld {
     let sentNs = scheduler.now.nanoseconds - server.feed.delay(of: user).nanoseconds
     let me = user + 1
     var batch = SeatBatch()
-    for e in server.feed.entries(room: room, sentAt: sentNs) where e.after != me && e.before != me {
-      let c =
+    // Its own seat it hears by its own messages; a change that left a seat as it was says nothing.
+    for e in server.feed.entries(room: room, sentAt: sentNs)
+    where e.after != me && e.before != me && e.after != e.before {
+      batch.append(
         e.after != 0
-        ? SeatChange(room: room, seat: e.seat, user: e.after - 1, seated: true)
-        : SeatChange(room: room, seat: e.seat, user: e.before - 1, seated: false)
-      if e.after == 0 && e.before == 0 { continue }
-      batch.append(c)
+          ? SeatChange(room: room, seat: e.seat, user: e.after - 1, seated: true)
+          : SeatChange(room: room, seat: e.seat, user: e.before - 1, seated: false))
       if batch.isFull {
         run(user, .seatList(batch), &scheduler)
         batch = SeatBatch()

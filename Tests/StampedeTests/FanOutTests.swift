@@ -12,9 +12,14 @@ import Testing
 /// room's with its own delay, at a cost of O(changes); room messaging as a service with workers,
 /// a time per recipient and a rate limit that merges; `client.view-matches-server` for viewers.
 @Suite struct FanOutTests {
-  /// Viewer `watcher` reads `connected` at each of `ms` (through its timers) and logs it.
-  static func reading(_ client: ScriptedClient, log: ReadLog) {
-    client.onTimer = { _, c in log.reads.append((c.now.nanoseconds / 1_000_000, c.coGuest.connected)) }
+  /// Viewers that apply when told to, and log `connected` with the time whenever a timer of theirs
+  /// fires.
+  static func readingAudience() -> (ScriptedClient, ReadLog) {
+    let audience = ScriptedClient()
+    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    let log = ReadLog()
+    audience.onTimer = { _, c in log.reads.append((c.now.nanoseconds / 1_000_000, c.coGuest.connected)) }
+    return (audience, log)
   }
 
   final class ReadLog { var reads: [(ms: Int64, connected: [UInt32])] = [] }
@@ -25,10 +30,7 @@ import Testing
     // seats 2. The broadcast leaves at once, so viewer 3 sees 2 from 1,040 on, not a millisecond
     // before; its SDK never got an event for it.
     let host = ScriptedClient.acceptingHost()
-    let audience = ScriptedClient()
-    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
-    let log = ReadLog()
-    Self.reading(audience, log: log)
+    let (audience, log) = Self.readingAudience()
     var s = try Staged(audience: audience, host: host, admin: ScriptedClient())
     s.apply(2, atMs: 1000)
     s.timer(3, atMs: 1039)
@@ -69,8 +71,7 @@ import Testing
     // hears its own seat point to point, with its accept event, at 1,040.
     let host = ScriptedClient.acceptingHost()
     let admin = ScriptedClient()
-    let audience = ScriptedClient()
-    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
+    let (audience, log) = Self.readingAudience()
     var heard: [String] = []
     let note: (SeatChangeEvent, inout Client) -> Void = { ch, c in
       heard.append("\(c.now.nanoseconds / 1_000_000) \(c.user) +\(ch.user)")
@@ -81,8 +82,6 @@ import Testing
     audience.onGuest = { e, c in
       if case .onGuestApplicationResponded = e { heard.append("\(c.now.nanoseconds / 1_000_000) \(c.user) accepted") }
     }
-    let log = ReadLog()
-    Self.reading(audience, log: log)
     let text = TestProfile(stagedProfile).with(
       "server", json5: "{ messaging: { workers: 1, serviceTime: \"constant(100ms)\", perRecipient: \"10ms\" } }"
     ).text
@@ -103,10 +102,7 @@ import Testing
     // the first goes out at once; the second waits for 2,000; the third joins it (a merge). The
     // watching viewer 5 sees [2] until 2,009 and [2, 3, 4] from 2,010.
     let host = ScriptedClient.acceptingHost()
-    let audience = ScriptedClient()
-    audience.onApply = { c in c.coGuest.applyForSeat(timeout: .seconds(30)) }
-    let log = ReadLog()
-    Self.reading(audience, log: log)
+    let (audience, log) = Self.readingAudience()
     let text = TestProfile(stagedProfile)
       .with("population", json5: "{ rooms: 1, audiencePerRoom: 4, adminsPerRoom: 1 }")
       .with("seats", json5: "{ maxSeatCount: 4, packageLimit: 4, applyTimeout: \"30s\" }")
@@ -164,8 +160,7 @@ import Testing
   @Test func theBuiltInClientsAgreeWithEveryViewersListUnderMessagingAtCapacity() throws {
     // Half an hour of the seat rush with room messaging at one worker and one broadcast a second
     // per room: lists lag and merge, and no viewer's list, once settled, disagrees.
-    let (profile, data) = try repositoryProfile("seat-rush.json5")
-    _ = profile
+    let data = try repositoryProfile("seat-rush.json5").1
     let text = TestProfile(String(decoding: data, as: UTF8.self))
       .with("duration", json5: "\"30m\"")
       .with(
