@@ -12,7 +12,8 @@ extension Notification.Name {
 /// Receives VoIP pushes and shows incoming calls in the system's call UI, as the TIMPush and
 /// LiveCommunicationKit guides describe, with their sharp edges filed off:
 /// - the token is kept until both logins succeeded, then uploaded (and again when it changes);
-/// - every push is reported to the system before the handler returns, even one it cannot read;
+/// - every push is reported to the system before the handler returns (the `async` variant awaits
+///   the report), even one it cannot read;
 /// - "answer" in the system UI is fulfilled only once `CallStore.accept` succeeded;
 /// - when the call ends, its conversation is ended too.
 public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationManagerDelegate {
@@ -84,10 +85,11 @@ public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, Conversati
     uploadVoIPToken()
   }
 
+  /// PushKit's `async` variant (iOS 17.4): the handler finishes when this returns, so the report
+  /// is awaited here, before it returns, as iOS requires.
   public func pushRegistry(
-    _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType
-  ) {
-    guard type == .voIP else { return }
+    _ registry: PKPushRegistry, didReceiveIncomingVoIPPushWith payload: PKPushPayload, metadata: PKVoIPPushMetadata
+  ) async {
     let fields = payload.dictionaryPayload
     // Report even a push that cannot be read: iOS kills an app that does not.
     let callerName = fields["voip_caller_name"] as? String ?? "Unknown caller"
@@ -101,15 +103,13 @@ public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, Conversati
     let uuid = UUID()
     var update = Conversation.Update(members: [Handle(type: .generic, value: callerName, displayName: callerName)])
     update.capabilities = isVideo ? .video : .playingTones
-    Task {
-      do {
-        try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
-        currentCallUUID = uuid
-      } catch {
-        // Nothing shows (a call is already on screen, or a duplicate push): if no call is on the
-        // screen, decline so that the caller is not left ringing.
-        if currentCallUUID == nil { CallStore.shared.reject(completion: nil) }
-      }
+    do {
+      try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
+      currentCallUUID = uuid
+    } catch {
+      // Nothing shows (a call is already on screen, or a duplicate push): if no call is on the
+      // screen, decline so that the caller is not left ringing.
+      if currentCallUUID == nil { CallStore.shared.reject(completion: nil) }
     }
   }
 

@@ -39,6 +39,13 @@ extension Chaos {
     return .milliseconds(3000 + Int64(draw(below: 7000, .seatResponseLate, user: user)))
   }
 
+  /// A VoIP push to `user` (`push.malformed_payload`): what is wrong with its payload, if the fault
+  /// fires.
+  public mutating func malformedPush(to user: UInt32, _ now: SimInstant) -> PushMalformation? {
+    guard isOn(.pushMalformed), fires(.pushMalformed, user: user, now) else { return nil }
+    return draw(below: 2, .pushMalformed, user: user) == 0 ? .noCallerName : .badExt
+  }
+
   /// A VoIP push to `user` (`push.delay`): how much later it arrives (20 s to 1 min), if the fault
   /// fires.
   public mutating func pushDelay(to user: UInt32, _ now: SimInstant) -> SimDuration? {

@@ -151,6 +151,26 @@ public struct Chaos {
     return nil
   }
 
+  /// A server message of `channel` to `user` (`network.reorder`): how long it is held back (1 ms
+  /// up to the entry's `extra`), letting later messages of other channels overtake it, if the
+  /// fault fires.
+  public mutating func reorder(to user: UInt32, channel: FaultChannel, _ now: SimInstant) -> SimDuration? {
+    guard isOn(.networkReorder), now.nanoseconds < chaosEnd else { return nil }
+    let k = FaultKind.networkReorder.index
+    for entry in entries[k] where entry.channel == .all || entry.channel == channel {
+      let start = entry.at?.nanoseconds ?? 0
+      if now.nanoseconds < start { continue }
+      if let d = entry.duration, now.nanoseconds >= start + d.nanoseconds { continue }
+      guard covers(entry.target, user) else { continue }
+      if random[slot(.networkReorder, user)].chance(entry.rate) {
+        injected[k] &+= 1
+        let spread = UInt64(max(1, entry.extra.nanoseconds / 1_000_000))
+        return .milliseconds(1 + Int64(draw(below: spread, .networkReorder, user: user)))
+      }
+    }
+    return nil
+  }
+
   /// A uniform draw below `bound` from the stream of `kind` (configured) and `user`: a fault's own
   /// timing or choice.
   public mutating func draw(below bound: UInt64, _ kind: FaultKind, user: UInt32) -> UInt64 {

@@ -62,6 +62,13 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   /// The SDK reports a call's end to a participant with reason `unknown` (a mis-mapped end reason):
   /// the client must end its call UI all the same.
   case callEndReasonUnknown = "call.end_reason_unknown"
+  /// A VoIP push arrives with a malformed payload: no `voip_caller_name`, or an `ext` that is not
+  /// JSON. The app must still report it.
+  case pushMalformed = "push.malformed_payload"
+  /// A server message to a client is overtaken by later messages of other channels (co-guest
+  /// signalling, seat lists, calls): the SDK keeps each channel in order, but not one against
+  /// another. `channel` picks the class held back.
+  case networkReorder = "network.reorder"
 
   /// Whether the kind acts during windows (on targets) rather than per opportunity.
   public var isWindowed: Bool {
@@ -80,6 +87,7 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
       return 0.05
     case .pushDrop, .pushDelay, .pushDuplicate, .appKilled, .appBackgrounded, .callCancelLate: return 0.05
     case .networkDuplicate, .audienceRejoin, .seatNoTimeout, .callEndReasonUnknown: return 0.05
+    case .pushMalformed, .networkReorder: return 0.05
     case .micDenied, .micOccupied, .cameraDenied: return 0.02
     }
   }
@@ -115,6 +123,8 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case .audienceRejoin: return 24
     case .seatNoTimeout: return 25
     case .callEndReasonUnknown: return 26
+    case .pushMalformed: return 27
+    case .networkReorder: return 28
     }
   }
 }
@@ -180,6 +190,31 @@ public enum FaultDirection: String, Sendable, CaseIterable {
   case both
 }
 
+/// A class of server-to-client messages with its own ordered channel in the SDK (`network.reorder`).
+/// The answer to a request travels on the channel of its store: `applyForSeat`'s on co-guest
+/// signalling, `moveUserToSeat`'s on the seat list, `accept`'s on calls.
+public enum FaultChannel: String, Sendable, CaseIterable {
+  /// Co-guest signalling: applications, invitations, their answers and the applicant lists, and
+  /// the answers to `CoGuestStore` calls.
+  case signalling
+  /// Room seat lists (a guest's own seat changes included), and the answers to `LiveSeatStore` calls.
+  case seats
+  /// Call signalling, and the answers to `CallStore` calls.
+  case calls
+  /// Any of them.
+  case all
+
+  /// The class's index (0 to 2; `all` is 3).
+  public var index: Int {
+    switch self {
+    case .signalling: return 0
+    case .seats: return 1
+    case .calls: return 2
+    case .all: return 3
+    }
+  }
+}
+
 /// How an outage treats requests.
 public enum OutageMode: String, Sendable, CaseIterable {
   /// The server answers -1 at once.
@@ -225,6 +260,8 @@ public struct FaultEntry: Sendable, Equatable {
   public var service: FaultService = .all
   /// For an outage: requests vanish (the SDK times out) rather than fail at once.
   public var vanish = false
+  /// For a reorder: the channel whose messages are held back.
+  public var channel: FaultChannel = .all
 
   /// Creates an entry.
   public init(kind: FaultKind, rate: Ratio) {

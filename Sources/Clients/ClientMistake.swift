@@ -47,6 +47,11 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   /// guest, or swapping it, sends one), and only an accepted application connects: the moved guest
   /// shows idle on its new seat.
   case moveReadAsLeave = "audience.move-read-as-leave"
+  /// 20. The VoIP handler reports from a task it does not await (as the integration guide's
+  /// sample does): the handler returns first, with nothing reported.
+  case reportInUnawaitedTask = "phone.report-in-unawaited-task"
+  /// 21. The VoIP handler returns without reporting when the payload has no `voip_caller_name`.
+  case returnOnMalformedPush = "phone.return-on-malformed-push"
 
   /// The mistake's number in the catalogue.
   public var number: Int {
@@ -70,6 +75,8 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .doubleTapApply: return 17
     case .micFailureIgnored: return 18
     case .moveReadAsLeave: return 19
+    case .reportInUnawaitedTask: return 20
+    case .returnOnMalformedPush: return 21
     }
   }
 
@@ -99,6 +106,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .doubleTapApply: return "ui.idle-means-nothing-pending"
     case .micFailureIgnored: return "ui.connected-means-seated"
     case .moveReadAsLeave: return "ui.idle-means-off-seat"
+    case .reportInUnawaitedTask, .returnOnMalformedPush: return "push.reported-within-deadline"
     }
   }
 
@@ -124,6 +132,9 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .doubleTapApply: return "a double-tapped apply: the second tap's 100202 resets the UI to idle"
     case .micFailureIgnored: return "a failed microphone open is ignored: connected, seated and silent"
     case .moveReadAsLeave: return "a move read as leaving the seat: the moved guest shows idle on its new seat"
+    case .reportInUnawaitedTask:
+      return "the VoIP handler reports from an unawaited task: it returns with nothing reported"
+    case .returnOnMalformedPush: return "the VoIP handler returns without reporting a push with no voip_caller_name"
     }
   }
 }

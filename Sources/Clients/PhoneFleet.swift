@@ -43,6 +43,9 @@ public final class PhoneFleet {
     var reopenAt: Int64 = 0
     /// When the last push was handed to the app (-1: reported since).
     var pushHandedAt: Int64 = -1
+    /// Pushes handed (a count) when the app was last killed for not reporting: their deadlines
+    /// have nothing left to judge.
+    var killedAtSerial: UInt32 = 0
   }
 
   /// Marks a report deadline whose push found no handler (the low bits: the process generation).
@@ -279,8 +282,9 @@ public final class PhoneFleet {
 
   // MARK: - PushKit
 
-  /// A VoIP push for `call` reached the phone and the system delivers it: it wakes the app (a
-  /// cold start if it was killed) and hands it the push.
+  /// A VoIP push reached the phone and the system delivers it: it wakes the app (a cold start if it
+  /// was killed) and hands it the push. `call` is a push word: the call ID, with a malformed
+  /// payload's ``PushMalformation`` in its top bits.
   public func pushArrived<H: PhoneHost>(_ user: UInt32, call: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
     switch os.appState(user) {
     case .killed:
@@ -307,7 +311,8 @@ public final class PhoneFleet {
 
   /// PushKit hands the push to the app's handler, if this process created its registry, and the
   /// report deadline starts.
-  func handPush<H: PhoneHost>(_ user: UInt32, call: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+  func handPush<H: PhoneHost>(_ user: UInt32, call word: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    let (call, malformed) = PushMalformation.split(word)
     os.handPush(user, call: call)
     records[index(user)].pushHandedAt = scheduler.now.nanoseconds
     guard os.hasRegistry(user) else {
@@ -316,11 +321,30 @@ public final class PhoneFleet {
       scheduler.schedule(after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: serial)))
       return
     }
-    scheduler.schedule(
-      after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: os.pushesHanded(user))))
+    let serial = os.pushesHanded(user)
+    let generation = os.generation(user)
+    scheduler.schedule(after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: serial)))
     let c = host.call(call)
-    host.run(
-      user, .incomingPush(VoIPPush(call: call, callerName: c.caller, mediaType: c.mediaType)), &scheduler)
+    let push = VoIPPush(
+      call: call, callerName: malformed == .noCallerName ? nil : c.caller, mediaType: c.mediaType,
+      extReadable: malformed != .badExt)
+    host.run(user, .incomingPush(push), &scheduler)
+    // A handler that said it finishes later (a completion handler, an `async` method) is judged
+    // then; any other finished when the callback returned.
+    if os.generation(user) == generation && os.pushesHanded(user) == serial && !os.handlerDeferred(user) {
+      handlerReturned(user, serial: serial, generation: generation, &host, &scheduler)
+    }
+  }
+
+  /// The push handler of `user`'s process `generation` finished with push `serial`: if the push
+  /// is not reported yet, the system kills the app at once (`push.reportBeforeReturn`).
+  func handlerReturned<H: PhoneHost>(
+    _ user: UInt32, serial: UInt32, generation: UInt16, _ host: inout H, _ scheduler: inout Scheduler
+  ) {
+    guard push.reportBeforeReturn, os.generation(user) == generation, os.appState(user) != .killed,
+      os.pushesReported(user) < serial
+    else { return }
+    missedReport(user, noHandler: false, returned: true, &host, &scheduler)
   }
 
   /// The report deadline of push `serial` passed: if the app has not reported it, the system kills
@@ -330,6 +354,7 @@ public final class PhoneFleet {
       guard UInt32(os.generation(user)) == serial & 0xFFFF, os.appState(user) != .killed else { return }
       return missedReport(user, noHandler: true, &host, &scheduler)
     }
+    guard serial > records[index(user)].killedAtSerial else { return }  // judged when the app was killed
     guard os.pushesReported(user) < serial else {
       let r = records[index(user)]
       host.observe(
@@ -342,15 +367,18 @@ public final class PhoneFleet {
   }
 
   /// The system kills the app for a push it did not report (and may stop delivering its pushes).
-  func missedReport<H: PhoneHost>(_ user: UInt32, noHandler: Bool, _ host: inout H, _ scheduler: inout Scheduler) {
+  func missedReport<H: PhoneHost>(
+    _ user: UInt32, noHandler: Bool, returned: Bool = false, _ host: inout H, _ scheduler: inout Scheduler
+  ) {
     let i = index(user)
     let call = os.lastPushCall(user) &- 1
     let wasSuppressed = os.isSuppressed(user)
+    records[i].killedAtSerial = os.pushesHanded(user)
     os.killForMissedReport(user, suppressAfter: push.suppressAfter)
     host.observe(
       .missedReport(
         phone: user, call: call, handedAt: SimInstant(nanoseconds: records[i].pushHandedAt), noHandler: noHandler,
-        newlySuppressed: os.isSuppressed(user) && !wasSuppressed), scheduler.now)
+        returned: returned, newlySuppressed: os.isSuppressed(user) && !wasSuppressed), scheduler.now)
     records[i].pushHandedAt = -1
     kill(user, &host, &scheduler)
     // The user opens the app again later.
@@ -452,6 +480,8 @@ public final class PhoneFleet {
         }
         scheduler.schedule(
           after: answerAfter.sampleDuration(&random[index(phone)]), host.event(.systemTap(user: phone, uuid: uuid)))
+      case .handlerReturned(let phone, let serial, let generation):
+        handlerReturned(phone, serial: serial, generation: generation, &host, &scheduler)
       case .ended(let phone, _, _):
         if os.isRunning(phone) && random[index(phone)].chance(startActionProbability) {
           scheduler.schedule(

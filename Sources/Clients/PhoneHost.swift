@@ -89,8 +89,10 @@ public enum PhoneNews: Sendable {
   case joinDuringColdStart
   /// The system killed the app for a push it did not report: `call` the pushed call (ID, wrapping
   /// for none), `handedAt` when the push reached the handler, `noHandler` whether the process had
-  /// no registry; `newlySuppressed` whether the system now stops delivering its pushes.
-  case missedReport(phone: UInt32, call: UInt32, handedAt: SimInstant, noHandler: Bool, newlySuppressed: Bool)
+  /// no registry, `returned` whether its handler finished without reporting (before the deadline);
+  /// `newlySuppressed` whether the system now stops delivering its pushes.
+  case missedReport(
+    phone: UInt32, call: UInt32, handedAt: SimInstant, noHandler: Bool, returned: Bool, newlySuppressed: Bool)
   /// The report deadline of a push the app did report passed (`launchedAt` the process start,
   /// `declined` the last call the app declined or hung up, as ID + 1).
   case reportedByDeadline(phone: UInt32, pushed: UInt32, launchedAt: SimInstant, declined: UInt32)

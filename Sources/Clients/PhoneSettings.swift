@@ -55,6 +55,13 @@ public struct PushSettings: Sendable {
   public var tokenLifetime: Distribution?
   /// Probability that APNs delivers a push twice.
   public var duplicateRate: Ratio = .zero
+  /// Probability that a push's payload is malformed (no `voip_caller_name`, or an `ext` that is
+  /// not JSON, half each): another backend or an older server version sent it.
+  public var malformedRate: Ratio = .zero
+  /// Whether the app must have reported a push when its handler finishes (returns, calls its
+  /// completion handler, or its `async` method returns), as Apple documents for PushKit; otherwise
+  /// only `reportDeadline` counts.
+  public var reportBeforeReturn = true
 
   /// Push settings with every value given.
   public init(

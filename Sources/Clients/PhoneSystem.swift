@@ -102,12 +102,15 @@ public struct VoIPPush: Sendable, Equatable {
   public var callerName: UInt32?
   /// `ext.voip_ext.voip_media_type`.
   public var mediaType: CallMediaType
+  /// Whether `ext` is JSON (if not, the media type cannot be read and reads as audio).
+  public var extReadable: Bool
 
   /// Creates a push.
-  public init(call: UInt32, callerName: UInt32?, mediaType: CallMediaType) {
+  public init(call: UInt32, callerName: UInt32?, mediaType: CallMediaType, extReadable: Bool = true) {
     self.call = call
     self.callerName = callerName
-    self.mediaType = mediaType
+    self.mediaType = extReadable ? mediaType : .audio
+    self.extReadable = extReadable
   }
 }
 
@@ -122,6 +125,9 @@ public enum PhoneSystemEvent: Sendable, Equatable {
   case ended(phone: UInt32, uuid: UInt32, call: UInt32)
   /// The app of `phone` called `fulfill()` (or `fail()`) on an action.
   case completed(phone: UInt32, action: UInt32, fulfilled: Bool)
+  /// The push handler of `phone`'s process `generation` finished with push `serial` (a count of
+  /// pushes handed) the last it was given: its completion handler ran or its `async` method returned.
+  case handlerReturned(phone: UInt32, serial: UInt32, generation: UInt16)
 }
 
 /// The phone's operating system for every phone user: app state, PushKit and LiveCommunicationKit's
@@ -150,6 +156,9 @@ public final class PhoneSystem {
     var pushCall: UInt32 = 0
     var pushesHanded: UInt32 = 0
     var pushesReported: UInt32 = 0
+    /// The handler of the last push handed will say when it finishes (a completion handler or an
+    /// `async` method), rather than finishing when the callback returns.
+    var handlerDeferred = false
   }
 
   /// One active conversation.
@@ -313,6 +322,21 @@ public final class PhoneSystem {
     let i = index(phone)
     cells[i].pushCall = call + 1
     cells[i].pushesHanded &+= 1
+    cells[i].handlerDeferred = false
+  }
+
+  /// Whether the handler of the last push handed to `phone` finishes later than its callback's
+  /// return (see ``PushRegistry/deferHandlerReturn()``).
+  public func handlerDeferred(_ phone: UInt32) -> Bool { cells[index(phone)].handlerDeferred }
+
+  func deferHandler(_ phone: UInt32) -> UInt32 {
+    let i = index(phone)
+    cells[i].handlerDeferred = true
+    return cells[i].pushesHanded
+  }
+
+  func handlerReturned(_ phone: UInt32, serial: UInt32) {
+    events.append(.handlerReturned(phone: phone, serial: serial, generation: cells[index(phone)].generation))
   }
 
   /// The app missed the report deadline: it is killed, and after `suppressAfter` such kills the
@@ -455,6 +479,15 @@ public struct PushRegistry {
   /// Creates the registry with `desiredPushTypes = [.voIP]`. The token arrives later through
   /// ``ClientBehavior/pushTokenUpdated(_:_:)``; pushes reach the app only once this exists.
   public func register() { runtime.phoneSystem!.createRegistry(user) }
+
+  /// Says that the handler of the push being delivered finishes later than the callback returns
+  /// (PushKit's completion-handler and `async` variants); returns the push's serial, for
+  /// ``handlerReturned(serial:)``. Without it, the handler finishes when the callback returns.
+  public func deferHandlerReturn() -> UInt32 { runtime.phoneSystem!.deferHandler(user) }
+
+  /// The handler of push `serial` finished: its completion handler ran, or its `async` method
+  /// returned. A push not reported by then gets the app killed (`push.reportBeforeReturn`).
+  public func handlerReturned(serial: UInt32) { runtime.phoneSystem!.handlerReturned(user, serial: serial) }
 }
 
 /// LiveCommunicationKit's `ConversationManager`, as configured by the profile.

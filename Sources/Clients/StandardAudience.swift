@@ -94,7 +94,9 @@ public struct AudienceSettings: Sendable {
 /// - 100202 (already in the queue) on a new application means an earlier one that got no answer
 ///   stands: it keeps showing "applying" for that one. An application that got no answer (-1) is
 ///   withdrawn, since the server may hold it all the same. An answer that arrives before its apply
-///   call's own answer is about an earlier application, and changes nothing; an application the
+///   call's own answer is about an earlier application, and changes nothing (the answer and the
+///   events share the co-guest channel); an accepted invitation whose seat reached the seat list
+///   before the answer to `acceptInvitation` began its session there; an application the
 ///   server files after the viewer gave up on it (its cancel overtook it) is withdrawn.
 /// - A microphone or camera open still under way serves the session or call that stands when it
 ///   completes: a device is never opened twice.
@@ -119,11 +121,14 @@ public final class StandardAudience: ClientBehavior {
   /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
   /// begins while an open of the last one is still under way waits for it instead of opening the
   /// device a second time), ``applyUnanswered`` (an application answer that arrives before the
-  /// apply call's own answer is about an earlier application).
+  /// apply call's own answer is about an earlier application), ``invitationUnanswered``.
   let underWay: Column<UInt8>
   static let micOpening: UInt8 = 1
   static let cameraOpening: UInt8 = 2
   static let applyUnanswered: UInt8 = 4
+  /// An accepted invitation whose `acceptInvitation` answer has not come, and whose seat has not
+  /// reached the seat list either.
+  static let invitationUnanswered: UInt8 = 8
   /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
   /// application goes out while one is: it could reach the server after the new one and cancel it.
   let cancelsOut: Column<UInt8>
@@ -245,9 +250,13 @@ public final class StandardAudience: ClientBehavior {
     c.schedule(after: SDKTiming.resendAfter, tag: Tag.leaveSeatAgain.rawValue, arg: self.epoch[Int(c.user)])
   }
   lazy var invitationAccepted: Completion = { [unowned(unsafe) self] c, result in
+    let first = self.underWay[Int(c.user)] & StandardAudience.invitationUnanswered != 0
+    self.underWay[Int(c.user)] &= ~StandardAudience.invitationUnanswered
     switch result {
     case .success:
-      self.beginConnecting(&c)
+      // The seat list and co-guest signalling are separate channels: when the seat reached the
+      // seat list first, the session began there (and may be over already); this answer is old news.
+      if first { self.beginConnecting(&c) }
     case .failure(.alreadyProcessed):
       break
     case .failure:
@@ -374,6 +383,7 @@ public final class StandardAudience: ClientBehavior {
           beginConnecting(&c)
           return
         }
+        underWay[Int(c.user)] |= StandardAudience.invitationUnanswered
         c.coGuest.acceptInvitation(inviterID: arg, completion: invitationAccepted)
       } else {
         c.coGuest.rejectInvitation(inviterID: arg)
@@ -437,6 +447,7 @@ public final class StandardAudience: ClientBehavior {
       return
     }
     if change.seated {
+      underWay[Int(c.user)] &= ~StandardAudience.invitationUnanswered
       if c.status == .applying || c.status == .idle { beginConnecting(&c) }
     } else if c.liveSeat.mySeatIndex == nil {
       removedFromSeat(&c)

@@ -52,8 +52,8 @@ public struct PhoneSettings: Sendable {
 /// - At launch it creates its VoIP push registry at once, subscribes, then logs in to IM and then
 ///   TUILogin; the token is saved when it arrives and uploaded only after both logins, with a
 ///   non-zero certificate (again whenever the token changes).
-/// - Every VoIP push is reported to the system at once, even a malformed or duplicate one (which is
-///   ended straight away).
+/// - Every VoIP push is reported to the system before its handler returns, even a malformed one
+///   (which rings from an unknown caller) or a duplicate (which is ended straight away).
 /// - A Join is fulfilled only after `CallStore.accept` succeeded, and failed otherwise; a Join that
 ///   arrives before the SDK knows the call (cold start) waits for it. Start and Merge, which it
 ///   does not support, are failed. When a call ends, its conversation is ended.
@@ -185,6 +185,13 @@ public final class StandardPhone: ClientBehavior {
       // The mistake: the report runs in a task that is not awaited and comes too late.
       return c.schedule(after: .seconds(6), tag: Tag.lateReport.rawValue, arg: push.call)
     }
+    if mistakes.contains(.reportInUnawaitedTask) {
+      // The mistake: `Task { try await report(...) }`, not awaited; the task runs just after the
+      // handler returned.
+      return c.schedule(after: .milliseconds(1), tag: Tag.lateReport.rawValue, arg: push.call)
+    }
+    // The mistake: `guard let callerName = payload["voip_caller_name"] else { return }`.
+    if mistakes.contains(.returnOnMalformedPush) && push.callerName == nil { return }
     let manager = c.conversations
     let uuid = manager.makeUUID()
     let s = slot(c)
@@ -205,13 +212,13 @@ public final class StandardPhone: ClientBehavior {
       return
     }
     let shown = memory[s].uuid != 0 && manager.isActive(uuid: memory[s].uuid)
-    let malformed = push.callerName == nil
-    // A connected SDK knows every call ringing it: a push for another one is stale.
+    // A connected SDK knows every call ringing it: a push for another one is stale. A malformed
+    // payload still names its call: it rings, from an unknown caller.
     let stale = c.login.isLogin && c.tuiLogin.isLogin && c.callStore.currentCall != push.call
-    if malformed || stale || (shown && memory[s].uuidCall == push.call + 1) || memory[s].lastEnded == push.call + 1
+    if stale || (shown && memory[s].uuidCall == push.call + 1) || memory[s].lastEnded == push.call + 1
       || (c.callStore.currentCall != nil && c.callStore.currentCall != push.call) || memory[s].signedOut
     {
-      // Nothing to ring for: a malformed payload, a duplicate or stale push, a call while in
+      // Nothing to ring for: a duplicate or stale push, a call while in
       // another, or a push for a session the server has ended.
       manager.reportEnded(uuid: uuid, reason: .failed)
       return

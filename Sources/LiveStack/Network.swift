@@ -6,7 +6,8 @@ import SimKernel
 /// A message is never delivered before the previous one on the same channel, so the seat list
 /// stays consistent without version numbers, as in the SDK. Faults act through the verbs: `send`
 /// takes the extra delay and the hold a fault puts on a message; `holdDownlink` makes everything
-/// after a late message wait behind it.
+/// after a late message wait behind it; `sendHeldBack` lets later messages of other channel
+/// classes overtake one (`network.reorder`), while its own class stays in order behind it.
 public struct Network {
   /// The one-way latency of a message.
   let latency: Distribution
@@ -21,6 +22,10 @@ public struct Network {
   /// Slots that carry a retransmission (`network.duplicate`): the client hears them, the oracles
   /// and metrics already counted the original.
   var duplicates = Set<UInt32>()
+  /// Per user and channel class (`user << 3 | class`): the delivery time of a message held back
+  /// by `network.reorder`, which later messages of that class wait behind. Empty unless the fault
+  /// acts; an entry goes once its time has passed.
+  var classHolds: [UInt64: Int64] = [:]
 
   /// A network of `random.count` clients with one-way latency `latency`, each user's messages
   /// drawing from its own generator in `random`.
@@ -38,22 +43,65 @@ public struct Network {
   /// Whether a message to or from `user` is still on its way at `now`.
   public func hasInFlight(_ user: UInt32, now: SimInstant) -> Bool {
     downlinkAt[Int(user)] > now.nanoseconds || uplinkAt[Int(user)] > now.nanoseconds
+      || heldBack(user, after: now.nanoseconds)
   }
 
+  /// Whether a message of class `channelClass` held back by `network.reorder` is still on its way
+  /// to `user` at `now`: what the client's SDK shows of that channel may lag behind the others.
+  public func holdsBack(_ user: UInt32, channelClass: UInt8, at now: SimInstant) -> Bool {
+    guard !classHolds.isEmpty else { return false }
+    return (classHolds[UInt64(user) << 3 | UInt64(channelClass)] ?? 0) > now.nanoseconds
+  }
+
+  /// Whether a message held back by `network.reorder` is still on its way to `user` after `ns`.
+  func heldBack(_ user: UInt32, after ns: Int64) -> Bool {
+    guard !classHolds.isEmpty else { return false }
+    for c in 0..<UInt64(8) where (classHolds[UInt64(user) << 3 | c] ?? 0) > ns { return true }
+    return false
+  }
+
+  /// Sends a message now to (`downlink`) or from `user`: returns its delivery time, a latency draw
+  /// plus `extraNs` later, no sooner than `holdUntilNs`, and never before the previous message on
+  /// the same channel. `channelClass` (below 8) names the downlink message's class, which also waits
+  /// behind a message of its class held back by ``sendHeldBack(_:_:channelClass:by:extraNs:holdUntilNs:)``.
   public mutating func send(
-    downlink: Bool, _ user: UInt32, _ now: SimInstant, extraNs: Int64 = 0, holdUntilNs: Int64 = 0
+    downlink: Bool, _ user: UInt32, _ now: SimInstant, extraNs: Int64 = 0, holdUntilNs: Int64 = 0,
+    channelClass: UInt8 = 0
   ) -> SimInstant {
     var t = now.nanoseconds &+ latency.sampleDuration(&random[Int(user)]).nanoseconds &+ extraNs
     t = max(t, holdUntilNs)
     let u = Int(user)
     if downlink {
       t = max(t, downlinkAt[u])
+      if !classHolds.isEmpty { t = max(t, classHold(user, channelClass, now)) }
       downlinkAt[u] = t
     } else {
       t = max(t, uplinkAt[u])
       uplinkAt[u] = t
     }
     return SimInstant(nanoseconds: t)
+  }
+
+  /// Sends a message to `user` of class `channelClass` held back `by` beyond its place in the
+  /// ordered channel: later messages of other classes may overtake it (they do not wait for it),
+  /// later messages of its own class still arrive after it.
+  public mutating func sendHeldBack(
+    _ user: UInt32, _ now: SimInstant, channelClass: UInt8, by: SimDuration, extraNs: Int64 = 0,
+    holdUntilNs: Int64 = 0
+  ) -> SimInstant {
+    var t = now.nanoseconds &+ latency.sampleDuration(&random[Int(user)]).nanoseconds &+ extraNs
+    t = max(t, holdUntilNs, downlinkAt[Int(user)], classHold(user, channelClass, now)) &+ by.nanoseconds
+    classHolds[UInt64(user) << 3 | UInt64(channelClass)] = t
+    return SimInstant(nanoseconds: t)
+  }
+
+  /// The time a held-back message of class `c` to `user` arrives (0: none on its way at `now`;
+  /// a passed entry is dropped).
+  mutating func classHold(_ user: UInt32, _ c: UInt8, _ now: SimInstant) -> Int64 {
+    let key = UInt64(user) << 3 | UInt64(c)
+    guard let t = classHolds[key] else { return 0 }
+    if t <= now.nanoseconds { classHolds[key] = nil }
+    return t
   }
 
   /// Holds the channel to `user` until `instant`: nothing sent to it later arrives sooner.
@@ -64,6 +112,7 @@ public struct Network {
   /// Whether nothing sent to or from `user` is still on its way at `now`.
   public func isQuiet(_ user: UInt32, at now: SimInstant) -> Bool {
     uplinkAt[Int(user)] <= now.nanoseconds && downlinkAt[Int(user)] <= now.nanoseconds
+      && !heldBack(user, after: now.nanoseconds)
   }
 
   /// Keeps `notice` until it is delivered; returns its slot. A `duplicate` is a retransmission.

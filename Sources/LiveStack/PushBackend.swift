@@ -16,6 +16,23 @@ public enum PushCertificateType: String, Sendable, Codable, CaseIterable {
   case apns
 }
 
+/// What is wrong with a malformed VoIP push's payload (`push.malformed_payload`,
+/// `calls.push.malformedRate`).
+public enum PushMalformation: UInt32, Sendable, CaseIterable {
+  /// `voip_caller_name` is missing.
+  case noCallerName = 1
+  /// `ext` is not JSON, so the media type cannot be read.
+  case badExt = 2
+
+  /// The push word (see ``word(call:)``) of a push for `call` with this malformation.
+  public func word(call: UInt32) -> UInt32 { call | rawValue << 30 }
+
+  /// The call and malformation of a push word: a call ID with the malformation in its top two bits.
+  public static func split(_ word: UInt32) -> (call: UInt32, malformed: PushMalformation?) {
+    (word & 0x3FFF_FFFF, PushMalformation(rawValue: word >> 30))
+  }
+}
+
 /// A certificate uploaded in the console, named by the ID the app passes to `setVOIP`.
 public struct PushCertificate: Sendable, Equatable {
   /// The certificate ID.

@@ -179,7 +179,7 @@ extension LiveMetrics {
       counters.add(fulfilled ? actionsFulfilled : actionsFailed)
     case .joinDuringColdStart:
       counters.add(probeJoinDuringColdStart)
-    case .missedReport(_, _, _, _, let newlySuppressed):
+    case .missedReport(_, _, _, _, _, let newlySuppressed):
       counters.add(pushAppKilled)
       if newlySuppressed { counters.add(pushSuppressedApps) }
     case .conversationCount, .joinFulfilled, .lateCompletion, .reportedByDeadline, .graceAfterCall:

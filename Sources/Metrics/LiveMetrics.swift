@@ -85,6 +85,10 @@ public struct LiveMetrics: Sendable {
   public let actionsFailed: Int
   public let tokenRotations: Int
   public let pushDuplicated: Int
+  /// VoIP pushes sent with a malformed payload (`push.malformed`).
+  public let pushMalformed: Int
+  /// Server messages held back for later ones of other channels to overtake (`network.reordered`).
+  public let messagesReordered: Int
   // "Sometimes" probes: rare interleavings worth knowing a run exercised.
   public let probeCancelLostToAccept: Int
   public let probeAcceptLostToOtherHost: Int
@@ -158,6 +162,8 @@ public struct LiveMetrics: Sendable {
     actionsFailed = counters.register("conversation.actions_failed")
     tokenRotations = counters.register("push.token_rotations")
     pushDuplicated = counters.register("push.duplicated")
+    pushMalformed = counters.register("push.malformed")
+    messagesReordered = counters.register("network.reordered")
     probeCancelLostToAccept = counters.register("probe.cancel_lost_to_accept")
     probeAcceptLostToOtherHost = counters.register("probe.accept_lost_to_other_host")
     probeAcceptAfterCancel = counters.register("probe.accept_after_cancel")

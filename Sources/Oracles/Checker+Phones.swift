@@ -16,8 +16,9 @@ extension Checker {
       observeJoinFulfilled(user: phone, call: call, accepted: accepted, at: now)
     case .lateCompletion(let phone, let action, let repeated, let fulfilled):
       observeLateCompletion(user: phone, action: action, repeated: repeated, fulfilled: fulfilled, at: now)
-    case .missedReport(let phone, let call, let handedAt, let noHandler, _):
-      observeMissedReport(user: phone, call: call, handedAt: handedAt, noHandler: noHandler, at: now)
+    case .missedReport(let phone, let call, let handedAt, let noHandler, let returned, _):
+      observeMissedReport(
+        user: phone, call: call, handedAt: handedAt, noHandler: noHandler, returned: returned, at: now)
     case .reportedByDeadline(let phone, let pushed, let launchedAt, let declined):
       observeReportedPushAtDeadline(
         user: phone, pushed: pushed, deadline: fleet.push.reportDeadline, phones: fleet.os, calls: calls,

@@ -21,16 +21,23 @@ extension Checker {
   }
 
   /// The app of `user` was handed a VoIP push for `call` at `handedAt` and had not reported it when
-  /// the deadline passed.
+  /// the deadline passed, or (`returned`) when its push handler finished.
   public mutating func observeMissedReport(
-    user: UInt32, call: UInt32, handedAt: SimInstant, noHandler: Bool = false, at now: SimInstant
+    user: UInt32, call: UInt32, handedAt: SimInstant, noHandler: Bool = false, returned: Bool = false,
+    at now: SimInstant
   ) {
-    log.record(
-      .pushReported, at: now, entities: ["user:\(user)", "call:\(call)"],
-      noHandler
-        ? "the VoIP push for call \(call) reached user \(user)'s app at \(handedAt) before it created its push registry; the system killed the app"
-        : "user \(user) did not report the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
-    )
+    let why: String
+    if noHandler {
+      why =
+        "the VoIP push for call \(call) reached user \(user)'s app at \(handedAt) before it created its push registry; the system killed the app"
+    } else if returned {
+      why =
+        "user \(user)'s push handler finished without reporting the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
+    } else {
+      why =
+        "user \(user) did not report the VoIP push for call \(call) handed to it at \(handedAt); the system killed the app"
+    }
+    log.record(.pushReported, at: now, entities: ["user:\(user)", "call:\(call)"], why)
   }
 
   /// The report deadline of the push `user` reported passed: the call it announced (`pushed`,

@@ -95,7 +95,9 @@ public enum InvariantID: Int, Sendable, CaseIterable {
     case .pushReported:
       return Invariant(
         id: "push.reported-within-deadline", kind: .liveness,
-        description: "every VoIP push handed to the app is reported as an incoming conversation within the deadline")
+        description:
+          "every VoIP push handed to the app is reported as an incoming conversation before its handler finishes and within the deadline"
+      )
     case .actionCompletedOnce:
       return Invariant(
         id: "conversation.action-completed-once", kind: .safety,

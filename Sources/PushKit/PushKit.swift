@@ -67,18 +67,46 @@ extension PKPushRegistryDelegate {
     _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
     completion: @escaping () -> Void
   ) {
+    let handling = PushHandling.current
     pushRegistry(registry, didReceiveIncomingPushWith: payload, for: type)
-    completion()
+    // The plain variant handed the push to the `async` one: that one's return finishes the handler.
+    if handling?.forwardedToAsync != true { completion() }
   }
   public func pushRegistry(
     _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType
   ) {
     nonisolated(unsafe) let me = self
-    Task { await me.pushRegistry(registry, didReceiveIncomingVoIPPushWith: payload, metadata: PKVoIPPushMetadata()) }
+    let handling = PushHandling.current
+    handling?.forwardedToAsync = true
+    Task {
+      await me.pushRegistry(registry, didReceiveIncomingVoIPPushWith: payload, metadata: PKVoIPPushMetadata())
+      handling?.finish()
+    }
   }
   public func pushRegistry(
     _ registry: PKPushRegistry, didReceiveIncomingVoIPPushWith payload: PKPushPayload, metadata: PKVoIPPushMetadata
   ) async {}
+}
+
+/// One push being handed to an app's delegate: PushKit considers the handler finished when the
+/// completion handler runs, the plain method returns, or the `async` method returns, whichever
+/// variant the app implements. A push not reported by then gets the app killed.
+final class PushHandling {
+  /// The push being delivered right now (deliveries run one at a time, as the user's code).
+  nonisolated(unsafe) static var current: PushHandling?
+  let finished: () -> Void
+  var done = false
+  /// The delegate's plain method is the default one, which hands the push to the `async` method.
+  var forwardedToAsync = false
+
+  init(finished: @escaping () -> Void) { self.finished = finished }
+
+  /// The handler finished (only the first call counts, as for PushKit's completion handler).
+  func finish() {
+    guard !done else { return }
+    done = true
+    finished()
+  }
 }
 
 /// The app's push registry. Setting `desiredPushTypes` to `[.voIP]` registers the device; the token
@@ -129,12 +157,14 @@ package enum PushKitDelivery {
   }
 
   /// TIMPush's VoIP payload for `push`: `voip_caller_name` (left out of a malformed push) and
-  /// `ext` with the media type.
+  /// `ext` with the media type (cut short, not JSON, in a malformed push).
   package static func payload(_ push: VoIPPush) -> [AnyHashable: Any] {
     var d: [AnyHashable: Any] = [:]
     if let caller = push.callerName { d["voip_caller_name"] = VirtualIDs.userID(caller) }
     let media = push.mediaType == .video ? "video" : "audio"
-    d["ext"] = "{\"voip_ext\":{\"voip_media_type\":\"\(media)\"}}"
+    d["ext"] =
+      push.extReadable
+      ? "{\"voip_ext\":{\"voip_media_type\":\"\(media)\"}}" : "{\"voip_ext\":{\"voip_media_type\":"
     d["voip_call_id"] = VirtualIDs.callID(push.call)
     return d
   }
@@ -149,9 +179,16 @@ package enum PushKitDelivery {
       registry.delegate?.pushRegistry(
         registry, didUpdate: PKPushCredentials(token: data, type: .voIP), for: .voIP)
     case .incomingPush(let push):
-      registry.delegate?.pushRegistry(
+      guard let delegate = registry.delegate else { return }
+      let pushRegistry = host.client(user).pushRegistry
+      let serial = pushRegistry.deferHandlerReturn()
+      let handling = PushHandling { pushRegistry.handlerReturned(serial: serial) }
+      let outer = PushHandling.current
+      PushHandling.current = handling
+      delegate.pushRegistry(
         registry, didReceiveIncomingPushWith: PKPushPayload(dictionaryPayload: payload(push), type: .voIP), for: .voIP,
-        completion: {})
+        completion: { handling.finish() })
+      PushHandling.current = outer
     default: break
     }
   }

@@ -74,7 +74,14 @@ extension LiveWorld {
       + callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)])
     if let extra = chaos.slowdown(user: user, service: .push, now) { latency = latency + extra }
     if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
-    scheduler.schedule(after: latency, event(.pushDelivered, user, call))
+    var word = call
+    if let wrong = chaos.malformedPush(to: user, now) {
+      word = wrong.word(call: call)
+    } else if pushRandom[Int(user)].chance(callsProfile.push.malformedRate) {
+      word = (pushRandom[Int(user)].next() & 1 == 0 ? PushMalformation.noCallerName : .badExt).word(call: call)
+    }
+    if word != call { measured.counters.add(measured.pushMalformed) }
+    scheduler.schedule(after: latency, event(.pushDelivered, user, word))
     if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {
       scheduler.schedule(
         after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
@@ -89,15 +96,16 @@ extension LiveWorld {
 
   /// A VoIP push reaches the phone: the system wakes the app (a cold start if it was killed) and
   /// hands it the push, unless it stopped delivering to this app.
-  mutating func pushDelivered(user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
+  mutating func pushDelivered(user: UInt32, call word: UInt32, _ scheduler: inout Scheduler) {
     let os = phoneOS!
     measured.pushArrived(user, scheduler.now)
     if os.isSuppressed(user) { return measured.countLostPush(.suppressed) }
+    let call = PushMalformation.split(word).call
     if server.calls.call(of: user) != call { measured.counters.add(measured.probePushAfterCallEnded) }
     if chaos.active && os.appState(user) != .killed && chaos.fires(.appKilled, user: user, scheduler.now) {
       phones!.kill(user, &self, &scheduler)
     }
-    phones!.pushArrived(user, call: call, &self, &scheduler)
+    phones!.pushArrived(user, call: word, &self, &scheduler)
   }
 
   /// Bookkeeping when a phone app calls the server: when it logged in (for the token latency),

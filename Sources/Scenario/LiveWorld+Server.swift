@@ -180,7 +180,8 @@ extension LiveWorld {
       return
     }
     let slot = network.post(notice)
-    var at = fifo(downlink: true, user, scheduler.now)
+    let channel = LiveWorld.channel(of: notice)
+    var at = fifo(downlink: true, user, scheduler.now, channel: channel)
     if case .guest(_, let e, _) = notice, e.isApplicationAnswer, let late = chaos.lateAnswer(to: user, scheduler.now) {
       // Late, and everything after it on the ordered channel waits too.
       at = at + late
@@ -190,7 +191,34 @@ extension LiveWorld {
     if notice.isSignalling, chaos.duplicates(to: user, scheduler.now) {
       // A retransmission: the same event again, right behind the first on the ordered channel.
       let copy = network.post(notice, duplicate: true)
-      scheduler.schedule(at: fifo(downlink: true, user, scheduler.now), event(.clientNotice, copy))
+      scheduler.schedule(at: fifo(downlink: true, user, scheduler.now, channel: channel), event(.clientNotice, copy))
+    }
+  }
+
+  /// The network's class number of `channel` (0 is the connection's own).
+  static func channelClass(_ channel: FaultChannel?) -> UInt8 { channel.map { UInt8($0.index + 1) } ?? 0 }
+
+  /// The SDK channel a server message travels on (`nil`: the connection's own, never reordered).
+  static func channel(of notice: Notice) -> FaultChannel? {
+    switch notice {
+    case .guest, .host, .applicantRemoved, .inviteeRemoved, .invitationRemoved: return .signalling
+    case .seats: return .seats
+    case .call: return .calls
+    case .liveEnded, .login: return nil
+    }
+  }
+
+  /// The SDK channel the answer to a request of `kind` travels on: its store's (`nil`: login,
+  /// rooms and devices, never reordered).
+  static func channel(of kind: OperationKind) -> FaultChannel? {
+    switch kind {
+    case .applyForSeat, .cancelApplication, .acceptApplication, .rejectApplication, .inviteToSeat, .cancelInvitation,
+      .acceptInvitation, .rejectInvitation, .disConnect:
+      return .signalling
+    case .takeSeat, .leaveSeat, .lockSeat, .unlockSeat, .kickUserOutOfSeat, .moveUserToSeat: return .seats
+    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall: return .calls
+    case .login, .logout, .joinLive, .leaveLive, .endLive, .openLocalMicrophone, .openLocalCamera, .tuiLogin, .setVOIP:
+      return nil
     }
   }
 
@@ -311,12 +339,14 @@ extension LiveWorld {
         if checking {
           let slot = Int(runtime.clients[u].staffSlot)
           // Seat lists and co-guest signalling are separate channels: when a broadcast of the
-          // room was held back past the application's filing, the list lags behind the
-          // application and may still show the applicant on its old seat.
+          // room was held back past the application's filing, or a seat-list message to this host
+          // is held back in the network, the list lags behind the application and may still show
+          // the applicant on its old seat.
           let room = layout.homeRoom[u]
           let lagging =
             server.feed.isBusy(room: room)
             || server.feed.lastSent(room: room).map { $0 > server.seats.requests[Int(request)].createdAt } ?? false
+            || network.holdsBack(user, channelClass: LiveWorld.channelClass(.seats), at: now)
           checker.observeApplicants(
             host: user, applicants: runtime.applicants[slot], seatView: lagging ? [] : runtime.seatView[slot],
             at: now)

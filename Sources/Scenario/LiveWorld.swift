@@ -439,11 +439,19 @@ public struct LiveWorld: World {
 
   /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency
   /// draw, but never before the previous message on the same ordered channel.
-  mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant) -> SimInstant {
-    guard chaos.actsOnMessages else { return network.send(downlink: downlink, user, now) }
-    // Chaos decides; the network carries out the delay and the hold.
-    let (extra, hold) = chaos.messageFaults(user: user, downlink: downlink, now)
-    return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold)
+  /// A downlink message names its `channel`: `network.reorder` may hold it back so that later
+  /// messages of other channels overtake it.
+  mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant, channel: FaultChannel? = nil) -> SimInstant {
+    let cls = LiveWorld.channelClass(channel)
+    guard chaos.active else { return network.send(downlink: downlink, user, now, channelClass: cls) }
+    // Chaos decides; the network carries out the delay, the hold and the reordering.
+    var (extra, hold): (Int64, Int64) = (0, 0)
+    if chaos.actsOnMessages { (extra, hold) = chaos.messageFaults(user: user, downlink: downlink, now) }
+    if downlink, let channel, let by = chaos.reorder(to: user, channel: channel, now) {
+      measured.counters.add(measured.messagesReordered)
+      return network.sendHeldBack(user, now, channelClass: cls, by: by, extraNs: extra, holdUntilNs: hold)
+    }
+    return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold, channelClass: cls)
   }
 
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
@@ -453,7 +461,7 @@ public struct LiveWorld: World {
       return
     }
     let user = inFlight.ops[Int(slot)].user
-    let at = fifo(downlink: true, user, scheduler.now)
+    let at = fifo(downlink: true, user, scheduler.now, channel: LiveWorld.channel(of: inFlight.ops[Int(slot)].kind))
     scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)))
   }
 

@@ -321,6 +321,10 @@ extension Profile {
       }
       push.tokenLifetime = try p.present("tokenLifetime")?.optionalDistribution()
       push.duplicateRate = try p.get("duplicateRate", default: .zero) { n throws(ProfileError) in try n.ratio() }
+      push.malformedRate = try p.get("malformedRate", default: .zero) { n throws(ProfileError) in try n.ratio() }
+      push.reportBeforeReturn = try p.get("reportBeforeReturn", default: true) { n throws(ProfileError) in
+        try n.bool()
+      }
       try p.finish()
     }
     var limits = ConversationLimits.standard
@@ -411,12 +415,15 @@ extension Profile {
       }
       return n
     }
-    if let x = try applicable("extra", [.networkDelay, .serverSlowdown]) { e.extra = try x.duration() }
+    if let x = try applicable("extra", [.networkDelay, .serverSlowdown, .networkReorder]) {
+      e.extra = try x.duration(minimum: .milliseconds(1))
+    }
     if let d = try applicable("direction", [.networkPartition]) { e.direction = try d.oneOf(FaultDirection.self) }
     if let sv = try applicable("service", [.serverOutage, .serverSlowdown]) {
       e.service = try sv.oneOf(FaultService.self)
     }
     if let m = try applicable("mode", [.serverOutage]) { e.vanish = try m.oneOf(OutageMode.self) == .vanish }
+    if let c = try applicable("channel", [.networkReorder]) { e.channel = try c.oneOf(FaultChannel.self) }
     try o.finish()
     return e
   }
