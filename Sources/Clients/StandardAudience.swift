@@ -120,18 +120,20 @@ public final class StandardAudience: ClientBehavior {
   let epoch: Column<UInt32>
   /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
   /// begins while an open of the last one is still under way waits for it instead of opening the
-  /// device a second time), ``applyUnanswered`` (an application answer that arrives before the
-  /// apply call's own answer is about an earlier application), ``invitationUnanswered``.
+  /// device a second time), ``invitationUnanswered``.
   let underWay: Column<UInt8>
   static let micOpening: UInt8 = 1
   static let cameraOpening: UInt8 = 2
-  static let applyUnanswered: UInt8 = 4
   /// An accepted invitation whose `acceptInvitation` answer has not come, and whose seat has not
   /// reached the seat list either.
   static let invitationUnanswered: UInt8 = 8
   /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
   /// application goes out while one is: it could reach the server after the new one and cancel it.
   let cancelsOut: Column<UInt8>
+  /// Per viewer: `applyForSeat` calls whose answer has not come. An application answer that
+  /// arrives while the last one's has not is about an earlier application: the server answers
+  /// `applyForSeat` as soon as it files it, before any answer to it, on the same co-guest channel.
+  let appliesUnanswered: Column<UInt8>
 
   /// Timer tags.
   enum Tag: UInt32 {
@@ -146,6 +148,7 @@ public final class StandardAudience: ClientBehavior {
     epoch = Column(repeating: 0, count: userCount)
     underWay = Column(repeating: 0, count: userCount)
     cancelsOut = Column(repeating: 0, count: userCount)
+    appliesUnanswered = Column(repeating: 0, count: userCount)
   }
 
   /// `true`: a built-in viewer's status is its UI, and the UI oracles hold it to the truth.
@@ -187,7 +190,7 @@ public final class StandardAudience: ClientBehavior {
   // Completions made once, so that calls do not allocate a closure each. They hold `self`
   // unowned (the behaviour owns them) and unchecked (it outlives every call it makes).
   lazy var applyAnswered: Completion = { [unowned(unsafe) self] c, result in
-    self.underWay[Int(c.user)] &= ~StandardAudience.applyUnanswered
+    self.appliesUnanswered[Int(c.user)] &-= 1
     if case .success = result, c.status == .idle, c.liveSeat.mySeatIndex == nil, !self.settings.freeMode {
       // The viewer gave up before the server filed the application (a cancel can overtake it):
       // it stands now, so withdraw it.
@@ -307,7 +310,7 @@ public final class StandardAudience: ClientBehavior {
       subscriptionCount[u] &+= 1
     }
     c.status = .applying
-    underWay[u] |= StandardAudience.applyUnanswered
+    appliesUnanswered[u] &+= 1
     let answered = applyAnswered
     if settings.freeMode {
       c.liveSeat.takeSeat(index: -1, completion: answered)
@@ -488,7 +491,7 @@ public final class StandardAudience: ClientBehavior {
   /// answers `applyForSeat` as soon as it files it, before any answer to it, on the same ordered
   /// channel. (An accept still seats the viewer through the seat list.)
   func answersEarlierApplication(_ c: Client) -> Bool {
-    underWay[Int(c.user)] & StandardAudience.applyUnanswered != 0
+    appliesUnanswered[Int(c.user)] != 0
   }
 
   func beginConnecting(_ c: inout Client) {

@@ -296,7 +296,8 @@ public final class StandardPhone: ClientBehavior {
         self.complete(action, fulfilled: true, &c)
       } else {
         self.complete(action, fulfilled: false, &c)
-        self.endConversation(&c, reason: .failed)
+        // Only the conversation of that call: a reconnect may have brought a newer one meanwhile.
+        if self.memory[self.slot(c)].uuidCall == call { self.endConversation(&c, reason: .failed) }
       }
     }
   }

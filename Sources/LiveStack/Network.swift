@@ -83,14 +83,16 @@ public struct Network {
   }
 
   /// Sends a message to `user` of class `channelClass` held back `by` beyond its place in the
-  /// ordered channel: later messages of other classes may overtake it (they do not wait for it),
-  /// later messages of its own class still arrive after it.
+  /// ordered channel: later messages of other classes may overtake it (they wait only for its
+  /// place, as for any message, which a partition's hold sets), later messages of its own class
+  /// still arrive after it.
   public mutating func sendHeldBack(
     _ user: UInt32, _ now: SimInstant, channelClass: UInt8, by: SimDuration, extraNs: Int64 = 0,
     holdUntilNs: Int64 = 0
   ) -> SimInstant {
-    var t = now.nanoseconds &+ latency.sampleDuration(&random[Int(user)]).nanoseconds &+ extraNs
-    t = max(t, holdUntilNs, downlinkAt[Int(user)], classHold(user, channelClass, now)) &+ by.nanoseconds
+    let place = send(
+      downlink: true, user, now, extraNs: extraNs, holdUntilNs: holdUntilNs, channelClass: channelClass)
+    let t = place.nanoseconds &+ by.nanoseconds
     classHolds[UInt64(user) << 3 | UInt64(channelClass)] = t
     return SimInstant(nanoseconds: t)
   }
