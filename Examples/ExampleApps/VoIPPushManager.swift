@@ -16,7 +16,7 @@ extension Notification.Name {
 ///   the report), even one it cannot read;
 /// - "answer" in the system UI is fulfilled only once `CallStore.accept` succeeded;
 /// - when the call ends, its conversation is ended too.
-public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationManagerDelegate {
+public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationManagerDelegate {
   private let pushRegistry: PKPushRegistry
   private let certificateID: Int
   private var voipToken: Data?
@@ -24,11 +24,11 @@ public final class VoIPPushManager: NSObject, PKPushRegistryDelegate, Conversati
   private var loginObserver: NSObjectProtocol?
 
   /// The conversation shown for the current call, if any.
-  private var currentCallUUID: UUID?
+  var currentCallUUID: UUID?
   /// An "answer" tapped before the SDK heard of the call (a cold start).
   private var pendingJoin: JoinConversationAction?
 
-  private lazy var conversationManager: ConversationManager = {
+  lazy var conversationManager: ConversationManager = {
     let configuration = ConversationManager.Configuration(
       ringtoneName: "phone_ringing.mp3", iconTemplateImageData: nil, maximumConversationGroups: 1,
       maximumConversationsPerConversationGroup: 1, includesConversationInRecents: true, supportsVideo: true,

@@ -47,9 +47,10 @@ let hostApp: HostApp<HostCoGuestViewModel> = {
   return app
 }()
 
-let phoneApp: PhoneApp<PhoneObjects> = {
+/// The phone app with `manager` as its push manager.
+func phoneApp(_ manager: @escaping @Sendable (Int) -> VoIPPushManager) -> PhoneApp<PhoneObjects> {
   var app = PhoneApp { context in
-    let push = VoIPPushManager(certificateID: 1234)
+    let push = manager(1234)
     push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
     return PhoneObjects(push: push, call: CallViewModel())
   }
@@ -59,20 +60,22 @@ let phoneApp: PhoneApp<PhoneObjects> = {
   app.hangUp = { $0.call.hangUp() }
   app.callScreen = { $0.call.isShowingCall }
   return app
-}()
+}
 
-/// The example apps, by the name `--app` takes: `examples` (the correct view models), and two
-/// wrong variants, `double-tap` and `seat-list-guest`.
+let correctPhone = phoneApp { VoIPPushManager(certificateID: $0) }
+
+/// The example apps, by the name `--app` takes: `examples` (the correct view models), and three
+/// wrong variants, `double-tap`, `seat-list-guest` and `guide-push`.
 public let exampleSuites: [AppSuite] = [
   AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
-    .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp),
+    .with(audience: correctAudience).with(host: hostApp).with(phone: correctPhone),
   AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")
     .with(
       audience: audience(
         { DoubleTapAudienceViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
         cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
         status: { ui($0.status, idle: .idle, applying: .applying) })
-    ).with(host: hostApp).with(phone: phoneApp),
+    ).with(host: hostApp).with(phone: correctPhone),
   AppSuite(name: "seat-list-guest", summary: "wrong: connected from the seat list, microphone opened on one path only")
     .with(
       audience: audience(
@@ -82,5 +85,9 @@ public let exampleSuites: [AppSuite] = [
           accept ? vm.acceptInvitation(inviterID: inviter) : vm.rejectInvitation(inviterID: inviter)
         },
         status: { ui($0.status, idle: .idle, applying: .applying) })
-    ).with(host: hostApp).with(phone: phoneApp),
+    ).with(host: hostApp).with(phone: correctPhone),
+  AppSuite(
+    name: "guide-push", summary: "wrong: the integration guide's push handler, which can return before reporting"
+  )
+  .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp { GuidePushManager(certificateID: $0) }),
 ]

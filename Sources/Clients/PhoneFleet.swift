@@ -331,18 +331,20 @@ public final class PhoneFleet {
     host.run(user, .incomingPush(push), &scheduler)
     // A handler that said it finishes later (a completion handler, an `async` method) is judged
     // then; any other finished when the callback returned.
-    if os.generation(user) == generation && os.pushesHanded(user) == serial && !os.handlerDeferred(user) {
+    if os.generation(user) == generation && os.pushesHanded(user) == serial && !os.handlerDeferred(user)
+      && os.pushesReported(user) < serial
+    {
       handlerReturned(user, serial: serial, generation: generation, &host, &scheduler)
     }
   }
 
-  /// The push handler of `user`'s process `generation` finished with push `serial`: if the push
-  /// is not reported yet, the system kills the app at once (`push.reportBeforeReturn`).
+  /// The push handler of `user`'s process `generation` finished with push `serial` unreported
+  /// (unless `os` says it was reported): the system kills the app at once (`push.reportBeforeReturn`).
   func handlerReturned<H: PhoneHost>(
     _ user: UInt32, serial: UInt32, generation: UInt16, _ host: inout H, _ scheduler: inout Scheduler
   ) {
     guard push.reportBeforeReturn, os.generation(user) == generation, os.appState(user) != .killed,
-      os.pushesReported(user) < serial
+      serial > records[index(user)].killedAtSerial
     else { return }
     missedReport(user, noHandler: false, returned: true, &host, &scheduler)
   }
@@ -480,7 +482,9 @@ public final class PhoneFleet {
         }
         scheduler.schedule(
           after: answerAfter.sampleDuration(&random[index(phone)]), host.event(.systemTap(user: phone, uuid: uuid)))
-      case .handlerReturned(let phone, let serial, let generation):
+      case .handlerReturned(let phone, let serial, let generation, let reported):
+        // Judged as it was when the handler finished (a task it left behind may have reported since).
+        guard !reported else { continue }
         handlerReturned(phone, serial: serial, generation: generation, &host, &scheduler)
       case .ended(let phone, _, _):
         if os.isRunning(phone) && random[index(phone)].chance(startActionProbability) {

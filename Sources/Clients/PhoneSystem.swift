@@ -126,8 +126,9 @@ public enum PhoneSystemEvent: Sendable, Equatable {
   /// The app of `phone` called `fulfill()` (or `fail()`) on an action.
   case completed(phone: UInt32, action: UInt32, fulfilled: Bool)
   /// The push handler of `phone`'s process `generation` finished with push `serial` (a count of
-  /// pushes handed) the last it was given: its completion handler ran or its `async` method returned.
-  case handlerReturned(phone: UInt32, serial: UInt32, generation: UInt16)
+  /// pushes handed) the last it was given: its completion handler ran or its `async` method
+  /// returned; `reported` says whether that push had been reported by then.
+  case handlerReturned(phone: UInt32, serial: UInt32, generation: UInt16, reported: Bool)
 }
 
 /// The phone's operating system for every phone user: app state, PushKit and LiveCommunicationKit's
@@ -336,7 +337,9 @@ public final class PhoneSystem {
   }
 
   func handlerReturned(_ phone: UInt32, serial: UInt32) {
-    events.append(.handlerReturned(phone: phone, serial: serial, generation: cells[index(phone)].generation))
+    let c = cells[index(phone)]
+    events.append(
+      .handlerReturned(phone: phone, serial: serial, generation: c.generation, reported: c.pushesReported >= serial))
   }
 
   /// The app missed the report deadline: it is killed, and after `suppressAfter` such kills the

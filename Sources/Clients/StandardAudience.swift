@@ -120,13 +120,23 @@ public final class StandardAudience: ClientBehavior {
   let epoch: Column<UInt32>
   /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
   /// begins while an open of the last one is still under way waits for it instead of opening the
-  /// device a second time), ``invitationUnanswered``.
+  /// device a second time), ``invitationUnanswered``, ``seatedWhileApplying``, ``invitationAnswered``.
   let underWay: Column<UInt8>
   static let micOpening: UInt8 = 1
   static let cameraOpening: UInt8 = 2
   /// An accepted invitation whose `acceptInvitation` answer has not come, and whose seat has not
   /// reached the seat list either.
   static let invitationUnanswered: UInt8 = 8
+  /// The seat list seated the viewer while it was applying, before any answer to the application
+  /// came: the seat may be an earlier session's, held back on the seat-list channel. Until when
+  /// the application could still stand (nanoseconds) is in ``applicationMayStand``.
+  static let seatedWhileApplying: UInt8 = 16
+  /// The viewer answered the invitation it holds: a second think timer for it (the invitation
+  /// event came twice) does not answer again, even while the SDK still lists it.
+  static let invitationAnswered: UInt8 = 32
+  /// Per viewer seated by the list while applying: until when its application could still stand
+  /// (its timeout from the seat's arrival). Few viewers at a time, so a dictionary.
+  @exclusivity(unchecked) var applicationMayStand: [UInt32: Int64] = [:]
   /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
   /// application goes out while one is: it could reach the server after the new one and cancel it.
   let cancelsOut: Column<UInt8>
@@ -348,9 +358,9 @@ public final class StandardAudience: ClientBehavior {
         case .success:
           c.status = .idle
         case .failure(.alreadyProcessed) where c.liveSeat.mySeatIndex == nil:
-          // The application was already answered. An accept would have reached the seat list
-          // before this reply (the channel is ordered), so it was a rejection or a timeout whose
-          // event never came: stop waiting for it.
+          // The application was already answered: a rejection or a timeout whose event never
+          // came, or an accept whose seat is still on its way on the seat-list channel (it
+          // connects the viewer from idle). Stop waiting for it.
           c.status = .idle
           self.retry(after: self.settings.retry.rejected, &c)
         case .failure:
@@ -377,7 +387,10 @@ public final class StandardAudience: ClientBehavior {
       c.status = .left
       c.liveList.leaveLive()
     case .answerInvitation:
-      guard c.status == .idle, c.coGuest.invitation == arg else { return }
+      let u = Int(c.user)
+      guard c.status == .idle, c.coGuest.invitation == arg, underWay[u] & StandardAudience.invitationAnswered == 0
+      else { return }
+      underWay[u] |= StandardAudience.invitationAnswered
       guard c.callStore.state == .none else { return c.coGuest.rejectInvitation(inviterID: arg) }
       if c.random.chance(settings.acceptInvitation) {
         if mistakes.contains(.wrongInviter) {
@@ -413,18 +426,28 @@ public final class StandardAudience: ClientBehavior {
         // Every extra handler opens the devices again.
         for _ in 1..<max(1, Int(subscriptionCount[Int(c.user)])) { c.device.openLocalMicrophone() }
       }
-      guard c.status == .applying, !answersEarlierApplication(c) else { return }
-      if isAccept {
+      guard !answersEarlierApplication(c) else { return }
+      let listed = underWay[Int(c.user)] & StandardAudience.seatedWhileApplying != 0
+      answerCame(&c)
+      guard c.status == .applying else { return }
+      if isAccept && listed {
+        // The seat list seated and unseated the viewer already: a seat this accept gave that is
+        // still to come connects it from idle.
+        c.status = .idle
+      } else if isAccept {
         beginConnecting(&c)
       } else {
         c.status = .idle
         retry(after: settings.retry.rejected, &c)
       }
     case .onGuestApplicationNoResponse(let reason):
-      guard reason == .timeout, c.status == .applying, !answersEarlierApplication(c) else { return }
+      guard reason == .timeout, !answersEarlierApplication(c) else { return }
+      answerCame(&c)
+      guard c.status == .applying else { return }
       c.status = .idle
       retry(after: settings.retry.timedOut, &c)
     case .onHostInvitationReceived(let host):
+      underWay[Int(c.user)] &= ~StandardAudience.invitationAnswered
       if c.status == .idle && c.callStore.state == .none {
         c.schedule(
           after: settings.invitationThink.sampleDuration(&c.random), tag: Tag.answerInvitation.rawValue, arg: host)
@@ -432,6 +455,15 @@ public final class StandardAudience: ClientBehavior {
         c.coGuest.rejectInvitation(inviterID: host)
       }
     case .onKickedOffSeat:
+      if underWay[Int(c.user)] & StandardAudience.seatedWhileApplying != 0 {
+        // The seat the list gave was the application's own (a host kicked the viewer off it):
+        // the application is over.
+        answerCame(&c)
+        if c.status == .applying {
+          c.status = .idle
+          return retry(after: settings.retry.kicked, &c)
+        }
+      }
       removedFromSeat(&c)
     case .onHostInvitationCancelled:
       break
@@ -449,12 +481,39 @@ public final class StandardAudience: ClientBehavior {
       }
       return
     }
+    let u = Int(c.user)
     if change.seated {
-      underWay[Int(c.user)] &= ~StandardAudience.invitationUnanswered
+      underWay[u] &= ~StandardAudience.invitationUnanswered
+      if c.status == .applying {
+        underWay[u] |= StandardAudience.seatedWhileApplying
+        let timeout = settings.applyTimeout > .zero ? settings.applyTimeout : .seconds(30)
+        applicationMayStand[c.user] = (c.now + timeout).nanoseconds
+      }
       if c.status == .applying || c.status == .idle { beginConnecting(&c) }
     } else if c.liveSeat.mySeatIndex == nil {
+      let inSession = c.status == .connecting || c.status == .connected
       removedFromSeat(&c)
+      let listed = underWay[u] & StandardAudience.seatedWhileApplying != 0
+      if listed && inSession && c.now.nanoseconds < applicationMayStand[c.user] ?? 0 {
+        // Taken off a seat the list gave while no answer to the application had come: the seat
+        // was perhaps an earlier session's, and the application may still stand. Keep waiting
+        // for its answer (which, if an accept, finds this session over).
+        c.status = .applying
+        if let patience = settings.patience {
+          c.schedule(after: patience.sampleDuration(&c.random), tag: Tag.giveUp.rawValue, arg: epoch[u])
+        }
+      } else if listed {
+        answerCame(&c)
+      }
     }
+  }
+
+  /// The application's answer came (or its session is over): a seat the list gives from now on
+  /// is not taken for an earlier session's.
+  func answerCame(_ c: inout Client) {
+    guard underWay[Int(c.user)] & StandardAudience.seatedWhileApplying != 0 else { return }
+    underWay[Int(c.user)] &= ~StandardAudience.seatedWhileApplying
+    applicationMayStand[c.user] = nil
   }
 
   public func liveEnded(_ c: inout Client) {

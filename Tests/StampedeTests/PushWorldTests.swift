@@ -73,7 +73,10 @@ import Testing
   }
 
   @Test func anUnreportedPushKillsTheAppAndRepeatedKillsSuppressItsPushes() throws {
-    var (s, phone) = try staged { p in
+    // The handler finishes without reporting: with `reportBeforeReturn` off only the 5 s
+    // deadline judges it.
+    let text = TestProfile(stagedPush).with("calls.push.reportBeforeReturn", json5: "false").text
+    var (s, phone) = try staged(text) { p in
       p.onPush = { _, _ in }
       p.onCall = { e, _ in if case .received = e { return true } else { return false } }
     }
@@ -94,6 +97,108 @@ import Testing
     let v = try #require(s.world.checker.log.first(.pushReported))
     #expect(v.at == .zero + .milliseconds(9510) && v.entities == ["user:6", "call:0"])
     #expect(s.counter("call.ended.noResponse") == 3)
+  }
+
+  @Test func aHandlerThatReturnsWithoutReportingIsKilledAsItReturns() throws {
+    var (s, phone) = try staged { p in
+      p.onPush = { _, _ in }
+      p.onCall = { e, _ in if case .received = e { return true } else { return false } }
+    }
+    phone.onTimer = dial([6], timeout: .seconds(10))
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 20_000)
+    // Delivered at 3.510 s, the cold start ends at 4.510 s and the handler returns then: killed
+    // at once, not when the 5 s deadline passes.
+    #expect(s.counter("push.app_killed") == 1)
+    let v = try #require(s.world.checker.log.first(.pushReported))
+    #expect(v.at == .zero + .milliseconds(4510) && v.entities == ["user:6", "call:0"])
+    #expect(v.message.contains("push handler finished without reporting"))
+    // The deadline that follows has nothing left to judge.
+    #expect(count(s, "push.reported-within-deadline") == 1)
+  }
+
+  @Test func aReportFromAnUnawaitedTaskComesAfterTheHandlerReturnedAndIsTooLate() throws {
+    var (s, phone) = try staged { p in
+      p.onPush = { push, c in c.schedule(after: .milliseconds(1), tag: 102, arg: push.call) }
+    }
+    phone.onTimer = { tag, c in
+      if tag == 100 { c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(10)) }
+      if tag == 102 { _ = try? c.conversations.reportNewIncomingConversation(uuid: c.conversations.makeUUID()) }
+    }
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 20_000)
+    let v = try #require(s.world.checker.log.first(.pushReported))
+    #expect(v.at == .zero + .milliseconds(4510))
+    // The task belonged to the killed process: nothing rings.
+    #expect(s.counter("conversation.reported") == 0)
+    #expect(s.counter("push.app_killed") == 1)
+  }
+
+  @Test(arguments: [true, false])
+  func aHandlerThatSaysItFinishesLaterIsJudgedWhenItDoes(reports: Bool) throws {
+    // PushKit's completion-handler and `async` shapes: the report may follow the callback's
+    // return, as long as it comes before the handler says it finished.
+    var serial: UInt32 = 0
+    var (s, phone) = try staged { p in
+      p.onPush = { push, c in
+        serial = c.pushRegistry.deferHandlerReturn()
+        c.schedule(after: .milliseconds(300), tag: 102)
+        c.schedule(after: .milliseconds(200), tag: 103)
+      }
+      // Only the push handler reports (the SDK's ring after login does not).
+      p.onCall = { e, _ in if case .received = e { return true } else { return false } }
+    }
+    phone.onTimer = { tag, c in
+      if tag == 100 { c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(10)) }
+      if tag == 103 && reports {
+        _ = try? c.conversations.reportNewIncomingConversation(uuid: c.conversations.makeUUID())
+      }
+      if tag == 102 { c.pushRegistry.handlerReturned(serial: serial) }
+    }
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 9000)
+    #expect(serial == 1)
+    if reports {
+      #expect(s.counter("conversation.reported") == 1)
+      #expect(count(s, "push.reported-within-deadline") == 0)
+    } else {
+      // Handed at 4.510 s, finished 300 ms later with nothing reported: killed then.
+      let v = try #require(s.world.checker.log.first(.pushReported))
+      #expect(v.at == .zero + .milliseconds(4810))
+      #expect(s.counter("push.app_killed") == 1)
+    }
+  }
+
+  @Test func aMalformedPushStillRingsTheBuiltInPhoneAndItsPayloadSaysWhatIsMissing() throws {
+    let text = TestProfile(stagedPush).with("calls.push.malformedRate", "1").text
+    var pushes: [VoIPPush] = []
+    var (s, phone) = try staged(text)
+    phone.onPush = { push, c in
+      pushes.append(push)
+      phone.inner.incomingPush(push, &c)
+    }
+    phone.onTimer = dial([6], timeout: .seconds(10))
+    s.run(untilMs: 2000)
+    for (i, ms) in [3000, 20_000, 37_000, 54_000, 71_000, 88_000].enumerated() {
+      s.world.killProcess(6, &s.sim.scheduler)
+      at(&s, 5, ms: Int64(ms))
+      at(&s, 5, ms: Int64(ms) + 10_000, tag: 101)
+      s.run(untilMs: Int64(ms) + 15_000)
+      #expect(pushes.count == i + 1)
+    }
+    #expect(s.counter("push.malformed") == 6)
+    #expect(pushes.allSatisfy { $0.callerName == nil || !$0.extReadable })
+    #expect(pushes.contains { $0.callerName == nil } && pushes.contains { !$0.extReadable })
+    #expect(pushes.filter { !$0.extReadable }.allSatisfy { $0.mediaType == .audio })
+    // Each rang and was answered from the system UI.
+    #expect(s.counter("conversation.reported") == 6 && s.counter("conversation.actions_fulfilled") == 6)
+    #expect(s.violations == 0)
   }
 
   @Test func aTokenUploadedBeforeLoginIsCaughtAndItsPushesAreLost() throws {
