@@ -185,6 +185,8 @@ public final class ClientRuntime {
   @exclusivity(unchecked) public private(set) var staffListsVersion: UInt64 = 0
   /// Calls and timers requested during the current callback.
   public let commands = CommandQueue()
+  /// How long the SDK waits for an answer before it reports -1 (`network.requestTimeout`).
+  public var requestTimeout = SDKTiming.requestTimeout
   /// What app UIs show (empty unless app code with UI probes runs).
   public let ui: UIProbes
   /// The lines app code printed, for traces.

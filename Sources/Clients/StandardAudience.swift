@@ -201,6 +201,9 @@ public final class StandardAudience: ClientBehavior {
   // unowned (the behaviour owns them) and unchecked (it outlives every call it makes).
   lazy var applyAnswered: Completion = { [unowned(unsafe) self] c, result in
     self.appliesUnanswered[Int(c.user)] &-= 1
+    if case .failure(let error) = result, error != .alreadyInQueue, error != .failed {
+      self.answerCame(&c)  // refused: no application stands behind a seat the list gave
+    }
     if case .success = result, c.status == .idle, c.liveSeat.mySeatIndex == nil, !self.settings.freeMode {
       // The viewer gave up before the server filed the application (a cancel can overtake it):
       // it stands now, so withdraw it.
@@ -488,6 +491,8 @@ public final class StandardAudience: ClientBehavior {
         underWay[u] |= StandardAudience.seatedWhileApplying
         let timeout = settings.applyTimeout > .zero ? settings.applyTimeout : .seconds(30)
         applicationMayStand[c.user] = (c.now + timeout).nanoseconds
+      } else {
+        answerCame(&c)  // a seat of its own: no application waits behind it
       }
       if c.status == .applying || c.status == .idle { beginConnecting(&c) }
     } else if c.liveSeat.mySeatIndex == nil {

@@ -155,7 +155,7 @@ public final class StandardPhone: ClientBehavior {
       c.schedule(after: SDKTiming.resendAfter, tag: Tag.logIn.rawValue, arg: 0)
     }
     if let pending = memory[s].pendingJoin,
-      !retrying || c.now + SDKTiming.resendAfter + SDKTiming.requestTimeout >= pending.deadline
+      !retrying || c.now + SDKTiming.resendAfter + c.runtime.requestTimeout >= pending.deadline
     {
       memory[s].pendingJoin = nil
       complete(pending, fulfilled: false, &c)

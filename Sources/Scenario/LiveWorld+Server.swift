@@ -19,7 +19,8 @@ extension LiveWorld {
         case .queued:
           // The SDK gives up on it at its request timeout, wherever it then waits.
           scheduler.schedule(
-            at: max(scheduler.now, op.issuedAt + SDKTiming.requestTimeout), event(.serviceTimeout, slot, UInt32(i)))
+            at: max(scheduler.now, op.issuedAt + profile.network.requestTimeout),
+            event(.serviceTimeout, slot, UInt32(i)))
         case .refused(let why):
           // A full queue fails with the generic error; a rate limit with the frequency limit.
           let error: SeatError = why == .queueFull ? .failed : .frequencyLimited

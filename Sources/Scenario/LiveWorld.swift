@@ -108,6 +108,7 @@ public struct LiveWorld: World {
       maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit)
     let users = layout.totalUsers
     runtime = ClientRuntime(layout: layout, settings: settings, quirks: profile.quirks)
+    runtime.requestTimeout = profile.network.requestTimeout
     let standard = StandardClients(
       audience: profile.audience, host: profile.host, admin: profile.admin, phone: profile.calls?.phone,
       phones: layout.phones, userCount: users, mistakes: profile.mistakes)
@@ -255,7 +256,7 @@ public struct LiveWorld: World {
     case .serviceTimeout:
       // Only the request queued then: a slot reused since holds a younger request.
       let op = inFlight.ops[Int(e.a)]
-      if op.live, op.issuedAt + SDKTiming.requestTimeout <= scheduler.now,
+      if op.live, op.issuedAt + profile.network.requestTimeout <= scheduler.now,
         services[Int(e.b)]!.cancel(slot: e.a, now: scheduler.now)
       {
         if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
@@ -395,7 +396,7 @@ public struct LiveWorld: World {
             // The server never hears of it: the SDK gives up after its timeout.
             if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
             scheduler.schedule(
-              after: SDKTiming.requestTimeout,
+              after: profile.network.requestTimeout,
               event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
           } else {
             inFlight.loseAnswer(slot)
@@ -456,7 +457,7 @@ public struct LiveWorld: World {
 
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
     if inFlight.ops[Int(slot)].answerLost {
-      let at = max(scheduler.now, inFlight.ops[Int(slot)].issuedAt + SDKTiming.requestTimeout)
+      let at = max(scheduler.now, inFlight.ops[Int(slot)].issuedAt + profile.network.requestTimeout)
       scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
       return
     }
@@ -555,10 +556,14 @@ public struct LiveWorld: World {
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
     if checking { checker.observeDeviceAnswered(user: op.user, device) }
     guard op.generation == generation(of: op.user) else { return }
-    // One microphone per phone: a second user of it (a call and the live) finds it occupied.
-    var error =
-      device == .microphone && runtime.isOn(.microphone, user: op.user)
-      ? .microphoneOccupied : profile.devices.failures.draw(device, &deviceRandom[Int(op.user)])
+    // One microphone per phone: a second user of it (a call and the live) finds it occupied
+    // (`devices.microphoneReopen`, `devices.cameraReopen`).
+    let reopenOccupied =
+      device == .microphone ? profile.devices.microphoneReopenOccupied : profile.devices.cameraReopenOccupied
+    var error: SeatError? =
+      reopenOccupied && runtime.isOn(device, user: op.user)
+      ? (device == .microphone ? .microphoneOccupied : .cameraOccupied)
+      : profile.devices.failures.draw(device, &deviceRandom[Int(op.user)])
     if error == nil {
       error =
         device == .microphone

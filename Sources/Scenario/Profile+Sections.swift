@@ -439,13 +439,27 @@ extension Profile {
     let failures = DeviceFailureRates(
       microphoneDenied: try rate("microphoneDenied", &o), microphoneOccupied: try rate("microphoneOccupied", &o),
       cameraDenied: try rate("cameraDenied", &o), cameraOccupied: try rate("cameraOccupied", &o))
+    var devices = Devices(openTime: open, failures: failures)
+    func reopen(_ key: String, default value: String, _ o: inout ProfileObject) throws(ProfileError) -> Bool {
+      try o.get(key, default: value == "occupied") { n throws(ProfileError) in
+        guard case .string(let text) = n.value, text == "occupied" || text == "succeeds" else {
+          throw n.expected("\"occupied\" or \"succeeds\"")
+        }
+        return text == "occupied"
+      }
+    }
+    devices.microphoneReopenOccupied = try reopen("microphoneReopen", default: "occupied", &o)
+    devices.cameraReopenOccupied = try reopen("cameraReopen", default: "succeeds", &o)
     try o.finish()
-    return Devices(openTime: open, failures: failures)
+    return devices
   }
 
   static func readNetwork(_ node: ProfileNode) throws(ProfileError) -> Network {
     var o = try node.object()
-    let n = Network(clientServer: try o.required("clientServer").distribution())
+    var n = Network(clientServer: try o.required("clientServer").distribution())
+    n.requestTimeout = try o.get("requestTimeout", default: n.requestTimeout) { v throws(ProfileError) in
+      try v.duration(minimum: .milliseconds(1))
+    }
     try o.finish()
     return n
   }

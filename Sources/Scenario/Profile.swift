@@ -133,6 +133,13 @@ public struct Profile: Sendable {
     public var openTime: Distribution
     /// How often opening fails.
     public var failures: DeviceFailureRates
+    /// Whether opening the microphone while it is on fails as occupied (-1106): one microphone
+    /// per phone, so a second user of it (a call and the live) finds it taken. The SDK's
+    /// documentation does not say.
+    public var microphoneReopenOccupied = true
+    /// Whether opening the camera while it is on fails as occupied (-1102); by default it succeeds
+    /// and nothing changes.
+    public var cameraReopenOccupied = false
   }
 
   /// Network latency.
@@ -163,6 +170,9 @@ public struct Profile: Sendable {
   public struct Network: Sendable {
     /// One-way latency of a message between a client and the server.
     public var clientServer: Distribution
+    /// How long the SDK waits for the answer to a request before it reports -1 (`failed`),
+    /// whether or not the server carried it out. The SDKs' documentation gives no figure.
+    public var requestTimeout = SDKTiming.requestTimeout
   }
 
   /// Scripted load.

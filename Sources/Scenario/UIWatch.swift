@@ -166,7 +166,7 @@ extension LiveWorld {
         && (uiWatch.droppedAnswer(u)
           || server.lastApplicationTiming(of: u).map { a in
             // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
-            now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + SDKTiming.requestTimeout
+            now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + profile.network.requestTimeout
           } ?? false)
     )
     if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.atPeace(u) }

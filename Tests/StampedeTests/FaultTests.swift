@@ -129,7 +129,10 @@ import Testing
       (.micOccupied, "errors.microphoneOccupied"), (.seatLimitHit, "errors.seatLimitExceeded"),
       (.serverOutage, "errors.failed"), (.seatAcceptRace, "probe.accept_lost_to_other_host"),
       (.appKilled, "app.cold_starts"), (.pushDuplicate, "conversation.reported"),
+      (.pushMalformed, "push.malformed"), (.networkReorder, "network.reordered"),
     ]
+    // The kinds added for fidelity are configured and fire.
+    #expect(coverage.contains { $0.kind == .pushMalformed } && coverage.contains { $0.kind == .networkReorder })
     for (kind, effect) in effects {
       #expect(n("fault.\(kind.rawValue)") > 0 && n(effect) >= n("fault.\(kind.rawValue)") / 2, "\(kind) → \(effect)")
     }
