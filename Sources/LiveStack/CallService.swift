@@ -73,6 +73,9 @@ public struct CallRecord: Sendable {
   public var endedAt: SimInstant?
   /// Why it ended (for the caller).
   public var endReason: CallEndReason?
+  /// Callees who were offline when called and whose invitation waits as an offline message
+  /// (`calls.offlineCallee: "ringsOut"`): the caller rings on for them until the timeout.
+  public var offlineRinging: [UInt32] = []
 
   /// Whether more than one callee was called.
   public var isGroup: Bool { callees.count > 1 }
@@ -109,6 +112,10 @@ public struct CallService: Sendable {
   public private(set) var events: [CallEvent] = []
   /// Calls not yet over.
   public private(set) var activeCount = 0
+  /// Whether a callee who is offline when called rings out (the invitation waits as an offline
+  /// message, and the caller hears `noResponse` at the timeout) rather than ending its part at
+  /// once with `offline`. The SDKs' documentation does not say which; a setting.
+  public var offlineRingsOut = false
 
   /// No calls, `userCount` users.
   public init(userCount: Int) {
@@ -152,6 +159,10 @@ public struct CallService: Sendable {
         lastReason = .lineBusy
       } else if !reachable(callee) {
         lastReason = .offline
+        if offlineRingsOut {
+          calls[Int(id)].offlineRinging.append(callee)
+          ringing += 1
+        }
       } else {
         enter(callee, id, .waiting)
         events.append(.received(user: callee, call: id))
@@ -227,9 +238,11 @@ public struct CallService: Sendable {
   public mutating func timeOut(call id: UInt32, now: SimInstant) -> Bool {
     guard !calls[Int(id)].isOver else { return false }
     let ringing = calls[Int(id)].callees.filter { userCall[Int($0)] == id + 1 && userState[Int($0)] == .waiting }
-    guard !ringing.isEmpty else { return false }
+    let offline = calls[Int(id)].offlineRinging
+    calls[Int(id)].offlineRinging = []
+    guard !ringing.isEmpty || !offline.isEmpty else { return false }
     if calls[Int(id)].startedAt == nil {
-      finish(id, reason: .noResponse, by: ringing[0], now: now)
+      finish(id, reason: .noResponse, by: ringing.first ?? offline[0], now: now)
     } else {
       for u in ringing { leave(u, id, reason: .noResponse, now: now) }
     }
@@ -269,8 +282,14 @@ public struct CallService: Sendable {
     let rest = participants(of: id)
     let connected = rest.filter { userState[Int($0)] == .accept }
     let ringing = rest.filter { userState[Int($0)] == .waiting && $0 != calls[Int(id)].caller }
-    let callerAlone = rest == [calls[Int(id)].caller]
-    if (connected.count <= 1 && ringing.isEmpty) || callerAlone { finish(id, reason: reason, by: user, now: now) }
+    // An offline callee still "ringing" keeps a call nobody answered going until the timeout.
+    let callerAlone = rest == [calls[Int(id)].caller] && calls[Int(id)].offlineRinging.isEmpty
+    if (connected.count <= 1 && ringing.isEmpty
+      && (calls[Int(id)].startedAt != nil || calls[Int(id)].offlineRinging.isEmpty))
+      || callerAlone
+    {
+      finish(id, reason: reason, by: user, now: now)
+    }
   }
 
   /// Ends call `id`: everyone still in it hears `reason` caused by `by`.

@@ -139,6 +139,7 @@ public struct LiveWorld: World {
     runtime.feed = feed
     server = Server(
       layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome, feed: feed)
+    server.calls.offlineRingsOut = profile.calls?.offlineRingsOut ?? true
     if !feed.immediate {
       messagingRandom = streams.entities("messaging", (0..<UInt32(layout.rooms)).map { UInt64($0) })
     }

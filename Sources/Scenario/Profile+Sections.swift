@@ -266,6 +266,12 @@ extension Profile {
       },
       patience: try o.present("patience")?.optionalDistribution())
     phone.liveCallees = try o.get("liveCallees", default: .zero) { n throws(ProfileError) in try n.ratio() }
+    let offlineRingsOut = try o.get("offlineCallee", default: true) { n throws(ProfileError) in
+      guard case .string(let text) = n.value, text == "ringsOut" || text == "endsAtOnce" else {
+        throw n.expected("\"ringsOut\" or \"endsAtOnce\"")
+      }
+      return text == "ringsOut"
+    }
     var app = AppLifecycle(
       foreground: nil, away: .exponential(mean: 600e9), suspendedLifetime: .exponential(mean: 600e9),
       closeProbability: .zero, coldStart: .uniform(low: 500e6, high: 2e9))
@@ -350,6 +356,7 @@ extension Profile {
     try o.finish()
     var calls = Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
     calls.startActionProbability = startActions
+    calls.offlineRingsOut = offlineRingsOut
     return calls
   }
 

@@ -112,6 +112,34 @@ import Testing
     #expect(s.state(of: 4) == .none)
   }
 
+  @Test func anOfflineCalleeRingsOutUntilTheTimeoutWhenSoConfigured() throws {
+    var s = service()
+    s.offlineRingsOut = true
+    // One-to-one: the caller rings on, and hears noResponse at the timeout.
+    let off = try place(&s, 4, [5], reachable: []).get()
+    #expect(s.events.isEmpty && s.state(of: 4) == .waiting && s.state(of: 5) == .none)
+    #expect(s.calls[Int(off)].offlineRinging == [5])
+    let timedOut = s.timeOut(call: off, now: t0 + .seconds(30))
+    #expect(timedOut)
+    #expect(s.events == [.ended(user: 4, call: off, reason: .noResponse, other: 5)])
+    s.drain()
+    // A group: the online callee declines, the offline one keeps the call ringing to the timeout.
+    let group = try place(&s, 1, [2, 3], reachable: [2]).get()
+    s.drain()
+    let rejected = s.reject(user: 2, now: t0)
+    #expect(rejected == nil)
+    #expect(!s.calls[Int(group)].isOver && s.state(of: 1) == .waiting)
+    let groupTimedOut = s.timeOut(call: group, now: t0 + .seconds(30))
+    #expect(groupTimedOut)
+    #expect(s.calls[Int(group)].endReason == .noResponse && s.state(of: 1) == .none)
+    // Cancelled before the timeout: the call ends at once, and the timeout finds nothing to do.
+    let cancelled = try place(&s, 6, [7], reachable: []).get()
+    let hungUp = s.hangup(user: 6, now: t0)
+    #expect(hungUp == nil && s.calls[Int(cancelled)].endReason == .canceled)
+    let late = s.timeOut(call: cancelled, now: t0 + .seconds(30))
+    #expect(!late)
+  }
+
   @Test func theCallerCancelsOrTheCalleeRejectsOrNobodyAnswers() throws {
     var s = service()
     let a = try place(&s, 1, [2]).get()

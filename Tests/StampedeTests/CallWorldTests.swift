@@ -38,6 +38,31 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test(arguments: [
+    ("ringsOut", "5 ended(user: 5, call: 0, reason: LiveStack.CallEndReason.noResponse, other: 6)", Int64(31_020)),
+    ("endsAtOnce", "5 ended(user: 5, call: 0, reason: LiveStack.CallEndReason.offline, other: 6)", Int64(1_020)),
+  ])
+  func aCalleeWhoLoggedOutRingsOutOrEndsTheCallAsConfigured(setting: String, heard: String, atMs: Int64) throws {
+    let phone = ScriptedPhone()
+    var endedAt: Int64 = 0
+    phone.onTimer = { tag, c in
+      if tag == 1 { c.login.logout() } else { c.callStore.calls(participantIds: [6], mediaType: .audio) }
+    }
+    phone.onCall = { e, c in if case .ended = e { endedAt = c.now.nanoseconds / 1_000_000 } }
+    let text = TestProfile(stagedCalls).with("calls.offlineCallee", json5: "\"\(setting)\"").text
+    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
+    s.timer(6, atMs: 500, tag: 1)
+    s.timer(5, atMs: 1000, tag: 2)
+    s.run(untilMs: 40_000)
+    // Called at 1.000 s (server 1.010 s): the caller hears the end 10 ms after the server ends it,
+    // at once or when the 30 s timeout passes.
+    #expect(phone.log == [heard])
+    #expect(endedAt == atMs)
+    #expect(s.world.runtime.clients[5].callState == .none)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
   @Test func aBusyCalleeEndsTheNewCallWithLineBusy() throws {
     let phone = ScriptedPhone()
     phone.onTimer = { tag, c in
