@@ -52,6 +52,10 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   case reportInUnawaitedTask = "phone.report-in-unawaited-task"
   /// 21. The VoIP handler returns without reporting when the payload has no `voip_caller_name`.
   case returnOnMalformedPush = "phone.return-on-malformed-push"
+  /// 22. The viewer trusts the seat list to arrive before the accept event: an accept whose seat
+  /// is not in the list yet is taken for a failure, and only an accept connects, so the seat that
+  /// arrives a moment later is ignored.
+  case seatExpectedWithAccept = "audience.seat-expected-with-accept"
 
   /// The mistake's number in the catalogue.
   public var number: Int {
@@ -77,6 +81,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .moveReadAsLeave: return 19
     case .reportInUnawaitedTask: return 20
     case .returnOnMalformedPush: return 21
+    case .seatExpectedWithAccept: return 22
     }
   }
 
@@ -107,6 +112,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .micFailureIgnored: return "ui.connected-means-seated"
     case .moveReadAsLeave: return "ui.idle-means-off-seat"
     case .reportInUnawaitedTask, .returnOnMalformedPush: return "push.reported-within-deadline"
+    case .seatExpectedWithAccept: return "ui.idle-means-off-seat"
     }
   }
 
@@ -135,6 +141,8 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .reportInUnawaitedTask:
       return "the VoIP handler reports from an unawaited task: it returns with nothing reported"
     case .returnOnMalformedPush: return "the VoIP handler returns without reporting a push with no voip_caller_name"
+    case .seatExpectedWithAccept:
+      return "an accept whose seat is not in the seat list yet is taken for a failure; the seat that follows is ignored"
     }
   }
 }

@@ -433,6 +433,11 @@ public final class StandardAudience: ClientBehavior {
       let listed = underWay[Int(c.user)] & StandardAudience.seatedWhileApplying != 0
       answerCame(&c)
       guard c.status == .applying else { return }
+      if isAccept && mistakes.contains(.seatExpectedWithAccept) && c.liveSeat.mySeatIndex == nil {
+        // The mistake: the seat list is trusted to have the seat by now (it is another channel).
+        c.status = .idle
+        return retry(after: settings.retry.rejected, &c)
+      }
       if isAccept && listed {
         // The seat list seated and unseated the viewer already: a seat this accept gave that is
         // still to come connects it from idle.
@@ -475,6 +480,9 @@ public final class StandardAudience: ClientBehavior {
 
   public func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
     guard change.user == c.user, !mistakes.contains(.statusFromCallbacks) else { return }
+    if mistakes.contains(.seatExpectedWithAccept) && change.seated && c.status == .idle {
+      return  // the mistake: only an accept connects a viewer
+    }
     if mistakes.contains(.moveReadAsLeave) {
       // The mistake: any delta off a seat ends the session, and a seat connects only while applying.
       if change.seated {
