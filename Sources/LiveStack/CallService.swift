@@ -73,9 +73,11 @@ public struct CallRecord: Sendable {
   public var endedAt: SimInstant?
   /// Why it ended (for the caller).
   public var endReason: CallEndReason?
-  /// Callees who were offline when called and whose invitation waits as an offline message
-  /// (`calls.offlineCallee: "ringsOut"`): the caller rings on for them until the timeout.
-  public var offlineRinging: [UInt32] = []
+  /// Callees invited but not in the call: offline when called, their invitation waiting as an
+  /// offline message (`calls.offlineCallee: "ringsOut"`), or busy in another call until their SDK
+  /// declines it (`calls.busyCallee: "rejectedByCallee"`). The caller rings on for them until
+  /// the timeout.
+  public var invitedOutside: [UInt32] = []
 
   /// Whether more than one callee was called.
   public var isGroup: Bool { callees.count > 1 }
@@ -116,6 +118,10 @@ public struct CallService: Sendable {
   /// message, and the caller hears `noResponse` at the timeout) rather than ending its part at
   /// once with `offline`. The SDKs' documentation does not say which; a setting.
   public var offlineRingsOut = false
+  /// Whether a callee in another call gets the invitation, and its SDK declines it with
+  /// `lineBusy` (or, if its app is not connected, it gets a VoIP push), rather than the server
+  /// ending its part at once. The SDKs' documentation does not say where busy is decided.
+  public var busyRejectedByCallee = false
 
   /// No calls, `userCount` users.
   public init(userCount: Int) {
@@ -157,10 +163,15 @@ public struct CallService: Sendable {
     for callee in callees {
       if userState[Int(callee)] != .none {
         lastReason = .lineBusy
+        if busyRejectedByCallee {
+          calls[Int(id)].invitedOutside.append(callee)
+          events.append(.received(user: callee, call: id))
+          ringing += 1
+        }
       } else if !reachable(callee) {
         lastReason = .offline
         if offlineRingsOut {
-          calls[Int(id)].offlineRinging.append(callee)
+          calls[Int(id)].invitedOutside.append(callee)
           ringing += 1
         }
       } else {
@@ -171,6 +182,25 @@ public struct CallService: Sendable {
     }
     if ringing == 0 { finish(id, reason: lastReason, by: callees.count == 1 ? callees[0] : caller, now: now) }
     return .success(id)
+  }
+
+  /// The SDK of `user`, busy in another call, declines the invitation to call `id` with
+  /// `lineBusy`: a call nobody else rings for or answered ends. Returns whether anything changed.
+  @discardableResult
+  public mutating func rejectBusy(user: UInt32, call id: UInt32, now: SimInstant) -> Bool {
+    guard !calls[Int(id)].isOver, let i = calls[Int(id)].invitedOutside.firstIndex(of: user) else { return false }
+    calls[Int(id)].invitedOutside.remove(at: i)
+    let rest = participants(of: id)
+    let ringing = rest.contains { userState[Int($0)] == .waiting && $0 != calls[Int(id)].caller }
+    if calls[Int(id)].startedAt == nil && !ringing && calls[Int(id)].invitedOutside.isEmpty {
+      finish(id, reason: .lineBusy, by: user, now: now)
+    }
+    return true
+  }
+
+  /// Whether `user` was invited to call `id` without being in it (offline, or busy in another).
+  public func isInvitedOutside(_ user: UInt32, call id: UInt32) -> Bool {
+    Int(id) < calls.count && calls[Int(id)].invitedOutside.contains(user)
   }
 
   /// `accept()`: a ringing callee answers. The first answer starts the call for the caller too.
@@ -238,8 +268,8 @@ public struct CallService: Sendable {
   public mutating func timeOut(call id: UInt32, now: SimInstant) -> Bool {
     guard !calls[Int(id)].isOver else { return false }
     let ringing = calls[Int(id)].callees.filter { userCall[Int($0)] == id + 1 && userState[Int($0)] == .waiting }
-    let offline = calls[Int(id)].offlineRinging
-    calls[Int(id)].offlineRinging = []
+    let offline = calls[Int(id)].invitedOutside
+    calls[Int(id)].invitedOutside = []
     guard !ringing.isEmpty || !offline.isEmpty else { return false }
     if calls[Int(id)].startedAt == nil {
       finish(id, reason: .noResponse, by: ringing.first ?? offline[0], now: now)
@@ -283,9 +313,9 @@ public struct CallService: Sendable {
     let connected = rest.filter { userState[Int($0)] == .accept }
     let ringing = rest.filter { userState[Int($0)] == .waiting && $0 != calls[Int(id)].caller }
     // An offline callee still "ringing" keeps a call nobody answered going until the timeout.
-    let callerAlone = rest == [calls[Int(id)].caller] && calls[Int(id)].offlineRinging.isEmpty
+    let callerAlone = rest == [calls[Int(id)].caller] && calls[Int(id)].invitedOutside.isEmpty
     if (connected.count <= 1 && ringing.isEmpty
-      && (calls[Int(id)].startedAt != nil || calls[Int(id)].offlineRinging.isEmpty))
+      && (calls[Int(id)].startedAt != nil || calls[Int(id)].invitedOutside.isEmpty))
       || callerAlone
     {
       finish(id, reason: reason, by: user, now: now)

@@ -104,6 +104,10 @@ extension LiveWorld {
         onServer: false)
     case .flashCrowd, .sample:
       return .init(kind: name, room: nil, users: [], request: nil, detail: name, onServer: true)
+    case .busyDecline:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil,
+        detail: "user \(e.a)'s SDK, in another call, declines call \(e.b) as busy", onServer: true)
     case .callTimeout:
       let c = server.calls.calls[Int(e.a)]
       return .init(

@@ -83,6 +83,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = viewer, b = room: a broadcast reaches a viewer whose code hears every change of the
   /// seat list.
   case broadcastSeen
+  /// a = callee, b = call: the busy decline of a callee's SDK (it is in another call) reaches the
+  /// call server (`calls.busyCallee: "rejectedByCallee"`).
+  case busyDecline
 }
 
 extension LiveEvent {

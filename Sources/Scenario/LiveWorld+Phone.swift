@@ -101,7 +101,9 @@ extension LiveWorld {
     measured.pushArrived(user, scheduler.now)
     if os.isSuppressed(user) { return measured.countLostPush(.suppressed) }
     let call = PushMalformation.split(word).call
-    if server.calls.call(of: user) != call { measured.counters.add(measured.probePushAfterCallEnded) }
+    if server.calls.call(of: user) != call && !server.calls.isInvitedOutside(user, call: call) {
+      measured.counters.add(measured.probePushAfterCallEnded)
+    }
     if chaos.active && os.appState(user) != .killed && chaos.fires(.appKilled, user: user, scheduler.now) {
       phones!.kill(user, &self, &scheduler)
     }

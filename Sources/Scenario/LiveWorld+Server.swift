@@ -371,13 +371,18 @@ extension LiveWorld {
     case .login(_, let loginEvent):
       runtime.loginEnded(user)
       run(user, .loginEvent(loginEvent), &scheduler)
-    case .call(_, let event):
+    case .call(_, let callEvent):
+      if case .received(_, let id) = callEvent, server.calls.isInvitedOutside(user, call: id) {
+        // Invited while busy in another call: the SDK declines it as busy, unseen by the app.
+        return scheduler.schedule(at: fifo(downlink: false, user, scheduler.now), event(.busyDecline, user, id))
+      }
       if isPhoneUser(user),
-        runtime.isStale(event, user: user, endSynced: phones!.endSynced(user), serverCall: server.calls.call(of: user))
+        runtime.isStale(
+          callEvent, user: user, endSynced: phones!.endSynced(user), serverCall: server.calls.call(of: user))
       {
         return
       }
-      deliver(user, event, &scheduler)
+      deliver(user, callEvent, &scheduler)
     case .liveEnded:
       runtime.liveEnded(user)
       run(user, .liveEnded, &scheduler)

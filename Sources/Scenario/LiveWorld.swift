@@ -140,6 +140,7 @@ public struct LiveWorld: World {
     server = Server(
       layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome, feed: feed)
     server.calls.offlineRingsOut = profile.calls?.offlineRingsOut ?? true
+    server.calls.busyRejectedByCallee = profile.calls?.busyRejectedByCallee ?? true
     if !feed.immediate {
       messagingRandom = streams.entities("messaging", (0..<UInt32(layout.rooms)).map { UInt64($0) })
     }
@@ -237,6 +238,8 @@ public struct LiveWorld: World {
       workload.flashCrowd(layout: layout, runtime: runtime, &scheduler)
     case .callTimeout:
       if server.calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
+    case .busyDecline:
+      if server.calls.rejectBusy(user: e.a, call: e.b, now: scheduler.now) { drainCalls(&scheduler) }
     case .pushDelivered:
       pushDelivered(user: e.a, call: e.b, &scheduler)
     case .appLifecycle, .appLaunched, .reportDeadline, .tokenIssued, .systemTap, .actionTimeout, .conversationCheck,

@@ -272,6 +272,12 @@ extension Profile {
       }
       return text == "ringsOut"
     }
+    let busyRejectedByCallee = try o.get("busyCallee", default: true) { n throws(ProfileError) in
+      guard case .string(let text) = n.value, text == "rejectedByCallee" || text == "rejectedByServer" else {
+        throw n.expected("\"rejectedByCallee\" or \"rejectedByServer\"")
+      }
+      return text == "rejectedByCallee"
+    }
     var app = AppLifecycle(
       foreground: nil, away: .exponential(mean: 600e9), suspendedLifetime: .exponential(mean: 600e9),
       closeProbability: .zero, coldStart: .uniform(low: 500e6, high: 2e9))
@@ -357,6 +363,7 @@ extension Profile {
     var calls = Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
     calls.startActionProbability = startActions
     calls.offlineRingsOut = offlineRingsOut
+    calls.busyRejectedByCallee = busyRejectedByCallee
     return calls
   }
 

@@ -78,6 +78,9 @@ public struct Profile: Sendable {
     /// Whether a callee who is offline (logged out) when called rings out until the call's
     /// timeout (`calls.offlineCallee: "ringsOut"`) rather than ending its part at once.
     public var offlineRingsOut = true
+    /// Whether a callee busy in another call gets the invitation and its SDK declines it
+    /// (`calls.busyCallee: "rejectedByCallee"`), rather than the server ending its part at once.
+    public var busyRejectedByCallee = true
   }
 
   /// The app lifecycle of phone users.

@@ -118,7 +118,7 @@ import Testing
     // One-to-one: the caller rings on, and hears noResponse at the timeout.
     let off = try place(&s, 4, [5], reachable: []).get()
     #expect(s.events.isEmpty && s.state(of: 4) == .waiting && s.state(of: 5) == .none)
-    #expect(s.calls[Int(off)].offlineRinging == [5])
+    #expect(s.calls[Int(off)].invitedOutside == [5])
     let timedOut = s.timeOut(call: off, now: t0 + .seconds(30))
     #expect(timedOut)
     #expect(s.events == [.ended(user: 4, call: off, reason: .noResponse, other: 5)])

@@ -63,20 +63,51 @@ import Testing
     #expect(s.violations == 0)
   }
 
-  @Test func aBusyCalleeEndsTheNewCallWithLineBusy() throws {
+  @Test(arguments: [("rejectedByCallee", Int64(2040)), ("rejectedByServer", Int64(2020))])
+  func aBusyCalleeEndsTheNewCallWithLineBusy(setting: String, endsAtMs: Int64) throws {
     let phone = ScriptedPhone()
+    var endedAt: Int64 = 0
     phone.onTimer = { tag, c in
       c.callStore.calls(
         participantIds: [6], mediaType: .audio, completion: { c, r in phone.log.append("\(c.user) calls \(r)") })
     }
-    var s = try staged(phone)
+    phone.onCall = { e, c in if case .ended = e, c.user == 7 { endedAt = c.now.nanoseconds / 1_000_000 } }
+    let text = TestProfile(stagedCalls).with("calls.busyCallee", json5: "\"\(setting)\"").text
+    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
     s.timer(5, atMs: 1000, tag: 1)
     s.timer(7, atMs: 2000, tag: 1)
     s.run(untilMs: 3000)
     #expect(phone.log.contains("7 ended(user: 7, call: 1, reason: LiveStack.CallEndReason.lineBusy, other: 6)"))
+    // Decided by the callee: the invitation reaches 6's SDK at 2.020 s, which declines it; the
+    // decline reaches the server at 2.030 s and caller 7 at 2.040 s. By the server: at once.
+    #expect(endedAt == endsAtMs)
+    // 6's app never hears of the second call.
+    #expect(!phone.log.contains { $0.hasPrefix("6 received(user: 6, call: 1") })
     #expect(s.counter("call.ended.lineBusy") == 1)
     #expect(s.world.runtime.clients[7].callState == .none)
     #expect(s.world.runtime.clients[5].callState == .waiting)
+    #expect(s.violations == 0)
+  }
+
+  @Test func aSecondCallToAKilledRingingPhoneSendsASecondPushTheAppMustReport() throws {
+    // 5 calls 6, whose app is killed: a push wakes it and it rings. 7 calls 6 as well: 6 is busy,
+    // but the invitation goes out and, the app not being connected, as a second VoIP push. The
+    // built-in phone reports it (as iOS requires) and ends it at once; 7 rings on to its timeout.
+    var (s, phone) = try PushWorldTests().staged()
+    phone.onTimer = { tag, c in
+      if tag == 100 { c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(20)) }
+    }
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    s.timer(5, atMs: 3000, tag: 100)
+    s.timer(7, atMs: 3200, tag: 100)
+    s.run(untilMs: 30_000)
+    #expect(s.counter("push.sent") == 2)
+    #expect(s.counter("conversation.reported") == 2)
+    #expect(s.counter("probe.push_after_call_ended") == 0)
+    #expect(s.world.server.calls.calls[1].endReason == .noResponse)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
   }
 
   @Test func anUnansweredCallTimesOutAndASecondCallWhileCallingIsRefused() throws {
