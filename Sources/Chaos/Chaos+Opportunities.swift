@@ -39,6 +39,21 @@ extension Chaos {
     return .milliseconds(3000 + Int64(draw(below: 7000, .seatResponseLate, user: user)))
   }
 
+  /// A call started ringing phone user `user` (`login.other_device`): when its other device
+  /// answers (`accepts`) or declines it (1 to 5 s later), if the fault fires.
+  public mutating func otherDevice(of user: UInt32, _ now: SimInstant) -> (after: SimDuration, accepts: Bool)? {
+    guard isOn(.loginOtherDevice), layout.isPhone(user), fires(.loginOtherDevice, user: user, now) else { return nil }
+    let after = SimDuration.milliseconds(1000 + Int64(draw(below: 4000, .loginOtherDevice, user: user)))
+    return (after, draw(below: 2, .loginOtherDevice, user: user) == 0)
+  }
+
+  /// A call of `caller` connected (`call.end_by_server`): when the server ends it (10 s to 10 min
+  /// later), if the fault fires.
+  public mutating func serverEnds(callOf caller: UInt32, _ now: SimInstant) -> SimDuration? {
+    guard isOn(.callEndByServer), fires(.callEndByServer, user: caller, now) else { return nil }
+    return .seconds(10 + Int64(draw(below: 590, .callEndByServer, user: caller)))
+  }
+
   /// A VoIP push to `user` (`push.malformed_payload`): what is wrong with its payload, if the fault
   /// fires.
   public mutating func malformedPush(to user: UInt32, _ now: SimInstant) -> PushMalformation? {

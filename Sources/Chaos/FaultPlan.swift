@@ -69,6 +69,13 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
   /// signalling, seat lists, calls): the SDK keeps each channel in order, but not one against
   /// another. `channel` picks the class held back.
   case networkReorder = "network.reorder"
+  /// The user is logged in on a second device too (multi-device login): a call ringing a phone
+  /// user rings there as well, and that device answers or declines it first, 1 to 5 s later
+  /// (even odds). This device hears the call end with `otherDeviceAccepted` or `otherDeviceReject`.
+  case loginOtherDevice = "login.other_device"
+  /// The server ends a connected call (moderation, a billing limit) 10 s to 10 min after it
+  /// started: everyone hears `endByServer`.
+  case callEndByServer = "call.end_by_server"
 
   /// Whether the kind acts during windows (on targets) rather than per opportunity.
   public var isWindowed: Bool {
@@ -87,7 +94,8 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
       return 0.05
     case .pushDrop, .pushDelay, .pushDuplicate, .appKilled, .appBackgrounded, .callCancelLate: return 0.05
     case .networkDuplicate, .audienceRejoin, .seatNoTimeout, .callEndReasonUnknown: return 0.05
-    case .pushMalformed, .networkReorder: return 0.05
+    case .pushMalformed, .networkReorder, .loginOtherDevice: return 0.05
+    case .callEndByServer: return 0.02
     case .micDenied, .micOccupied, .cameraDenied: return 0.02
     }
   }
@@ -125,6 +133,8 @@ public enum FaultKind: String, Sendable, CaseIterable, Codable {
     case .callEndReasonUnknown: return 26
     case .pushMalformed: return 27
     case .networkReorder: return 28
+    case .loginOtherDevice: return 29
+    case .callEndByServer: return 30
     }
   }
 }

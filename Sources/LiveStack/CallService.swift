@@ -78,6 +78,12 @@ public struct CallRecord: Sendable {
   /// declines it (`calls.busyCallee: "rejectedByCallee"`). The caller rings on for them until
   /// the timeout.
   public var invitedOutside: [UInt32] = []
+  /// Callees who answered on another device (`otherDeviceAccepted`): connected there, outside the
+  /// model, until the call ends.
+  public var answeredElsewhere: UInt8 = 0
+  /// Callees invited while busy in another call (kept after they declined or the call ended): the
+  /// invitation that reaches their SDK is declined, whenever it arrives.
+  public var invitedWhileBusy: [UInt32] = []
 
   /// Whether more than one callee was called.
   public var isGroup: Bool { callees.count > 1 }
@@ -165,6 +171,7 @@ public struct CallService: Sendable {
         lastReason = .lineBusy
         if busyRejectedByCallee {
           calls[Int(id)].invitedOutside.append(callee)
+          calls[Int(id)].invitedWhileBusy.append(callee)
           events.append(.received(user: callee, call: id))
           ringing += 1
         }
@@ -198,9 +205,38 @@ public struct CallService: Sendable {
     return true
   }
 
+  /// Another device of `user`, ringing for call `id` as this one is, answers (`accepts`) or
+  /// declines it first: this device's part ends with `otherDeviceAccepted` or `otherDeviceReject`.
+  /// An answer there starts the call for the caller (with the other device); a decline there is a
+  /// decline. Returns whether anything changed.
+  @discardableResult
+  public mutating func otherDevice(of user: UInt32, call id: UInt32, accepts: Bool, now: SimInstant) -> Bool {
+    guard call(of: user) == id, userState[Int(user)] == .waiting, calls[Int(id)].caller != user else { return false }
+    exit(user)
+    events.append(
+      .ended(user: user, call: id, reason: accepts ? .otherDeviceAccepted : .otherDeviceReject, other: user))
+    if accepts {
+      calls[Int(id)].answeredElsewhere &+= 1
+      if calls[Int(id)].startedAt == nil {
+        calls[Int(id)].startedAt = now
+        let caller = calls[Int(id)].caller
+        userState[Int(caller)] = .accept
+        events.append(.started(user: caller, call: id))
+      }
+      return true
+    }
+    settle(id, reason: .reject, by: user, now: now)
+    return true
+  }
+
   /// Whether `user` was invited to call `id` without being in it (offline, or busy in another).
   public func isInvitedOutside(_ user: UInt32, call id: UInt32) -> Bool {
     Int(id) < calls.count && calls[Int(id)].invitedOutside.contains(user)
+  }
+
+  /// Whether `user` was invited to call `id` while busy in another call.
+  public func wasInvitedWhileBusy(_ user: UInt32, call id: UInt32) -> Bool {
+    Int(id) < calls.count && calls[Int(id)].invitedWhileBusy.contains(user)
   }
 
   /// `accept()`: a ringing callee answers. The first answer starts the call for the caller too.
@@ -309,12 +345,20 @@ public struct CallService: Sendable {
   mutating func leave(_ user: UInt32, _ id: UInt32, reason: CallEndReason, now: SimInstant) {
     exit(user)
     events.append(.ended(user: user, call: id, reason: reason, other: user))
+    settle(id, reason: reason, by: user, now: now)
+  }
+
+  /// After `by` left call `id`: the call ends for everyone when at most one connected participant
+  /// (a device elsewhere counting) and nobody ringing remains, or the caller is left alone.
+  mutating func settle(_ id: UInt32, reason: CallEndReason, by user: UInt32, now: SimInstant) {
     let rest = participants(of: id)
-    let connected = rest.filter { userState[Int($0)] == .accept }
+    let connected = rest.filter { userState[Int($0)] == .accept }.count + Int(calls[Int(id)].answeredElsewhere)
     let ringing = rest.filter { userState[Int($0)] == .waiting && $0 != calls[Int(id)].caller }
     // An offline callee still "ringing" keeps a call nobody answered going until the timeout.
-    let callerAlone = rest == [calls[Int(id)].caller] && calls[Int(id)].invitedOutside.isEmpty
-    if (connected.count <= 1 && ringing.isEmpty
+    let callerAlone =
+      rest == [calls[Int(id)].caller] && calls[Int(id)].invitedOutside.isEmpty
+      && calls[Int(id)].answeredElsewhere == 0
+    if (connected <= 1 && ringing.isEmpty
       && (calls[Int(id)].startedAt != nil || calls[Int(id)].invitedOutside.isEmpty))
       || callerAlone
     {

@@ -104,6 +104,17 @@ extension LiveWorld {
         onServer: false)
     case .flashCrowd, .sample:
       return .init(kind: name, room: nil, users: [], request: nil, detail: name, onServer: true)
+    case .otherDevice:
+      let accepts = e.b & 1 << 31 != 0
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil,
+        detail: "user \(e.a)'s other device \(accepts ? "answers" : "declines") call \(e.b & ~(1 << 31))",
+        onServer: true)
+    case .endByServer:
+      let c = server.calls.calls[Int(e.a)]
+      return .init(
+        kind: name, room: nil, users: [c.caller] + c.callees, request: nil, detail: "the server ends call \(e.a)",
+        onServer: true)
     case .busyDecline:
       return .init(
         kind: name, room: nil, users: [e.a], request: nil,

@@ -86,6 +86,11 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = callee, b = call: the busy decline of a callee's SDK (it is in another call) reaches the
   /// call server (`calls.busyCallee: "rejectedByCallee"`).
   case busyDecline
+  /// a = callee, b = call (bit 31: it answers): the callee's other device answers or declines
+  /// the call first (`login.other_device`).
+  case otherDevice
+  /// a = call: the server ends the connected call (`call.end_by_server`).
+  case endByServer
 }
 
 extension LiveEvent {

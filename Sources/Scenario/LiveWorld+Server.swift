@@ -237,13 +237,22 @@ extension LiveWorld {
         if isPhoneUser(u) && phoneOS!.appState(u) == .foreground && chaos.backgrounds(u, scheduler.now) {
           phones!.leaveApp(u)
         }
+        if chaos.active, !server.calls.isInvitedOutside(u, call: id),
+          let other = chaos.otherDevice(of: u, scheduler.now)
+        {
+          scheduler.schedule(after: other.after, event(.otherDevice, u, id | (other.accepts ? 1 << 31 : 0)))
+        }
         // An app that is not connected gets a VoIP push instead of the signalling message.
         if isPhoneUser(u) && !signallingReaches(u) {
           routePush(to: u, call: id, &scheduler)
         } else {
           send(.call(u, e), &scheduler)
         }
-      case .started(let u, _):
+      case .started(let u, let id):
+        if u == server.calls.calls[Int(id)].caller, chaos.active, let after = chaos.serverEnds(callOf: u, scheduler.now)
+        {
+          scheduler.schedule(after: after, event(.endByServer, id))
+        }
         send(.call(u, e), &scheduler)
       case .ended(let u, let id, let reason, let other):
         let hidden = reason != .unknown && chaos.endReasonHidden(to: u, scheduler.now)
@@ -372,8 +381,9 @@ extension LiveWorld {
       runtime.loginEnded(user)
       run(user, .loginEvent(loginEvent), &scheduler)
     case .call(_, let callEvent):
-      if case .received(_, let id) = callEvent, server.calls.isInvitedOutside(user, call: id) {
-        // Invited while busy in another call: the SDK declines it as busy, unseen by the app.
+      if case .received(_, let id) = callEvent, server.calls.wasInvitedWhileBusy(user, call: id) {
+        // Invited while busy in another call: the SDK declines it as busy, unseen by the app
+        // (the server ignores a decline of a call that is over).
         return scheduler.schedule(at: fifo(downlink: false, user, scheduler.now), event(.busyDecline, user, id))
       }
       if isPhoneUser(user),

@@ -240,6 +240,16 @@ public struct LiveWorld: World {
       if server.calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
     case .busyDecline:
       if server.calls.rejectBusy(user: e.a, call: e.b, now: scheduler.now) { drainCalls(&scheduler) }
+    case .otherDevice:
+      let accepts = e.b & 1 << 31 != 0
+      if server.calls.otherDevice(of: e.a, call: e.b & ~(1 << 31), accepts: accepts, now: scheduler.now) {
+        drainCalls(&scheduler)
+      }
+    case .endByServer:
+      if !server.calls.calls[Int(e.a)].isOver {
+        server.calls.endByServer(call: e.a, now: scheduler.now)
+        drainCalls(&scheduler)
+      }
     case .pushDelivered:
       pushDelivered(user: e.a, call: e.b, &scheduler)
     case .appLifecycle, .appLaunched, .reportDeadline, .tokenIssued, .systemTap, .actionTimeout, .conversationCheck,

@@ -89,6 +89,59 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test func anotherDeviceOfTheCalleeAnswersOrDeclinesFirst() throws {
+    // 5 calls 6 at 1 s and at 31 s, hanging up 19 s after each call; 6 is logged in on a second
+    // device too, which acts 1 to 5 s after the server rang (drawn from 6's fault stream).
+    let phone = ScriptedPhone()
+    var heard: [String] = []
+    phone.onTimer = { tag, c in
+      if tag == 1 { c.callStore.calls(participantIds: [6], mediaType: .audio) } else { c.callStore.hangup() }
+    }
+    phone.onCall = { e, c in heard.append("\(c.now.nanoseconds / 1_000_000) \(e)") }
+    let text = chaosStaged(#"{ kind: "login.other_device", rate: 1, target: "user:6" }"#, base: stagedCalls)
+    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
+    for k: Int64 in 0..<2 {
+      s.timer(5, atMs: 1000 + 30_000 * k, tag: 1)
+      s.timer(5, atMs: 20_000 + 30_000 * k, tag: 2)
+    }
+    s.run(untilMs: 60_000)
+    let r = "LiveStack.CallEndReason."
+    #expect(
+      heard == [
+        // The other device declines at 2.519 s: this one's part ends, and the caller hears a decline.
+        "1020 received(user: 6, call: 0)", "2529 ended(user: 6, call: 0, reason: \(r)otherDeviceReject, other: 6)",
+        "2529 ended(user: 5, call: 0, reason: \(r)reject, other: 6)",
+        // It answers at 33.633 s: the caller talks with it until hanging up at 50 s.
+        "31020 received(user: 6, call: 1)", "33643 ended(user: 6, call: 1, reason: \(r)otherDeviceAccepted, other: 6)",
+        "33643 started(user: 5, call: 1)", "50020 ended(user: 5, call: 1, reason: \(r)hangup, other: 5)",
+      ])
+    #expect(s.counter("fault.login.other_device") == 2)
+    #expect(s.world.server.calls.calls[1].answeredElsewhere == 1)
+    s.world.judgeLiveness(now: s.sim.now)
+    #expect(s.violations == 0)
+  }
+
+  @Test func theServerEndsAConnectedCallForEveryone() throws {
+    let phone = ScriptedPhone()
+    var heard: [String] = []
+    phone.onTimer = { _, c in c.callStore.calls(participantIds: [6], mediaType: .audio) }
+    phone.onCall = { e, c in
+      heard.append("\(c.user) \(e)")
+      if case .received = e { c.callStore.accept() }
+    }
+    let text = chaosStaged(#"{ kind: "call.end_by_server", rate: 1 }"#, base: stagedCalls)
+    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
+    s.timer(5, atMs: 1000, tag: 1)
+    s.run(untilMs: 700_000)
+    #expect(s.counter("fault.call.end_by_server") == 1 && s.counter("call.ended.endByServer") == 1)
+    let call = s.world.server.calls.calls[0]
+    let length = call.endedAt!.nanoseconds - call.startedAt!.nanoseconds
+    #expect(length >= 10_000_000_000 && length < 600_000_000_000)
+    #expect(heard.contains("5 ended(user: 5, call: 0, reason: LiveStack.CallEndReason.endByServer, other: 5)"))
+    #expect(heard.contains("6 ended(user: 6, call: 0, reason: LiveStack.CallEndReason.endByServer, other: 5)"))
+    #expect(s.violations == 0)
+  }
+
   @Test func aSecondCallToAKilledRingingPhoneSendsASecondPushTheAppMustReport() throws {
     // 5 calls 6, whose app is killed: a push wakes it and it rings. 7 calls 6 as well: 6 is busy,
     // but the invitation goes out and, the app not being connected, as a second VoIP push. The

@@ -132,7 +132,11 @@ import Testing
       (.pushMalformed, "push.malformed"), (.networkReorder, "network.reordered"),
     ]
     // The kinds added for fidelity are configured and fire.
-    #expect(coverage.contains { $0.kind == .pushMalformed } && coverage.contains { $0.kind == .networkReorder })
+    for kind in [FaultKind.pushMalformed, .networkReorder, .loginOtherDevice, .callEndByServer] {
+      #expect(coverage.contains { $0.kind == kind }, "\(kind) is not in nightly-chaos")
+    }
+    // Most calls end before the server would (10 s to 10 min later), but some do not.
+    #expect(n("call.ended.endByServer") > 0)
     for (kind, effect) in effects {
       #expect(n("fault.\(kind.rawValue)") > 0 && n(effect) >= n("fault.\(kind.rawValue)") / 2, "\(kind) → \(effect)")
     }
