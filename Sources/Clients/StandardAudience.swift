@@ -135,7 +135,7 @@ public final class StandardAudience: ClientBehavior {
   /// event came twice) does not answer again, even while the SDK still lists it.
   static let invitationAnswered: UInt8 = 32
   /// Per viewer seated by the list while applying: until when its application could still stand
-  /// (its timeout from the seat's arrival). Few viewers at a time, so a dictionary.
+  /// (its timeout from the apply). Few viewers at a time, so a dictionary.
   @exclusivity(unchecked) var applicationMayStand: [UInt32: Int64] = [:]
   /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
   /// application goes out while one is: it could reach the server after the new one and cancel it.
@@ -144,6 +144,8 @@ public final class StandardAudience: ClientBehavior {
   /// arrives while the last one's has not is about an earlier application: the server answers
   /// `applyForSeat` as soon as it files it, before any answer to it, on the same co-guest channel.
   let appliesUnanswered: Column<UInt8>
+  /// Per viewer: when it last applied (milliseconds).
+  let appliedAtMs: Column<UInt32>
 
   /// Timer tags.
   enum Tag: UInt32 {
@@ -159,6 +161,7 @@ public final class StandardAudience: ClientBehavior {
     underWay = Column(repeating: 0, count: userCount)
     cancelsOut = Column(repeating: 0, count: userCount)
     appliesUnanswered = Column(repeating: 0, count: userCount)
+    appliedAtMs = Column(repeating: 0, count: userCount)
   }
 
   /// `true`: a built-in viewer's status is its UI, and the UI oracles hold it to the truth.
@@ -324,6 +327,7 @@ public final class StandardAudience: ClientBehavior {
     }
     c.status = .applying
     appliesUnanswered[u] &+= 1
+    appliedAtMs[u] = UInt32(truncatingIfNeeded: c.now.nanoseconds / 1_000_000)
     let answered = applyAnswered
     if settings.freeMode {
       c.liveSeat.takeSeat(index: -1, completion: answered)
@@ -498,7 +502,7 @@ public final class StandardAudience: ClientBehavior {
       if c.status == .applying {
         underWay[u] |= StandardAudience.seatedWhileApplying
         let timeout = settings.applyTimeout > .zero ? settings.applyTimeout : .seconds(30)
-        applicationMayStand[c.user] = (c.now + timeout).nanoseconds
+        applicationMayStand[c.user] = Int64(appliedAtMs[u]) * 1_000_000 + timeout.nanoseconds
       } else {
         answerCame(&c)  // a seat of its own: no application waits behind it
       }
@@ -512,9 +516,11 @@ public final class StandardAudience: ClientBehavior {
         // was perhaps an earlier session's, and the application may still stand. Keep waiting
         // for its answer (which, if an accept, finds this session over).
         c.status = .applying
-        if let patience = settings.patience {
-          c.schedule(after: patience.sampleDuration(&c.random), tag: Tag.giveUp.rawValue, arg: epoch[u])
-        }
+        // Its timeout's answer would have come a moment after it: if none has by then, it is
+        // over (an accept whose event was lost), and the viewer gives up on it.
+        let deadline = (applicationMayStand[c.user] ?? 0) + 2_000_000_000
+        c.schedule(
+          after: .nanoseconds(max(1_000_000, deadline - c.now.nanoseconds)), tag: Tag.giveUp.rawValue, arg: epoch[u])
       } else if listed {
         answerCame(&c)
       }
