@@ -13,7 +13,8 @@ extension Notification.Name {
 /// LiveCommunicationKit guides describe, with their sharp edges filed off:
 /// - the token is kept until both logins succeeded, then uploaded (and again when it changes);
 /// - every push is reported to the system before the handler returns (the `async` variant awaits
-///   the report), even one it cannot read;
+///   the report), even one it cannot read, and one for a second call while a call is on screen
+///   (which it ends at once);
 /// - "answer" in the system UI is fulfilled only once `CallStore.accept` succeeded;
 /// - when the call ends, its conversation is ended too.
 public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationManagerDelegate {
@@ -103,6 +104,15 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     let uuid = UUID()
     var update = Conversation.Update(members: [Handle(type: .generic, value: callerName, displayName: callerName)])
     update.capabilities = isVideo ? .video : .playingTones
+    if let shown = currentCallUUID, conversationManager.conversations.contains(where: { $0.uuid == shown }) {
+      // A second call while one is on screen (the SDK declines it as busy): iOS wants it
+      // reported all the same, so report it and end it at once, leaving the shown one alone.
+      try? await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
+      if let second = conversationManager.conversations.first(where: { $0.uuid == uuid }) {
+        conversationManager.reportConversationEvent(.conversationEnded(Date(), .failed), for: second)
+      }
+      return
+    }
     do {
       try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
       currentCallUUID = uuid
