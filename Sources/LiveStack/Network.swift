@@ -26,6 +26,9 @@ public struct Network {
   /// by `network.reorder`, which later messages of that class wait behind. Empty unless the fault
   /// acts; an entry goes once its time has passed.
   var classHolds: [UInt64: Int64] = [:]
+  /// Per user with a held-back message: the latest delivery time of one (the quiet checks read one
+  /// entry instead of one per class). An entry goes once its time has passed.
+  var heldUntil: [UInt32: Int64] = [:]
 
   /// A network of `random.count` clients with one-way latency `latency`, each user's messages
   /// drawing from its own generator in `random`.
@@ -55,9 +58,8 @@ public struct Network {
 
   /// Whether a message held back by `network.reorder` is still on its way to `user` after `ns`.
   func heldBack(_ user: UInt32, after ns: Int64) -> Bool {
-    guard !classHolds.isEmpty else { return false }
-    for c in 0..<UInt64(8) where (classHolds[UInt64(user) << 3 | c] ?? 0) > ns { return true }
-    return false
+    guard !heldUntil.isEmpty else { return false }
+    return (heldUntil[user] ?? 0) > ns
   }
 
   /// Sends a message now to (`downlink`) or from `user`: returns its delivery time, a latency draw
@@ -94,6 +96,7 @@ public struct Network {
       downlink: true, user, now, extraNs: extraNs, holdUntilNs: holdUntilNs, channelClass: channelClass)
     let t = place.nanoseconds &+ by.nanoseconds
     classHolds[UInt64(user) << 3 | UInt64(channelClass)] = t
+    heldUntil[user] = max(heldUntil[user] ?? 0, t)
     return SimInstant(nanoseconds: t)
   }
 
@@ -102,7 +105,10 @@ public struct Network {
   mutating func classHold(_ user: UInt32, _ c: UInt8, _ now: SimInstant) -> Int64 {
     let key = UInt64(user) << 3 | UInt64(c)
     guard let t = classHolds[key] else { return 0 }
-    if t <= now.nanoseconds { classHolds[key] = nil }
+    if t <= now.nanoseconds {
+      classHolds[key] = nil
+      if let h = heldUntil[user], h <= now.nanoseconds { heldUntil[user] = nil }
+    }
     return t
   }
 
