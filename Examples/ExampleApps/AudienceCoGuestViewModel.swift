@@ -24,6 +24,8 @@ public final class AudienceCoGuestViewModel: ObservableObject {
   private var openingDevices = false
   /// Counts applications, so that a watchdog knows whether its own is still the one out.
   private var attempt = 0
+  private var lifecycleObservers: [NSObjectProtocol] = []
+  private var reopeningCamera = false
 
   public init(liveID: String, userID: String) {
     self.userID = userID
@@ -38,6 +40,28 @@ public final class AudienceCoGuestViewModel: ObservableObject {
       .receive(on: DispatchQueue.main)
       .sink { [weak self] seated in self?.seatListChanged(seated: seated) }
       .store(in: &cancellables)
+    // iOS suspends camera capture in the background (the microphone goes on): close the camera
+    // there, so the room does not see a frozen picture, and open it again on return.
+    lifecycleObservers = [
+      NotificationCenter.default.addObserver(
+        forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main
+      ) { _ in DeviceStore.shared.closeLocalCamera() },
+      NotificationCenter.default.addObserver(
+        forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main
+      ) { [weak self] _ in
+        guard let self, self.status == .connected, !self.reopeningCamera,
+          DeviceStore.shared.state.value.cameraStatus == .off
+        else { return }
+        self.reopeningCamera = true
+        DeviceStore.shared.openLocalCamera(isFront: true) { _ in
+          self.reopeningCamera = false
+          // The session may have ended, or the app gone away again, while it opened.
+          if self.status != .connected || UIApplication.shared.applicationState == .background {
+            DeviceStore.shared.closeLocalCamera()
+          }
+        }
+      },
+    ]
   }
 
   private func handle(_ event: GuestEvent) {
@@ -190,8 +214,9 @@ public final class AudienceCoGuestViewModel: ObservableObject {
         DispatchQueue.main.async {
           self.openingDevices = false
           guard self.status == .applying else { return self.closeDevices() }
-          // A camera failure leaves the guest on audio only.
+          // A camera failure leaves the guest on audio only; so does the background, until return.
           self.status = .connected
+          if UIApplication.shared.applicationState == .background { DeviceStore.shared.closeLocalCamera() }
         }
       }
     }

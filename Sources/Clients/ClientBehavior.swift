@@ -49,6 +49,9 @@ public protocol ClientBehavior: AnyObject {
   /// The conversation manager's delegate got an action; it needs exactly one `fulfill()` or
   /// `fail()`.
   func conversationAction(_ action: ConversationAction, _ client: inout Client)
+  /// A viewer's app entered the background (`foreground` false: iOS suspends camera capture, the
+  /// microphone goes on) or came back (`audience.background`). Viewers in rooms only.
+  func appStateChanged(foreground: Bool, _ client: inout Client)
   /// Whether the behaviour runs app code whose UI is probed (the UI oracles then check it).
   var showsUI: Bool { get }
   /// Whether a viewer's ``Client/status`` is what its user sees, so that the UI oracles judge it
@@ -81,6 +84,8 @@ extension ClientBehavior {
   public func incomingPush(_ push: VoIPPush, _ client: inout Client) {}
   /// Does nothing (the action times out).
   public func conversationAction(_ action: ConversationAction, _ client: inout Client) {}
+  /// Does nothing.
+  public func appStateChanged(foreground: Bool, _ client: inout Client) {}
   /// `false`: the built-in clients' status is their UI, and no UI probe is read.
   public var showsUI: Bool { false }
   /// `false`: a status is bookkeeping unless the behaviour says it is its UI.
@@ -132,6 +137,8 @@ public enum ClientCallback: Sendable {
   case incomingPush(VoIPPush)
   /// ``ClientBehavior/conversationAction(_:_:)``.
   case conversationAction(ConversationAction)
+  /// ``ClientBehavior/appStateChanged(foreground:_:)``.
+  case appStateChanged(foreground: Bool)
 
   /// The SDK stream a client must subscribe to in order to hear it (nil: always heard).
   public var stream: Subscriptions? {
@@ -142,7 +149,9 @@ public enum ClientCallback: Sendable {
     case .loginEvent: return .loginEvents
     case .liveEnded: return .liveEvents
     case .callEvent: return .callEvents
-    case .start, .applyIntent, .timer, .appLaunched, .pushTokenUpdated, .incomingPush, .conversationAction: return nil
+    case .start, .applyIntent, .timer, .appLaunched, .pushTokenUpdated, .incomingPush, .conversationAction,
+      .appStateChanged:
+      return nil
     }
   }
 }
@@ -169,6 +178,7 @@ extension ClientBehavior {
     case .pushTokenUpdated(let token): pushTokenUpdated(token, &client)
     case .incomingPush(let push): incomingPush(push, &client)
     case .conversationAction(let action): conversationAction(action, &client)
+    case .appStateChanged(let foreground): appStateChanged(foreground: foreground, &client)
     }
   }
 }

@@ -56,6 +56,9 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   /// is not in the list yet is taken for a failure, and only an accept connects, so the seat that
   /// arrives a moment later is ignored.
   case seatExpectedWithAccept = "audience.seat-expected-with-accept"
+  /// 23. The guest's camera is left on when the app enters the background: iOS suspends capture,
+  /// and the room sees a frozen picture.
+  case cameraOnInBackground = "audience.camera-on-in-background"
 
   /// The mistake's number in the catalogue.
   public var number: Int {
@@ -82,6 +85,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .reportInUnawaitedTask: return 20
     case .returnOnMalformedPush: return 21
     case .seatExpectedWithAccept: return 22
+    case .cameraOnInBackground: return 23
     }
   }
 
@@ -113,6 +117,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .moveReadAsLeave: return "ui.idle-means-off-seat"
     case .reportInUnawaitedTask, .returnOnMalformedPush: return "push.reported-within-deadline"
     case .seatExpectedWithAccept: return "ui.idle-means-off-seat"
+    case .cameraOnInBackground: return "device.camera-off-in-background"
     }
   }
 
@@ -143,6 +148,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .returnOnMalformedPush: return "the VoIP handler returns without reporting a push with no voip_caller_name"
     case .seatExpectedWithAccept:
       return "an accept whose seat is not in the seat list yet is taken for a failure; the seat that follows is ignored"
+    case .cameraOnInBackground: return "the camera is left on when the app enters the background: a frozen picture"
     }
   }
 }

@@ -187,6 +187,8 @@ public final class ClientRuntime {
   public let commands = CommandQueue()
   /// How long the SDK waits for an answer before it reports -1 (`network.requestTimeout`).
   public var requestTimeout = SDKTiming.requestTimeout
+  /// Viewers whose app is in the background now (`audience.background`), with when it went.
+  @exclusivity(unchecked) public var inBackground: [UInt32: SimInstant] = [:]
   /// What app UIs show (empty unless app code with UI probes runs).
   public let ui: UIProbes
   /// The lines app code printed, for traces.

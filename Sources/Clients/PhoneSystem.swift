@@ -530,6 +530,10 @@ public struct AppInfo {
   // Stores are made for one call inside a callback, while the world keeps the runtime alive.
   unowned(unsafe) let runtime: ClientRuntime
 
-  /// `UIApplication.shared.applicationState`.
-  public var state: AppState { runtime.phoneSystem?.appState(user) ?? .foreground }
+  /// `UIApplication.shared.applicationState`: a phone app's, or a viewer's (foreground unless
+  /// `audience.background` sent it away).
+  public var state: AppState {
+    if let os = runtime.phoneSystem, os.phones.contains(user) { return os.appState(user) }
+    return runtime.inBackground[user] != nil ? .background : .foreground
+  }
 }

@@ -52,6 +52,10 @@ public struct AudienceSettings: Sendable {
   public var applyTimeout: SimDuration
   /// How long the viewer waits for an answer before cancelling; `nil`: forever.
   public var patience: Distribution?
+  /// Time in the foreground before the viewer's app goes to the background (`nil`: it never does).
+  public var backgroundEvery: Distribution?
+  /// Time in the background before the viewer comes back.
+  public var backgroundFor: Distribution = .exponential(mean: 30e9)
   /// Time on the seat before leaving it.
   public var seatTime: Distribution
   /// The most applications one viewer files.
@@ -261,6 +265,13 @@ public final class StandardAudience: ClientBehavior {
     c.schedule(
       after: self.settings.seatTime.sampleDuration(&c.random), tag: Tag.leaveSeat.rawValue,
       arg: self.epoch[Int(c.user)])
+    // Connected while the app is in the background: no camera until it comes back.
+    if c.app.state == .background && !self.mistakes.contains(.cameraOnInBackground) { c.device.closeLocalCamera() }
+  }
+  /// The camera opened again on the app's return: kept only if the session and the foreground last.
+  lazy var cameraReopened: Completion = { [unowned(unsafe) self] c, _ in
+    self.underWay[Int(c.user)] &= ~StandardAudience.cameraOpening
+    if c.device.cameraOn && (c.status != .connected || c.app.state == .background) { c.device.closeLocalCamera() }
   }
   /// A leave that failed with -1 may never have reached the server: while the seat list still
   /// shows the viewer seated, it is sent again.
@@ -538,6 +549,19 @@ public final class StandardAudience: ClientBehavior {
   public func liveEnded(_ c: inout Client) {
     closeDevices(&c)
     c.status = .left
+  }
+
+  /// In the background iOS suspends camera capture: the camera is closed (the microphone goes on),
+  /// and opened again on return while the guest is still on its seat.
+  public func appStateChanged(foreground: Bool, _ c: inout Client) {
+    if !foreground {
+      if c.device.cameraOn && !mistakes.contains(.cameraOnInBackground) { c.device.closeLocalCamera() }
+    } else if c.status == .connected && !c.device.cameraOn
+      && underWay[Int(c.user)] & StandardAudience.cameraOpening == 0
+    {
+      underWay[Int(c.user)] |= StandardAudience.cameraOpening
+      c.device.openLocalCamera(completion: cameraReopened)
+    }
   }
 
   public func loginEvent(_ event: LoginEvent, _ c: inout Client) {

@@ -47,3 +47,16 @@ extension Checker {
     "[" + list.map { $0 == 0 ? "-" : String($0 - 1) }.joined(separator: ", ") + "]"
   }
 }
+
+extension Checker {
+  /// How long a viewer's app may keep its camera on after entering the background.
+  public static let backgroundCameraSettle = SimDuration.seconds(2)
+
+  /// `user`'s app has been in the background since `since`: its camera must be closed by now.
+  public mutating func observeBackgroundCamera(user: UInt32, cameraOn: Bool, since: SimInstant, at now: SimInstant) {
+    guard cameraOn else { return }
+    log.record(
+      .cameraOffInBackground, at: now, entities: ["user:\(user)"],
+      "user \(user)'s camera is still on \(now - since) after its app entered the background at \(since)")
+  }
+}

@@ -32,6 +32,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case uiApplyingMeansPending
   case uiIdleMeansOffSeat
   case uiCallScreenMatchesCall
+  case cameraOffInBackground
 
   /// The invariant's stable ID, kind and description.
   public var invariant: Invariant {
@@ -178,6 +179,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "ui.call-screen-matches-call", kind: .safety,
         description:
           "an app's call screen is not up for longer than the settle time once the user is in no call, nor down while the call is connected"
+      )
+    case .cameraOffInBackground:
+      return Invariant(
+        id: "device.camera-off-in-background", kind: .safety,
+        description:
+          "a viewer's camera is closed within the settle time of its app entering the background (iOS suspends capture: the room would see a frozen picture)"
       )
     }
   }

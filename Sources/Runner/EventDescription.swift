@@ -104,6 +104,13 @@ extension LiveWorld {
         onServer: false)
     case .flashCrowd, .sample:
       return .init(kind: name, room: nil, users: [], request: nil, detail: name, onServer: true)
+    case .viewerApp:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil,
+        detail: e.b == 1 ? "the viewer's app enters the background" : "the viewer's app comes back", onServer: false)
+    case .backgroundCheck:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil, detail: "background camera check", onServer: false)
     case .otherDevice:
       let accepts = e.b & 1 << 31 != 0
       return .init(

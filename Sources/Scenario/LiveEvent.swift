@@ -91,6 +91,12 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case otherDevice
   /// a = call: the server ends the connected call (`call.end_by_server`).
   case endByServer
+  /// a = viewer, b = 1 to the background, 0 back: a viewer's app changes state
+  /// (`audience.background`).
+  case viewerApp
+  /// a = viewer: the settle time after its app entered the background passed (its camera must be
+  /// closed).
+  case backgroundCheck
 }
 
 extension LiveEvent {

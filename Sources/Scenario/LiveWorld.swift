@@ -31,6 +31,9 @@ public struct LiveWorld: World {
   public let phones: PhoneFleet?
   /// Each user's `push` stream (by user ID; empty without calls): the backend's draws for pushes to it.
   var pushRandom: [SplitMix64]
+  /// Per user: the `viewer-app` stream, for viewers' app lifecycle (`audience.background`; empty
+  /// without it).
+  var viewerAppRandom: [SplitMix64] = []
   /// The injected faults, resolved: what decides whether a fault fires.
   public internal(set) var chaos: Chaos
   /// Counter index per fault kind (registered only for configured kinds).
@@ -145,6 +148,7 @@ public struct LiveWorld: World {
       messagingRandom = streams.entities("messaging", (0..<UInt32(layout.rooms)).map { UInt64($0) })
     }
     pushRandom = profile.calls == nil ? [] : streams.entities("push", layout.identities)
+    if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     var m = LiveMetrics()
     var counters = [Int](repeating: -1, count: FaultKind.allCases.count)
@@ -205,6 +209,16 @@ public struct LiveWorld: World {
     switch kind {
     case .clientStart:
       run(e.a, .start, &scheduler)
+      if let every = profile.audience.backgroundEvery, layout.role(of: e.a) == .audience, !layout.isPhone(e.a) {
+        scheduler.schedule(after: every.sampleDuration(&viewerAppRandom[Int(e.a)]), event(.viewerApp, e.a, 1))
+      }
+    case .viewerApp:
+      viewerApp(e.a, toBackground: e.b == 1, &scheduler)
+    case .backgroundCheck:
+      if let since = runtime.inBackground[e.a], since + Checker.backgroundCameraSettle <= scheduler.now {
+        checker.observeBackgroundCamera(
+          user: e.a, cameraOn: runtime.isOn(.camera, user: e.a), since: since, at: scheduler.now)
+      }
     case .arrival:
       workload.arrival(room: e.a, layout: layout, &scheduler)
     case .serverCall:
@@ -346,6 +360,24 @@ public struct LiveWorld: World {
   }
 
   // MARK: - Clients
+
+  /// A viewer's app enters the background or comes back (`audience.background`); the next step
+  /// follows while the viewer stays in its room.
+  mutating func viewerApp(_ user: UInt32, toBackground: Bool, _ scheduler: inout Scheduler) {
+    let status = runtime.clients[Int(user)].status
+    guard status != .left && status != .away else {
+      runtime.inBackground[user] = nil
+      return
+    }
+    if toBackground { runtime.inBackground[user] = scheduler.now } else { runtime.inBackground[user] = nil }
+    run(user, .appStateChanged(foreground: !toBackground), &scheduler)
+    if toBackground && checking {
+      scheduler.schedule(after: Checker.backgroundCameraSettle, event(.backgroundCheck, user))
+    }
+    let next = toBackground ? profile.audience.backgroundFor : profile.audience.backgroundEvery!
+    scheduler.schedule(
+      after: next.sampleDuration(&viewerAppRandom[Int(user)]), event(.viewerApp, user, toBackground ? 0 : 1))
+  }
 
   /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
   /// the client.

@@ -92,11 +92,21 @@ extension Profile {
     let acceptInvitation = try o.get("acceptInvitation", default: Ratio(1, 2)!) { n throws(ProfileError) in
       try n.ratio()
     }
+    var backgroundEvery: Distribution?
+    var backgroundFor = Distribution.exponential(mean: 30e9)
+    if var b = try o.optional("background")?.object() {
+      backgroundEvery = try b.required("every").distribution()
+      backgroundFor = try b.get("for", default: backgroundFor) { n throws(ProfileError) in try n.distribution() }
+      try b.finish()
+    }
     try o.finish()
-    return AudienceSettings(
+    var settings = AudienceSettings(
       stay: stay, applyProbability: applyProbability, applyAfter: applyAfter, applyTimeout: seats.applyTimeout,
       patience: patience, seatTime: seatTime, maxApplies: maxApplies, retry: retry, invitationThink: think,
       acceptInvitation: acceptInvitation, freeMode: seats.mode == .free)
+    settings.backgroundEvery = backgroundEvery
+    settings.backgroundFor = backgroundFor
+    return settings
   }
 
   static let defaultRetry = RetryPolicy(

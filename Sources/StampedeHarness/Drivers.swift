@@ -121,6 +121,11 @@ class Driver<Objects>: ClientBehavior, Settling {
     let host = harness.host(for: c.runtime)
     let user = c.user
     host.run(as: user) {
+      if case .appStateChanged(let foreground) = callback {
+        NotificationCenter.default.post(
+          name: foreground
+            ? UIApplication.willEnterForegroundNotification : UIApplication.didEnterBackgroundNotification)
+      }
       AtomicXDelivery.deliver(callback, to: user, host: host)
       PushKitDelivery.deliver(callback, to: user, host: host)
       ConversationDelivery.deliver(callback, to: user, host: host)
@@ -139,6 +144,7 @@ class Driver<Objects>: ClientBehavior, Settling {
   func callEvent(_ event: LiveStack.CallEvent, _ c: inout Client) { deliver(.callEvent(event), &c) }
   func pushTokenUpdated(_ token: UInt16, _ c: inout Client) { deliver(.pushTokenUpdated(token), &c) }
   func incomingPush(_ push: VoIPPush, _ c: inout Client) { deliver(.incomingPush(push), &c) }
+  func appStateChanged(foreground: Bool, _ c: inout Client) { deliver(.appStateChanged(foreground: foreground), &c) }
   func conversationAction(_ action: Clients.ConversationAction, _ c: inout Client) {
     deliver(.conversationAction(action), &c)
   }
