@@ -64,6 +64,8 @@ public struct LiveMetrics: Sendable {
   public let micFailed: Int
   public let audioOnly: Int
   public let viewersJoined: Int
+  /// Times a viewer's app entered the background (`viewers.backgrounded`).
+  public let viewersBackgrounded: Int
   public let viewersLeft: Int
   public let livesEnded: Int
   public let coHostSessions: Int
@@ -137,6 +139,7 @@ public struct LiveMetrics: Sendable {
     micFailed = counters.register("device.microphone_failed")
     audioOnly = counters.register("device.audio_only")
     viewersJoined = counters.register("viewers.joined")
+    viewersBackgrounded = counters.register("viewers.backgrounded")
     viewersLeft = counters.register("viewers.left")
     livesEnded = counters.register("live.ended")
     coHostSessions = counters.register("live.co_host_sessions")

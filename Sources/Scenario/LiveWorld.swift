@@ -369,7 +369,12 @@ public struct LiveWorld: World {
       runtime.inBackground[user] = nil
       return
     }
-    if toBackground { runtime.inBackground[user] = scheduler.now } else { runtime.inBackground[user] = nil }
+    if toBackground {
+      runtime.inBackground[user] = scheduler.now
+      measured.counters.add(measured.viewersBackgrounded)
+    } else {
+      runtime.inBackground[user] = nil
+    }
     run(user, .appStateChanged(foreground: !toBackground), &scheduler)
     if toBackground && checking {
       scheduler.schedule(after: Checker.backgroundCameraSettle, event(.backgroundCheck, user))

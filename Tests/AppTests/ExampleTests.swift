@@ -79,6 +79,25 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     }
   }
 
+  @Test func theExampleViewerClosesItsCameraInTheBackgroundAndOpensItOnReturn() throws {
+    // The smoke evening with viewers leaving the app about every 90 s for about 20 s: the view
+    // model hears UIApplication's notifications through its NotificationCenter.
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let profile = try Profile.parse(
+      data,
+      overrides: [
+        ("audience.background.every", JSONValue.literal("exponential(90s)")),
+        ("audience.background.for", JSONValue.literal("exponential(20s)")),
+      ])
+    var run = SimulationRun(profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: 1)
+    run.app = exampleSuites.first { $0.name == "examples" }!.clientApp
+    let report = run.report(run.execute(), startedAt: Date())
+    #expect(violated(report) == [])
+    #expect(report.counters["viewers.backgrounded", default: 0] > 100)
+    #expect(report.counters["seat.connected", default: 0] > 0)
+  }
+
   @Test func theGuidesPushHandlerIsCaughtOnEverySeedOneToThree() throws {
     // Its report runs in a task nobody awaits: the handler has finished, with nothing reported,
     // when the task runs. The correct manager awaits the report in the `async` variant.

@@ -127,4 +127,33 @@ import Testing
       #expect("\(error)".contains("devices.microphoneReopen") && "\(error)".contains("\"occupied\" or \"succeeds\""))
     }
   }
+
+  @Test(arguments: [false, true])
+  func aGuestsCameraMustCloseWhenItsAppEntersTheBackground(closes: Bool) throws {
+    // Viewer 2 opens its camera at 1 s (on at 1.1 s); every viewer's app goes to the background
+    // at 5 s and comes back at 8 s. The camera must be closed by 7 s.
+    let text = TestProfile(stagedProfile).with(
+      "audience", json5: #"{ stay: "1h", background: { every: "constant(5s)", for: "constant(3s)" } }"#
+    ).text
+    let viewer = ScriptedClient()
+    var states: [String] = []
+    viewer.onTimer = { _, c in c.device.openLocalCamera() }
+    viewer.onAppState = { foreground, c in
+      if c.user == 2 { states.append("\(c.now.nanoseconds / 1_000_000) \(c.app.state)") }
+      if !foreground && closes { c.device.closeLocalCamera() }
+    }
+    var s = try Staged(text, audience: viewer, host: ScriptedClient(), admin: ScriptedClient())
+    s.timer(2, atMs: 1000)
+    s.run(untilMs: 9000)
+    #expect(states == ["5000 background", "8000 foreground"])
+    #expect(s.counter("viewers.backgrounded") == 3)
+    // (The camera is on off any seat, which another invariant judges: only this one is counted.)
+    if closes {
+      #expect(s.world.checker.log.count("device.camera-off-in-background") == 0)
+    } else {
+      let v = try #require(s.world.checker.log.first(.cameraOffInBackground))
+      #expect(v.at == .zero + .seconds(7) && v.entities == ["user:2"])
+      #expect(s.world.checker.log.count("device.camera-off-in-background") == 1)
+    }
+  }
 }

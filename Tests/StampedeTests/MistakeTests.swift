@@ -8,17 +8,17 @@ import Testing
 @testable import SimKernel
 
 @Suite struct MistakeTests {
-  @Test func theCatalogueHasTwentyTwoStableIDsEachWithAnInvariantThatExists() {
-    #expect(ClientMistake.allCases.count == 22)
+  @Test func theCatalogueHasTwentyThreeStableIDsEachWithAnInvariantThatExists() {
+    #expect(ClientMistake.allCases.count == 23)
     let ids = ClientMistake.allCases.map(\.rawValue)
-    #expect(Set(ids).count == 22 && ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
+    #expect(Set(ids).count == 23 && ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
     let invariants = Set(Checker.catalogue.map(\.id))
     for m in ClientMistake.allCases {
       #expect(invariants.contains(m.caughtBy), "\(m.rawValue)")
       #expect(!m.summary.isEmpty)
     }
     #expect(ClientMistake.lateRegistry.number == 16 && ClientMistake.hostEventsNotRetained.number == 1)
-    #expect(ClientMistake.moveReadAsLeave.number == 19 && ClientMistake.seatExpectedWithAccept.number == 22)
+    #expect(ClientMistake.moveReadAsLeave.number == 19 && ClientMistake.cameraOnInBackground.number == 23)
   }
 
   @Test(arguments: ClientMistake.allCases)

@@ -16,6 +16,7 @@ final class ScriptedClient: ClientBehavior {
   var onGuest: ((GuestEvent, inout Client) -> Void)?
   var onHost: ((HostEvent, inout Client) -> Void)?
   var onSeat: ((SeatChangeEvent, inout Client) -> Void)?
+  var onAppState: ((Bool, inout Client) -> Void)?
   var logsIn = true
 
   func start(_ client: inout Client) {
@@ -42,6 +43,10 @@ final class ScriptedClient: ClientBehavior {
     onSeat?(change, &c)
   }
   func loginEvent(_ e: LoginEvent, _ c: inout Client) { log.append("\(c.user) login \(e)") }
+  func appStateChanged(foreground: Bool, _ c: inout Client) {
+    log.append("\(c.user) app \(foreground ? "foreground" : "background")")
+    onAppState?(foreground, &c)
+  }
 
   /// A host that accepts every application as soon as it hears of it.
   static func acceptingHost() -> ScriptedClient {
