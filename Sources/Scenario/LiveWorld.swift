@@ -215,7 +215,7 @@ public struct LiveWorld: World {
     case .viewerApp:
       viewerApp(e.a, toBackground: e.b == 1, &scheduler)
     case .backgroundCheck:
-      if let since = runtime.inBackground[e.a], since + Checker.backgroundCameraSettle <= scheduler.now {
+      if checking, let since = runtime.inBackground[e.a], since + Checker.backgroundCameraSettle <= scheduler.now {
         checker.observeBackgroundCamera(
           user: e.a, cameraOn: runtime.isOn(.camera, user: e.a), since: since, at: scheduler.now)
       }
@@ -376,9 +376,8 @@ public struct LiveWorld: World {
       runtime.inBackground[user] = nil
     }
     run(user, .appStateChanged(foreground: !toBackground), &scheduler)
-    if toBackground && checking {
-      scheduler.schedule(after: Checker.backgroundCameraSettle, event(.backgroundCheck, user))
-    }
+    // Scheduled whether or not the oracles check, so that checking never changes the trace.
+    if toBackground { scheduler.schedule(after: Checker.backgroundCameraSettle, event(.backgroundCheck, user)) }
     let next = toBackground ? profile.audience.backgroundFor : profile.audience.backgroundEvery!
     scheduler.schedule(
       after: next.sampleDuration(&viewerAppRandom[Int(user)]), event(.viewerApp, user, toBackground ? 0 : 1))
