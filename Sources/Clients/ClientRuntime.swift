@@ -69,6 +69,14 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
 
   /// Whether the call is answered by the phone rather than the server.
   public var isLocal: Bool { self == .openLocalMicrophone || self == .openLocalCamera }
+
+  /// Whether it is a `CallStore` call.
+  public var isCallStore: Bool {
+    switch self {
+    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall: return true
+    default: return false
+    }
+  }
 }
 
 /// One SDK call in flight: what was asked, and what to run when the answer arrives.

@@ -436,9 +436,13 @@ public struct LiveWorld: World {
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
           scheduler.schedule(after: .zero, event(.clientReply, slot, UInt32(bitPattern: refusedLocally.rawValue)))
-        } else if op.kind == .setVOIP && !runtime.clients[Int(op.user)].loggedIn {
-          // The IM SDK refuses setVOIP locally until its login finished.
+        } else if !runtime.clients[Int(op.user)].loggedIn
+          && (op.kind == .setVOIP || (profile.calls?.refusedLocallyBeforeLogin == true && op.kind.isCallStore))
+        {
+          // The IM SDK refuses setVOIP locally until its login finished (and, so configured,
+          // CallStore calls too).
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
+          if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
         } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, scheduler.now) {

@@ -282,6 +282,12 @@ extension Profile {
       }
       return text == "ringsOut"
     }
+    let refusedLocally = try o.get("beforeLogin", default: false) { n throws(ProfileError) in
+      guard case .string(let text) = n.value, text == "refusedByServer" || text == "refusedLocally" else {
+        throw n.expected("\"refusedByServer\" or \"refusedLocally\"")
+      }
+      return text == "refusedLocally"
+    }
     let busyRejectedByCallee = try o.get("busyCallee", default: true) { n throws(ProfileError) in
       guard case .string(let text) = n.value, text == "rejectedByCallee" || text == "rejectedByServer" else {
         throw n.expected("\"rejectedByCallee\" or \"rejectedByServer\"")
@@ -374,6 +380,7 @@ extension Profile {
     calls.startActionProbability = startActions
     calls.offlineRingsOut = offlineRingsOut
     calls.busyRejectedByCallee = busyRejectedByCallee
+    calls.refusedLocallyBeforeLogin = refusedLocally
     return calls
   }
 

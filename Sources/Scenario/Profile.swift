@@ -81,6 +81,9 @@ public struct Profile: Sendable {
     /// Whether a callee busy in another call gets the invitation and its SDK declines it
     /// (`calls.busyCallee: "rejectedByCallee"`), rather than the server ending its part at once.
     public var busyRejectedByCallee = true
+    /// Whether the SDK refuses `CallStore` calls made before its login finished at once, itself
+    /// (`calls.beforeLogin: "refusedLocally"`), rather than sending them for the server to refuse.
+    public var refusedLocallyBeforeLogin = false
   }
 
   /// The app lifecycle of phone users.

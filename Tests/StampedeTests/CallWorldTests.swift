@@ -63,6 +63,33 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test(arguments: [
+    ("refusedByServer", "5 calls success()", 1),
+    ("refusedLocally", "5 calls failure(LiveStack.SeatError.notLoggedIn)", 0),
+  ])
+  func aCallMadeBeforeTheLoginFinishedFollowsTheSetting(setting: String, heard: String, placed: Int) throws {
+    // Phone 5 logs in at 0 (the server has it at 10 ms, its SDK hears so at 20 ms) and dials at
+    // 5 ms. Sent, the call reaches the server at 15 ms, logged in by then, and goes through;
+    // refused by the SDK itself, it fails at 5 ms.
+    let phone = ScriptedPhone()
+    var at: Int64 = -1
+    phone.onTimer = { _, c in
+      c.callStore.calls(participantIds: [6], mediaType: .audio) { c, r in
+        phone.log.append("\(c.user) calls \(r)")
+        at = c.now.nanoseconds / 1_000_000
+      }
+    }
+    let text = TestProfile(stagedCalls).with("calls.beforeLogin", json5: "\"\(setting)\"").text
+    var s = try Staged(text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
+    s.timer(5, atMs: 5, tag: 1)
+    s.run(untilMs: 1000)
+    #expect(phone.log.contains(heard))
+    #expect(at == (placed == 1 ? 25 : 5))
+    #expect(s.counter("call.placed") == UInt64(placed))
+    // Either way, calls() before login is the app's mistake.
+    #expect(s.world.checker.log.count("call.valid-use") == 1)
+  }
+
   @Test(arguments: [("rejectedByCallee", Int64(2040)), ("rejectedByServer", Int64(2020))])
   func aBusyCalleeEndsTheNewCallWithLineBusy(setting: String, endsAtMs: Int64) throws {
     let phone = ScriptedPhone()
