@@ -142,7 +142,13 @@ public final class CallStore {
   }
 
   func deliver(_ e: LiveStack.CallEvent) {
-    let media = AtomicXUser.of(bridge.host, bridge.user).mediaType
+    // The call's media type, as the server announced it (not this user's own last choice).
+    let media: CallMediaType =
+      switch model.mediaType {
+      case .video?: .video
+      case .audio?: .audio
+      case nil: AtomicXUser.of(bridge.host, bridge.user).mediaType
+      }
     switch e {
     case .received(_, let call):
       events.send(.onCallReceived(callId: VirtualIDs.callID(call), mediaType: media, userData: ""))

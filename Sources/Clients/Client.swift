@@ -339,6 +339,9 @@ public struct CallStore {
   /// Subscribes to `onCallReceived`, `onCallStarted` and `onCallEnded`.
   public func subscribe() { runtime.clients[Int(user)].subscriptions.insert(.callEvents) }
 
+  /// The media type of the last call the SDK heard of (`nil`: none yet).
+  public var mediaType: CallMediaType? { runtime.callMedia[user] }
+
   /// `calls(participantIds, mediaType, params)`: calls `participantIds` (up to eight). `timeout`
   /// zero means the server's default (30 s). Fails with -1201 when not logged in, -1202 for a bad
   /// list, -1203 when already in a call.

@@ -195,6 +195,9 @@ public final class ClientRuntime {
   public let commands = CommandQueue()
   /// How long the SDK waits for an answer before it reports -1 (`network.requestTimeout`).
   public var requestTimeout = SDKTiming.requestTimeout
+  /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
+  /// dialling choice), for the events the SDK-compatible `CallStore` publishes.
+  @exclusivity(unchecked) public var callMedia: [UInt32: CallMediaType] = [:]
   /// Viewers whose app is in the background now (`audience.background`), with when it went.
   @exclusivity(unchecked) public var inBackground: [UInt32: SimInstant] = [:]
   /// What app UIs show (empty unless app code with UI probes runs).

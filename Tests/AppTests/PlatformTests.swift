@@ -1,6 +1,7 @@
 import Combine
 import Testing
 
+@testable import AtomicXCore
 @testable import Clients
 @testable import SimKernel
 @testable import VirtualPlatform
@@ -107,5 +108,29 @@ import Testing
     #expect(VirtualIDs.call(VirtualIDs.callID(42)) == 42)
     #expect(VirtualIDs.user("alice") == nil)
     #expect(VirtualIDs.user("live_3") == nil)
+  }
+}
+
+/// The SDK-compatible `CallStore` tells a callee the call's media type.
+@Suite(.serialized) struct CallStoreEventTests {
+  @Test func aCalleeHearsTheCallsMediaTypeNotItsOwnLastChoice() {
+    let bench = HostBench()
+    var heard: [AtomicXCore.CallEvent] = []
+    var keep: [AnyCancellable] = []
+    bench.run(as: 2) {
+      keep.append(AtomicXCore.CallStore.shared.callEventPublisher.sink { heard.append($0) })
+    }
+    // The server announced call 5 as video; user 2 last dialled (nothing: its own choice is audio).
+    bench.runtime.callMedia[2] = .video
+    bench.run(as: 2) {
+      AtomicXDelivery.deliver(.callEvent(.received(user: 2, call: 5)), to: 2, host: bench.host)
+    }
+    bench.drain()
+    guard case .onCallReceived(_, let media, _)? = heard.first else {
+      Issue.record("no onCallReceived: \(heard)")
+      return
+    }
+    #expect(media == .video)
+    #expect(keep.count == 1)
   }
 }
