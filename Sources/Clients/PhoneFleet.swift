@@ -22,6 +22,9 @@ public final class PhoneFleet {
   /// How long a conversation may outlive its call.
   public let conversationGrace: SimDuration
   let startActionProbability: Ratio
+  /// Chance that, when a report leaves the phone with two or more conversations, the user taps
+  /// "merge" in the system UI: a Merge action the app must fulfill or fail.
+  public var mergeActionProbability: Ratio = .zero
   @exclusivity(unchecked) var records: [Record]
   @exclusivity(unchecked) var random: [SplitMix64]
 
@@ -418,7 +421,15 @@ public final class PhoneFleet {
     _ user: UInt32, kind: ConversationActionKind, _ host: inout H, _ scheduler: inout Scheduler
   ) {
     guard os.isRunning(user) else { return }
-    let action = os.makeAction(user, uuid: os.makeUUID(), kind: kind)
+    // A Merge joins the conversations on screen (named by the first); a Start is a new one.
+    let uuid: UInt32
+    if kind == .merge {
+      guard os.activeConversations(user) >= 2, let first = os.activeUUIDs(of: user).first else { return }
+      uuid = first
+    } else {
+      uuid = os.makeUUID()
+    }
+    let action = os.makeAction(user, uuid: uuid, kind: kind)
     scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
     host.run(user, .conversationAction(action), &scheduler)
   }
@@ -479,6 +490,12 @@ public final class PhoneFleet {
           if host.call(id).isOver {
             scheduler.schedule(after: conversationGrace, host.event(.conversationCheck(user: phone, call: id)))
           }
+        }
+        // Two conversations on screen: the user may tap "merge" (as it considers the new one).
+        if active >= 2 && random[index(phone)].chance(mergeActionProbability) {
+          scheduler.schedule(
+            after: answerAfter.sampleDuration(&random[index(phone)]),
+            host.event(.systemAction(user: phone, kind: .merge)))
         }
         scheduler.schedule(
           after: answerAfter.sampleDuration(&random[index(phone)]), host.event(.systemTap(user: phone, uuid: uuid)))

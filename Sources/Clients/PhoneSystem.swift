@@ -262,6 +262,11 @@ public final class PhoneSystem {
   public func conversation(_ phone: UInt32, _ uuid: UInt32) -> Conversation? {
     conversations[UInt64(phone) << 32 | UInt64(uuid)]
   }
+  /// The UUIDs of `phone`'s active conversations, in order.
+  public func activeUUIDs(of phone: UInt32) -> [UInt32] {
+    guard cells[index(phone)].activeConversations > 0 else { return [] }
+    return conversations.values.filter { $0.phone == phone }.map(\.uuid).sorted()
+  }
   /// The active conversations of `phone` bound to call `call`.
   public func conversations(of phone: UInt32, call: UInt32) -> [Conversation] {
     guard cells[index(phone)].activeConversations > 0 else { return [] }

@@ -127,6 +127,7 @@ public struct LiveWorld: World {
       phones = PhoneFleet(
         os: os, runtime: runtime, app: c.app, push: c.push, phone: c.phone, conversationGrace: c.conversationGrace,
         startActionProbability: c.startActionProbability, random: streams.entities("phone-os", layout.phoneIdentities))
+      phones!.mergeActionProbability = c.mergeActionProbability
     } else {
       phoneOS = nil
       phones = nil

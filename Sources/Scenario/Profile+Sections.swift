@@ -358,6 +358,7 @@ extension Profile {
     var limits = ConversationLimits.standard
     var grace = SimDuration.seconds(10)
     var startActions = Ratio.zero
+    var mergeActions = Ratio.zero
     if var c = try o.optional("conversations")?.object() {
       limits.maximumConversationGroups = try c.get("maximumConversationGroups", default: 2) {
         n throws(ProfileError) in try n.int(1...100)
@@ -373,11 +374,13 @@ extension Profile {
       }
       grace = try c.get("endGrace", default: grace) { n throws(ProfileError) in try n.duration() }
       startActions = try c.get("startActionProbability", default: .zero) { n throws(ProfileError) in try n.ratio() }
+      mergeActions = try c.get("mergeActionProbability", default: .zero) { n throws(ProfileError) in try n.ratio() }
       try c.finish()
     }
     try o.finish()
     var calls = Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
     calls.startActionProbability = startActions
+    calls.mergeActionProbability = mergeActions
     calls.offlineRingsOut = offlineRingsOut
     calls.busyRejectedByCallee = busyRejectedByCallee
     calls.refusedLocallyBeforeLogin = refusedLocally

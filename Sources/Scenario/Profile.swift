@@ -75,6 +75,8 @@ public struct Profile: Sendable {
     /// Probability that, after a conversation ends, the user taps the system UI to call back (a
     /// Start action the app must fulfill or fail).
     public var startActionProbability: Ratio = .zero
+    /// Chance of a Merge tapped when a phone shows two or more conversations.
+    public var mergeActionProbability: Ratio = .zero
     /// Whether a callee who is offline (logged out) when called rings out until the call's
     /// timeout (`calls.offlineCallee: "ringsOut"`) rather than ending its part at once.
     public var offlineRingsOut = true

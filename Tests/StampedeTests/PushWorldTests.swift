@@ -201,6 +201,31 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test func twoConversationsOnScreenLetTheUserTapMergeAndTheBuiltInPhoneFailsIt() throws {
+    // Phone 6 is killed; 5 calls it at 3 s and 7 at 3.2 s (6 is busy, so the second call comes as
+    // a second push). Its app shows both; the user taps "merge" 2 s after the second report.
+    let text = TestProfile(stagedPush).with("calls.conversations.mergeActionProbability", "1").text
+    var (s, phone) = try staged(text) { p in
+      p.onPush = { _, c in _ = try? c.conversations.reportNewIncomingConversation(uuid: c.conversations.makeUUID()) }
+      p.onCall = { e, _ in if case .received = e { return true } else { return false } }
+    }
+    // Joins are left pending (both conversations stay on screen); a Merge goes to the built-in phone.
+    phone.onAction = { a, c in if a.kind == .merge { phone.inner.conversationAction(a, &c) } }
+    phone.onTimer = dial([6], timeout: .seconds(20))
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 7, ms: 3200)
+    s.run(untilMs: 10_000)
+    let merges = phone.actions.filter { $0.kind == .merge }
+    #expect(merges.count == 1)
+    // It names the first conversation on screen, and the built-in phone, which does not merge,
+    // fails it at once.
+    #expect(merges.first?.uuid == s.world.phoneOS!.activeUUIDs(of: 6).first)
+    #expect(s.counter("conversation.actions_failed") == 1)
+    #expect(count(s, "conversation.action-completed-in-time") == 0)
+  }
+
   @Test func aTokenUploadedBeforeLoginIsCaughtAndItsPushesAreLost() throws {
     let text = TestProfile(stagedPush).with("calls.push.tokenDelay", "constant(1ms)").text
     var (s, phone) = try staged(text) { p in
