@@ -11,19 +11,11 @@ public final class GuidePushManager: VoIPPushManager {
   public override func pushRegistry(
     _ registry: PKPushRegistry, didReceiveIncomingVoIPPushWith payload: PKPushPayload, metadata: PKVoIPPushMetadata
   ) async {
-    let fields = payload.dictionaryPayload
-    guard let callerName = fields["voip_caller_name"] as? String else { return }
-    var isVideo = false
-    if let ext = fields["ext"] as? String, let data = ext.data(using: .utf8),
-      let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      let voip = json["voip_ext"] as? [String: String]
-    {
-      isVideo = voip["voip_media_type"] == "video"
-    }
+    let fields = VoIPPushManager.read(payload)
+    guard let callerName = fields.callerName else { return }
     let uuid = UUID()
     currentCallUUID = uuid
-    var update = Conversation.Update(members: [Handle(type: .generic, value: callerName, displayName: callerName)])
-    update.capabilities = isVideo ? .video : .playingTones
+    let update = VoIPPushManager.update(callerName: callerName, isVideo: fields.isVideo)
     Task {
       do {
         try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)

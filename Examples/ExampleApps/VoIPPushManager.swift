@@ -91,19 +91,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   public func pushRegistry(
     _ registry: PKPushRegistry, didReceiveIncomingVoIPPushWith payload: PKPushPayload, metadata: PKVoIPPushMetadata
   ) async {
-    let fields = payload.dictionaryPayload
+    let fields = VoIPPushManager.read(payload)
     // Report even a push that cannot be read: iOS kills an app that does not.
-    let callerName = fields["voip_caller_name"] as? String ?? "Unknown caller"
-    var isVideo = false
-    if let ext = fields["ext"] as? String, let data = ext.data(using: .utf8),
-      let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      let voip = json["voip_ext"] as? [String: String]
-    {
-      isVideo = voip["voip_media_type"] == "video"
-    }
     let uuid = UUID()
-    var update = Conversation.Update(members: [Handle(type: .generic, value: callerName, displayName: callerName)])
-    update.capabilities = isVideo ? .video : .playingTones
+    let update = VoIPPushManager.update(callerName: fields.callerName ?? "Unknown caller", isVideo: fields.isVideo)
     if let shown = currentCallUUID, conversationManager.conversations.contains(where: { $0.uuid == shown }) {
       // A second call while one is on screen (the SDK declines it as busy): iOS wants it
       // reported all the same, so report it and end it at once, leaving the shown one alone.
@@ -121,6 +112,26 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       // screen, decline so that the caller is not left ringing.
       if currentCallUUID == nil { CallStore.shared.reject(completion: nil) }
     }
+  }
+
+  /// TIMPush's VoIP payload: `voip_caller_name` (`nil` when missing) and whether `ext` says video.
+  static func read(_ payload: PKPushPayload) -> (callerName: String?, isVideo: Bool) {
+    let fields = payload.dictionaryPayload
+    var isVideo = false
+    if let ext = fields["ext"] as? String, let data = ext.data(using: .utf8),
+      let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let voip = json["voip_ext"] as? [String: String]
+    {
+      isVideo = voip["voip_media_type"] == "video"
+    }
+    return (fields["voip_caller_name"] as? String, isVideo)
+  }
+
+  /// What the system's call UI shows for a call from `callerName`.
+  static func update(callerName: String, isVideo: Bool) -> Conversation.Update {
+    var update = Conversation.Update(members: [Handle(type: .generic, value: callerName, displayName: callerName)])
+    update.capabilities = isVideo ? .video : .playingTones
+    return update
   }
 
   // MARK: ConversationManagerDelegate

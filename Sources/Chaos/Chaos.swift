@@ -114,10 +114,19 @@ public struct Chaos {
   /// A rate fault at an opportunity for `user`: whether it fires now (drawn from the stream of
   /// `kind` and `user`).
   public mutating func fires(_ kind: FaultKind, user: UInt32, _ now: SimInstant) -> Bool {
-    guard isOn(kind), now.nanoseconds < chaosEnd else { return false }
+    firing(kind, user: user, now) != nil
+  }
+
+  /// The entry of rate fault `kind` that fires at an opportunity for `user` now, if one does:
+  /// entries in their window, covering `user` and (`channel`) acting on the message's channel
+  /// each draw in turn.
+  @inline(__always)
+  mutating func firing(_ kind: FaultKind, user: UInt32, _ now: SimInstant, channel: FaultChannel? = nil) -> Int? {
+    guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
     let k = kind.index
     for i in entries[k].indices {
       let entry = entries[k][i]
+      if let channel, entry.channel != .all && entry.channel != channel { continue }
       // A rate fault may also be limited to a window.
       let start = entry.at?.nanoseconds ?? 0
       if now.nanoseconds < start { continue }
@@ -125,10 +134,10 @@ public struct Chaos {
       guard covers(entry.target, user) else { continue }
       if random[slot(kind, user)].chance(entry.rate) {
         injected[k] &+= 1
-        return true
+        return i
       }
     }
-    return false
+    return nil
   }
 
   /// The active window of `kind` covering `user` now, if any (drawing its rate when below 1).
@@ -155,20 +164,10 @@ public struct Chaos {
   /// up to the entry's `extra`), letting later messages of other channels overtake it, if the
   /// fault fires.
   public mutating func reorder(to user: UInt32, channel: FaultChannel, _ now: SimInstant) -> SimDuration? {
-    guard isOn(.networkReorder), now.nanoseconds < chaosEnd else { return nil }
-    let k = FaultKind.networkReorder.index
-    for entry in entries[k] where entry.channel == .all || entry.channel == channel {
-      let start = entry.at?.nanoseconds ?? 0
-      if now.nanoseconds < start { continue }
-      if let d = entry.duration, now.nanoseconds >= start + d.nanoseconds { continue }
-      guard covers(entry.target, user) else { continue }
-      if random[slot(.networkReorder, user)].chance(entry.rate) {
-        injected[k] &+= 1
-        let spread = UInt64(max(1, entry.extra.nanoseconds / 1_000_000))
-        return .milliseconds(1 + Int64(draw(below: spread, .networkReorder, user: user)))
-      }
-    }
-    return nil
+    guard let i = firing(.networkReorder, user: user, now, channel: channel) else { return nil }
+    let extra = entries[FaultKind.networkReorder.index][i].extra
+    let spread = UInt64(max(1, extra.nanoseconds / 1_000_000))
+    return .milliseconds(1 + Int64(draw(below: spread, .networkReorder, user: user)))
   }
 
   /// A uniform draw below `bound` from the stream of `kind` (configured) and `user`: a fault's own

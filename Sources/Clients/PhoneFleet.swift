@@ -334,9 +334,7 @@ public final class PhoneFleet {
     host.run(user, .incomingPush(push), &scheduler)
     // A handler that said it finishes later (a completion handler, an `async` method) is judged
     // then; any other finished when the callback returned.
-    if os.generation(user) == generation && os.pushesHanded(user) == serial && !os.handlerDeferred(user)
-      && os.pushesReported(user) < serial
-    {
+    if !os.handlerDeferred(user) && os.pushesReported(user) < serial {
       handlerReturned(user, serial: serial, generation: generation, &host, &scheduler)
     }
   }

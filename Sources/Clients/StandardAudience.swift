@@ -124,22 +124,20 @@ public final class StandardAudience: ClientBehavior {
   let epoch: Column<UInt32>
   /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
   /// begins while an open of the last one is still under way waits for it instead of opening the
-  /// device a second time), ``invitationUnanswered``, ``seatedWhileApplying``, ``invitationAnswered``.
+  /// device a second time), ``invitationUnanswered``, ``invitationAnswered``.
   let underWay: Column<UInt8>
   static let micOpening: UInt8 = 1
   static let cameraOpening: UInt8 = 2
   /// An accepted invitation whose `acceptInvitation` answer has not come, and whose seat has not
   /// reached the seat list either.
   static let invitationUnanswered: UInt8 = 8
-  /// The seat list seated the viewer while it was applying, before any answer to the application
-  /// came: the seat may be an earlier session's, held back on the seat-list channel. Until when
-  /// the application could still stand (nanoseconds) is in ``applicationMayStand``.
-  static let seatedWhileApplying: UInt8 = 16
   /// The viewer answered the invitation it holds: a second think timer for it (the invitation
   /// event came twice) does not answer again, even while the SDK still lists it.
   static let invitationAnswered: UInt8 = 32
-  /// Per viewer seated by the list while applying: until when its application could still stand
-  /// (its timeout from the apply). Few viewers at a time, so a dictionary.
+  /// Per viewer the seat list seated while it was applying, before any answer to the application
+  /// came (the seat may be an earlier session's, held back on the seat-list channel): until when
+  /// the application could still stand (its timeout from the apply). Few viewers at a time, so a
+  /// dictionary.
   @exclusivity(unchecked) var applicationMayStand: [UInt32: Int64] = [:]
   /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
   /// application goes out while one is: it could reach the server after the new one and cancel it.
@@ -445,7 +443,7 @@ public final class StandardAudience: ClientBehavior {
         for _ in 1..<max(1, Int(subscriptionCount[Int(c.user)])) { c.device.openLocalMicrophone() }
       }
       guard !answersEarlierApplication(c) else { return }
-      let listed = underWay[Int(c.user)] & StandardAudience.seatedWhileApplying != 0
+      let listed = listedApplication(c.user) != nil
       answerCame(&c)
       guard c.status == .applying else { return }
       if isAccept && mistakes.contains(.seatExpectedWithAccept) && c.liveSeat.mySeatIndex == nil {
@@ -478,7 +476,7 @@ public final class StandardAudience: ClientBehavior {
         c.coGuest.rejectInvitation(inviterID: host)
       }
     case .onKickedOffSeat:
-      if underWay[Int(c.user)] & StandardAudience.seatedWhileApplying != 0 {
+      if listedApplication(c.user) != nil {
         // The seat the list gave was the application's own (a host kicked the viewer off it):
         // the application is over.
         answerCame(&c)
@@ -493,75 +491,9 @@ public final class StandardAudience: ClientBehavior {
     }
   }
 
-  public func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
-    guard change.user == c.user, !mistakes.contains(.statusFromCallbacks) else { return }
-    if mistakes.contains(.seatExpectedWithAccept) && change.seated && c.status == .idle {
-      return  // the mistake: only an accept connects a viewer
-    }
-    if mistakes.contains(.moveReadAsLeave) {
-      // The mistake: any delta off a seat ends the session, and a seat connects only while applying.
-      if change.seated {
-        if c.status == .applying { beginConnecting(&c) }
-      } else {
-        removedFromSeat(&c)
-      }
-      return
-    }
-    let u = Int(c.user)
-    if change.seated {
-      underWay[u] &= ~StandardAudience.invitationUnanswered
-      if c.status == .applying {
-        underWay[u] |= StandardAudience.seatedWhileApplying
-        let timeout = settings.applyTimeout > .zero ? settings.applyTimeout : .seconds(30)
-        applicationMayStand[c.user] = Int64(appliedAtMs[u]) * 1_000_000 + timeout.nanoseconds
-      } else {
-        answerCame(&c)  // a seat of its own: no application waits behind it
-      }
-      if c.status == .applying || c.status == .idle { beginConnecting(&c) }
-    } else if c.liveSeat.mySeatIndex == nil {
-      let inSession = c.status == .connecting || c.status == .connected
-      removedFromSeat(&c)
-      let listed = underWay[u] & StandardAudience.seatedWhileApplying != 0
-      if listed && inSession && c.now.nanoseconds < applicationMayStand[c.user] ?? 0 {
-        // Taken off a seat the list gave while no answer to the application had come: the seat
-        // was perhaps an earlier session's, and the application may still stand. Keep waiting
-        // for its answer (which, if an accept, finds this session over).
-        c.status = .applying
-        // Its timeout's answer would have come a moment after it: if none has by then, it is
-        // over (an accept whose event was lost), and the viewer gives up on it.
-        let deadline = (applicationMayStand[c.user] ?? 0) + 2_000_000_000
-        c.schedule(
-          after: .nanoseconds(max(1_000_000, deadline - c.now.nanoseconds)), tag: Tag.giveUp.rawValue, arg: epoch[u])
-      } else if listed {
-        answerCame(&c)
-      }
-    }
-  }
-
-  /// The application's answer came (or its session is over): a seat the list gives from now on
-  /// is not taken for an earlier session's.
-  func answerCame(_ c: inout Client) {
-    guard underWay[Int(c.user)] & StandardAudience.seatedWhileApplying != 0 else { return }
-    underWay[Int(c.user)] &= ~StandardAudience.seatedWhileApplying
-    applicationMayStand[c.user] = nil
-  }
-
   public func liveEnded(_ c: inout Client) {
     closeDevices(&c)
     c.status = .left
-  }
-
-  /// In the background iOS suspends camera capture: the camera is closed (the microphone goes on),
-  /// and opened again on return while the guest is still on its seat.
-  public func appStateChanged(foreground: Bool, _ c: inout Client) {
-    if !foreground {
-      if c.device.cameraOn && !mistakes.contains(.cameraOnInBackground) { c.device.closeLocalCamera() }
-    } else if c.status == .connected && !c.device.cameraOn
-      && underWay[Int(c.user)] & StandardAudience.cameraOpening == 0
-    {
-      underWay[Int(c.user)] |= StandardAudience.cameraOpening
-      c.device.openLocalCamera(completion: cameraReopened)
-    }
   }
 
   public func loginEvent(_ event: LoginEvent, _ c: inout Client) {

@@ -362,28 +362,6 @@ public struct LiveWorld: World {
 
   // MARK: - Clients
 
-  /// A viewer's app enters the background or comes back (`audience.background`); the next step
-  /// follows while the viewer stays in its room.
-  mutating func viewerApp(_ user: UInt32, toBackground: Bool, _ scheduler: inout Scheduler) {
-    let status = runtime.clients[Int(user)].status
-    guard status != .left && status != .away else {
-      runtime.inBackground[user] = nil
-      return
-    }
-    if toBackground {
-      runtime.inBackground[user] = scheduler.now
-      measured.counters.add(measured.viewersBackgrounded)
-    } else {
-      runtime.inBackground[user] = nil
-    }
-    run(user, .appStateChanged(foreground: !toBackground), &scheduler)
-    // Scheduled whether or not the oracles check, so that checking never changes the trace.
-    if toBackground { scheduler.schedule(after: Checker.backgroundCameraSettle, event(.backgroundCheck, user)) }
-    let next = toBackground ? profile.audience.backgroundFor : profile.audience.backgroundEvery!
-    scheduler.schedule(
-      after: next.sampleDuration(&viewerAppRandom[Int(user)]), event(.viewerApp, user, toBackground ? 0 : 1))
-  }
-
   /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
   /// the client.
   mutating func withClient(
@@ -605,31 +583,4 @@ public struct LiveWorld: World {
     }
   }
 
-  mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
-    var completion: Completion?
-    let op = inFlight.take(slot, completion: &completion)
-    let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
-    if checking { checker.observeDeviceAnswered(user: op.user, device) }
-    guard op.generation == generation(of: op.user) else { return }
-    // One microphone per phone: a second user of it (a call and the live) finds it occupied
-    // (`devices.microphoneReopen`, `devices.cameraReopen`).
-    let reopenOccupied =
-      device == .microphone ? profile.devices.microphoneReopenOccupied : profile.devices.cameraReopenOccupied
-    var error: SeatError? =
-      reopenOccupied && runtime.isOn(device, user: op.user)
-      ? (device == .microphone ? .microphoneOccupied : .cameraOccupied)
-      : profile.devices.failures.draw(device, &deviceRandom[Int(op.user)])
-    if error == nil {
-      error =
-        device == .microphone
-        ? chaos.microphoneFault(user: op.user, scheduler.now) : chaos.cameraFault(user: op.user, scheduler.now)
-    }
-    if let error {
-      measured.counters.add(device == .microphone ? measured.micFailed : measured.audioOnly)
-      measured.countError(error)
-    } else {
-      runtime.setDevice(device, user: op.user, on: true)
-    }
-    complete(op, completion, error, &scheduler)
-  }
 }

@@ -30,6 +30,15 @@ import Testing
 
   func count(_ s: Staged, _ id: String) -> Int { s.world.checker.log.count(id) }
 
+  /// Runs to 2 s (everyone logged in, tokens uploaded), kills phone 6's app, has phone 5 dial at
+  /// 3 s (its `onTimer` tag 100), and runs on to `untilMs`.
+  func dialKilledCallee(_ s: inout Staged, untilMs: Int64) {
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: untilMs)
+  }
+
   @Test func theTokenIsUploadedOnlyAfterBothLoginsAndTheLatencyIsExact() throws {
     var (s, _) = try staged()
     s.run(untilMs: 2000)
@@ -105,10 +114,7 @@ import Testing
       p.onCall = { e, _ in if case .received = e { return true } else { return false } }
     }
     phone.onTimer = dial([6], timeout: .seconds(10))
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 20_000)
+    dialKilledCallee(&s, untilMs: 20_000)
     // Delivered at 3.510 s, the cold start ends at 4.510 s and the handler returns then: killed
     // at once, not when the 5 s deadline passes.
     #expect(s.counter("push.app_killed") == 1)
@@ -127,10 +133,7 @@ import Testing
       if tag == 100 { c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(10)) }
       if tag == 102 { _ = try? c.conversations.reportNewIncomingConversation(uuid: c.conversations.makeUUID()) }
     }
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 20_000)
+    dialKilledCallee(&s, untilMs: 20_000)
     let v = try #require(s.world.checker.log.first(.pushReported))
     #expect(v.at == .zero + .milliseconds(4510))
     // The task belonged to the killed process: nothing rings.
@@ -159,10 +162,7 @@ import Testing
       }
       if tag == 102 { c.pushRegistry.handlerReturned(serial: serial) }
     }
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 9000)
+    dialKilledCallee(&s, untilMs: 9000)
     #expect(serial == 1)
     if reports {
       #expect(s.counter("conversation.reported") == 1)
@@ -254,10 +254,7 @@ import Testing
     let text = TestProfile(stagedPush).with(key, json5: value).text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6], timeout: .seconds(10))
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 20_000)
+    dialKilledCallee(&s, untilMs: 20_000)
     #expect(s.counter(counter) == 1)
     #expect(s.counter("push.sent") == 0 && s.counter("app.cold_starts") == 0)
     #expect(s.counter("call.ended.noResponse") == 1)
@@ -294,10 +291,7 @@ import Testing
       }
     }
     phone.onTimer = dial([6])
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 10_000)
+    dialKilledCallee(&s, untilMs: 10_000)
     #expect(count(s, "conversation.join-after-accept") == 1)
     #expect(count(s, "conversation.action-completed-once") == 1)
     let v = try #require(s.world.checker.log.first(.joinAfterAccept))
@@ -312,10 +306,7 @@ import Testing
       if tag == 100 { c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(60)) }
       if tag == 102 { c.conversations.fulfill(phone.actions[0]) }
     }
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 30_000)
+    dialKilledCallee(&s, untilMs: 30_000)
     #expect(s.world.phoneOS!.activeConversations(6) == 1)
     s.run(untilMs: 60_000)
     // Tapped at 6.510 s: timed out at 36.510 s, fulfilled at 46.510 s.
@@ -328,10 +319,7 @@ import Testing
   @Test func theBuiltInPhoneFailsActionsItDoesNotSupport() throws {
     var (s, phone) = try staged()
     phone.onTimer = dial([6])
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 5000)
+    dialKilledCallee(&s, untilMs: 5000)
     let os = s.world.phoneOS!
     let uuid = try #require(os.conversations.values.first { $0.phone == 6 }).uuid
     for kind in [ConversationActionKind.start, .merge] {
@@ -386,10 +374,7 @@ import Testing
       .with("calls.answerAfter", "constant(5ms)").text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6], timeout: .seconds(2))
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 30_000)
+    dialKilledCallee(&s, untilMs: 30_000)
     #expect(s.counter("call.ended.noResponse") == 1)
     #expect(phone.actions.map(\.kind) == [.join])
     #expect(s.counter("conversation.actions_failed") == 1 && s.counter("conversation.actions_fulfilled") == 0)
@@ -402,10 +387,7 @@ import Testing
     let text = TestProfile(stagedPush).with("calls.answerAfter", "constant(5ms)").text
     var (s, phone) = try staged(text)
     phone.onTimer = dial([6])
-    s.run(untilMs: 2000)
-    s.world.killProcess(6, &s.sim.scheduler)
-    at(&s, 5, ms: 3000)
-    s.run(untilMs: 10_000)
+    dialKilledCallee(&s, untilMs: 10_000)
     // Tapped at 4.515 s, before the IM login answer (4.530 s): the Join waits for the SDK to learn
     // the call, then accepts; the caller connects at 4.550 s.
     #expect(s.counter("conversation.actions_fulfilled") == 1)
