@@ -489,8 +489,9 @@ public final class PhoneFleet {
             scheduler.schedule(after: conversationGrace, host.event(.conversationCheck(user: phone, call: id)))
           }
         }
-        // Two conversations on screen: the user may tap "merge" (as it considers the new one).
-        if active >= 2 && random[index(phone)].chance(mergeActionProbability) {
+        // Two conversations still on screen once the app's code has run (an app that ends a
+        // second call's conversation at once shows one): the user may tap "merge".
+        if os.activeConversations(phone) >= 2 && random[index(phone)].chance(mergeActionProbability) {
           scheduler.schedule(
             after: answerAfter.sampleDuration(&random[index(phone)]),
             host.event(.systemAction(user: phone, kind: .merge)))
