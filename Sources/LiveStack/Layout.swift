@@ -14,11 +14,20 @@ public struct Layout: Sendable {
   public let roles: [RoomRole]
   /// The phone users (after every room's users), who take part in calls only.
   public let phones: Range<UInt32>
+  /// The identity of room 0: rooms are the `firstRoom`-th and later rooms of a larger population
+  /// (0 unless a shrunk profile left the first ones out).
+  public let firstRoom: UInt32
+  /// The identity of the first phone, likewise.
+  public let firstPhone: UInt32
 
   /// Lays out `viewers[r]` viewers in each room r, after its owner and `staffPerRoom - 1` admins,
-  /// then `phoneCount` phone users.
-  public init(viewers: [Int], staffPerRoom: Int, phoneCount: Int) {
+  /// then `phoneCount` phone users. `firstRoom` and `firstPhone` are the identities of room 0 and
+  /// of the first phone (see ``identity(of:)``): a population with the first rooms or phones of a
+  /// larger one left out keeps the others' identities.
+  public init(viewers: [Int], staffPerRoom: Int, phoneCount: Int, firstRoom: UInt32 = 0, firstPhone: UInt32 = 0) {
     precondition(staffPerRoom >= 1, "every room has an owner")
+    self.firstRoom = firstRoom
+    self.firstPhone = firstPhone
     rooms = viewers.count
     self.staffPerRoom = staffPerRoom
     var base: [UInt32] = []
@@ -68,15 +77,23 @@ public struct Layout: Sendable {
   /// What `user` is, as its random streams know it: the owner of room r, its a-th admin, its v-th
   /// viewer, or the k-th phone. It does not depend on how many rooms, admins, viewers or phones
   /// come before, so removing others (as `shrink` does) leaves every remaining user's draws as they
-  /// were.
+  /// were. Rooms and phones count from ``firstRoom`` and ``firstPhone``.
   public func identity(of user: UInt32) -> UInt64 {
-    if isPhone(user) { return 3 << 62 | UInt64(user - phones.lowerBound) }
+    if isPhone(user) { return 3 << 62 | UInt64(user - phones.lowerBound + firstPhone) }
     let room = homeRoom[Int(user)]
     let place = user - roomBase[Int(room)]
-    let roomBits = UInt64(room) << 32
+    let roomBits = roomIdentity(room) << 32
     if place == 0 { return roomBits }
     if place < UInt32(staffPerRoom) { return 1 << 62 | roomBits | UInt64(place - 1) }
     return 2 << 62 | roomBits | UInt64(place - UInt32(staffPerRoom))
+  }
+
+  /// What room `room` is, as its random streams know it (its index counted from ``firstRoom``).
+  @inlinable public func roomIdentity(_ room: UInt32) -> UInt64 { UInt64(firstRoom) + UInt64(room) }
+
+  /// Every room's ``roomIdentity(_:)``, by room index.
+  public var roomIdentities: LazyMapSequence<Range<UInt32>, UInt64> {
+    (0..<UInt32(rooms)).lazy.map { roomIdentity($0) }
   }
 
   /// Every user's ``identity(of:)``, by user ID.

@@ -153,11 +153,31 @@ public struct Shrinker {
     func add(_ list: inout [(String, JSONValue)], _ label: String, _ path: String, _ v: JSONValue) {
       if let t = try? tree.setting(path, to: v), t != tree { list.append((label, t)) }
     }
+    // Leaves out the first `leaveOut` of `count` entities: the count drops and the first
+    // identity moves on, so those left keep theirs.
+    func addLeavingOut(
+      _ list: inout [(String, JSONValue)], _ label: String, _ countPath: String, _ firstPath: String,
+      count: Int64, leaveOut: Int64, first: Int64
+    ) {
+      guard leaveOut > 0, count - leaveOut >= 1,
+        let t = try? tree.setting(countPath, to: .integer(count - leaveOut))
+          .setting(firstPath, to: .integer(first + leaveOut))
+      else { return }
+      list.append((label, t))
+    }
     if let calls = tree.value(at: "calls"), calls != .null {
       add(&big, "no calls", "calls", .null)
-      if let phones = number(tree.value(at: "calls.users")), phones > 2 {
-        add(&big, "phones \(Int(phones)) → \(Int(phones) / 2)", "calls.users", .integer(max(2, Int64(phones) / 2)))
-        add(&small, "phones \(Int(phones)) → \(Int(phones) - 1)", "calls.users", .integer(Int64(phones) - 1))
+      if let phones = number(tree.value(at: "calls.users")).map({ Int64($0) }), phones > 2 {
+        let first = number(tree.value(at: "calls.firstUser")).map { Int64($0) } ?? 0
+        add(&big, "phones \(phones) → \(phones / 2)", "calls.users", .integer(max(2, phones / 2)))
+        // The later half (ddmin's complement): every phone left keeps its identity, and so its draws.
+        addLeavingOut(
+          &big, "phones \(phones) → the last \(phones - phones / 2)", "calls.users", "calls.firstUser",
+          count: phones, leaveOut: phones / 2, first: first)
+        add(&small, "phones \(phones) → \(phones - 1)", "calls.users", .integer(phones - 1))
+        addLeavingOut(
+          &small, "phones \(phones) → \(phones - 1), without the first", "calls.users", "calls.firstUser",
+          count: phones, leaveOut: 1, first: first)
       }
       if let v = tree.value(at: "calls.liveCallees"), v != .null, number(v) != 0 {
         add(&features, "no calls.liveCallees", "calls.liveCallees", .integer(0))
@@ -169,9 +189,16 @@ public struct Shrinker {
         add(&features, "no app closes", "calls.app.closeProbability", .integer(0))
       }
     }
-    if let rooms = number(tree.value(at: "population.rooms")), rooms > 1 {
-      add(&big, "rooms \(Int(rooms)) → \(Int(rooms) / 2)", "population.rooms", .integer(Int64(rooms) / 2))
-      add(&small, "rooms \(Int(rooms)) → \(Int(rooms) - 1)", "population.rooms", .integer(Int64(rooms) - 1))
+    if let rooms = number(tree.value(at: "population.rooms")).map({ Int64($0) }), rooms > 1 {
+      let first = number(tree.value(at: "population.firstRoom")).map { Int64($0) } ?? 0
+      add(&big, "rooms \(rooms) → \(rooms / 2)", "population.rooms", .integer(rooms / 2))
+      addLeavingOut(
+        &big, "rooms \(rooms) → the last \(rooms - rooms / 2)", "population.rooms", "population.firstRoom",
+        count: rooms, leaveOut: rooms / 2, first: first)
+      add(&small, "rooms \(rooms) → \(rooms - 1)", "population.rooms", .integer(rooms - 1))
+      addLeavingOut(
+        &small, "rooms \(rooms) → \(rooms - 1), without the first", "population.rooms",
+        "population.firstRoom", count: rooms, leaveOut: 1, first: first)
     }
     let audience = tree.value(at: "population.audiencePerRoom")
     if let n = number(audience) {
@@ -189,12 +216,14 @@ public struct Shrinker {
       add(&big, "admins \(Int(admins)) → 0", "population.adminsPerRoom", .integer(0))
     }
     if case .string(let d)? = tree.value(at: "duration"), let dur = DurationFormat.parse(d), dur > .seconds(2) {
-      let half = SimDuration(nanoseconds: dur.nanoseconds / 2)
+      // Halved to a tenth of a second, so that a shrunk profile reads `1.7s`, not `1757812.5us`.
+      let half = SimDuration(nanoseconds: dur.nanoseconds / 2).rounded(to: .milliseconds(100))
       var shorter = try? tree.setting("duration", to: .string(half.description))
       // The heal moves with it: the same share of the run stays fault-free.
       if case .string(let h)? = tree.value(at: "faults.heal"), let heal = DurationFormat.parse(h) {
         shorter = try? shorter?.setting(
-          "faults.heal", to: .string(SimDuration(nanoseconds: heal.nanoseconds / 2).description))
+          "faults.heal",
+          to: .string(SimDuration(nanoseconds: heal.nanoseconds / 2).rounded(to: .milliseconds(100)).description))
       }
       if let shorter, shorter != tree { big.append(("duration \(dur) → \(half)", shorter)) }
     }

@@ -146,7 +146,7 @@ public struct LiveWorld: World {
     server.calls.offlineRingsOut = profile.calls?.offlineRingsOut ?? true
     server.calls.busyRejectedByCallee = profile.calls?.busyRejectedByCallee ?? true
     if !feed.immediate {
-      messagingRandom = streams.entities("messaging", (0..<UInt32(layout.rooms)).map { UInt64($0) })
+      messagingRandom = streams.entities("messaging", layout.roomIdentities)
     }
     pushRandom = profile.calls == nil ? [] : streams.entities("push", layout.identities)
     if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }

@@ -28,8 +28,9 @@ extension Profile {
       throw audienceNode.expected(what)
     }
     let admins = try o.get("adminsPerRoom", default: 0) { n throws(ProfileError) in try n.int(0...100) }
+    let firstRoom = try o.get("firstRoom", default: 0) { n throws(ProfileError) in try n.int(0...1_000_000) }
     try o.finish()
-    return Population(rooms: rooms, audiencePerRoom: audience, adminsPerRoom: admins)
+    return Population(rooms: rooms, audiencePerRoom: audience, adminsPerRoom: admins, firstRoom: firstRoom)
   }
 
   static func readArrival(_ node: ProfileNode) throws(ProfileError) -> Arrival {
@@ -256,6 +257,7 @@ extension Profile {
   static func readCalls(_ node: ProfileNode) throws(ProfileError) -> Calls {
     var o = try node.object()
     let users = try o.required("users").int(2...10_000_000)
+    let firstUser = try o.get("firstUser", default: 0) { n throws(ProfileError) in try n.int(0...10_000_000) }
     let maxGroup = try o.get("maxGroupCallees", default: 4) { n throws(ProfileError) in try n.int(2...8) }
     var phone = PhoneSettings(
       dialEvery: try o.get("dialEvery", default: .exponential(mean: 600e9)) { n throws(ProfileError) in
@@ -378,7 +380,9 @@ extension Profile {
       try c.finish()
     }
     try o.finish()
-    var calls = Calls(users: users, phone: phone, app: app, push: push, conversations: limits, conversationGrace: grace)
+    var calls = Calls(
+      users: users, firstUser: firstUser, phone: phone, app: app, push: push, conversations: limits,
+      conversationGrace: grace)
     calls.startActionProbability = startActions
     calls.mergeActionProbability = mergeActions
     calls.offlineRingsOut = offlineRingsOut

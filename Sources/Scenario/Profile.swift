@@ -62,6 +62,9 @@ public struct Profile: Sendable {
   public struct Calls: Sendable {
     /// How many.
     public var users: Int
+    /// How many phones of a larger population come before these (`calls.firstUser`), as for
+    /// ``Population/firstRoom``.
+    public var firstUser: Int = 0
     /// How they behave.
     public var phone: PhoneSettings
     /// How the app moves between foreground, background and killed.
@@ -102,6 +105,10 @@ public struct Profile: Sendable {
     public var audiencePerRoom: Distribution
     /// Admins per room, who answer applications like the host.
     public var adminsPerRoom: Int
+    /// How many rooms of a larger population come before these (`population.firstRoom`): the
+    /// rooms keep the identities, and so the random draws, they had there. `shrink` writes it
+    /// when it leaves out the first rooms.
+    public var firstRoom: Int = 0
   }
 
   /// When viewers arrive in their room.

@@ -27,7 +27,7 @@ struct Workload {
     coHosting = profile.workload.coHosting
     flashSeed = RandomStreams.streamSeed(root: streams.rootSeed, name: "flash-crowd")
     arrivalSeed = RandomStreams.streamSeed(root: streams.rootSeed, name: "arrivals")
-    if coHosting != nil { coHostRandom = streams.entities("co-hosting", (0..<UInt64(layout.rooms)).lazy.map { $0 }) }
+    if coHosting != nil { coHostRandom = streams.entities("co-hosting", layout.roomIdentities) }
     guard profile.arrival != .closed else { return }
     // Each viewer's arrival time is its own draw, so removing other viewers or rooms never moves it;
     // sorted, the independent uniform times are the order statistics of the arrival pattern.

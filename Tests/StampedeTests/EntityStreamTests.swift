@@ -62,6 +62,31 @@ import Testing
     #expect(four.events == two.events)
   }
 
+  @Test func leavingOutTheFirstRoomsKeepsALaterRoomsLifeAsItWas() throws {
+    // Room 3 of four, and the same room as room 1 of two that leave out the first two: its user
+    // IDs differ (they are numbered from the first room there is), its times and kinds do not.
+    func timesAndKinds(_ text: String, room: UInt32) throws -> [String] {
+      let profile = try Profile.parse(Data(text.utf8))
+      let run = SimulationRun(profile: profile, profilePath: "entity", profileData: Data(text.utf8), seed: 3)
+      let recorder = TraceRecorder(filter: TraceFilter.parse(["room:\(room)"])!, jsonl: nil, keep: true)
+      _ = run.execute(observer: recorder)
+      return recorder.records.map { "\($0.timeNs) \($0.description.kind) \($0.description.users.count)" }
+    }
+    let four = try timesAndKinds(Self.rooms, room: 3)
+    let later = TestProfile(Self.rooms).with("population.rooms", json5: "2").with("population.firstRoom", json5: "2")
+    let two = try timesAndKinds(later.text, room: 1)
+    #expect(four.count > 300)
+    #expect(four == two)
+    // Without the offset, the second room of two is the population's room 1, another life.
+    let plain = try timesAndKinds(TestProfile(Self.rooms).with("population.rooms", json5: "2").text, room: 1)
+    #expect(plain != four)
+    let wide = Layout(viewers: [5, 7, 3, 4], staffPerRoom: 2, phoneCount: 6)
+    let tail = Layout(viewers: [3, 4], staffPerRoom: 2, phoneCount: 2, firstRoom: 2, firstPhone: 4)
+    #expect(tail.identity(of: 0) == wide.identity(of: wide.roomBase[2]))
+    #expect(tail.identity(of: tail.roomBase[1] + 3) == wide.identity(of: wide.roomBase[3] + 3))
+    #expect(tail.identity(of: tail.phones.lowerBound + 1) == wide.identity(of: wide.phones.lowerBound + 5))
+  }
+
   @Test func removingLaterViewersKeepsEveryEarlierViewersArrivalTime() throws {
     let profile = try Profile.parse(Data(Self.rooms.utf8))
     let smaller = try Profile.parse(

@@ -45,6 +45,7 @@ import Testing
 
   @Test(arguments: [
     ClientMistake.kickWithDisconnect, .doubleTapApply, .moveReadAsLeave, .callsBeforeLogin, .pushNotReported,
+    .returnOnMalformedPush, .noFallbackBeyondLimit,
   ])
   func aCatalogueMistakeShrinksToTenUsersOrFewerWithinTheDefaultBudget(_ mistake: ClientMistake) throws {
     let tree = try document("profiles/mistakes.json5", mistakes: [mistake])
