@@ -16,7 +16,7 @@ public enum CallMediaType: Equatable, Sendable {
 public struct CallParams: Sendable {
   /// Seconds to ring before giving up (0: the server's 30 s).
   public var timeout: Int = 30
-  /// Data handed to the callees (not carried by the model: callees receive "").
+  /// Data handed to the callees: each one's `onCallReceived` carries it.
   public var userData: String = ""
   /// The room ID of the call (not modelled).
   public var roomID: String = ""
@@ -109,7 +109,7 @@ public final class CallStore {
     let timeout = SimDuration.seconds(Int64(max(0, params?.timeout ?? 0)))
     model.calls(
       participantIds: ids, mediaType: callMediaType == .video ? .video : .audio, timeout: timeout,
-      completion: bridge.completion(completion))
+      userData: params?.userData ?? "", completion: bridge.completion(completion))
   }
 
   /// Answers the ringing call.
@@ -151,7 +151,8 @@ public final class CallStore {
       }
     switch e {
     case .received(_, let call):
-      events.send(.onCallReceived(callId: VirtualIDs.callID(call), mediaType: media, userData: ""))
+      events.send(
+        .onCallReceived(callId: VirtualIDs.callID(call), mediaType: media, userData: model.userData(of: call)))
     case .started(_, let call):
       events.send(.onCallStarted(callId: VirtualIDs.callID(call), mediaType: media))
     case .ended(_, let call, let reason, let other):

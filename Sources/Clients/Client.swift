@@ -342,14 +342,21 @@ public struct CallStore {
   /// The media type of the last call the SDK heard of (`nil`: none yet).
   public var mediaType: CallMediaType? { runtime.callMedia[user] }
 
+  /// The `userData` call `call` was placed with ("" if none): what `onCallReceived` carries.
+  public func userData(of call: UInt32) -> String {
+    runtime.callUserData.isEmpty ? "" : runtime.callUserData[call] ?? ""
+  }
+
   /// `calls(participantIds, mediaType, params)`: calls `participantIds` (up to eight). `timeout`
-  /// zero means the server's default (30 s). Fails with -1201 when not logged in, -1202 for a bad
-  /// list, -1203 when already in a call.
+  /// zero means the server's default (30 s); `userData` (`params.userData`) reaches every callee
+  /// with the invitation. Fails with -1201 when not logged in, -1202 for a bad list, -1203 when
+  /// already in a call.
   public func calls(
-    participantIds: [UInt32], mediaType: CallMediaType, timeout: SimDuration = .zero, completion: Completion? = nil
+    participantIds: [UInt32], mediaType: CallMediaType, timeout: SimDuration = .zero, userData: String = "",
+    completion: Completion? = nil
   ) {
     let packed = OperationPacking.placeCall(
-      calleeList: runtime.callLists.store(participantIds), mediaType: mediaType)
+      calleeList: runtime.callLists.store(participantIds, userData: userData), mediaType: mediaType)
     call(runtime, user, .placeCall, target: packed.target, seat: packed.seat, timeout: timeout, completion)
   }
   /// `accept()`: answers the ringing call.

@@ -198,6 +198,9 @@ public final class ClientRuntime {
   /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
   /// dialling choice), for the events the SDK-compatible `CallStore` publishes.
   @exclusivity(unchecked) public var callMedia: [UInt32: CallMediaType] = [:]
+  /// The `userData` of every call placed with one, by call ID: it travels with the invitation,
+  /// so a callee's SDK hands it to `onCallReceived`. Calls without it are not listed.
+  @exclusivity(unchecked) public var callUserData: [UInt32: String] = [:]
   /// Viewers whose app is in the background now (`audience.background`), with when it went.
   @exclusivity(unchecked) public var inBackground: [UInt32: SimInstant] = [:]
   /// What app UIs show (empty unless app code with UI probes runs).
@@ -320,31 +323,42 @@ public final class ClientRuntime {
   }
 }
 
-/// Lists of user IDs in slots with a free list (the participants of a `calls()` in flight).
+/// Lists of user IDs in slots with a free list (the participants of a `calls()` in flight), each
+/// with the call's `userData` when it has one.
 public final class ListTable {
   @exclusivity(unchecked) var lists: [[UInt32]] = []
   @exclusivity(unchecked) var free: [UInt32] = []
+  /// The non-empty `userData` of the lists that have one, by slot (looked up, never walked).
+  @exclusivity(unchecked) var userData: [UInt32: String] = [:]
 
   /// An empty table.
   public init() {}
 
-  /// Stores `list` and returns its slot.
-  public func store(_ list: [UInt32]) -> UInt32 {
-    if let slot = free.popLast() {
-      lists[Int(slot)] = list
-      return slot
+  /// Stores `list` (and the call's `userData`, if any) and returns its slot.
+  public func store(_ list: [UInt32], userData data: String = "") -> UInt32 {
+    let slot: UInt32
+    if let s = free.popLast() {
+      lists[Int(s)] = list
+      slot = s
+    } else {
+      lists.append(list)
+      slot = UInt32(lists.count - 1)
     }
-    lists.append(list)
-    return UInt32(lists.count - 1)
+    if !data.isEmpty { userData[slot] = data }
+    return slot
   }
 
-  /// The list in `slot`, which is freed.
+  /// The list in `slot`, which is freed with its `userData`.
   public func take(_ slot: UInt32) -> [UInt32] {
     let list = lists[Int(slot)]
     lists[Int(slot)] = []
+    if !userData.isEmpty { userData[slot] = nil }
     free.append(slot)
     return list
   }
+
+  /// The `userData` stored with the list in `slot` ("" if none), left in place.
+  public func userData(_ slot: UInt32) -> String { userData.isEmpty ? "" : userData[slot] ?? "" }
 
   /// The list in `slot`, left in place.
   public func peek(_ slot: UInt32) -> [UInt32] { lists[Int(slot)] }

@@ -129,6 +129,7 @@ public final class PhoneFleet {
     case .actionTimeout(let id): actionTimeout(id, &host, &scheduler)
     case .conversationCheck(let user, let call): host.observe(.graceAfterCall(phone: user, call: call), scheduler.now)
     case .systemAction(let user, let kind): systemAction(user, kind: kind, &host, &scheduler)
+    case .appStart(let user, let action): appStart(user, action: action, &host, &scheduler)
     }
   }
 
@@ -432,6 +433,16 @@ public final class PhoneFleet {
     host.run(user, .conversationAction(action), &scheduler)
   }
 
+  /// The Start action the app asked for reaches its delegate, if the action still waits and the
+  /// app still runs (a process that died meanwhile took its conversations with it).
+  func appStart<H: PhoneHost>(_ user: UInt32, action id: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    guard os.isRunning(user), let a = os.pendingAction(id), a.phone == user, os.conversation(user, a.uuid) != nil
+    else { return }
+    let action = ConversationAction(
+      id: id, kind: .start, uuid: a.uuid, deadline: scheduler.now + os.limits.actionTimeout)
+    host.run(user, .conversationAction(action), &scheduler)
+  }
+
   /// The user taps in the system UI of a ringing conversation: answer (a Join) or decline (an End),
   /// as the phone settings say. The action goes to the app's delegate and its timeout starts.
   func systemTap<H: PhoneHost>(_ user: UInt32, uuid: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
@@ -502,7 +513,16 @@ public final class PhoneFleet {
         // Judged as it was when the handler finished (a task it left behind may have reported since).
         guard !reported else { continue }
         handlerReturned(phone, serial: serial, generation: generation, &host, &scheduler)
-      case .ended(let phone, _, _):
+      case .startRequested(let phone, _, let action, let error, let active):
+        host.observe(.outgoingStarted(phone: phone, failed: error != nil), now)
+        guard error == nil else { continue }
+        host.observe(
+          .conversationCount(phone: phone, active: Int(active), limit: os.limits.maximumConversationGroups), now)
+        // The system answers the request a moment later: the delegate's perform, and its timeout.
+        scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action)))
+        scheduler.schedule(after: .zero, host.event(.appStart(user: phone, action: action)))
+      case .ended(let phone, _, _, let reason):
+        if let reason { host.observe(.conversationEnded(reason), now) }
         if os.isRunning(phone) && random[index(phone)].chance(startActionProbability) {
           scheduler.schedule(
             after: answerAfter.sampleDuration(&random[index(phone)]),

@@ -24,6 +24,8 @@ public enum PhoneWake: Sendable, Equatable {
   case conversationCheck(user: UInt32, call: UInt32)
   /// The user starts something in the system UI.
   case systemAction(user: UInt32, kind: ConversationActionKind)
+  /// The system hands the app's delegate the Start action `action` the app asked for.
+  case appStart(user: UInt32, action: UInt32)
 }
 
 extension PhoneWake {
@@ -40,11 +42,12 @@ extension PhoneWake {
     case .actionTimeout(let action): return (7, action, 0)
     case .conversationCheck(let user, let call): return (8, user, call)
     case .systemAction(let user, let kind): return (9, user, UInt32(kind.rawValue))
+    case .appStart(let user, let action): return (10, user, action)
     }
   }
 
   /// How many kinds of wake-up there are.
-  public static let kindCount = 10
+  public static let kindCount = 11
 
   /// The wake-up ``encoded`` as `kind`, `a` and `b`.
   public init(kind: Int, a: UInt32, b: UInt32) {
@@ -59,6 +62,7 @@ extension PhoneWake {
     case 7: self = .actionTimeout(action: a)
     case 8: self = .conversationCheck(user: a, call: b)
     case 9: self = .systemAction(user: a, kind: ConversationActionKind(rawValue: UInt8(truncatingIfNeeded: b))!)
+    case 10: self = .appStart(user: a, action: b)
     default: preconditionFailure("unknown phone wake-up kind \(kind)")
     }
   }
@@ -98,6 +102,10 @@ public enum PhoneNews: Sendable {
   case reportedByDeadline(phone: UInt32, pushed: UInt32, launchedAt: SimInstant, declined: UInt32)
   /// The grace period after `call` ended passed for `phone`.
   case graceAfterCall(phone: UInt32, call: UInt32)
+  /// The app asked the system to start an outgoing conversation (`failed`: `perform` threw).
+  case outgoingStarted(phone: UInt32, failed: Bool)
+  /// The app reported a conversation ended, for `reason`.
+  case conversationEnded(ConversationEndReason)
 }
 
 /// What the phones need from the simulation that runs them: scheduling, the apps' code, the SDK

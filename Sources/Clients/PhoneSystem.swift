@@ -92,6 +92,18 @@ public enum ConversationEndReason: UInt8, Sendable, CaseIterable {
   case joinedElsewhere
   /// Declined on another device.
   case declinedElsewhere
+
+  /// The name in counters: `failed`, `remote_ended`, `unanswered`, `joined_elsewhere`,
+  /// `declined_elsewhere`.
+  public var name: String {
+    switch self {
+    case .failed: "failed"
+    case .remoteEnded: "remote_ended"
+    case .unanswered: "unanswered"
+    case .joinedElsewhere: "joined_elsewhere"
+    case .declinedElsewhere: "declined_elsewhere"
+    }
+  }
 }
 
 /// A VoIP push as the app's PushKit handler gets it.
@@ -121,8 +133,12 @@ public enum PhoneSystemEvent: Sendable, Equatable {
   /// `reportNewIncomingConversation` was called; `error` says whether it threw, `active` how many
   /// conversations the phone had right after.
   case reported(phone: UInt32, uuid: UInt32, error: ConversationError?, active: UInt8)
-  /// A conversation ended.
-  case ended(phone: UInt32, uuid: UInt32, call: UInt32)
+  /// A conversation ended; `reason` is the one the app reported (`nil`: the system ended it, after
+  /// an action or with the app's process).
+  case ended(phone: UInt32, uuid: UInt32, call: UInt32, reason: ConversationEndReason?)
+  /// The app asked the system to start outgoing conversation `uuid` (`perform` with a Start
+  /// action); `error` says whether that threw. If not, action `action` goes to its delegate.
+  case startRequested(phone: UInt32, uuid: UInt32, action: UInt32, error: ConversationError?, active: UInt8)
   /// The app of `phone` called `fulfill()` (or `fail()`) on an action.
   case completed(phone: UInt32, action: UInt32, fulfilled: Bool)
   /// The push handler of `phone`'s process `generation` finished with push `serial` (a count of
@@ -170,10 +186,12 @@ public final class PhoneSystem {
     public var uuid: UInt32
     /// The call of the push it answered, as call ID + 1 (0: reported without a push).
     public var call: UInt32
-    /// Whether a Join was fulfilled.
+    /// Whether a Join was fulfilled, or the app reported it connected.
     public var connected: Bool
     /// When it was reported.
     public var reportedAt: SimInstant
+    /// Whether the app started it (an outgoing conversation, `perform` with a Start action).
+    public var outgoing = false
   }
 
   struct PendingAction {
@@ -388,7 +406,9 @@ public final class PhoneSystem {
     guard var a = actions[id], !a.timedOut else { return nil }
     a.timedOut = true
     actions[id] = a
-    if a.kind == .join || a.kind == .end { endConversation(a.phone, a.uuid) }
+    if a.kind == .join || a.kind == .end || (a.kind == .start && isOutgoing(a.phone, a.uuid)) {
+      endConversation(a.phone, a.uuid)
+    }
     return ConversationAction(
       id: id, kind: a.kind, uuid: a.uuid, deadline: SimInstant(nanoseconds: a.deadline))
   }
@@ -415,6 +435,8 @@ public final class PhoneSystem {
     switch (a.kind, fulfilled) {
     case (.join, true): conversations[key]?.connected = true
     case (.join, false), (.end, true): endConversation(a.phone, a.uuid)
+    // A Start the app failed: its outgoing conversation goes (a Start from the system UI has none).
+    case (.start, false) where conversations[key]?.outgoing == true: endConversation(a.phone, a.uuid)
     default: break
     }
     return .onTime(phone: a.phone, uuid: a.uuid, kind: a.kind)
@@ -460,11 +482,57 @@ public final class PhoneSystem {
     events.append(.reported(phone: phone, uuid: uuid, error: nil, active: cells[i].activeConversations))
   }
 
-  func endConversation(_ phone: UInt32, _ uuid: UInt32) {
+  /// Starts outgoing conversation `uuid` for the app (`perform` with a Start action): it counts
+  /// against the limits like an incoming one, and is bound to `sdkCall` (the call the app's SDK is
+  /// in, as ID + 1; 0 until the Start is fulfilled in one). Answers no push. The Start action it
+  /// returns goes to the app's delegate.
+  func startOutgoing(_ phone: UInt32, uuid: UInt32, sdkCall: UInt32) throws(ConversationError) -> ConversationAction {
+    let i = index(phone)
+    let key = UInt64(phone) << 32 | UInt64(uuid)
+    if conversations[key] != nil {
+      events.append(
+        .startRequested(
+          phone: phone, uuid: uuid, action: 0, error: .duplicateUUID, active: cells[i].activeConversations))
+      throw .duplicateUUID
+    }
+    if Int(cells[i].activeConversations) + Int(cells[i].foreignCalls) >= limits.maximumConversationGroups {
+      events.append(
+        .startRequested(
+          phone: phone, uuid: uuid, action: 0, error: .limitExceeded, active: cells[i].activeConversations))
+      throw .limitExceeded
+    }
+    conversations[key] = Conversation(
+      phone: phone, uuid: uuid, call: sdkCall, connected: false, reportedAt: now, outgoing: true)
+    cells[i].activeConversations += 1
+    let action = makeAction(phone, uuid: uuid, kind: .start)
+    events.append(
+      .startRequested(phone: phone, uuid: uuid, action: action.id, error: nil, active: cells[i].activeConversations))
+    return action
+  }
+
+  func isOutgoing(_ phone: UInt32, _ uuid: UInt32) -> Bool {
+    conversations[UInt64(phone) << 32 | UInt64(uuid)]?.outgoing == true
+  }
+
+  /// An outgoing conversation not yet bound to a call is bound to `sdkCall` (ID + 1), the call its
+  /// app's SDK is in as the app fulfils its Start.
+  func bindOutgoing(_ phone: UInt32, _ uuid: UInt32, sdkCall: UInt32) {
+    let key = UInt64(phone) << 32 | UInt64(uuid)
+    guard sdkCall != 0, let c = conversations[key], c.outgoing, c.call == 0 else { return }
+    conversations[key]!.call = sdkCall
+  }
+
+  /// The app reported conversation `uuid` connected: the system UI shows it in progress (a tap can
+  /// no longer answer or decline it).
+  func markConnected(_ phone: UInt32, _ uuid: UInt32) {
+    conversations[UInt64(phone) << 32 | UInt64(uuid)]?.connected = true
+  }
+
+  func endConversation(_ phone: UInt32, _ uuid: UInt32, reason: ConversationEndReason? = nil) {
     let key = UInt64(phone) << 32 | UInt64(uuid)
     guard let c = conversations.removeValue(forKey: key) else { return }
     cells[index(phone)].activeConversations -= 1
-    events.append(.ended(phone: phone, uuid: uuid, call: c.call))
+    events.append(.ended(phone: phone, uuid: uuid, call: c.call, reason: reason))
   }
 
   func endAll(_ phone: UInt32) {
@@ -514,19 +582,42 @@ public struct ConversationManager {
     try runtime.phoneSystem!.report(user, uuid: uuid, sdkCall: runtime.clients[Int(user)].call)
   }
 
-  /// `reportConversationEvent(.conversationEnded(reason))`: the system UI stops.
+  /// `reportConversationEvent(.conversationEnded(reason))`: the system UI stops; the reason is
+  /// counted (`conversation.ended.<reason>`).
   public func reportEnded(uuid: UInt32, reason: ConversationEndReason) {
-    runtime.phoneSystem!.endConversation(user, uuid)
+    runtime.phoneSystem!.endConversation(user, uuid, reason: reason)
   }
 
-  /// `action.fulfill()`.
-  public func fulfill(_ action: ConversationAction) { runtime.phoneSystem!.complete(user, action, fulfilled: true) }
+  /// `reportConversationEvent(.conversationConnected)`: the system UI shows the conversation in
+  /// progress.
+  public func reportConnected(uuid: UInt32) { runtime.phoneSystem!.markConnected(user, uuid) }
+
+  /// `perform([StartConversationAction])`: the app starts outgoing conversation `uuid`. Throws on
+  /// a duplicate UUID or when the configured limits are reached; otherwise the system hands the
+  /// returned Start action to the app's delegate (a moment later), which must fulfill or fail it.
+  public func startOutgoing(uuid: UInt32) throws(ConversationError) -> ConversationAction {
+    try runtime.phoneSystem!.startOutgoing(user, uuid: uuid, sdkCall: runtime.clients[Int(user)].call)
+  }
+
+  /// Whether the system shows video conversations (`supportsVideo` in force).
+  public var supportsVideo: Bool { runtime.phoneSystem!.limits.supportsVideo }
+
+  /// `action.fulfill()`. A fulfilled Start binds its outgoing conversation to the call the SDK is in.
+  public func fulfill(_ action: ConversationAction) {
+    if action.kind == .start {
+      runtime.phoneSystem!.bindOutgoing(user, action.uuid, sdkCall: runtime.clients[Int(user)].call)
+    }
+    runtime.phoneSystem!.complete(user, action, fulfilled: true)
+  }
 
   /// `action.fail()`.
   public func fail(_ action: ConversationAction) { runtime.phoneSystem!.complete(user, action, fulfilled: false) }
 
   /// Whether conversation `uuid` is active.
   public func isActive(uuid: UInt32) -> Bool { runtime.phoneSystem!.conversation(user, uuid) != nil }
+
+  /// The active conversations, in the order they were made.
+  public var activeUUIDs: [UInt32] { runtime.phoneSystem!.activeUUIDs(of: user) }
 }
 
 /// The app's own view of the phone: whether it is in the foreground.

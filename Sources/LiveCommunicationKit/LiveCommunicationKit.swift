@@ -89,7 +89,7 @@ public enum ConversationManagerError: Error, Equatable, Sendable {
   case duplicateUUID
   /// The configured limits are reached.
   case maximumConversationsReached
-  /// What the app asked is not modelled (for example starting an outgoing conversation).
+  /// What the app asked is not modelled (an action other than a Start in `perform`).
   case unsupported
 }
 
@@ -97,7 +97,7 @@ public enum ConversationManagerError: Error, Equatable, Sendable {
 public class ConversationAction: @unchecked Sendable {
   /// The conversation the action is about.
   public let conversationUUID: UUID
-  let model: Clients.ConversationAction
+  var model: Clients.ConversationAction
   let user: UInt32
   let host: AppHost
   /// Whether the action was fulfilled or failed.
@@ -141,7 +141,8 @@ public final class StartConversationAction: ConversationAction, @unchecked Senda
   /// Whether it is a video call.
   public let isVideo: Bool
 
-  /// An action the app performs itself (`perform([startAction])`), which the model does not carry.
+  /// An action the app asks the system for with `perform([startAction])`: an outgoing
+  /// conversation to `handles`. The system hands this same object back to the delegate.
   public init(conversationUUID: UUID, handles: [Handle], isVideo: Bool) {
     self.handles = handles
     self.isVideo = isVideo
@@ -229,6 +230,8 @@ public final class ConversationManager: @unchecked Sendable {
   var numbers: [UUID: UInt32] = [:]
   var reported: [Conversation] = []
   var modelUUIDs: [UInt32: UUID] = [:]
+  /// The Start actions the app performed, by the model's action ID, until the delegate gets them.
+  var started: [UInt32: StartConversationAction] = [:]
 
   /// A manager for the current virtual user's app.
   public init(configuration: Configuration) {
@@ -254,14 +257,7 @@ public final class ConversationManager: @unchecked Sendable {
   }
 
   func reportNow(uuid: UUID, update: Conversation.Update) throws {
-    let n: UInt32
-    if let known = numbers[uuid] {
-      n = known
-    } else {
-      n = model.makeUUID()
-      numbers[uuid] = n
-      modelUUIDs[n] = uuid
-    }
+    let n = number(for: uuid)
     do {
       try model.reportNewIncomingConversation(uuid: n)
     } catch ConversationError.duplicateUUID {
@@ -269,8 +265,27 @@ public final class ConversationManager: @unchecked Sendable {
     } catch {
       throw ConversationManagerError.maximumConversationsReached
     }
+    shown(Conversation(uuid: uuid, update: update))
+  }
+
+  /// The model's number for `uuid`, given at first sight.
+  func number(for uuid: UUID) -> UInt32 {
+    if let known = numbers[uuid] { return known }
+    let n = model.makeUUID()
+    numbers[uuid] = n
+    modelUUIDs[n] = uuid
+    return n
+  }
+
+  /// `conversation` is on screen now (the ended ones leave the list).
+  func shown(_ conversation: Conversation) {
+    // A system that shows no video shows a video conversation as audio.
+    if !model.supportsVideo, var caps = conversation.update.capabilities, caps.contains(.video) {
+      caps.remove(.video)
+      conversation.update.capabilities = caps
+    }
     reported.removeAll { !(numbers[$0.uuid].map { model.isActive(uuid: $0) } ?? false) }
-    reported.append(Conversation(uuid: uuid, update: update))
+    reported.append(conversation)
   }
 
   /// Reports what happened to `conversation`; `conversationEnded` stops the system UI.
@@ -287,17 +302,43 @@ public final class ConversationManager: @unchecked Sendable {
         case .declinedElsewhere: .declinedElsewhere
         }
       model.reportEnded(uuid: n, reason: r)
-    case .conversationUpdated(let update):
+    case .conversationUpdated(var update):
+      if !model.supportsVideo { update.capabilities?.remove(.video) }
       conversation.update = update
-    case .conversationStartedConnecting, .conversationConnected:
+    case .conversationConnected:
+      model.reportConnected(uuid: n)
+    case .conversationStartedConnecting:
       break
     }
   }
 
-  /// Performs actions the app starts itself. Starting an outgoing conversation is not modelled:
-  /// it throws ``ConversationManagerError/unsupported``.
+  /// Performs actions the app starts itself: a ``StartConversationAction`` starts an outgoing
+  /// conversation. It counts against the limits like an incoming one (it throws
+  /// ``ConversationManagerError/maximumConversationsReached``, or
+  /// ``ConversationManagerError/duplicateUUID``), and the system then hands the same action to the
+  /// delegate's `perform`, which must fulfill it (once `CallStore.calls` succeeded: the
+  /// conversation is bound to the call the SDK is in then) or fail it. Other actions throw
+  /// ``ConversationManagerError/unsupported``.
   public func perform(_ actions: [ConversationAction]) async throws {
-    if !actions.isEmpty { throw ConversationManagerError.unsupported }
+    try performNow(actions)
+  }
+
+  func performNow(_ actions: [ConversationAction]) throws {
+    guard actions.allSatisfy({ $0 is StartConversationAction }) else { throw ConversationManagerError.unsupported }
+    for case let start as StartConversationAction in actions {
+      let n = number(for: start.conversationUUID)
+      do {
+        start.model = try model.startOutgoing(uuid: n)
+      } catch ConversationError.duplicateUUID {
+        throw ConversationManagerError.duplicateUUID
+      } catch {
+        throw ConversationManagerError.maximumConversationsReached
+      }
+      started[start.model.id] = start
+      var update = Conversation.Update(members: start.handles)
+      if start.isVideo { update.capabilities = .video }
+      shown(Conversation(uuid: start.conversationUUID, update: update))
+    }
   }
 
   func uuid(for n: UInt32) -> UUID {
@@ -334,12 +375,21 @@ package enum ConversationDelivery {
       let manager = box.manager, let delegate = manager.delegate
     else { return }
     let uuid = manager.uuid(for: a.uuid)
+    // A Start the app performed comes back as the object it passed.
+    if a.kind == .start, let own = manager.started.removeValue(forKey: a.id) {
+      own.model = a
+      return delegate.conversationManager(manager, perform: own)
+    }
     let action: ConversationAction =
       switch a.kind {
       case .join: JoinConversationAction(uuid: uuid, model: a, user: user, host: host)
       case .end: EndConversationAction(uuid: uuid, model: a, user: user, host: host)
       case .start: StartConversationAction(uuid: uuid, model: a, user: user, host: host, handles: [])
-      case .merge: MergeConversationAction(uuid: uuid, with: uuid, model: a, user: user, host: host)
+      case .merge:
+        // Merge names the first conversation on screen, and the one after it to merge with.
+        MergeConversationAction(
+          uuid: uuid, with: manager.model.activeUUIDs.first { $0 != a.uuid }.map(manager.uuid(for:)) ?? uuid,
+          model: a, user: user, host: host)
       }
     delegate.conversationManager(manager, perform: action)
   }

@@ -182,6 +182,10 @@ extension LiveMetrics {
     case .missedReport(_, _, _, _, _, let newlySuppressed):
       counters.add(pushAppKilled)
       if newlySuppressed { counters.add(pushSuppressedApps) }
+    case .outgoingStarted(_, let failed):
+      counters.add(failed ? outgoingStartFailed : outgoingStarted)
+    case .conversationEnded(let reason):
+      counters.add(conversationEnded[Int(reason.rawValue)])
     case .conversationCount, .joinFulfilled, .lateCompletion, .reportedByDeadline, .graceAfterCall:
       break
     }

@@ -82,6 +82,12 @@ public struct LiveMetrics: Sendable {
   public let coldStarts: Int
   public let conversationsReported: Int
   public let conversationReportFailed: Int
+  /// Outgoing conversations the apps started (`conversation.started_outgoing`), and the starts
+  /// the system refused (`conversation.start_failed`).
+  public let outgoingStarted: Int
+  public let outgoingStartFailed: Int
+  /// Conversations the apps reported ended, by reason (`conversation.ended.<reason>`).
+  public let conversationEnded: [Int]
   public let actionTimeouts: Int
   public let actionsFulfilled: Int
   public let actionsFailed: Int
@@ -160,6 +166,13 @@ public struct LiveMetrics: Sendable {
     coldStarts = counters.register("app.cold_starts")
     conversationsReported = counters.register("conversation.reported")
     conversationReportFailed = counters.register("conversation.report_failed")
+    outgoingStarted = counters.register("conversation.started_outgoing")
+    outgoingStartFailed = counters.register("conversation.start_failed")
+    var endedByReason: [Int] = []
+    for reason in ConversationEndReason.allCases {
+      endedByReason.append(counters.register("conversation.ended.\(reason.name)"))
+    }
+    conversationEnded = endedByReason
     actionTimeouts = counters.register("conversation.action_timeout")
     actionsFulfilled = counters.register("conversation.actions_fulfilled")
     actionsFailed = counters.register("conversation.actions_failed")

@@ -34,7 +34,8 @@ extension Checker {
         observeGraceAfterCall(
           user: phone, call: call, grace: fleet.conversationGrace, calls: calls, phones: fleet.os, at: now)
       }
-    case .coldStart, .tokenRotated, .conversationReported, .rang, .actionSettled, .joinDuringColdStart:
+    case .coldStart, .tokenRotated, .conversationReported, .rang, .actionSettled, .joinDuringColdStart,
+      .outgoingStarted, .conversationEnded:
       break
     }
   }

@@ -181,6 +181,10 @@ extension LiveWorld {
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "conversation check for call \(e.b)",
         onServer: false)
+    case .appStart:
+      return .init(
+        kind: name, room: nil, users: [e.a], request: nil,
+        detail: "the system hands the app the Start action \(e.b) it asked for", onServer: false)
     case .pushServed:
       let push = pushQueue[Int(e.a)]
       return .init(

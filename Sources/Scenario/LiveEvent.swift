@@ -97,6 +97,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = viewer: the settle time after its app entered the background passed (its camera must be
   /// closed).
   case backgroundCheck
+  /// a = phone user, b = action: the system hands the app's delegate the Start action of the
+  /// outgoing conversation the app asked for (`perform`).
+  case appStart
 }
 
 extension LiveEvent {

@@ -163,7 +163,7 @@ extension LiveWorld: PhoneHost {
   /// The event kind of each phone wake-up, in ``PhoneWake/encoded`` order.
   static let phoneEvents: [LiveEvent] = [
     .appLifecycle, .tokenRotated, .cellularCall, .appLaunched, .reportDeadline, .tokenIssued, .systemTap,
-    .actionTimeout, .conversationCheck, .systemAction,
+    .actionTimeout, .conversationCheck, .systemAction, .appStart,
   ]
 
   /// The phone wake-up kind of each event kind, by raw value (-1: not a phone wake-up).

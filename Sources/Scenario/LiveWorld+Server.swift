@@ -61,6 +61,7 @@ extension LiveWorld {
     precondition(op.live, "operation slot \(slot) is free")
     let user = op.user
     let now = scheduler.now
+    let userData = op.kind == .placeCall ? runtime.callLists.userData(op.calleeList) : ""
     let callees = op.kind == .placeCall ? runtime.callLists.take(op.calleeList) : []
     var error: SeatError?
     var deferReply = false
@@ -77,6 +78,7 @@ extension LiveWorld {
       let outcome = server.perform(op.request(callees: callees), by: user, slot: slot, now: now)
       error = outcome.error
       if let id = outcome.filed { filed(id, op, &scheduler) }
+      if let id = outcome.placed, !userData.isEmpty { runtime.callUserData[id] = userData }
       flush(&scheduler)
       if error == nil { measured.countSucceeded(op.kind, audience: layout.role(of: user) == .audience) }
       deferReply = afterServed(op, slot: slot, outcome, &scheduler)

@@ -268,7 +268,7 @@ public struct LiveWorld: World {
     case .pushDelivered:
       pushDelivered(user: e.a, call: e.b, &scheduler)
     case .appLifecycle, .appLaunched, .reportDeadline, .tokenIssued, .systemTap, .actionTimeout, .conversationCheck,
-      .tokenRotated, .cellularCall, .systemAction:
+      .tokenRotated, .cellularCall, .systemAction, .appStart:
       let wake = PhoneWake(kind: LiveWorld.phoneWakeKind[Int(kind.rawValue)], a: e.a, b: e.b)
       phones!.handle(wake, &self, &scheduler)
     case .hostReenter:

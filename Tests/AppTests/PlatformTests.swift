@@ -133,4 +133,25 @@ import Testing
     #expect(media == .video)
     #expect(keep.count == 1)
   }
+
+  @Test func aCalleeHearsTheCallersUserData() {
+    let bench = HostBench()
+    var heard: [AtomicXCore.CallEvent] = []
+    var keep: [AnyCancellable] = []
+    bench.run(as: 2) {
+      keep.append(AtomicXCore.CallStore.shared.callEventPublisher.sink { heard.append($0) })
+    }
+    bench.runtime.callUserData[5] = "{\"orderId\":42}"
+    bench.run(as: 2) {
+      AtomicXDelivery.deliver(.callEvent(.received(user: 2, call: 5)), to: 2, host: bench.host)
+      AtomicXDelivery.deliver(.callEvent(.received(user: 2, call: 6)), to: 2, host: bench.host)
+    }
+    bench.drain()
+    let data = heard.compactMap { e -> String? in
+      if case .onCallReceived(_, _, let d) = e { return d }
+      return nil
+    }
+    #expect(data == ["{\"orderId\":42}", ""])
+    #expect(keep.count == 1)
+  }
 }

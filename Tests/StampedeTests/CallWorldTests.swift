@@ -38,6 +38,35 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test func theCallersUserDataReachesEveryCalleeWithTheInvitation() throws {
+    let phone = ScriptedPhone()
+    phone.onTimer = { tag, c in
+      if tag == 1 {
+        c.callStore.calls(participantIds: [6, 7], mediaType: .audio, userData: "order 42")
+      } else {
+        c.callStore.calls(participantIds: [7], mediaType: .audio)
+      }
+    }
+    var heard: [String] = []
+    phone.onCall = { e, c in
+      switch e {
+      case .received(_, let call):
+        heard.append("\(c.user) call \(call) \"\(c.callStore.userData(of: call))\"")
+        c.callStore.reject()
+      default: break
+      }
+    }
+    var s = try staged(phone)
+    s.timer(5, atMs: 1000, tag: 1)
+    s.timer(6, atMs: 5000, tag: 2)
+    s.run(untilMs: 10_000)
+    // Both callees of the first call hear its data; a call placed without any carries "".
+    #expect(heard == ["6 call 0 \"order 42\"", "7 call 0 \"order 42\"", "7 call 1 \"\""])
+    #expect(s.world.runtime.callUserData == [0: "order 42"])
+    // The slot that carried it is free and clean for the next call.
+    #expect(s.world.runtime.callLists.userData.isEmpty)
+  }
+
   @Test(arguments: [
     ("ringsOut", "5 ended(user: 5, call: 0, reason: LiveStack.CallEndReason.noResponse, other: 6)", Int64(31_020)),
     ("endsAtOnce", "5 ended(user: 5, call: 0, reason: LiveStack.CallEndReason.offline, other: 6)", Int64(1_020)),

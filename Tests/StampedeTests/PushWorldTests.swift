@@ -226,6 +226,90 @@ import Testing
     #expect(count(s, "conversation.action-completed-in-time") == 0)
   }
 
+  /// Phone 5's app starts an outgoing conversation at 3 s (`startOutgoing`, as LiveCommunicationKit's
+  /// `perform` with a Start): the system hands the Start back at once; the app dials 6 and
+  /// fulfils it when `calls()` succeeds, reports it connected when the call starts, and (if
+  /// `endsIt`) ended when the call ends. 6 answers 2 s after ringing; 5 hangs up at 10 s.
+  @Test(arguments: [true, false])
+  func anOutgoingConversationTheAppStartsIsBoundToItsCallAndMustEndWithIt(endsIt: Bool) throws {
+    var (s, phone) = try staged()
+    var log: [String] = []
+    var uuid: UInt32 = 0
+    phone.onTimer = { tag, c in
+      if tag == 100 {
+        uuid = c.conversations.makeUUID()
+        do { _ = try c.conversations.startOutgoing(uuid: uuid) } catch { log.append("threw \(error)") }
+      }
+      if tag == 101 { c.callStore.hangup() }
+    }
+    phone.onAction = { a, c in
+      guard c.user == 5, a.kind == .start else { return phone.inner.conversationAction(a, &c) }
+      log.append("start \(a.uuid) at \(c.now.nanoseconds / 1_000_000)")
+      c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(20)) { c, r in
+        guard case .success = r else { return c.conversations.fail(a) }
+        c.conversations.fulfill(a)
+        log.append("fulfilled at \(c.now.nanoseconds / 1_000_000)")
+      }
+    }
+    phone.onCall = { e, c in
+      guard c.user == 5 else { return false }
+      if case .started = e { c.conversations.reportConnected(uuid: uuid) }
+      if case .ended = e, endsIt { c.conversations.reportEnded(uuid: uuid, reason: .remoteEnded) }
+      return true
+    }
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    at(&s, 5, ms: 10_000, tag: 101)
+    s.run(untilMs: 6000)
+    // Start handed back at 3.000 s; calls() answered at 3.020 s, which binds it to call 0; 6
+    // answers at 5.020, the caller hears it started at 5.040 and reports it connected.
+    #expect(log == ["start \(uuid) at 3000", "fulfilled at 3020"])
+    let conv = try #require(s.world.phoneOS!.conversation(5, uuid))
+    #expect(conv.outgoing && conv.call == 1 && conv.connected)
+    #expect(s.counter("conversation.started_outgoing") == 1 && s.counter("conversation.reported") == 0)
+    s.run(untilMs: 30_000)
+    if endsIt {
+      #expect(s.world.phoneOS!.activeConversations(5) == 0)
+      #expect(s.counter("conversation.ended.remote_ended") == 1)
+      #expect(count(s, "conversation.ended-with-call") == 0)
+    } else {
+      // The server ends the call at 10.010 s; 10 s of grace later its conversation still shows.
+      let v = try #require(s.world.checker.log.first(.conversationEndedWithCall))
+      #expect(v.at == .zero + .milliseconds(20_010))
+      #expect(v.message == "user 5 still shows conversation \(uuid) for call 0, which ended at t=10.01s")
+    }
+  }
+
+  @Test func anOutgoingStartCountsAgainstTheLimitAndAFailedOrTimedOutStartEndsItsConversation() throws {
+    let text = TestProfile(stagedPush).with("calls.conversations.maximumConversationGroups", json5: "1").text
+    var (s, phone) = try staged(text)
+    var log: [String] = []
+    var first: UInt32 = 0
+    phone.onTimer = { tag, c in
+      let uuid = c.conversations.makeUUID()
+      if tag == 100 { first = uuid }
+      do { _ = try c.conversations.startOutgoing(uuid: uuid) } catch { log.append("\(tag) threw \(error)") }
+    }
+    // The first Start is failed at once (its conversation goes); the second is left to time out.
+    phone.onAction = { a, c in
+      guard c.user == 5 else { return phone.inner.conversationAction(a, &c) }
+      if a.uuid == first { c.conversations.fail(a) }
+    }
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000, tag: 100)
+    at(&s, 5, ms: 4000, tag: 102)
+    at(&s, 5, ms: 4500, tag: 103)
+    s.run(untilMs: 5000)
+    #expect(log == ["103 threw limitExceeded"])
+    #expect(s.world.phoneOS!.activeConversations(5) == 1)
+    #expect(s.counter("conversation.started_outgoing") == 2 && s.counter("conversation.start_failed") == 1)
+    s.run(untilMs: 40_000)
+    // The second Start timed out at 34 s uncompleted: the system ends its conversation.
+    #expect(s.world.phoneOS!.activeConversations(5) == 0)
+    let v = try #require(s.world.checker.log.first(.actionInTime))
+    #expect(v.at == .zero + .milliseconds(34_000) && v.message.contains("its start action"))
+  }
+
   @Test func aTokenUploadedBeforeLoginIsCaughtAndItsPushesAreLost() throws {
     let text = TestProfile(stagedPush).with("calls.push.tokenDelay", "constant(1ms)").text
     var (s, phone) = try staged(text) { p in
