@@ -53,16 +53,22 @@ public final class CallViewModel: ObservableObject {
   /// Whether the call screen is up.
   public var isShowingCall: Bool { screen != .none }
 
-  public func call(_ userIDs: [String], video: Bool) {
+  /// Calls `userIDs`; `placed` hears whether the call was placed.
+  public func call(_ userIDs: [String], video: Bool, placed: ((Bool) -> Void)? = nil) {
     // Not before the login finished (after a relaunch it may still be on its way).
-    guard screen == .none, LoginStore.shared.state.value.loginStatus == .logined else { return }
+    guard screen == .none, LoginStore.shared.state.value.loginStatus == .logined else {
+      placed?(false)
+      return
+    }
     screen = .calling
     var params = CallParams()
     params.timeout = 30
+    params.userData = "{\"from\":\"call screen\"}"
     CallStore.shared.calls(participantIds: userIDs, callMediaType: video ? .video : .audio, params: params) {
       [weak self] result in
       DispatchQueue.main.async {
         if case .failure = result, self?.screen == .calling { self?.screen = .none }
+        if case .success = result { placed?(true) } else { placed?(false) }
       }
     }
   }

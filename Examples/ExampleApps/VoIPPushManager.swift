@@ -16,7 +16,9 @@ extension Notification.Name {
 ///   the report), even one it cannot read, and one for a second call while a call is on screen
 ///   (which it ends at once);
 /// - "answer" in the system UI is fulfilled only once `CallStore.accept` succeeded;
-/// - when the call ends, its conversation is ended too.
+/// - when the call ends, its conversation is ended too;
+/// - a call the user places is shown by the system too: started with `perform`, dialled when the
+///   system hands the Start action back, which is fulfilled only once the call is placed.
 public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationManagerDelegate {
   private let pushRegistry: PKPushRegistry
   private let certificateID: Int
@@ -28,6 +30,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   var currentCallUUID: UUID?
   /// An "answer" tapped before the SDK heard of the call (a cold start).
   private var pendingJoin: JoinConversationAction?
+  /// Calls the user placed, by conversation, until the system hands their Start action back.
+  private var pendingDials: [UUID: (@escaping (Bool) -> Void) -> Void] = [:]
+  /// Whether the conversation shown is one this app started.
+  private var currentIsOutgoing = false
 
   lazy var conversationManager: ConversationManager = {
     let configuration = ConversationManager.Configuration(
@@ -107,6 +113,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     do {
       try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
       currentCallUUID = uuid
+      currentIsOutgoing = false
     } catch {
       // Nothing shows (a call is already on screen, or a duplicate push): if no call is on the
       // screen, decline so that the caller is not left ringing.
@@ -134,6 +141,25 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     return update
   }
 
+  /// Places a call through the system's call UI: the outgoing conversation is started with
+  /// `perform`, and when the system hands its Start action back, `dial` places the call and says
+  /// whether it did, which fulfils or fails the action.
+  public func startOutgoingCall(to userIDs: [String], video: Bool, dial: @escaping (@escaping (Bool) -> Void) -> Void) {
+    let uuid = UUID()
+    let handles = userIDs.map { Handle(type: .generic, value: $0) }
+    pendingDials[uuid] = dial
+    let start = StartConversationAction(conversationUUID: uuid, handles: handles, isVideo: video)
+    Task {
+      do {
+        try await conversationManager.perform([start])
+      } catch {
+        // The system shows no more calls (one is on screen, or a cellular call): nothing is dialled.
+        pendingDials[uuid] = nil
+        print("[VoIP] the system refused the outgoing call: \(error)")
+      }
+    }
+  }
+
   // MARK: ConversationManagerDelegate
 
   public func conversationManager(_ manager: ConversationManager, perform action: ConversationAction) {
@@ -143,6 +169,16 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       case .waiting: accept(join)
       case .accept: join.fulfill(dateConnected: Date())  // already answered in the app
       case .none: pendingJoin = join  // a cold start: the SDK has not heard of the call yet
+      }
+    case let start as StartConversationAction:
+      // Only a call this app asked for (a call back from the system's recents is not supported).
+      guard let dial = pendingDials.removeValue(forKey: start.conversationUUID) else { return start.fail() }
+      currentCallUUID = start.conversationUUID
+      currentIsOutgoing = true
+      dial { [weak self] placed in
+        if placed { return start.fulfill() }
+        start.fail()
+        if self?.currentCallUUID == start.conversationUUID { self?.currentCallUUID = nil }
       }
     case let end as EndConversationAction:
       // The system UI has already ended the conversation: say so at once (waiting for the
@@ -183,8 +219,14 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
         conversationManager.reportConversationEvent(.conversationEnded(Date(), .remoteEnded), for: conversation)
       }
       currentCallUUID = nil
+      currentIsOutgoing = false
     case .onCallStarted:
-      break
+      // The system's UI shows an outgoing call in progress once it is answered.
+      if currentIsOutgoing, let uuid = currentCallUUID,
+        let conversation = conversationManager.conversations.first(where: { $0.uuid == uuid })
+      {
+        conversationManager.reportConversationEvent(.conversationConnected(Date()), for: conversation)
+      }
     }
   }
 }

@@ -54,7 +54,11 @@ func phoneApp(_ manager: @escaping @Sendable (Int) -> VoIPPushManager) -> PhoneA
     push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
     return PhoneObjects(push: push, call: CallViewModel())
   }
-  app.dial = { o, users, video in o.call.call(users, video: video) }
+  // Through the system's call UI: the push manager starts the outgoing conversation, and dials
+  // when the system hands its Start action back.
+  app.dial = { o, users, video in
+    o.push.startOutgoingCall(to: users, video: video) { placed in o.call.call(users, video: video, placed: placed) }
+  }
   app.answer = { $0.call.answer() }
   app.decline = { $0.call.decline() }
   app.hangUp = { $0.call.hangUp() }

@@ -209,9 +209,14 @@ public final class StandardAudience: ClientBehavior {
     if case .failure(let error) = result, error != .alreadyInQueue, error != .failed {
       self.answerCame(&c)  // refused: no application stands behind a seat the list gave
     }
-    if case .success = result, c.status == .idle, c.liveSeat.mySeatIndex == nil, !self.settings.freeMode {
-      // The viewer gave up before the server filed the application (a cancel can overtake it):
-      // it stands now, so withdraw it.
+    if case .success = result, c.status == .idle, !self.settings.freeMode,
+      c.liveSeat.mySeatIndex == nil || self.listedApplication(c.user) != nil
+    {
+      // The viewer gave up before the server filed the application (a cancel can overtake it),
+      // or while a seat the list gave was taken for an earlier session's (a session that then
+      // ended, say for a failed microphone, as the list still shows it): it stands now, so
+      // withdraw it.
+      self.answerCame(&c)
       return self.withdraw(&c)
     }
     guard case .failure(let error) = result, c.status == .applying else { return }
@@ -468,7 +473,11 @@ public final class StandardAudience: ClientBehavior {
       c.status = .idle
       retry(after: settings.retry.timedOut, &c)
     case .onHostInvitationReceived(let host):
-      underWay[Int(c.user)] &= ~StandardAudience.invitationAnswered
+      // While its answer is on its way, an invitation heard again is the one answered, heard twice
+      // (a duplicated message): answering it again would take the first answer for the second's.
+      if underWay[Int(c.user)] & StandardAudience.invitationUnanswered == 0 {
+        underWay[Int(c.user)] &= ~StandardAudience.invitationAnswered
+      }
       if c.status == .idle && c.callStore.state == .none {
         c.schedule(
           after: settings.invitationThink.sampleDuration(&c.random), tag: Tag.answerInvitation.rawValue, arg: host)

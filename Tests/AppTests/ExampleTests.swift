@@ -38,6 +38,9 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(report.counters["seat.connected", default: 0] > 0)
     #expect(report.counters["conversation.reported", default: 0] > 0)
     #expect(report.counters["call.placed", default: 0] > 0)
+    // Calls are placed through the system's UI: every placed call started its conversation first.
+    #expect(report.counters["conversation.started_outgoing", default: 0] >= report.counters["call.placed", default: 0])
+    #expect(report.counters["conversation.ended.remote_ended", default: 0] > 0)
     #expect(report.repro.hasPrefix("stampede-examples run profiles/smoke.json5 --seed"))
     #expect(report.repro.hasSuffix("--app examples"))
   }
