@@ -16,6 +16,7 @@ import Testing
       .reportDeadline(user: 6, serial: 1 << 31 | 2),
       .tokenIssued(user: 7, generation: 4), .systemTap(user: 5, uuid: 12), .actionTimeout(action: 77),
       .conversationCheck(user: 6, call: 8), .systemAction(user: 7, kind: .start),
+      .appStart(user: 5, action: 1 << 31 | 3),
     ]
     for wake in wakes {
       let (kind, a, b) = wake.encoded
