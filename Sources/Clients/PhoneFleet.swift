@@ -422,13 +422,16 @@ public final class PhoneFleet {
     guard os.isRunning(user) else { return }
     // A Merge joins the conversations on screen (named by the first); a Start is a new one.
     let uuid: UInt32
+    var other: UInt32 = 0
     if kind == .merge {
-      guard os.activeConversations(user) >= 2, let first = os.activeUUIDs(of: user).first else { return }
+      // Offered only where two groups on screen fit in one (`maximumConversationsPerConversationGroup`).
+      guard let (first, second) = os.mergeCandidates(user) else { return }
       uuid = first
+      other = second
     } else {
       uuid = os.makeUUID()
     }
-    let action = os.makeAction(user, uuid: uuid, kind: kind)
+    let action = os.makeAction(user, uuid: uuid, kind: kind, other: other)
     scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
     host.run(user, .conversationAction(action), &scheduler)
   }
@@ -502,7 +505,7 @@ public final class PhoneFleet {
         }
         // Two conversations still on screen once the app's code has run (an app that ends a
         // second call's conversation at once shows one): the user may tap "merge".
-        if os.activeConversations(phone) >= 2 && random[index(phone)].chance(mergeActionProbability) {
+        if os.mergeCandidates(phone) != nil && random[index(phone)].chance(mergeActionProbability) {
           scheduler.schedule(
             after: answerAfter.sampleDuration(&random[index(phone)]),
             host.event(.systemAction(user: phone, kind: .merge)))

@@ -76,7 +76,7 @@ public enum PhoneNews: Sendable {
   case tokenRotated
   /// The app reported an incoming conversation (`failed`: the report threw).
   case conversationReported(phone: UInt32, failed: Bool)
-  /// The phone has `active` conversations after a report, against the limit of `limit` groups.
+  /// The phone shows `active` conversation groups after a report, against the limit of `limit`.
   case conversationCount(phone: UInt32, active: Int, limit: Int)
   /// The system UI rang `call` on `phone`.
   case rang(phone: UInt32, call: UInt32)

@@ -13,10 +13,11 @@ public enum AppState: UInt8, Sendable, CaseIterable {
 
 /// How `ConversationManager` is configured (`ConversationManager.Configuration`).
 public struct ConversationLimits: Sendable, Equatable {
-  /// `maximumConversationGroups`: how many conversations may be active at once (each incoming
-  /// conversation is its own group).
+  /// `maximumConversationGroups`: how many conversation groups may be active at once (each new
+  /// conversation is its own group until a Merge joins it to another).
   public var maximumConversationGroups: Int
-  /// `maximumConversationsPerConversationGroup`.
+  /// `maximumConversationsPerConversationGroup`: the most conversations a Merge may join in one
+  /// group (the system offers "merge" only where the merged group stays within it).
   public var maximumConversationsPerConversationGroup: Int
   /// `supportsVideo`.
   public var supportsVideo: Bool
@@ -70,13 +71,16 @@ public struct ConversationAction: Sendable, Equatable {
   public var uuid: UInt32
   /// When the system times it out (`timeoutDate`); a completion after it is ignored.
   public var deadline: SimInstant = .zero
+  /// For a Merge, the conversation to merge with (`conversationUUIDToMergeWith`); 0 otherwise.
+  public var other: UInt32 = 0
 
   /// An action.
-  public init(id: UInt32, kind: ConversationActionKind, uuid: UInt32, deadline: SimInstant = .zero) {
+  public init(id: UInt32, kind: ConversationActionKind, uuid: UInt32, deadline: SimInstant = .zero, other: UInt32 = 0) {
     self.id = id
     self.kind = kind
     self.uuid = uuid
     self.deadline = deadline
+    self.other = other
   }
 }
 
@@ -165,6 +169,8 @@ public final class PhoneSystem {
     var tuiLoggedIn = false
     var failures: UInt8 = 0
     var activeConversations: UInt8 = 0
+    /// Active conversations a Merge joined to another's group (groups = active − merged).
+    var merged: UInt8 = 0
     /// Calls of other apps (a cellular call) holding conversation groups.
     var foreignCalls: UInt8 = 0
     var generation: UInt16 = 0
@@ -192,6 +198,9 @@ public final class PhoneSystem {
     public var reportedAt: SimInstant
     /// Whether the app started it (an outgoing conversation, `perform` with a Start action).
     public var outgoing = false
+    /// The group it is in, named by the UUID of the group's first conversation (its own UUID
+    /// until a Merge joins it to another).
+    public var group: UInt32 = 0
   }
 
   struct PendingAction {
@@ -202,6 +211,7 @@ public final class PhoneSystem {
     var kind: ConversationActionKind
     var deadline: Int64
     var timedOut: Bool
+    var other: UInt32 = 0
   }
 
   let cells: Column<Cell>
@@ -276,6 +286,27 @@ public final class PhoneSystem {
   public func lastPushCall(_ phone: UInt32) -> UInt32 { cells[index(phone)].pushCall }
   /// Active conversations of `phone`.
   public func activeConversations(_ phone: UInt32) -> Int { Int(cells[index(phone)].activeConversations) }
+  /// How many conversation groups `phone` shows (what `maximumConversationGroups` limits).
+  public func groups(_ phone: UInt32) -> Int {
+    let c = cells[index(phone)]
+    return Int(c.activeConversations) - Int(c.merged)
+  }
+
+  /// Two conversations of `phone` in different groups that a Merge could join within
+  /// `maximumConversationsPerConversationGroup` (the first and the next one that fits), if any.
+  public func mergeCandidates(_ phone: UInt32) -> (UInt32, UInt32)? {
+    guard groups(phone) >= 2, limits.maximumConversationsPerConversationGroup >= 2 else { return nil }
+    let mine = conversations.values.filter { $0.phone == phone }.sorted { $0.uuid < $1.uuid }
+    var size: [UInt32: Int] = [:]
+    for c in mine { size[c.group, default: 0] += 1 }
+    let heads = mine.filter { $0.group == $0.uuid }.map(\.uuid)
+    for (i, a) in heads.enumerated() {
+      for b in heads[(i + 1)...] where size[a]! + size[b]! <= limits.maximumConversationsPerConversationGroup {
+        return (a, b)
+      }
+    }
+    return nil
+  }
   /// The conversation `uuid` of `phone`, if active.
   public func conversation(_ phone: UInt32, _ uuid: UInt32) -> Conversation? {
     conversations[UInt64(phone) << 32 | UInt64(uuid)]
@@ -389,14 +420,16 @@ public final class PhoneSystem {
   public func setTUILoggedIn(_ phone: UInt32, _ on: Bool) { cells[index(phone)].tuiLoggedIn = on }
 
   /// The system hands `kind` about conversation `uuid` to the app's delegate; returns the action.
-  public func makeAction(_ phone: UInt32, uuid: UInt32, kind: ConversationActionKind) -> ConversationAction {
+  public func makeAction(_ phone: UInt32, uuid: UInt32, kind: ConversationActionKind, other: UInt32 = 0)
+    -> ConversationAction
+  {
     let id = nextAction
     nextAction += 1
     actions[id] = PendingAction(
       phone: phone, uuid: uuid, call: conversation(phone, uuid)?.call ?? 0, kind: kind,
       deadline: now.nanoseconds + limits.actionTimeout.nanoseconds,
-      timedOut: false)
-    return ConversationAction(id: id, kind: kind, uuid: uuid, deadline: now + limits.actionTimeout)
+      timedOut: false, other: other)
+    return ConversationAction(id: id, kind: kind, uuid: uuid, deadline: now + limits.actionTimeout, other: other)
   }
 
   /// Action `id` timed out without a completion: the system gives up on it (a Join or End ends
@@ -437,6 +470,7 @@ public final class PhoneSystem {
     case (.join, false), (.end, true): endConversation(a.phone, a.uuid)
     // A Start the app failed: its outgoing conversation goes (a Start from the system UI has none).
     case (.start, false) where conversations[key]?.outgoing == true: endConversation(a.phone, a.uuid)
+    case (.merge, true): merge(a.phone, a.uuid, with: a.other)
     default: break
     }
     return .onTime(phone: a.phone, uuid: a.uuid, kind: a.kind)
@@ -472,14 +506,14 @@ public final class PhoneSystem {
       events.append(.reported(phone: phone, uuid: uuid, error: .duplicateUUID, active: cells[i].activeConversations))
       throw .duplicateUUID
     }
-    if Int(cells[i].activeConversations) + Int(cells[i].foreignCalls) >= limits.maximumConversationGroups {
-      events.append(.reported(phone: phone, uuid: uuid, error: .limitExceeded, active: cells[i].activeConversations))
+    if groups(phone) + Int(cells[i].foreignCalls) >= limits.maximumConversationGroups {
+      events.append(.reported(phone: phone, uuid: uuid, error: .limitExceeded, active: UInt8(groups(phone))))
       throw .limitExceeded
     }
     conversations[key] = Conversation(
-      phone: phone, uuid: uuid, call: call, connected: false, reportedAt: now)
+      phone: phone, uuid: uuid, call: call, connected: false, reportedAt: now, group: uuid)
     cells[i].activeConversations += 1
-    events.append(.reported(phone: phone, uuid: uuid, error: nil, active: cells[i].activeConversations))
+    events.append(.reported(phone: phone, uuid: uuid, error: nil, active: UInt8(groups(phone))))
   }
 
   /// Starts outgoing conversation `uuid` for the app (`perform` with a Start action): it counts
@@ -495,18 +529,17 @@ public final class PhoneSystem {
           phone: phone, uuid: uuid, action: 0, error: .duplicateUUID, active: cells[i].activeConversations))
       throw .duplicateUUID
     }
-    if Int(cells[i].activeConversations) + Int(cells[i].foreignCalls) >= limits.maximumConversationGroups {
+    if groups(phone) + Int(cells[i].foreignCalls) >= limits.maximumConversationGroups {
       events.append(
-        .startRequested(
-          phone: phone, uuid: uuid, action: 0, error: .limitExceeded, active: cells[i].activeConversations))
+        .startRequested(phone: phone, uuid: uuid, action: 0, error: .limitExceeded, active: UInt8(groups(phone))))
       throw .limitExceeded
     }
     conversations[key] = Conversation(
-      phone: phone, uuid: uuid, call: sdkCall, connected: false, reportedAt: now, outgoing: true)
+      phone: phone, uuid: uuid, call: sdkCall, connected: false, reportedAt: now, outgoing: true, group: uuid)
     cells[i].activeConversations += 1
     let action = makeAction(phone, uuid: uuid, kind: .start)
     events.append(
-      .startRequested(phone: phone, uuid: uuid, action: action.id, error: nil, active: cells[i].activeConversations))
+      .startRequested(phone: phone, uuid: uuid, action: action.id, error: nil, active: UInt8(groups(phone))))
     return action
   }
 
@@ -531,8 +564,32 @@ public final class PhoneSystem {
   func endConversation(_ phone: UInt32, _ uuid: UInt32, reason: ConversationEndReason? = nil) {
     let key = UInt64(phone) << 32 | UInt64(uuid)
     guard let c = conversations.removeValue(forKey: key) else { return }
-    cells[index(phone)].activeConversations -= 1
+    let i = index(phone)
+    cells[i].activeConversations -= 1
+    if cells[i].merged > 0 {
+      // A merged group loses one: a member leaving shrinks it; its first leaving hands its name on.
+      let members = conversations.values.filter { $0.phone == phone && $0.group == c.group }.map(\.uuid).sorted()
+      if !members.isEmpty {
+        cells[i].merged -= 1
+        if c.group == uuid {
+          for m in members { conversations[UInt64(phone) << 32 | UInt64(m)]!.group = members[0] }
+        }
+      }
+    }
     events.append(.ended(phone: phone, uuid: uuid, call: c.call, reason: reason))
+  }
+
+  /// A fulfilled Merge joins `other`'s group to `uuid`'s, if both still stand apart and the merged
+  /// group stays within `maximumConversationsPerConversationGroup`.
+  func merge(_ phone: UInt32, _ uuid: UInt32, with other: UInt32) {
+    let base = UInt64(phone) << 32
+    guard let a = conversations[base | UInt64(uuid)], let b = conversations[base | UInt64(other)], a.group != b.group
+    else { return }
+    let joining = conversations.values.filter { $0.phone == phone && $0.group == b.group }.map(\.uuid)
+    let staying = conversations.values.filter { $0.phone == phone && $0.group == a.group }.count
+    guard staying + joining.count <= limits.maximumConversationsPerConversationGroup else { return }
+    for m in joining { conversations[base | UInt64(m)]!.group = a.group }
+    cells[index(phone)].merged += 1
   }
 
   func endAll(_ phone: UInt32) {

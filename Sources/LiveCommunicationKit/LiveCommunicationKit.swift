@@ -386,10 +386,7 @@ package enum ConversationDelivery {
       case .end: EndConversationAction(uuid: uuid, model: a, user: user, host: host)
       case .start: StartConversationAction(uuid: uuid, model: a, user: user, host: host, handles: [])
       case .merge:
-        // Merge names the first conversation on screen, and the one after it to merge with.
-        MergeConversationAction(
-          uuid: uuid, with: manager.model.activeUUIDs.first { $0 != a.uuid }.map(manager.uuid(for:)) ?? uuid,
-          model: a, user: user, host: host)
+        MergeConversationAction(uuid: uuid, with: manager.uuid(for: a.other), model: a, user: user, host: host)
       }
     delegate.conversationManager(manager, perform: action)
   }

@@ -38,12 +38,12 @@ extension Checker {
       "user \(user) still shows conversation \(uuid) for call \(call), which ended at \(endedAt)")
   }
 
-  /// After a report, `user` has `active` conversations against a limit of `limit`.
+  /// After a report, `user` shows `active` conversation groups against a limit of `limit`.
   public mutating func observeConversationCount(user: UInt32, active: Int, limit: Int, at now: SimInstant) {
     guard active > limit else { return }
     log.record(
       .conversationLimits, at: now, entities: ["user:\(user)"],
-      "user \(user) has \(active) active conversations; the limit is \(limit)")
+      "user \(user) shows \(active) conversation groups; the limit is \(limit)")
   }
 
   /// Action `action` of `phone` (a `kind` action) timed out with neither `fulfill()` nor `fail()`.

@@ -204,7 +204,8 @@ import Testing
   @Test func twoConversationsOnScreenLetTheUserTapMergeAndTheBuiltInPhoneFailsIt() throws {
     // Phone 6 is killed; 5 calls it at 3 s and 7 at 3.2 s (6 is busy, so the second call comes as
     // a second push). Its app shows both; the user taps "merge" 2 s after the second report.
-    let text = TestProfile(stagedPush).with("calls.conversations.mergeActionProbability", "1").text
+    let text = TestProfile(stagedPush).with("calls.conversations.mergeActionProbability", "1")
+      .with("calls.conversations.maximumConversationsPerConversationGroup", json5: "2").text
     var (s, phone) = try staged(text) { p in
       p.onPush = { _, c in _ = try? c.conversations.reportNewIncomingConversation(uuid: c.conversations.makeUUID()) }
       p.onCall = { e, _ in if case .received = e { return true } else { return false } }
@@ -308,6 +309,53 @@ import Testing
     #expect(s.world.phoneOS!.activeConversations(5) == 0)
     let v = try #require(s.world.checker.log.first(.actionInTime))
     #expect(v.at == .zero + .milliseconds(34_000) && v.message.contains("its start action"))
+  }
+
+  /// Phone 6 shows two calls (as in the test above, with room for two groups). A Merge the app
+  /// fulfils joins them in one group: a third report, refused before at the limit of two groups,
+  /// then goes through. With one conversation a group, "merge" is never offered.
+  @Test(arguments: [2, 1])
+  func aFulfilledMergeJoinsTwoGroupsInOne(perGroup: Int) throws {
+    let text = TestProfile(stagedPush).with("calls.conversations.mergeActionProbability", "1")
+      .with("calls.conversations.maximumConversationGroups", json5: "2")
+      .with("calls.conversations.maximumConversationsPerConversationGroup", json5: "\(perGroup)").text
+    var thrown: [String] = []
+    var (s, phone) = try staged(text) { p in
+      p.onPush = { _, c in _ = try? c.conversations.reportNewIncomingConversation(uuid: c.conversations.makeUUID()) }
+      p.onCall = { e, _ in if case .received = e { return true } else { return false } }
+    }
+    phone.onAction = { a, c in if a.kind == .merge { c.conversations.fulfill(a) } }
+    phone.onTimer = { tag, c in
+      if tag == 100 { return c.callStore.calls(participantIds: [6], mediaType: .audio, timeout: .seconds(20)) }
+      do {
+        try c.conversations.reportNewIncomingConversation(uuid: c.conversations.makeUUID())
+      } catch { thrown.append("\(tag) \(error)") }
+    }
+    s.run(untilMs: 2000)
+    s.world.killProcess(6, &s.sim.scheduler)
+    at(&s, 5, ms: 3000)
+    at(&s, 7, ms: 3200)
+    // Both calls are on screen by 4.9 s (a cold start, then the second push); the app tries a
+    // third report at 5 s, before the merge, and at 8 s, after it (timers of the new process).
+    s.run(untilMs: 4900)
+    #expect(s.world.phoneOS!.activeConversations(6) == 2)
+    at(&s, 6, ms: 5000, tag: 102)
+    at(&s, 6, ms: 8000, tag: 103)
+    s.run(untilMs: 9000)
+    let os = s.world.phoneOS!
+    let merges = phone.actions.filter { $0.kind == .merge }
+    if perGroup == 2 {
+      let shown = os.activeUUIDs(of: 6)
+      #expect(merges.count == 1 && merges.first?.other == shown[1] && merges.first?.uuid == shown[0])
+      #expect(thrown == ["102 limitExceeded"])
+      #expect(os.activeConversations(6) == 3 && os.groups(6) == 2)
+      #expect(os.conversation(6, shown[1])?.group == shown[0])
+    } else {
+      #expect(merges.isEmpty)
+      #expect(thrown == ["102 limitExceeded", "103 limitExceeded"])
+      #expect(os.activeConversations(6) == 2 && os.groups(6) == 2)
+    }
+    #expect(count(s, "conversation.within-limits") == 0)
   }
 
   @Test func aTokenUploadedBeforeLoginIsCaughtAndItsPushesAreLost() throws {
