@@ -112,6 +112,22 @@ public final class CallStore {
       userData: params?.userData ?? "", completion: bridge.completion(completion))
   }
 
+  /// Invites `participantIds` into the running group call this user is connected in; each rings
+  /// for the call's timeout. Fails with -1203 outside a connected group call, -1202 for a bad
+  /// list (someone already in the call, or more than nine in all). `params` is accepted for its
+  /// shape; the invited ring for the call's own timeout.
+  public func invite(participantIds: [String], params: CallParams? = nil, completion: CompletionClosure? = nil) {
+    var ids: [UInt32] = []
+    for p in participantIds {
+      guard let u = VirtualIDs.user(p) else {
+        return bridge.fail(
+          completion, ErrorInfo(code: Int(SeatError.invalidCallParticipant.rawValue), message: "no user \"\(p)\""))
+      }
+      ids.append(u)
+    }
+    model.invite(participantIds: ids, completion: bridge.completion(completion))
+  }
+
   /// Answers the ringing call.
   public func accept(completion: CompletionClosure? = nil) { model.accept(completion: bridge.completion(completion)) }
   /// Declines the ringing call.

@@ -193,6 +193,7 @@ extension OperationRecord {
     case .joinCall: return .joinCall(call: joinedCall)
     case .tuiLogin: return .tuiLogin
     case .setVOIP: return .setVOIP(certificateID: voipConfig.certificateID, token: voipConfig.token)
+    case .inviteToCall: return .inviteToCall(callees: callees)
     }
   }
 }

@@ -365,6 +365,12 @@ public struct CallStore {
   public func reject(completion: Completion? = nil) { call(runtime, user, .rejectCall, completion) }
   /// `hangup()`: cancels an unanswered call, or leaves a connected one.
   public func hangup(completion: Completion? = nil) { call(runtime, user, .hangupCall, completion) }
+  /// `invite(participantIds)`: rings `participantIds` into the running group call this user is
+  /// connected in. Fails with -1203 outside a connected group call, -1202 for a bad list (someone
+  /// already in the call, or more than nine in all).
+  public func invite(participantIds: [UInt32], completion: Completion? = nil) {
+    call(runtime, user, .inviteToCall, target: runtime.callLists.store(participantIds), completion)
+  }
   /// `join(callId)`: joins a started group call.
   public func join(callId: UInt32, completion: Completion? = nil) {
     call(runtime, user, .joinCall, target: callId, completion)

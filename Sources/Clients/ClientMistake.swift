@@ -59,6 +59,9 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   /// 23. The guest's camera is left on when the app enters the background: iOS suspends capture,
   /// and the room sees a frozen picture.
   case cameraOnInBackground = "audience.camera-on-in-background"
+  /// 24. The caller of a group call adds someone while it still rings: `invite` before anyone
+  /// answered, which the SDK refuses (-1203), and the person added never rings.
+  case inviteWhileRinging = "phone.invite-while-ringing"
 
   /// The mistake's number in the catalogue.
   public var number: Int {
@@ -86,6 +89,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .returnOnMalformedPush: return 21
     case .seatExpectedWithAccept: return 22
     case .cameraOnInBackground: return 23
+    case .inviteWhileRinging: return 24
     }
   }
 
@@ -118,6 +122,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .reportInUnawaitedTask, .returnOnMalformedPush: return "push.reported-within-deadline"
     case .seatExpectedWithAccept: return "ui.idle-means-off-seat"
     case .cameraOnInBackground: return "device.camera-off-in-background"
+    case .inviteWhileRinging: return "call.valid-use"
     }
   }
 
@@ -149,6 +154,8 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .seatExpectedWithAccept:
       return "an accept whose seat is not in the seat list yet is taken for a failure; the seat that follows is ignored"
     case .cameraOnInBackground: return "the camera is left on when the app enters the background: a frozen picture"
+    case .inviteWhileRinging:
+      return "invite() into a group call that still rings: refused, and the person added never rings"
     }
   }
 }

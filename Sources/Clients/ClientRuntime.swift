@@ -66,6 +66,8 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   case tuiLogin
   /// `V2TIMManager.setVOIP(config:)`: uploads the VoIP token with a certificate ID.
   case setVOIP
+  /// `CallStore.invite(participantIds:)`: more callees into the running group call.
+  case inviteToCall
 
   /// Whether the call is answered by the phone rather than the server.
   public var isLocal: Bool { self == .openLocalMicrophone || self == .openLocalCamera }
@@ -73,10 +75,13 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   /// Whether it is a `CallStore` call.
   public var isCallStore: Bool {
     switch self {
-    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall: return true
+    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall, .inviteToCall: return true
     default: return false
     }
   }
+
+  /// Whether its participant list waits in ``ClientRuntime/callLists`` (`calls` and `invite`).
+  public var hasCalleeList: Bool { self == .placeCall || self == .inviteToCall }
 }
 
 /// One SDK call in flight: what was asked, and what to run when the answer arrives.
@@ -394,7 +399,7 @@ public protocol OperationArguments {
 extension OperationArguments {
   /// `calls(participantIds:mediaType:)`: where its callee list waits in ``ClientRuntime/callLists``.
   public var calleeList: UInt32 {
-    precondition(kind == .placeCall, "\(kind) has no callee list")
+    precondition(kind.hasCalleeList, "\(kind) has no callee list")
     return target
   }
 

@@ -26,6 +26,9 @@ public struct PhoneSettings: Sendable {
   public var certificateID: UInt32 = 1
   /// Probability that a dial calls a viewer in a live room instead of another phone.
   public var liveCallees: Ratio = .zero
+  /// Probability that the caller of a group call, once it is connected, invites one more phone
+  /// into it (`CallStore.invite`) after ``answerAfter``.
+  public var inviteProbability: Ratio = .zero
 
   /// Creates settings.
   public init(
@@ -89,6 +92,9 @@ public final class StandardPhone: ClientBehavior {
     var micOpening = false
   }
   let memory: Column<AppMemory>
+  /// The phones in the group call each caller placed (its callees and those it invited), while it
+  /// lasts: whom it may invite is someone else. Kept only with `calls.inviteProbability`.
+  var groupCallees: [UInt32: [UInt32]] = [:]
 
   lazy var microphoneOpened: Completion = { [unowned(unsafe) self] c, result in
     self.memory[self.slot(c)].micOpening = false
@@ -102,7 +108,7 @@ public final class StandardPhone: ClientBehavior {
 
   enum Tag: UInt32 {
     case dial = 1
-    case answer, hangUp, giveUp, lateReport, logIn
+    case answer, hangUp, giveUp, lateReport, logIn, invite
   }
 
   /// Creates the behaviour for phones `phones`.
@@ -365,6 +371,8 @@ public final class StandardPhone: ClientBehavior {
       if c.random.chance(settings.answerProbability) { store.accept() } else { store.reject() }
     case .logIn:
       if !(c.login.isLogin && c.tuiLogin.isLogin) && !memory[slot(c)].signedOut { logIn(&c) }
+    case .invite:
+      invite(call: arg, &c)
     case .lateReport:
       let uuid = c.conversations.makeUUID()
       if (try? c.conversations.reportNewIncomingConversation(uuid: uuid)) != nil {
@@ -405,8 +413,31 @@ public final class StandardPhone: ClientBehavior {
     memory[slot(c)].epoch &+= 1
     c.callStore.calls(participantIds: callees, mediaType: media, timeout: settings.timeout) {
       [unowned(unsafe) self] c, result in
-      if case .failure = result { self.scheduleDial(&c) } else { self.armPatience(&c) }
+      if case .failure = result { return self.scheduleDial(&c) }
+      if callees.count > 1 && self.settings.inviteProbability != .zero { self.groupCallees[c.user] = callees }
+      if callees.count > 1 && self.mistakes.contains(.inviteWhileRinging), let call = c.callStore.currentCall {
+        // The mistake: someone added at once, while the call still rings.
+        self.groupCallees[c.user] = callees
+        self.invite(call: call, whileRinging: true, &c)
+      }
+      self.armPatience(&c)
     }
+  }
+
+  /// The connected caller of a group call invites one more phone, not already in it (`whileRinging`:
+  /// the mistake of doing so before anyone answered).
+  func invite(call: UInt32, whileRinging: Bool = false, _ c: inout Client) {
+    guard c.callStore.currentCall == call, c.callStore.state == (whileRinging ? .waiting : .accept),
+      var inCall = groupCallees[c.user],
+      inCall.count + 2 <= CallService.maxParticipants, inCall.count + 1 < phones.count
+    else { return }
+    var u = c.user
+    while u == c.user || inCall.contains(u) {
+      u = phones.lowerBound + UInt32(c.random.next(below: UInt64(phones.count)))
+    }
+    inCall.append(u)
+    groupCallees[c.user] = inCall
+    c.callStore.invite(participantIds: [u])
   }
 
   public func callEvent(_ event: CallEvent, _ c: inout Client) {
@@ -447,7 +478,11 @@ public final class StandardPhone: ClientBehavior {
         c.device.openLocalMicrophone(completion: microphoneOpened)
       }
       c.schedule(after: settings.talkTime.sampleDuration(&c.random), tag: Tag.hangUp.rawValue, arg: call)
+      if groupCallees[c.user] != nil, c.callStore.currentCall == call, c.random.chance(settings.inviteProbability) {
+        c.schedule(after: settings.answerAfter.sampleDuration(&c.random), tag: Tag.invite.rawValue, arg: call)
+      }
     case .ended(_, let call, _, _):
+      if !groupCallees.isEmpty && c.callStore.state == .none { groupCallees[c.user] = nil }
       if c.device.microphoneOn { c.device.closeLocalMicrophone() }
       if memory[s].pendingDecline == call + 1 { memory[s].pendingDecline = 0 }
       memory[s].lastEnded = call + 1

@@ -84,6 +84,14 @@ public struct CallRecord: Sendable {
   /// Callees invited while busy in another call (kept after they declined or the call ended): the
   /// invitation that reaches their SDK is declined, whenever it arrives.
   public var invitedWhileBusy: [UInt32] = []
+  /// Callees `invite` rang into the running call, with when: each rings for the call's timeout
+  /// from its own invitation (the first callees from ``createdAt``).
+  public var invitedLater: [(user: UInt32, at: SimInstant)] = []
+
+  /// When `user`'s invitation to this call began ringing.
+  public func ringingSince(_ user: UInt32) -> SimInstant {
+    invitedLater.last { $0.user == user }?.at ?? createdAt
+  }
 
   /// Whether more than one callee was called.
   public var isGroup: Bool { callees.count > 1 }
@@ -283,6 +291,41 @@ public struct CallService: Sendable {
     return nil
   }
 
+  /// `invite(participantIds)`: `user`, connected in a started group call, rings `callees` into
+  /// it, each as `calls()` would (a busy or offline callee as the settings say). Fails with -1203
+  /// outside a connected group call and -1202 for a bad list (empty, repeated, already in the
+  /// call, or more than ``maxParticipants`` in all). The owner arms a timeout for them.
+  public mutating func invite(
+    by user: UInt32, callees: [UInt32], now: SimInstant, reachable: (UInt32) -> Bool
+  ) -> CallError? {
+    guard let id = call(of: user), userState[Int(user)] == .accept, calls[Int(id)].isGroup,
+      calls[Int(id)].startedAt != nil
+    else { return .refusedInState }
+    let inCall = participants(of: id)
+    guard !callees.isEmpty, Set(callees).count == callees.count, callees.allSatisfy({ Int($0) < userCall.count }),
+      !callees.contains(where: { inCall.contains($0) || calls[Int(id)].invitedOutside.contains($0) }),
+      inCall.count + calls[Int(id)].invitedOutside.count + callees.count <= CallService.maxParticipants
+    else { return .invalidParticipant }
+    for callee in callees {
+      if !calls[Int(id)].callees.contains(callee) { calls[Int(id)].callees.append(callee) }
+      calls[Int(id)].invitedLater.append((callee, now))
+      if userState[Int(callee)] != .none {
+        // Busy: its SDK declines (or, decided on the server, it is not rung at all).
+        if busyRejectedByCallee {
+          calls[Int(id)].invitedOutside.append(callee)
+          calls[Int(id)].invitedWhileBusy.append(callee)
+          events.append(.received(user: callee, call: id))
+        }
+      } else if !reachable(callee) {
+        if offlineRingsOut { calls[Int(id)].invitedOutside.append(callee) }
+      } else {
+        enter(callee, id, .waiting)
+        events.append(.received(user: callee, call: id))
+      }
+    }
+    return nil
+  }
+
   /// `join(callId)`: `user` joins a started group call it is not in.
   public mutating func join(user: UInt32, call id: UInt32, now: SimInstant) -> CallError? {
     guard Int(id) < calls.count else { return .invalidParticipant }
@@ -299,13 +342,19 @@ public struct CallService: Sendable {
   }
 
   /// The call's timeout fired: callees still ringing stop with `noResponse`; a call nobody
-  /// answered ends. Returns whether anything changed.
+  /// answered ends. With `after` (the call's timeout), a callee `invite` rang later than that
+  /// ago rings on, for its own timeout. Returns whether anything changed.
   @discardableResult
-  public mutating func timeOut(call id: UInt32, now: SimInstant) -> Bool {
+  public mutating func timeOut(call id: UInt32, now: SimInstant, after timeout: SimDuration? = nil) -> Bool {
     guard !calls[Int(id)].isOver else { return false }
-    let ringing = calls[Int(id)].callees.filter { userCall[Int($0)] == id + 1 && userState[Int($0)] == .waiting }
-    let offline = calls[Int(id)].invitedOutside
-    calls[Int(id)].invitedOutside = []
+    let c = calls[Int(id)]
+    func due(_ u: UInt32) -> Bool {
+      guard let timeout, !c.invitedLater.isEmpty else { return true }
+      return c.ringingSince(u).nanoseconds + timeout.nanoseconds <= now.nanoseconds
+    }
+    let ringing = c.callees.filter { userCall[Int($0)] == id + 1 && userState[Int($0)] == .waiting && due($0) }
+    let offline = c.invitedOutside.filter(due)
+    calls[Int(id)].invitedOutside.removeAll { due($0) }
     guard !ringing.isEmpty || !offline.isEmpty else { return false }
     if calls[Int(id)].startedAt == nil {
       finish(id, reason: .noResponse, by: ringing.first ?? offline[0], now: now)

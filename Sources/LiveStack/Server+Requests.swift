@@ -48,6 +48,8 @@ public enum ServerRequest: Sendable {
   case hangupCall
   /// `CallStore.join(callId:)`.
   case joinCall(call: UInt32)
+  /// `CallStore.invite(participantIds:)`.
+  case inviteToCall(callees: [UInt32])
   /// `TUILogin.login` (the TUI layer's own login; the server keeps nothing).
   case tuiLogin
   /// `V2TIMManager.setVOIP`: the VoIP token and the certificate it is for.
@@ -139,6 +141,10 @@ extension Server {
     case .rejectCall: return callResult(calls.reject(user: user, now: now))
     case .hangupCall: return callResult(calls.hangup(user: user, now: now))
     case .joinCall(let call): return callResult(calls.join(user: user, call: call, now: now))
+    case .inviteToCall(let callees):
+      let logins = login
+      return callResult(
+        calls.invite(by: user, callees: callees, now: now, reachable: { logins.isLoggedIn($0) }))
     case .tuiLogin: return ServerOutcome()
     case .setVOIP(let certificate, let token):
       var outcome = ServerOutcome()

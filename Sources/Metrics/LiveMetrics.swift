@@ -82,6 +82,8 @@ public struct LiveMetrics: Sendable {
   public let coldStarts: Int
   public let conversationsReported: Int
   public let conversationReportFailed: Int
+  /// Successful `CallStore.invite` calls (`call.invites`).
+  public let callInvites: Int
   /// Outgoing conversations the apps started (`conversation.started_outgoing`), and the starts
   /// the system refused (`conversation.start_failed`).
   public let outgoingStarted: Int
@@ -166,6 +168,7 @@ public struct LiveMetrics: Sendable {
     coldStarts = counters.register("app.cold_starts")
     conversationsReported = counters.register("conversation.reported")
     conversationReportFailed = counters.register("conversation.report_failed")
+    callInvites = counters.register("call.invites")
     outgoingStarted = counters.register("conversation.started_outgoing")
     outgoingStartFailed = counters.register("conversation.start_failed")
     var endedByReason: [Int] = []

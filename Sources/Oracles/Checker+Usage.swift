@@ -32,6 +32,11 @@ extension Checker {
         log.record(
           .callValidUse, at: now, entities: ["user:\(op.user)"], "user \(op.user) called calls() \(why)")
       }
+    case .inviteToCall where runtime.clients[Int(op.user)].callState != .accept:
+      let state = runtime.clients[Int(op.user)].callState == .waiting ? "a call that still rings" : "no call"
+      log.record(
+        .callValidUse, at: now, entities: ["user:\(op.user)"],
+        "user \(op.user) called invite() while its SDK shows \(state), not a connected one")
     case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
       log.record(
         .disconnectByGuest, at: now, entities: ["user:\(op.user)", "room:\(layout.homeRoom[Int(op.user)])"],

@@ -149,7 +149,9 @@ public enum InvariantID: Int, Sendable, CaseIterable {
     case .callValidUse:
       return Invariant(
         id: "call.valid-use", kind: .safety,
-        description: "calls() is made only when logged in, never to oneself, an unknown user or too many")
+        description:
+          "calls() is made only when logged in, never to oneself, an unknown user or too many; invite() only from a connected call"
+      )
     case .uiIdleWhilePending:
       return Invariant(
         id: "ui.idle-means-nothing-pending", kind: .safety,

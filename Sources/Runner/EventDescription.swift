@@ -52,7 +52,7 @@ extension LiveWorld {
       var users = [op.user]
       if Self.takesTarget(op.kind) { users.append(op.target) }
       var detail = "\(op.kind)"
-      if op.kind == .placeCall && kind == .serverCall {
+      if op.kind.hasCalleeList && kind == .serverCall {
         let callees = runtime.callLists.peek(op.calleeList)
         users += callees
         detail += " " + callees.map { "user \($0)" }.joined(separator: ", ")

@@ -8,7 +8,7 @@ extension LiveWorld {
   static func service(of kind: OperationKind) -> FaultService {
     switch kind {
     case .login, .logout, .tuiLogin, .setVOIP: return .login
-    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall: return .calls
+    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall, .inviteToCall: return .calls
     default: return .seats
     }
   }

@@ -24,7 +24,7 @@ extension LiveWorld {
         case .refused(let why):
           // A full queue fails with the generic error; a rate limit with the frequency limit.
           let error: SeatError = why == .queueFull ? .failed : .frequencyLimited
-          if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
+          if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
           measured.countError(error)
           reply(slot, error, &scheduler)
         }
@@ -62,7 +62,7 @@ extension LiveWorld {
     let user = op.user
     let now = scheduler.now
     let userData = op.kind == .placeCall ? runtime.callLists.userData(op.calleeList) : ""
-    let callees = op.kind == .placeCall ? runtime.callLists.take(op.calleeList) : []
+    let callees = op.kind.hasCalleeList ? runtime.callLists.take(op.calleeList) : []
     var error: SeatError?
     var deferReply = false
     if op.kind != .login && !server.login.isLoggedIn(user) {
@@ -147,6 +147,11 @@ extension LiveWorld {
       server.armed(call: id, timeout: timeout)
       inFlight.placed(slot, call: id)
       scheduler.schedule(after: timeout, event(.callTimeout, id))
+    case .inviteToCall:
+      // The invited ring for the call's own timeout, from now.
+      guard error == nil, let id = server.calls.call(of: user) else { break }
+      scheduler.schedule(after: .nanoseconds(server.callTimeoutsNs[Int(id)]), event(.callTimeout, id))
+      measured.counters.add(measured.callInvites)
     case .acceptCall:
       let known = runtime.clients[Int(user)].call
       if error != nil, known != 0, server.calls.calls[Int(known - 1)].endReason == .canceled {
@@ -219,7 +224,7 @@ extension LiveWorld {
       .acceptInvitation, .rejectInvitation, .disConnect:
       return .signalling
     case .takeSeat, .leaveSeat, .lockSeat, .unlockSeat, .kickUserOutOfSeat, .moveUserToSeat: return .seats
-    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall: return .calls
+    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall, .inviteToCall: return .calls
     case .login, .logout, .joinLive, .leaveLive, .endLive, .openLocalMicrophone, .openLocalCamera, .tuiLogin, .setVOIP:
       return nil
     }

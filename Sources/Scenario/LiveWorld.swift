@@ -252,7 +252,8 @@ public struct LiveWorld: World {
       if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(false) }
       workload.flashCrowd(layout: layout, runtime: runtime, &scheduler)
     case .callTimeout:
-      if server.calls.timeOut(call: e.a, now: scheduler.now) { drainCalls(&scheduler) }
+      let timeout = SimDuration(nanoseconds: server.callTimeoutsNs[Int(e.a)])
+      if server.calls.timeOut(call: e.a, now: scheduler.now, after: timeout) { drainCalls(&scheduler) }
     case .busyDecline:
       if server.calls.rejectBusy(user: e.a, call: e.b, now: scheduler.now) { drainCalls(&scheduler) }
     case .otherDevice:
@@ -288,7 +289,7 @@ public struct LiveWorld: World {
       if op.live, op.issuedAt + profile.network.requestTimeout <= scheduler.now,
         services[Int(e.b)]!.cancel(slot: e.a, now: scheduler.now)
       {
-        if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
+        if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
         measured.countError(.failed)
         scheduler.schedule(after: .zero, event(.clientReply, e.a, UInt32(bitPattern: SeatError.failed.rawValue)))
       }
@@ -421,13 +422,13 @@ public struct LiveWorld: World {
           // The IM SDK refuses setVOIP locally until its login finished (and, so configured,
           // CallStore calls too).
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
-          if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
+          if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
         } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, scheduler.now) {
           if loss == .request {
             // The server never hears of it: the SDK gives up after its timeout.
-            if op.kind == .placeCall { _ = runtime.callLists.take(op.calleeList) }
+            if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
             scheduler.schedule(
               after: profile.network.requestTimeout,
               event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))

@@ -278,6 +278,7 @@ extension Profile {
       },
       patience: try o.present("patience")?.optionalDistribution())
     phone.liveCallees = try o.get("liveCallees", default: .zero) { n throws(ProfileError) in try n.ratio() }
+    phone.inviteProbability = try o.get("inviteProbability", default: .zero) { n throws(ProfileError) in try n.ratio() }
     let offlineRingsOut = try o.get("offlineCallee", default: true) { n throws(ProfileError) in
       guard case .string(let text) = n.value, text == "ringsOut" || text == "endsAtOnce" else {
         throw n.expected("\"ringsOut\" or \"endsAtOnce\"")

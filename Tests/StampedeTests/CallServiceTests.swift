@@ -14,6 +14,80 @@ import Testing
     }
   }
 
+  @Test func inviteRingsMoreCalleesIntoARunningGroupCallEachForItsOwnTimeout() throws {
+    var s = service()
+    let reachable: (UInt32) -> Bool = { $0 != 9 }
+    // Not in a call, and a one-to-one call: refused in state.
+    do {
+      let r = s.invite(by: 1, callees: [5], now: t0, reachable: reachable)
+      #expect(r == .refusedInState)
+    }
+    let solo = try place(&s, 10, [11]).get()
+    _ = s.accept(user: 11, now: t0)
+    do {
+      let r = s.invite(by: 10, callees: [5], now: t0, reachable: reachable)
+      #expect(r == .refusedInState)
+    }
+    _ = s.hangup(user: 10, now: t0)
+    let id = try place(&s, 1, [2, 3]).get()
+    #expect(id == solo + 1)
+    // Ringing, not yet connected: refused in state.
+    do {
+      let r = s.invite(by: 1, callees: [5], now: t0, reachable: reachable)
+      #expect(r == .refusedInState)
+    }
+    _ = s.accept(user: 2, now: t0 + .seconds(2))
+    s.drain()
+    // Someone in the call, a repeated callee, nobody, or more than nine in all: a bad list.
+    do {
+      let r = s.invite(by: 2, callees: [3], now: t0 + .seconds(5), reachable: reachable)
+      #expect(r == .invalidParticipant)
+    }
+    do {
+      let r = s.invite(by: 2, callees: [5, 5], now: t0 + .seconds(5), reachable: reachable)
+      #expect(r == .invalidParticipant)
+    }
+    do {
+      let r = s.invite(by: 2, callees: [], now: t0 + .seconds(5), reachable: reachable)
+      #expect(r == .invalidParticipant)
+    }
+    do {
+      let r = s.invite(by: 2, callees: Array(4...10), now: t0 + .seconds(5), reachable: reachable)
+      #expect(r == .invalidParticipant)
+    }
+    // A callee who is connected invites 5 at 10 s, the caller invites 6 at 20 s.
+    do {
+      let r = s.invite(by: 2, callees: [5], now: t0 + .seconds(10), reachable: reachable)
+      #expect(r == nil)
+    }
+    do {
+      let r = s.invite(by: 1, callees: [6], now: t0 + .seconds(20), reachable: reachable)
+      #expect(r == nil)
+    }
+    #expect(s.events == [.received(user: 5, call: id), .received(user: 6, call: id)])
+    #expect(s.state(of: 5) == .waiting && s.calls[Int(id)].ringingSince(6) == t0 + .seconds(20))
+    s.drain()
+    // The call's own timeout (30 s) stops 3, whose ring began at 0; 5 rings until 40 s, 6 until 50 s.
+    do {
+      let r = s.timeOut(call: id, now: t0 + .seconds(30), after: .seconds(30))
+      #expect(r)
+    }
+    #expect(s.events == [.ended(user: 3, call: id, reason: .noResponse, other: 3)])
+    s.drain()
+    do {
+      let r = s.timeOut(call: id, now: t0 + .seconds(40), after: .seconds(30))
+      #expect(r)
+    }
+    #expect(s.events == [.ended(user: 5, call: id, reason: .noResponse, other: 5)])
+    _ = s.accept(user: 6, now: t0 + .seconds(45))
+    s.drain()
+    do {
+      let r = s.timeOut(call: id, now: t0 + .seconds(50), after: .seconds(30))
+      #expect(!r)
+    }
+    #expect(Set(s.participants(of: id)) == [1, 2, 6] && !s.calls[Int(id)].isOver)
+  }
+
   @Test func aOneToOneCallRingsStartsAndEndsForBoth() throws {
     var s = service()
     let id = try place(&s, 1, [2]).get()

@@ -38,6 +38,62 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test func aConnectedParticipantInvitesAPhoneWhoRingsForTheCallsTimeoutFromTheInvitation() throws {
+    // Phones 5..8. 5 calls 6 and 7 at 1 s (20 s timeout); 6 answers at once, 7 lets it ring; at
+    // 5 s 6 invites 8, who does not answer either.
+    let phone = ScriptedPhone()
+    var answers: [String] = []
+    phone.onTimer = { tag, c in
+      switch tag {
+      case 1: c.callStore.calls(participantIds: [6, 7], mediaType: .audio, timeout: .seconds(20))
+      case 2:
+        c.callStore.invite(participantIds: [8]) { c, r in answers.append("\(c.user) invite \(r)") }
+        c.callStore.invite(participantIds: [5]) { c, r in answers.append("\(c.user) invite 5 \(r)") }
+      default: c.callStore.invite(participantIds: [8]) { c, r in answers.append("\(c.user) invite \(r)") }
+      }
+    }
+    var heardAt: [String] = []
+    phone.onCall = { e, c in
+      let ms = c.now.nanoseconds / 1_000_000
+      switch e {
+      case .received: heardAt.append("\(c.user) rings \(ms)")
+      case .ended: heardAt.append("\(c.user) ended \(ms)")
+      default: break
+      }
+      if case .received = e, c.user == 6 { c.callStore.accept() }
+    }
+    var s = try Staged(
+      TestProfile(stagedCalls).with("calls.users", json5: "4"), audience: ScriptedClient(), host: ScriptedClient(),
+      admin: ScriptedClient(), phone: phone)
+    s.timer(5, atMs: 1000, tag: 1)
+    s.timer(7, atMs: 2000, tag: 3)  // ringing, not in the call yet: refused
+    s.timer(6, atMs: 5000, tag: 2)
+    s.run(untilMs: 60_000)
+    #expect(
+      answers == [
+        "7 invite failure(LiveStack.SeatError.callRefusedInState)", "6 invite success()",
+        "6 invite 5 failure(LiveStack.SeatError.invalidCallParticipant)",
+      ])
+    // Invited at the server at 5.010 s, 8 rings at 5.020; its ring stops at 25.010 (the call's 20 s
+    // from the invitation), as 7's stopped at 21.010; the call goes on for 5 and 6.
+    #expect(phone.log.contains("8 received(user: 8, call: 0)"))
+    let ended = phone.log.filter { $0.contains("ended") }
+    #expect(
+      ended == [
+        "7 ended(user: 7, call: 0, reason: LiveStack.CallEndReason.noResponse, other: 7)",
+        "8 ended(user: 8, call: 0, reason: LiveStack.CallEndReason.noResponse, other: 8)",
+      ])
+    #expect(s.world.server.calls.calls[0].ringingSince(8) == .zero + .milliseconds(5010))
+    #expect(heardAt == ["6 rings 1020", "7 rings 1020", "8 rings 5020", "7 ended 21020", "8 ended 25020"])
+    #expect(s.world.server.calls.state(of: 5) == .accept && s.world.server.calls.state(of: 6) == .accept)
+    #expect(s.counter("call.invites") == 1)
+    // 7's invite from a call that still rang is a misuse of the SDK, caught as it is made.
+    #expect(s.violations == 1)
+    let v = try #require(s.world.checker.log.first(.callValidUse))
+    #expect(v.at == .zero + .milliseconds(2000))
+    #expect(v.message == "user 7 called invite() while its SDK shows a call that still rings, not a connected one")
+  }
+
   @Test func theCallersUserDataReachesEveryCalleeWithTheInvitation() throws {
     let phone = ScriptedPhone()
     phone.onTimer = { tag, c in
@@ -249,6 +305,25 @@ import Testing
     let reasons = CallEndReason.allCases.filter { c.value("call.ended.\($0.rawValue)")! > 0 }
     #expect(reasons.count >= 3, "\(reasons)")
     #expect(world.metrics.latencies[LiveMetrics.dialToConnected].count > 50)
+  }
+
+  @Test func builtInCallersInviteIntoTheirGroupCallsAndStayClean() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let text = TestProfile(try String(contentsOfFile: path, encoding: .utf8))
+      .with("calls.groupProbability", "60%").with("calls.inviteProbability", "100%").text
+    let profile = try Profile.parse(Data(text.utf8))
+    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 2))
+    var sim = Simulation()
+    world.start(&sim.scheduler)
+    _ = sim.run(&world, until: .zero + profile.duration)
+    world.judgeLiveness(now: sim.now)
+    #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0 })")
+    let c = world.metrics.counters
+    #expect(c.value("call.invites")! > 20)
+    // Whom a caller invites is never someone already in its call.
+    #expect((c.value("errors.invalidCallParticipant") ?? 0) == 0)
+    let invited = world.server.calls.calls.filter { !$0.invitedLater.isEmpty }
+    #expect(invited.contains { c in c.invitedLater.contains { u in c.startedAt.map { u.at > $0 } ?? false } })
   }
 
   @Test func aCallReachingAPhoneStillInAnotherIsCaught() throws {

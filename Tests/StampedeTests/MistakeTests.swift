@@ -8,17 +8,19 @@ import Testing
 @testable import SimKernel
 
 @Suite struct MistakeTests {
-  @Test func theCatalogueHasTwentyThreeStableIDsEachWithAnInvariantThatExists() {
-    #expect(ClientMistake.allCases.count == 23)
+  @Test func theCatalogueHasTwentyFourStableIDsEachWithAnInvariantThatExists() {
+    #expect(ClientMistake.allCases.count == 24)
     let ids = ClientMistake.allCases.map(\.rawValue)
-    #expect(Set(ids).count == 23 && ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
+    #expect(Set(ids).count == 24 && ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
     let invariants = Set(Checker.catalogue.map(\.id))
     for m in ClientMistake.allCases {
       #expect(invariants.contains(m.caughtBy), "\(m.rawValue)")
       #expect(!m.summary.isEmpty)
     }
     #expect(ClientMistake.lateRegistry.number == 16 && ClientMistake.hostEventsNotRetained.number == 1)
-    #expect(ClientMistake.moveReadAsLeave.number == 19 && ClientMistake.cameraOnInBackground.number == 23)
+    #expect(
+      ClientMistake.moveReadAsLeave.number == 19 && ClientMistake.cameraOnInBackground.number == 23
+        && ClientMistake.inviteWhileRinging.number == 24)
   }
 
   @Test(arguments: ClientMistake.allCases)
