@@ -110,7 +110,8 @@ public enum KernelBench {
     return (ops, String(fields[1]))
   }
 
-  static func runProcess(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
+  /// Runs `path` with `arguments`; returns its exit status and what it printed (both streams).
+  public static func runProcess(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments

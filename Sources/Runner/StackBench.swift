@@ -1,6 +1,7 @@
 import Chaos
 import Dispatch
 import Foundation
+import Metrics
 import Scenario
 import SimKernel
 
@@ -46,6 +47,15 @@ public struct StackBenchResult: Codable, Sendable {
   /// Downlink messages room messaging counted per seat change (one per member of the room): what
   /// a simulator delivering each as an event would add per change.
   public var downlinkPerSeatChange: Double = 0
+  /// Seat applications answered: `applyForSeat` calls that got their terminal answer (the count of
+  /// `seat.apply_to_response`).
+  public var applications: UInt64 = 0
+  /// Applications per wall second of the event loop.
+  public var applicationsPerSecond: Double = 0
+  /// Events simulated per application.
+  public var eventsPerApplication: Double = 0
+  /// Wall seconds of the whole run: building the world and running it.
+  public var wholeRunSeconds: Double = 0
 }
 
 /// `stampede bench stack`: the seat-rush evening scaled up, against the kernel's hold loop.
@@ -100,6 +110,7 @@ public enum StackBench {
 
   static func runStack(profile: Profile, seed: UInt64, checking: Bool = true) -> StackBenchResult {
     let memory = PeakMemory()
+    let built = DispatchTime.now().uptimeNanoseconds
     var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: seed))
     world.checking = checking
     var sim = Simulation(expectedPending: max(1024, world.layout.totalUsers * 2))
@@ -129,6 +140,10 @@ public enum StackBench {
     let changes = Double(max(1, r.seatChanges))
     r.eventsPerSeatChange = (Double(sim.executedCount) / changes * 10).rounded() / 10
     r.downlinkPerSeatChange = (Double(counters.value("messaging.downlink") ?? 0) / changes * 10).rounded() / 10
+    r.applications = UInt64(world.metrics.latencies[LiveMetrics.applyToResponse].count)
+    r.applicationsPerSecond = (Double(r.applications) / seconds).rounded()
+    r.eventsPerApplication = (Double(sim.executedCount) / Double(max(1, r.applications)) * 100).rounded() / 100
+    r.wholeRunSeconds = Double(DispatchTime.now().uptimeNanoseconds - built) / 1e9
     return r
   }
 }

@@ -14,12 +14,15 @@ enum BenchCommand {
         "--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration",
         "--callers", "--calls-profile", "--chaos-profile", "--seeds", "--app", "--seed",
       ],
-      flags: ["--json", "--no-reference", "--no-checking-cost"])
+      flags: ["--json", "--no-reference", "--no-checking-cost", "--instructions"])
     let what = options.positional.first ?? "kernel"
-    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "faults", "apps", "all"].contains(what) else {
-      throw UsageError("bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, faults, apps, all)")
+    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "faults", "apps", "seats", "all"].contains(what)
+    else {
+      throw UsageError(
+        "bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, faults, apps, seats, all)")
     }
     if what == "apps" { return try apps(options, repeats: Int(options.values["--repeat"] ?? "3") ?? 3) }
+    if what == "seats" { return try seats(options) }
     var explicitRepeats: Int?
     if let text = options.values["--repeat"] {
       guard let r = Int(text), (1...50).contains(r) else {
@@ -61,6 +64,97 @@ enum BenchCommand {
           as: UTF8.self))
     }
     return .pass
+  }
+
+  /// `stampede bench seats`: the M/M/c/c capacity question of profiles/bench-mmcc.json5, the
+  /// measure a capacity planner compares across tools: applications answered per wall second.
+  static func seats(_ options: Options) throws -> ExitCode {
+    let loaded = try benchProfile(options, option: "--profile", file: "profiles/bench-mmcc.json5", bench: "seats")
+    var repeats = 3
+    if let text = options.values["--repeat"] {
+      guard let r = Int(text), (1...50).contains(r) else {
+        throw UsageError("--repeat: expected a whole number from 1 to 50")
+      }
+      repeats = r
+    }
+    let json = options.flags.contains("--json")
+    var r = StackBench.measure(
+      profile: loaded.profile, seed: loaded.profile.defaultSeed, repeats: repeats, checkingCost: false)
+    var instructions: UInt64?
+    if options.flags.contains("--instructions") {
+      instructions = try countInstructions(profilePath: loaded.path)
+    }
+    if json {
+      struct Output: Codable {
+        var seats: StackBenchResult
+        var instructions: UInt64?
+        var instructionsPerEvent: Double?
+        var instructionsPerApplication: Double?
+      }
+      let perEvent = instructions.map { (Double($0) / Double(max(1, r.events)) * 10).rounded() / 10 }
+      let perApplication = instructions.map { (Double($0) / Double(max(1, r.applications))).rounded() }
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      print(
+        String(
+          decoding: try encoder.encode(
+            Output(
+              seats: r, instructions: instructions, instructionsPerEvent: perEvent,
+              instructionsPerApplication: perApplication)), as: UTF8.self))
+      return .pass
+    }
+    r.ratio = r.ratio.isFinite ? r.ratio : 0
+    print(
+      String(
+        format: "seats  %@ (%@): %llu applications answered, %.1f events each",
+        loaded.profile.name, loaded.profile.duration.description, r.applications, r.eventsPerApplication))
+    print(
+      String(
+        format:
+          "       %.0f applications per wall second in the event loop, %.0f for the whole run (%.2f s, world built and run)",
+        r.applicationsPerSecond, Double(r.applications) / max(1e-9, r.wholeRunSeconds), r.wholeRunSeconds))
+    print(
+      String(
+        format:
+          "       %.2fM events/s (%lld events, mean queue %d); peak memory %.1f MiB, %.0f B per user; violations %d; hash %@",
+        r.eventsPerSecond / 1e6, r.events, r.meanPending, Double(r.peakMemoryBytes) / 1_048_576, r.bytesPerUser,
+        r.violations, r.traceHash))
+    print(
+      String(
+        format: "       kernel hold at queue %d: %.2fM ops/s; stack/kernel ratio %.3fx", r.meanPending,
+        r.kernelOpsPerSecond / 1e6, r.ratio))
+    if let instructions {
+      print(
+        String(
+          format:
+            "       instructions in the event loop (callgrind, exact): %llu; %.1f per event, %.0f per application",
+          instructions, Double(instructions) / Double(max(1, r.events)),
+          Double(instructions) / Double(max(1, r.applications))))
+    }
+    return .pass
+  }
+
+  /// The instructions `bench seats` executes in the event loop, counted by running this binary
+  /// once more under callgrind (which repeats exactly for the same binary and input).
+  static func countInstructions(profilePath: String) throws -> UInt64 {
+    guard
+      let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
+        FileManager.default.isExecutableFile(atPath: $0)
+      })
+    else { throw UsageError("bench seats --instructions: valgrind is not installed (apt-get install valgrind)") }
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-cg-\(getpid()).out").path
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let (status, output) = try KernelBench.runProcess(
+      valgrind,
+      [
+        "--tool=callgrind", "--callgrind-out-file=\(out)", "--toggle-collect=*SimulationV3run*", me, "bench", "seats",
+        "--profile", profilePath, "--repeat", "1", "--json",
+      ])
+    guard status == 0, let line = output.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+      let n = line.split(separator: " ").last.flatMap({ UInt64($0) })
+    else { throw BenchError("callgrind failed (exit \(status)): \(output.suffix(500))") }
+    return n
   }
 
   /// The target of `bench stack`: stack events/s at least this share of kernel holds/s.

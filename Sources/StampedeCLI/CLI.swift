@@ -19,7 +19,7 @@ enum CLI {
       stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--json]
       stampede validate PROFILE...
       stampede apps
-      stampede bench [kernel|stack|sweep|faults|apps|all] [--json] [options]
+      stampede bench [kernel|stack|sweep|faults|apps|seats|all] [--json] [options]
       stampede help [COMMAND]
       stampede version
 
@@ -205,7 +205,7 @@ enum CLI {
     expected; the exit code is 2 if any profile is invalid, 0 otherwise.
     """,
     "bench": """
-    stampede bench [kernel|stack|sweep|faults|apps|all] [options]
+    stampede bench [kernel|stack|sweep|faults|apps|seats|all] [options]
 
     kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
             successor at now + an exponential increment. The identical loop is compiled from
@@ -228,6 +228,13 @@ enum CLI {
             --repeat runs each. Reports events/s of both, their ratio (target: >= 0.2x) and peak
             heap per virtual user of the app run (target: <= 16 KiB). Runs in the executable that
             registers the app (stampede-examples bench apps --app examples).
+    seats   the capacity question as a queue: profiles/bench-mmcc.json5 (200 rooms of 720 viewers,
+            one application each over an hour, 6 seats held exponential(20s), a host thinking
+            exponential(500ms), 40 ms network). Reports applications answered per wall second (in
+            the event loop and for the whole run), events per application, events/s and the
+            stack/kernel ratio at the same mean queue size; with --instructions, the instructions
+            the event loop executes (callgrind: exact for the same binary), per event and per
+            application.
     all     kernel, stack, sweep and faults (the default is kernel).
 
     Options:
@@ -251,6 +258,10 @@ enum CLI {
       --callers N       phones in the call-heavy variant (default: 100000; 0 skips it)
       --no-checking-cost  skip the runs with the checkers off (which measure what checking costs)
       --calls-profile F the call profile to scale (default: profiles/call-storm.json5)
+
+    Seats options:
+      --profile FILE    the profile (default: profiles/bench-mmcc.json5)
+      --instructions    also count instructions under valgrind's callgrind (about a minute)
 
     Faults options:
       --chaos-profile F the profile to run (default: profiles/nightly-chaos.json5)

@@ -185,7 +185,7 @@ enum Tool {
     let run = try Tool.run(["help", "run"])
     for q in SDKQuirk.allCases { #expect(run.stdout.contains(q.rawValue), "\(q.rawValue)") }
     let bench = try Tool.run(["help", "bench"])
-    for b in ["kernel", "stack", "sweep", "faults"] { #expect(bench.stdout.contains("\n\(b) "), "\(b)") }
+    for b in ["kernel", "stack", "sweep", "faults", "seats"] { #expect(bench.stdout.contains("\n\(b) "), "\(b)") }
   }
 
   @Test func aShorterDurationAppearsInTheReproLine() throws {
@@ -207,6 +207,27 @@ enum Tool {
     #expect((rows[0]["opsPerSecond"] as! Double) > 0)
     #expect((rows[0]["referenceOpsPerSecond"] as! Double) > 0)
     #expect((rows[0]["ratio"] as! Double) > 0)
+  }
+
+  @Test func theSeatsBenchmarkCountsApplicationsAndEventsPerApplication() throws {
+    // profiles/bench-mmcc.json5 cut down to 4 rooms of 60 viewers for 20 minutes.
+    let text = TestProfile(try String(contentsOf: repositoryRoot.appendingPathComponent("profiles/bench-mmcc.json5")))
+      .with("population.rooms", json5: "4").with("population.audiencePerRoom", json5: "60")
+      .with("duration", "20m").text
+    let file = Tool.temporaryFolder().appendingPathComponent("mmcc.json5")
+    try Data(text.utf8).write(to: file)
+    let r = try Tool.run(["bench", "seats", "--profile", file.path, "--repeat", "1", "--json"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+    let seats = json["seats"] as! [String: Any]
+    let applications = seats["applications"] as! Int
+    let events = seats["events"] as! Int
+    // Each viewer applies once at a uniform time in the hour: about a third of 240 in 20 minutes.
+    #expect((50...110).contains(applications), "\(applications)")
+    #expect(seats["eventsPerApplication"] as? Double == (Double(events) / Double(applications) * 100).rounded() / 100)
+    #expect((seats["applicationsPerSecond"] as! Double) > 0 && (seats["ratio"] as! Double) > 0)
+    #expect(seats["violations"] as? Int == 0)
+    #expect(json["instructions"] == nil)
   }
 
   @Test func theStackBenchmarkPrintsTheContractJSON() throws {
