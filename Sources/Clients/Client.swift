@@ -209,6 +209,10 @@ public struct CoGuestStore {
     let i = runtime.clients[Int(user)].invitation
     return i == 0 ? nil : i - 1
   }
+
+  /// In `onHostInvitationReceived`: whether it repeats the invitation the SDK already listed from
+  /// that host (a duplicated message) rather than bringing a new one.
+  public var invitationHeardAgain: Bool { runtime.invitationRepeated }
 }
 
 /// `LiveSeatStore`: the seat list and direct seat operations.

@@ -113,6 +113,7 @@ extension ClientRuntime {
     let u = Int(user)
     switch event {
     case .onHostInvitationReceived(let host):
+      invitationRepeated = clients[u].invitation == host + 1
       clients[u].invitation = host + 1
       return clients[u].status == .applying
     case .onHostInvitationCancelled(let host):

@@ -208,6 +208,9 @@ public final class ClientRuntime {
   @exclusivity(unchecked) public var callUserData: [UInt32: String] = [:]
   /// Viewers whose app is in the background now (`audience.background`), with when it went.
   @exclusivity(unchecked) public var inBackground: [UInt32: SimInstant] = [:]
+  /// Whether the invitation event being delivered repeats one the SDK still listed from the same
+  /// host (a duplicated message), rather than a new one; set by every `onHostInvitationReceived`.
+  @exclusivity(unchecked) public internal(set) var invitationRepeated = false
   /// What app UIs show (empty unless app code with UI probes runs).
   public let ui: UIProbes
   /// The lines app code printed, for traces.

@@ -473,11 +473,10 @@ public final class StandardAudience: ClientBehavior {
       c.status = .idle
       retry(after: settings.retry.timedOut, &c)
     case .onHostInvitationReceived(let host):
-      // While its answer is on its way, an invitation heard again is the one answered, heard twice
-      // (a duplicated message): answering it again would take the first answer for the second's.
-      if underWay[Int(c.user)] & StandardAudience.invitationUnanswered == 0 {
-        underWay[Int(c.user)] &= ~StandardAudience.invitationAnswered
-      }
+      // The invitation the SDK still lists, heard again (a duplicated message), is the one already
+      // answered: answering it again would take the first answer for the second's. A new one
+      // (the last ended) is answered afresh.
+      if !c.coGuest.invitationHeardAgain { underWay[Int(c.user)] &= ~StandardAudience.invitationAnswered }
       if c.status == .idle && c.callStore.state == .none {
         c.schedule(
           after: settings.invitationThink.sampleDuration(&c.random), tag: Tag.answerInvitation.rawValue, arg: host)

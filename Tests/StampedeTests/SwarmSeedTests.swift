@@ -23,6 +23,15 @@ import Testing
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 5552) == [])
   }
 
+  /// swarm-chaos 1177 and 3426: the first version of that fix took any invitation heard while an
+  /// accept was on its way for a repeat. An accept held back for minutes (its invitation timed out
+  /// meanwhile) then left every later invitation unanswered, and the server held one at the end
+  /// (`client.view-matches-server`). A repeat is now only the invitation the SDK still lists.
+  @Test(arguments: [1177, 3426] as [UInt64])
+  func aNewInvitationIsAnsweredWhileAnOldAcceptIsHeldBack(seed: UInt64) throws {
+    #expect(try violated("profiles/swarm-chaos.json5", seed: seed) == [])
+  }
+
   /// seat-rush-swarm 5726: a viewer applied again while the seat list still showed its earlier
   /// session's seat (held back on that channel); the microphone failed in the session that seat
   /// began, the viewer went idle, and the application's answer, coming while the list still showed
