@@ -97,14 +97,7 @@ public final class CallStore {
     participantIds: [String], callMediaType: CallMediaType, params: CallParams? = nil,
     completion: CompletionClosure? = nil
   ) {
-    var ids: [UInt32] = []
-    for p in participantIds {
-      guard let u = VirtualIDs.user(p) else {
-        return bridge.fail(
-          completion, ErrorInfo(code: Int(SeatError.invalidCallParticipant.rawValue), message: "no user \"\(p)\""))
-      }
-      ids.append(u)
-    }
+    guard let ids = users(participantIds, completion) else { return }
     AtomicXUser.of(bridge.host, bridge.user).mediaType = callMediaType
     let timeout = SimDuration.seconds(Int64(max(0, params?.timeout ?? 0)))
     model.calls(
@@ -117,15 +110,23 @@ public final class CallStore {
   /// list (someone already in the call, or more than nine in all). `params` is accepted for its
   /// shape; the invited ring for the call's own timeout.
   public func invite(participantIds: [String], params: CallParams? = nil, completion: CompletionClosure? = nil) {
+    guard let ids = users(participantIds, completion) else { return }
+    model.invite(participantIds: ids, completion: bridge.completion(completion))
+  }
+
+  /// The users `participantIds` name, or `nil` after failing `completion` with -1202 for an ID
+  /// that names nobody.
+  func users(_ participantIds: [String], _ completion: CompletionClosure?) -> [UInt32]? {
     var ids: [UInt32] = []
     for p in participantIds {
       guard let u = VirtualIDs.user(p) else {
-        return bridge.fail(
+        bridge.fail(
           completion, ErrorInfo(code: Int(SeatError.invalidCallParticipant.rawValue), message: "no user \"\(p)\""))
+        return nil
       }
       ids.append(u)
     }
-    model.invite(participantIds: ids, completion: bridge.completion(completion))
+    return ids
   }
 
   /// Answers the ringing call.

@@ -291,14 +291,21 @@ import Testing
     #expect(s.counter("call.ended.noResponse") == 1)
   }
 
-  @Test func phonesRunCleanAndSeveralEndReasonsOccur() throws {
+  /// The smoke profile (with `edit`) run to its end with seed 2 and its liveness judged.
+  func smokeWorld(_ edit: (TestProfile) -> TestProfile = { $0 }) throws -> LiveWorld {
     let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
-    let profile = try Profile.load(path: path).profile
+    let profile = try Profile.parse(
+      Data(edit(TestProfile(try String(contentsOfFile: path, encoding: .utf8))).text.utf8))
     var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 2))
     var sim = Simulation()
     world.start(&sim.scheduler)
     _ = sim.run(&world, until: .zero + profile.duration)
     world.judgeLiveness(now: sim.now)
+    return world
+  }
+
+  @Test func phonesRunCleanAndSeveralEndReasonsOccur() throws {
+    let world = try smokeWorld()
     #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0 })")
     let c = world.metrics.counters
     #expect(c.value("call.placed")! > 100)
@@ -308,15 +315,7 @@ import Testing
   }
 
   @Test func builtInCallersInviteIntoTheirGroupCallsAndStayClean() throws {
-    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
-    let text = TestProfile(try String(contentsOfFile: path, encoding: .utf8))
-      .with("calls.groupProbability", "60%").with("calls.inviteProbability", "100%").text
-    let profile = try Profile.parse(Data(text.utf8))
-    var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 2))
-    var sim = Simulation()
-    world.start(&sim.scheduler)
-    _ = sim.run(&world, until: .zero + profile.duration)
-    world.judgeLiveness(now: sim.now)
+    let world = try smokeWorld { $0.with("calls.groupProbability", "60%").with("calls.inviteProbability", "100%") }
     #expect(world.checker.log.total == 0, "\(world.checker.log.first.compactMap { $0 })")
     let c = world.metrics.counters
     #expect(c.value("call.invites")! > 20)
