@@ -183,4 +183,34 @@ import Testing
     #expect(abs(blocking - b) < 5 * standardError + 0.005, "measured \(blocking), Erlang B \(b)")
     #expect(world.checker.log.total == 0)
   }
+
+  /// The capacity question of `bench seats` (profiles/bench-mmcc.json5) with the answer at once:
+  /// applications filed by viewers and accepted by their host in apply mode, seats held
+  /// exponential(20s), 0.2 applications a second a room (4 Erlang on 6 seats). With no delay
+  /// between the apply and the host's accept the package limit is checked once, and the share
+  /// refused with -2340 must be Erlang B's, within four standard errors of six independent seeds
+  /// (less the warm-up of rooms that start empty: at most B times the mean hold over the hour).
+  @Test func appliedSeatsAnsweredAtOnceBlockAsErlangBPredicts() throws {
+    let base = TestProfile(try String(contentsOf: repositoryRoot.appendingPathComponent("profiles/bench-mmcc.json5")))
+    let text = base.with("population.rooms", json5: "10").with("host.thinkTime", "constant(0ms)")
+      .with("network.clientServer", "constant(0ms)").with("devices", json5: "{ openTime: \"constant(0ms)\" }").text
+    var shares: [Double] = []
+    for seed in UInt64(1)...6 {
+      let (world, _) = try runProfile(text, seed: seed)
+      let c = world.metrics.counters
+      let refused = Double(c.value("seat.rejected.seat_limit") ?? 0)
+      let filed = Double(c.value("seat.applications") ?? 0)
+      #expect(refused + filed == 10 * 720)
+      #expect(world.checker.log.total == 0)
+      shares.append(refused / (refused + filed))
+    }
+    var b = 1.0
+    for k in 1...6 { b = 4.0 * b / (Double(k) + 4.0 * b) }
+    let mean = shares.reduce(0, +) / Double(shares.count)
+    let variance = shares.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(shares.count - 1)
+    let standardError = (variance / Double(shares.count)).squareRoot()
+    let warmUp = b * 20.0 / 3600.0
+    #expect(mean > b - warmUp - 4 * standardError && mean < b + 4 * standardError, "measured \(shares), Erlang B \(b)")
+    #expect(standardError < 0.01)
+  }
 }
