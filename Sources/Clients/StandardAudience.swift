@@ -219,6 +219,15 @@ public final class StandardAudience: ClientBehavior {
       self.answerCame(&c)
       return self.withdraw(&c)
     }
+    if case .failure(.failed) = result, c.status != .applying, !self.settings.freeMode,
+      self.listedApplication(c.user) != nil
+    {
+      // No answer (-1) while a seat the list gave is in session: the server may hold the
+      // application all the same. The viewer no longer waits for it (were that seat an earlier
+      // session's, it must not go back to "applying" for it when the seat goes): withdraw it.
+      self.answerCame(&c)
+      return self.withdraw(&c)
+    }
     guard case .failure(let error) = result, c.status == .applying else { return }
     // 100202: an earlier application whose answer never came (-1) stands on the server after all.
     // It is this one: keep showing "applying" and wait for its answer, or give up as usual.

@@ -39,4 +39,12 @@ import Testing
   @Test func anApplicationAnsweredAfterTheViewerGaveUpIsWithdrawnWhileTheListLags() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 5726) == [])
   }
+
+  /// seat-rush-swarm 1460: an application got no answer (-1) while the viewer was connecting on
+  /// a seat the list gave (an earlier session's, held back); when that seat went, the viewer went
+  /// back to "applying" for an application the server never held
+  /// (`ui.applying-means-pending`). Such an application is now withdrawn when its -1 comes.
+  @Test func anUnansweredApplicationIsWithdrawnWhileAListGivenSeatIsInSession() throws {
+    #expect(try violated("profiles/seat-rush-swarm.json5", seed: 1460) == [])
+  }
 }
