@@ -1,0 +1,104 @@
+import LiveStack
+import SimKernel
+
+/// The phone system's conversations beyond reporting: groups and merges, outgoing conversations
+/// the app starts, and ends.
+extension PhoneSystem {
+  /// How many conversation groups `phone` shows (what `maximumConversationGroups` limits).
+  public func groups(_ phone: UInt32) -> Int {
+    let c = cells[index(phone)]
+    return Int(c.activeConversations) - Int(c.merged)
+  }
+
+  /// Two conversations of `phone` in different groups that a Merge could join within
+  /// `maximumConversationsPerConversationGroup` (the first and the next one that fits), if any.
+  public func mergeCandidates(_ phone: UInt32) -> (UInt32, UInt32)? {
+    guard groups(phone) >= 2, limits.maximumConversationsPerConversationGroup >= 2 else { return nil }
+    let mine = conversations.values.filter { $0.phone == phone }.sorted { $0.uuid < $1.uuid }
+    var size: [UInt32: Int] = [:]
+    for c in mine { size[c.group, default: 0] += 1 }
+    let heads = mine.filter { $0.group == $0.uuid }.map(\.uuid)
+    for (i, a) in heads.enumerated() {
+      for b in heads[(i + 1)...] where size[a]! + size[b]! <= limits.maximumConversationsPerConversationGroup {
+        return (a, b)
+      }
+    }
+    return nil
+  }
+
+  /// Starts outgoing conversation `uuid` for the app (`perform` with a Start action): it counts
+  /// against the limits like an incoming one, and is bound to `sdkCall` (the call the app's SDK is
+  /// in, as ID + 1; 0 until the Start is fulfilled in one). Answers no push. The Start action it
+  /// returns goes to the app's delegate.
+  func startOutgoing(_ phone: UInt32, uuid: UInt32, sdkCall: UInt32) throws(ConversationError) -> ConversationAction {
+    let i = index(phone)
+    let key = UInt64(phone) << 32 | UInt64(uuid)
+    if conversations[key] != nil {
+      events.append(
+        .startRequested(
+          phone: phone, uuid: uuid, action: 0, error: .duplicateUUID, active: cells[i].activeConversations))
+      throw .duplicateUUID
+    }
+    if groups(phone) + Int(cells[i].foreignCalls) >= limits.maximumConversationGroups {
+      events.append(
+        .startRequested(phone: phone, uuid: uuid, action: 0, error: .limitExceeded, active: UInt8(groups(phone))))
+      throw .limitExceeded
+    }
+    conversations[key] = Conversation(
+      phone: phone, uuid: uuid, call: sdkCall, connected: false, reportedAt: now, outgoing: true, group: uuid)
+    cells[i].activeConversations += 1
+    let action = makeAction(phone, uuid: uuid, kind: .start)
+    events.append(
+      .startRequested(phone: phone, uuid: uuid, action: action.id, error: nil, active: UInt8(groups(phone))))
+    return action
+  }
+
+  func isOutgoing(_ phone: UInt32, _ uuid: UInt32) -> Bool {
+    conversations[UInt64(phone) << 32 | UInt64(uuid)]?.outgoing == true
+  }
+
+  /// An outgoing conversation not yet bound to a call is bound to `sdkCall` (ID + 1), the call its
+  /// app's SDK is in as the app fulfils its Start.
+  func bindOutgoing(_ phone: UInt32, _ uuid: UInt32, sdkCall: UInt32) {
+    let key = UInt64(phone) << 32 | UInt64(uuid)
+    guard sdkCall != 0, let c = conversations[key], c.outgoing, c.call == 0 else { return }
+    conversations[key]!.call = sdkCall
+  }
+
+  /// The app reported conversation `uuid` connected: the system UI shows it in progress (a tap can
+  /// no longer answer or decline it).
+  func markConnected(_ phone: UInt32, _ uuid: UInt32) {
+    conversations[UInt64(phone) << 32 | UInt64(uuid)]?.connected = true
+  }
+
+  func endConversation(_ phone: UInt32, _ uuid: UInt32, reason: ConversationEndReason? = nil) {
+    let key = UInt64(phone) << 32 | UInt64(uuid)
+    guard let c = conversations.removeValue(forKey: key) else { return }
+    let i = index(phone)
+    cells[i].activeConversations -= 1
+    if cells[i].merged > 0 {
+      // A merged group loses one: a member leaving shrinks it; its first leaving hands its name on.
+      let members = conversations.values.filter { $0.phone == phone && $0.group == c.group }.map(\.uuid).sorted()
+      if !members.isEmpty {
+        cells[i].merged -= 1
+        if c.group == uuid {
+          for m in members { conversations[UInt64(phone) << 32 | UInt64(m)]!.group = members[0] }
+        }
+      }
+    }
+    events.append(.ended(phone: phone, uuid: uuid, call: c.call, reason: reason))
+  }
+
+  /// A fulfilled Merge joins `other`'s group to `uuid`'s, if both still stand apart and the merged
+  /// group stays within `maximumConversationsPerConversationGroup`.
+  func merge(_ phone: UInt32, _ uuid: UInt32, with other: UInt32) {
+    let base = UInt64(phone) << 32
+    guard let a = conversations[base | UInt64(uuid)], let b = conversations[base | UInt64(other)], a.group != b.group
+    else { return }
+    let joining = conversations.values.filter { $0.phone == phone && $0.group == b.group }.map(\.uuid)
+    let staying = conversations.values.filter { $0.phone == phone && $0.group == a.group }.count
+    guard staying + joining.count <= limits.maximumConversationsPerConversationGroup else { return }
+    for m in joining { conversations[base | UInt64(m)]!.group = a.group }
+    cells[index(phone)].merged += 1
+  }
+}
