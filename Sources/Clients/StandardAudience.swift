@@ -134,6 +134,9 @@ public final class StandardAudience: ClientBehavior {
   /// The viewer answered the invitation it holds: a second think timer for it (the invitation
   /// event came twice) does not answer again, even while the SDK still lists it.
   static let invitationAnswered: UInt8 = 32
+  /// The viewer shows "applying" for an application it gave up on whose cancel got no answer: once
+  /// that application ends, it does not apply again for it.
+  static let withdrawing: UInt8 = 4
   /// Per viewer the seat list seated while it was applying, before any answer to the application
   /// came (the seat may be an earlier session's, held back on the seat-list channel): until when
   /// the application could still stand (its timeout from the apply). Few viewers at a time, so a
@@ -308,12 +311,22 @@ public final class StandardAudience: ClientBehavior {
     }
   }
 
-  /// Cancels an application the viewer no longer waits for; a cancel that got no answer (-1) may
-  /// never have reached the server, so it is sent again while the viewer stays idle.
+  /// Cancels an application the viewer no longer waits for. A cancel that got no answer (-1) may
+  /// never have reached the server, so the application may stand: an idle viewer off any seat
+  /// shows "applying" for it again (as the SDK's own status stays applying until a cancel is
+  /// confirmed) and cancels it as one it gave up on, until a cancel is answered; a viewer in a
+  /// session sends the cancel again and stays as it is.
   func withdraw(_ c: inout Client) {
     sendCancel(&c) { [unowned(unsafe) self] c, result in
       guard case .failure(.failed) = result else { return }
-      self.cancelAgainLater(&c, tag: .withdraw, epoch: self.epoch[Int(c.user)])
+      let u = Int(c.user)
+      guard c.status == .idle, c.liveSeat.mySeatIndex == nil, c.liveList.isInRoom else {
+        return self.cancelAgainLater(&c, tag: .withdraw, epoch: self.epoch[u])
+      }
+      self.epoch[u] &+= 1
+      c.status = .applying
+      self.underWay[u] |= StandardAudience.withdrawing
+      self.cancelAgainLater(&c, tag: .cancelAgain, epoch: self.epoch[u])
     }
   }
 
@@ -344,6 +357,7 @@ public final class StandardAudience: ClientBehavior {
     }
     applies[u] &+= 1
     epoch[u] &+= 1
+    underWay[u] &= ~StandardAudience.withdrawing
     if mistakes.contains(.resubscribeOnApply) {
       c.coGuest.subscribeGuestEvents()
       subscriptionCount[u] &+= 1
@@ -387,12 +401,13 @@ public final class StandardAudience: ClientBehavior {
         switch result {
         case .success:
           c.status = .idle
+          self.underWay[Int(c.user)] &= ~StandardAudience.withdrawing
         case .failure(.alreadyProcessed) where c.liveSeat.mySeatIndex == nil:
           // The application was already answered: a rejection or a timeout whose event never
           // came, or an accept whose seat is still on its way on the seat-list channel (it
           // connects the viewer from idle). Stop waiting for it.
           c.status = .idle
-          self.retry(after: self.settings.retry.rejected, &c)
+          self.retryUnlessWithdrawn(after: self.settings.retry.rejected, &c)
         case .failure:
           break
         }
@@ -473,14 +488,14 @@ public final class StandardAudience: ClientBehavior {
         beginConnecting(&c)
       } else {
         c.status = .idle
-        retry(after: settings.retry.rejected, &c)
+        retryUnlessWithdrawn(after: settings.retry.rejected, &c)
       }
     case .onGuestApplicationNoResponse(let reason):
       guard reason == .timeout, !answersEarlierApplication(c) else { return }
       answerCame(&c)
       guard c.status == .applying else { return }
       c.status = .idle
-      retry(after: settings.retry.timedOut, &c)
+      retryUnlessWithdrawn(after: settings.retry.timedOut, &c)
     case .onHostInvitationReceived(let host):
       // The invitation the SDK still lists, heard again (a duplicated message), is the one already
       // answered: answering it again would take the first answer for the second's. A new one
@@ -555,6 +570,7 @@ public final class StandardAudience: ClientBehavior {
       return
     }
     epoch[Int(c.user)] &+= 1
+    underWay[Int(c.user)] &= ~StandardAudience.withdrawing
     c.status = .connecting
     // An open still under way from the last session carries this one on when it completes.
     openMicrophone(&c)
@@ -591,6 +607,16 @@ public final class StandardAudience: ClientBehavior {
   func closeDevices(_ c: inout Client) {
     if c.device.cameraOn { c.device.closeLocalCamera() }
     if c.device.microphoneOn { c.device.closeLocalMicrophone() }
+  }
+
+  /// Applies again later, unless the application that ended was one the viewer had given up on.
+  func retryUnlessWithdrawn(after delay: Distribution?, _ c: inout Client) {
+    let u = Int(c.user)
+    if underWay[u] & StandardAudience.withdrawing != 0 {
+      underWay[u] &= ~StandardAudience.withdrawing
+      return
+    }
+    retry(after: delay, &c)
   }
 
   func retry(after delay: Distribution?, _ c: inout Client) {

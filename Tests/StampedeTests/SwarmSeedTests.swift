@@ -47,4 +47,14 @@ import Testing
   @Test func anUnansweredApplicationIsWithdrawnWhileAListGivenSeatIsInSession() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 1460) == [])
   }
+
+  /// seat-rush-swarm 2980: a viewer withdrawing an application it no longer waited for sent its
+  /// cancel during a server outage and got -1; it showed idle for the five seconds until the
+  /// cancel went again while the server still held the application, and a host accepted it
+  /// (`ui.idle-means-nothing-pending`). A withdrawal whose cancel got no answer now shows
+  /// "applying" again, as the SDK's own status stays applying until a cancel is confirmed, and
+  /// ends like an application the viewer gave up on.
+  @Test func aWithdrawalWhoseCancelGotNoAnswerShowsApplyingUntilACancelIsAnswered() throws {
+    #expect(try violated("profiles/seat-rush-swarm.json5", seed: 2980) == [])
+  }
 }
