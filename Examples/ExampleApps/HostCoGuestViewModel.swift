@@ -12,12 +12,18 @@ public final class HostCoGuestViewModel: ObservableObject {
 
   public init(liveID: String) {
     coGuestStore = CoGuestStore.create(liveID: liveID)
+    let liveList = LiveListStore.shared
     coGuestStore.hostEventPublisher
       .receive(on: DispatchQueue.main)
       .sink { [weak self] event in self?.handle(event) }
       .store(in: &cancellables)
+    // `connected` lists everyone on a seat, the owner on its own seat 0 among them: the guests are
+    // the others.
     coGuestStore.state
-      .map(\.connected)
+      .map { state in
+        let owner = liveList.state.value.currentLive.liveOwner.userID
+        return state.connected.filter { $0.userID != owner }
+      }
       .receive(on: DispatchQueue.main)
       .assign(to: &$connectedGuests)
     coGuestStore.state

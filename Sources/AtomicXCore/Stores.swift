@@ -160,8 +160,12 @@ public final class LoginStore {
 public struct LiveInfo: Equatable, Sendable {
   /// The room's ID.
   public var liveID: String
-  /// The room's seat count.
+  /// The room's seat count: the guests' seats and, when the owner is kept on a seat, the owner's.
   public var maxSeatCount: Int
+  /// Whether the owner takes the first seat as the live starts and keeps it.
+  public var keepOwnerOnSeat: Bool = false
+  /// The room's owner.
+  public var liveOwner = LiveUserInfo()
 }
 
 /// Why a live ended for a viewer.
@@ -178,15 +182,44 @@ public enum LiveListEvent: Equatable, Sendable {
   case onLiveEnded(liveID: String, reason: LiveEndedReason, message: String)
 }
 
+/// The live the user is in.
+public struct LiveListState: Equatable, Sendable {
+  /// The live the user is in (an empty `liveID` outside any).
+  public var currentLive = LiveInfo(liveID: "", maxSeatCount: 0)
+}
+
 /// Entering, leaving and ending lives: `LiveListStore.shared`.
 public final class LiveListStore {
   let bridge: Bridge
   let events = PassthroughSubject<LiveListEvent, Never>()
+  let statePublisher = StatePublisher(LiveListState())
   var room: UInt32 = .max
 
   init(bridge: Bridge) {
     self.bridge = bridge
     events.onSubscriberCountChange = { bridge.subscribe(.liveEvents, $0 > 0) }
+    statePublisher.refresher = { [unowned self] in self.refresh() }
+  }
+
+  /// The live the user is in: `state.value.currentLive`.
+  public var state: StatePublisher<LiveListState> { statePublisher }
+
+  /// The live `r` as the SDK describes it.
+  func info(_ r: UInt32) -> LiveInfo {
+    var info = LiveInfo(liveID: VirtualIDs.liveID(r), maxSeatCount: 0)
+    guard r < UInt32(bridge.runtime.rooms.count) else { return info }
+    info.maxSeatCount = bridge.client(room: r).liveSeat.maxSeatCount
+    info.keepOwnerOnSeat = bridge.runtime.rooms[Int(r)].ownerSeat
+    let owner = bridge.runtime.roomOwner[Int(r)]
+    if owner != .max { info.liveOwner = LiveUserInfo(user: owner) }
+    return info
+  }
+
+  func refresh() {
+    // The room the SDK entered, whoever entered it (the app, or the harness for a host).
+    let joined = bridge.runtime.clients[Int(bridge.user)].joinedRoom
+    statePublisher.update(
+      LiveListState(currentLive: joined == 0 ? LiveInfo(liveID: "", maxSeatCount: 0) : info(joined - 1)))
   }
 
   /// The current user's instance.
@@ -205,8 +238,8 @@ public final class LiveListStore {
         })
     }
     room = r
-    let seats = bridge.client(room: r).liveSeat
-    let info = LiveInfo(liveID: liveID, maxSeatCount: r < UInt32(bridge.runtime.rooms.count) ? seats.maxSeatCount : 0)
+    var info = self.info(r)
+    info.liveID = liveID
     bridge.client(room: r).liveList.joinLive(
       completion: bridge.completion(
         completion.map { c in
@@ -317,7 +350,7 @@ public final class LiveSeatStore {
     let runtime = bridge.runtime
     let u = Int(bridge.user)
     let slot = Int(runtime.clients[u].staffSlot)
-    let count = room < UInt32(runtime.rooms.count) ? runtime.rooms[Int(room)].maxSeatCount : 0
+    let count = room < UInt32(runtime.rooms.count) ? runtime.rooms[Int(room)].seatCount : 0
     var s = LiveSeatState()
     // A viewer's SDK shows the room's list as room messaging brought it; outside the room, every
     // seat empty.

@@ -234,8 +234,11 @@ public struct LiveSeatStore {
     runtime.hearEverySeatChange(user)
   }
 
-  /// The room's seat count.
-  public var maxSeatCount: Int { runtime.rooms[Int(room)].maxSeatCount }
+  /// The room's seat count as the SDK gives it: the guests' seats and, where the owner sits on
+  /// seat 0 (`seats.ownerSeat`), the owner's.
+  public var maxSeatCount: Int { runtime.rooms[Int(room)].seatCount }
+  /// The index of the first seat a guest may sit on: 1 where the owner sits on seat 0, else 0.
+  public var firstGuestSeat: Int { runtime.rooms[Int(room)].firstGuestSeat }
   /// The room's package limit on connected co-guests.
   public var packageLimit: Int { runtime.rooms[Int(room)].packageLimit }
   /// This user's seat as the seat list shows it.
@@ -248,6 +251,13 @@ public struct LiveSeatStore {
   /// brought it. Empty outside the room.
   public var seatList: [UInt32?] {
     runtime.seatList(of: user).map { $0 == 0 ? nil : $0 - 1 }
+  }
+
+  /// The user on seat `index` as this user's SDK shows it, if any (without building the list for
+  /// a host or admin).
+  public func occupant(ofSeat index: Int) -> UInt32? {
+    let list = runtime.seatList(of: user)
+    return index >= 0 && index < list.count && list[index] != 0 ? list[index] - 1 : nil
   }
 
   /// Takes seat `index` (-1: any) directly: free mode, or staff.

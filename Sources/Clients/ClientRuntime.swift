@@ -171,6 +171,8 @@ public struct ClientState: Sendable {
 public final class ClientRuntime {
   /// Settings of each room, as the SDK reports them.
   public let rooms: [RoomSettings]
+  /// Each room's owner: the first of its staff (`UInt32.max` for a room without staff).
+  public private(set) var roomOwner: [UInt32]
   /// Each room's audience user IDs.
   public let audienceRange: [Range<UInt32>]
   /// The simulated time of the event being handled (one cell).
@@ -236,6 +238,9 @@ public final class ClientRuntime {
     quirks: Set<SDKQuirk> = []
   ) {
     self.rooms = rooms
+    var owners = [UInt32](repeating: .max, count: rooms.count)
+    for (u, r) in staff where owners[Int(r)] == .max { owners[Int(r)] = u }
+    roomOwner = owners
     for q in quirks { quirkBits |= q.bit }
     let handles = quirks.contains(.secondRequestOverwrites) ? userCount : 0
     invitationHandle = [UInt32](repeating: 0, count: handles)
@@ -249,7 +254,7 @@ public final class ClientRuntime {
     var views: [[UInt32]] = []
     for (i, s) in staff.enumerated() {
       clients[Int(s.user)].staffSlot = Int32(i)
-      views.append([UInt32](repeating: 0, count: rooms[Int(s.room)].maxSeatCount))
+      views.append([UInt32](repeating: 0, count: rooms[Int(s.room)].seatCount))
     }
     self.clients = clients
     applicants = [[UInt32]](repeating: [], count: staff.count)
@@ -268,7 +273,7 @@ public final class ClientRuntime {
     let room = c.joinedRoom - 1
     var list =
       feed?.view(room: room, viewer: user, now: time ?? now)
-      ?? [UInt32](repeating: 0, count: rooms[Int(room)].maxSeatCount)
+      ?? [UInt32](repeating: 0, count: rooms[Int(room)].seatCount)
     let me = user + 1
     for i in list.indices where list[i] == me && i != Int(c.seenSeat) { list[i] = 0 }
     if c.seenSeat >= 0 && Int(c.seenSeat) < list.count { list[Int(c.seenSeat)] = me }

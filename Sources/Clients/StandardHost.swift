@@ -258,7 +258,7 @@ public final class StandardHost: ClientBehavior {
     case .cancelInvitation:
       cancelInvitation(arg, &c)
     case .kick:
-      let guests = c.coGuest.connected
+      let guests = self.guests(c)
       if !guests.isEmpty {
         let guest = guests[Int(c.random.next(below: UInt64(guests.count)))]
         // The mistake: disConnect() leaves the caller's own seat; it takes no user.
@@ -270,8 +270,11 @@ public final class StandardHost: ClientBehavior {
       }
       every(settings.kickEvery, .kick, &c)
     case .lock:
-      let seat = Int(c.random.next(below: UInt64(max(1, c.liveSeat.maxSeatCount))))
-      if c.liveSeat.maxSeatCount > 0 {
+      // A guest seat: the owner's stays open for it.
+      let first = c.liveSeat.firstGuestSeat
+      let guestSeats = c.liveSeat.maxSeatCount - first
+      let seat = first + Int(c.random.next(below: UInt64(max(1, guestSeats))))
+      if guestSeats > 0 {
         c.liveSeat.lockSeat(index: seat)
         c.schedule(after: settings.lockFor.sampleDuration(&c.random), tag: Tag.unlock.rawValue, arg: UInt32(seat))
       }
@@ -317,17 +320,28 @@ public final class StandardHost: ClientBehavior {
     }
   }
 
+  /// The guests on seats as the seat list shows them, in seat order: the connected users less the
+  /// owner on its own seat.
+  func guests(_ c: Client) -> [UInt32] {
+    c.liveSeat.seatList.dropFirst(c.liveSeat.firstGuestSeat).compactMap { $0 }
+  }
+
+  /// Whether the seat list shows room for another guest: under the package limit and with a guest
+  /// seat free (the owner, connected on its own seat, counts for neither).
   func hasRoom(_ c: Client) -> Bool {
-    let guests = c.coGuest.connectedCount
-    return guests < c.liveSeat.packageLimit && guests < c.liveSeat.maxSeatCount
+    let first = c.liveSeat.firstGuestSeat
+    var guests = c.coGuest.connectedCount
+    if first > 0 && c.liveSeat.occupant(ofSeat: 0) != nil { guests -= 1 }
+    return guests < c.liveSeat.packageLimit && guests < c.liveSeat.maxSeatCount - first
   }
 
   func move(_ c: inout Client) {
-    let seats = c.liveSeat.seatList
-    let guests = c.coGuest.connected
-    guard !guests.isEmpty, seats.count > 1 else { return }
+    let first = c.liveSeat.firstGuestSeat
+    let guestSeats = c.liveSeat.seatList.count - first
+    let guests = self.guests(c)
+    guard !guests.isEmpty, guestSeats > 1 else { return }
     let guest = guests[Int(c.random.next(below: UInt64(guests.count)))]
-    let target = Int(c.random.next(below: UInt64(seats.count)))
+    let target = first + Int(c.random.next(below: UInt64(guestSeats)))
     let policy = settings.movePolicies[Int(c.random.next(below: UInt64(settings.movePolicies.count)))]
     c.liveSeat.moveUserToSeat(userID: guest, targetIndex: target, policy: policy)
   }

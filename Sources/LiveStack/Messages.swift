@@ -75,6 +75,9 @@ extension CallEvent {
 public struct SeatBatch: Sendable {
   /// How many changes it holds.
   public private(set) var count = 0
+  /// Whether it is part of the list a client's SDK is sent as it enters the room (state its
+  /// `joinLive` brings, not an event a handler must hear).
+  public var snapshot = false
   var changes: (SeatChange?, SeatChange?, SeatChange?, SeatChange?) = (nil, nil, nil, nil)
 
   /// An empty batch.

@@ -36,23 +36,35 @@ public enum RoomRole: UInt8, Sendable, Codable, CaseIterable {
 
 /// The fixed settings of one room.
 public struct RoomSettings: Hashable, Sendable {
-  /// How many seats the room has (the owner's seat excluded).
+  /// How many seats the room has for guests (the owner's seat excluded).
   public var maxSeatCount: Int
   /// How many co-guests may be connected at once under the plan.
   public var packageLimit: Int
   /// Free or apply mode.
   public var seatMode: SeatMode
-  /// How many seats stay usable while the room co-hosts with another (the voice-room six-seat rule).
+  /// How many guest seats stay usable while the room co-hosts with another (the voice-room
+  /// six-seat rule).
   public var coHostSeatLimit: Int
+  /// Whether the owner sits on seat 0 of the seat list while its live is on, as the SDK's host
+  /// takes the first seat when it starts the live; guests' seats then follow from index 1.
+  public var ownerSeat: Bool
 
   /// Creates room settings.
-  public init(maxSeatCount: Int, packageLimit: Int, seatMode: SeatMode, coHostSeatLimit: Int = 6) {
+  public init(
+    maxSeatCount: Int, packageLimit: Int, seatMode: SeatMode, coHostSeatLimit: Int = 6, ownerSeat: Bool = false
+  ) {
     precondition(maxSeatCount >= 0 && packageLimit >= 0 && coHostSeatLimit >= 0, "seat counts must not be negative")
     self.maxSeatCount = maxSeatCount
     self.packageLimit = packageLimit
     self.seatMode = seatMode
     self.coHostSeatLimit = coHostSeatLimit
+    self.ownerSeat = ownerSeat
   }
+
+  /// The index of the first guest seat: 1 when the owner has seat 0, else 0.
+  public var firstGuestSeat: Int { ownerSeat ? 1 : 0 }
+  /// How many seats the seat list has: the guests' and the owner's (the SDK's `maxSeatCount`).
+  public var seatCount: Int { maxSeatCount + firstGuestSeat }
 }
 
 /// Whether a request is an audience member's application or a host's invitation.
@@ -130,6 +142,8 @@ public enum SeatGrant: UInt8, Sendable, CaseIterable {
   case freeTake
   /// `moveUserToSeat` (the user was already seated).
   case move
+  /// The owner took its own seat, seat 0, when its live started or it took the seat again.
+  case owner
 }
 
 /// One change to a room's seat list, as observers see it (`seated`/`left` deltas).

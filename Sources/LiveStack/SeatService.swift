@@ -51,7 +51,7 @@ public struct SeatService: Sendable {
     var total = 0
     for room in rooms {
       base.append(total)
-      total += room.maxSeatCount
+      total += room.seatCount
     }
     seatBase = base
     seatOccupant = [UInt32](repeating: 0, count: total)
@@ -114,11 +114,12 @@ public struct SeatService: Sendable {
     return r == 0 ? nil : r - 1
   }
 
-  /// How many seats of `room` are occupied.
+  /// How many guest seats of `room` are occupied (the owner's seat not counted).
   public func occupiedSeats(room: UInt32) -> Int {
     let base = seatBase[Int(room)]
+    let s = settings[Int(room)]
     var n = 0
-    for i in 0..<settings[Int(room)].maxSeatCount where seatOccupant[base + i] != 0 { n += 1 }
+    for i in s.firstGuestSeat..<s.seatCount where seatOccupant[base + i] != 0 { n += 1 }
     return n
   }
 
@@ -128,11 +129,14 @@ public struct SeatService: Sendable {
     return p == 0 ? nil : p - 1
   }
 
-  /// Seats of `room` that can be used now: all of them, or the co-host limit while co-hosting.
+  /// Guest seats of `room` that can be used now: all of them, or the co-host limit while co-hosting.
   public func usableSeats(room: UInt32) -> Int {
     let s = settings[Int(room)]
     return coHostPartner[Int(room)] == 0 ? s.maxSeatCount : min(s.maxSeatCount, s.coHostSeatLimit)
   }
+
+  /// One past the last seat index of `room` usable now (the owner's seat and the usable guest seats).
+  public func usableSeatEnd(room: UInt32) -> Int { settings[Int(room)].firstGuestSeat + usableSeats(room: room) }
 
   // MARK: - Room membership
 
@@ -141,12 +145,25 @@ public struct SeatService: Sendable {
   /// without leaving) succeeds and keeps the seat and any pending request.
   public mutating func join(user: UInt32, room: UInt32, role: RoomRole = .audience) -> SeatError? {
     guard roomOpen[Int(room)] else { return .roomNotExist }
-    if userRoom[Int(user)] == room + 1 { return nil }
+    if userRoom[Int(user)] == room + 1 {
+      if userRole[Int(user)] == .owner { takeOwnSeat(owner: user, room: room) }
+      return nil
+    }
     guard userRoom[Int(user)] == 0 else { return .refused }
     userRoom[Int(user)] = room + 1
     userRole[Int(user)] = role
     memberCount[Int(room)] += 1
+    if role == .owner { takeOwnSeat(owner: user, room: room) }
     return nil
+  }
+
+  /// The owner, entering its live, takes its own seat (seat 0) if the room has one for it and it is
+  /// free and unlocked, as the SDK's host does when the live starts.
+  mutating func takeOwnSeat(owner: UInt32, room: UInt32) {
+    guard settings[Int(room)].ownerSeat, seat(of: owner) == nil, occupant(room: room, seat: 0) == nil,
+      !isLocked(room: room, seat: 0)
+    else { return }
+    place(user: owner, room: room, seat: 0, grant: .owner)
   }
 
   /// Takes `user` out of its room: its pending requests fail (`left`), invitations it sent as staff
@@ -169,7 +186,7 @@ public struct SeatService: Sendable {
     guard userRole[Int(user)] == .owner else { return .refused }
     roomOpen[Int(room)] = false
     if coHostPartner[Int(room)] != 0 { disconnectCoHost(room: room) }
-    for i in 0..<settings[Int(room)].maxSeatCount where occupant(room: room, seat: i) != nil {
+    for i in 0..<settings[Int(room)].seatCount where occupant(room: room, seat: i) != nil {
       vacate(room: room, seat: i, removedBy: .max)
     }
     // Pending requests of this room: scan from the newest; only pending ones matter.
@@ -200,11 +217,13 @@ public struct SeatService: Sendable {
   /// Why a guest could not be seated in `room` right now, or `nil` if a seat is available.
   ///
   /// Checks, in order: the seat exists (-2344), the package limit (-2340), then the seat itself:
-  /// locked (100200), occupied (100201), or no free unlocked seat at all (100205).
+  /// the owner's (100201, whether or not the owner sits on it), locked (100200), occupied
+  /// (100201), or no free unlocked seat at all (100205).
   public func seatAvailabilityError(room: UInt32, seatIndex: Int) -> SeatError? {
     let s = settings[Int(room)]
-    if seatIndex < -1 || seatIndex >= usableSeats(room: room) { return .seatIndexNotExist }
+    if seatIndex < -1 || seatIndex >= usableSeatEnd(room: room) { return .seatIndexNotExist }
     if Int(connectedCount[Int(room)]) >= s.packageLimit { return .seatLimitExceeded }
+    if seatIndex >= 0 && seatIndex < s.firstGuestSeat { return .seatOccupied }
     if seatIndex >= 0 {
       if isLocked(room: room, seat: seatIndex) { return .seatLocked }
       if occupant(room: room, seat: seatIndex) != nil { return .seatOccupied }
@@ -213,10 +232,11 @@ public struct SeatService: Sendable {
     return freeSeat(room: room) == nil ? .allSeatsTaken : nil
   }
 
-  /// The lowest free, unlocked, usable seat of `room`.
+  /// The lowest free, unlocked, usable guest seat of `room`.
   public func freeSeat(room: UInt32) -> Int? {
     let base = seatBase[Int(room)]
-    for i in 0..<usableSeats(room: room) where seatOccupant[base + i] == 0 && !seatLocked[base + i] {
+    for i in settings[Int(room)].firstGuestSeat..<usableSeatEnd(room: room)
+    where seatOccupant[base + i] == 0 && !seatLocked[base + i] {
       return i
     }
     return nil
@@ -363,8 +383,10 @@ public struct SeatService: Sendable {
     precondition(userSeat[Int(user)] < 0, "user \(user) is already seated")
     seatOccupant[slot] = user + 1
     userSeat[Int(user)] = Int16(seat)
-    connectedCount[Int(room)] += 1
-    occupiedTotal += 1
+    if seat >= settings[Int(room)].firstGuestSeat {
+      connectedCount[Int(room)] += 1
+      occupiedTotal += 1
+    }
     changes.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: true, grant: grant))
   }
 
@@ -374,18 +396,28 @@ public struct SeatService: Sendable {
     let user = seatOccupant[slot] - 1
     seatOccupant[slot] = 0
     userSeat[Int(user)] = -1
-    connectedCount[Int(room)] -= 1
-    occupiedTotal -= 1
+    if seat >= settings[Int(room)].firstGuestSeat {
+      connectedCount[Int(room)] -= 1
+      occupiedTotal -= 1
+    }
     changes.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: false, removedBy: removedBy))
   }
 
   /// Takes a seat directly. Audience members may do so only in free mode (-3 otherwise); then the
-  /// same checks as an application apply, and a pending application fails as `alreadySeated`.
+  /// same checks as an application apply, and a pending application fails as `alreadySeated`. An
+  /// owner whose room keeps seat 0 for it takes that seat back (-1 or 0; another index: -3).
   public mutating func takeSeat(user: UInt32, seatIndex: Int, now: SimInstant) -> Result<Int, SeatError> {
     guard let room = room(of: user) else { return .failure(.notInRoom) }
     guard roomOpen[Int(room)] else { return .failure(.roomNotExist) }
     if settings[Int(room)].seatMode == .apply && !userRole[Int(user)].isStaff { return .failure(.refused) }
     if seat(of: user) != nil { return .failure(.alreadyOnSeat) }
+    if userRole[Int(user)] == .owner && settings[Int(room)].ownerSeat {
+      guard seatIndex <= 0 else { return .failure(.refused) }
+      if isLocked(room: room, seat: 0) { return .failure(.seatLocked) }
+      if occupant(room: room, seat: 0) != nil { return .failure(.seatOccupied) }
+      place(user: user, room: room, seat: 0, grant: .owner)
+      return .success(0)
+    }
     if let error = seatAvailabilityError(room: room, seatIndex: seatIndex) { return .failure(error) }
     let seat = seatIndex >= 0 ? seatIndex : freeSeat(room: room)!
     seatGranted(guest: user, room: room, seat: seat, grant: .freeTake, now: now)
@@ -401,9 +433,10 @@ public struct SeatService: Sendable {
   }
 
   /// Host or admin `host` removes `guest` from its seat (`kickUserOutOfSeat`). Fails with -3 unless
-  /// staff of the guest's room, 100206 if the guest is not seated.
+  /// staff of the guest's room or if the "guest" is the owner, 100206 if the guest is not seated.
   public mutating func kick(guest: UInt32, by host: UInt32) -> Result<Int, SeatError> {
     guard let room = room(of: host), userRole[Int(host)].isStaff else { return .failure(.refused) }
+    if userRole[Int(guest)] == .owner && self.room(of: guest) == room { return .failure(.refused) }
     guard self.room(of: guest) == room, let seat = seat(of: guest) else { return .failure(.notOnSeat) }
     vacate(room: room, seat: seat, removedBy: host)
     return .success(seat)
@@ -412,7 +445,8 @@ public struct SeatService: Sendable {
   /// Moves seated `user` to seat `target` (`moveUserToSeat`). Staff may move anyone in their room;
   /// others only themselves (-3).
   ///
-  /// Checks: seated (100206), target exists (-2344), target locked (100200); an occupied target is
+  /// Checks: not the owner on its own seat (-3), seated (100206), target exists (-2344), not the
+  /// owner's seat (100201, whatever the policy), target locked (100200); an occupied target is
   /// handled by `policy`: fail with 100201, remove the occupant, or swap the two. Moving to one's own
   /// seat changes nothing and succeeds. A swap off a locked seat fails with 100200, since the other
   /// user would land on the locked seat.
@@ -422,7 +456,10 @@ public struct SeatService: Sendable {
     guard let room = room(of: actor) else { return .failure(.notInRoom) }
     if actor != user && !userRole[Int(actor)].isStaff { return .failure(.refused) }
     guard self.room(of: user) == room, let from = seat(of: user) else { return .failure(.notOnSeat) }
-    guard target >= 0, target < usableSeats(room: room) else { return .failure(.seatIndexNotExist) }
+    let firstGuest = settings[Int(room)].firstGuestSeat
+    if from < firstGuest { return .failure(.refused) }
+    guard target >= 0, target < usableSeatEnd(room: room) else { return .failure(.seatIndexNotExist) }
+    if target < firstGuest { return .failure(.seatOccupied) }
     if target == from { return .success(target) }
     if isLocked(room: room, seat: target) { return .failure(.seatLocked) }
     if let other = occupant(room: room, seat: target) {
@@ -457,7 +494,7 @@ public struct SeatService: Sendable {
 
   /// Locks or unlocks seat `index` of `room` directly (workloads that open seats use this).
   public mutating func setLocked(room: UInt32, seat index: Int, _ locked: Bool) -> SeatError? {
-    guard index >= 0, index < settings[Int(room)].maxSeatCount else { return .seatIndexNotExist }
+    guard index >= 0, index < settings[Int(room)].seatCount else { return .seatIndexNotExist }
     seatLocked[seatBase[Int(room)] + index] = locked
     return nil
   }
@@ -474,7 +511,7 @@ public struct SeatService: Sendable {
     coHostPartner[Int(a)] = b + 1
     coHostPartner[Int(b)] = a + 1
     for room in [a, b] {
-      for i in usableSeats(room: room)..<settings[Int(room)].maxSeatCount where occupant(room: room, seat: i) != nil {
+      for i in usableSeatEnd(room: room)..<settings[Int(room)].seatCount where occupant(room: room, seat: i) != nil {
         vacate(room: room, seat: i, removedBy: .max)
       }
     }
@@ -496,8 +533,10 @@ extension SeatService {
     let slot = seatBase[Int(room)] + index
     seatOccupant[slot] = user + 1
     userSeat[Int(user)] = Int16(index)
-    connectedCount[Int(room)] += 1
-    occupiedTotal += 1
+    if index >= settings[Int(room)].firstGuestSeat {
+      connectedCount[Int(room)] += 1
+      occupiedTotal += 1
+    }
     changes.append(SeatChange(room: room, seat: Int16(index), user: user, seated: true, grant: nil))
   }
 }

@@ -60,7 +60,7 @@ public struct Server {
     self.feed =
       feed
       ?? RoomFeed(
-        seatCounts: [Int](repeating: settings.maxSeatCount, count: layout.rooms),
+        seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
         delayUs: [UInt32](repeating: 40_000, count: layout.totalUsers),
         homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: .unlimited)
     let users = layout.totalUsers
@@ -172,18 +172,20 @@ public struct Server {
   mutating func sendSnapshot(to user: UInt32) {
     guard let room = seats.room(of: user) else { return }
     var batch = SeatBatch()
+    batch.snapshot = true
     if layout.role(of: user) == .audience {
       guard let seat = seats.seat(of: user) else { return }
       batch.append(SeatChange(room: room, seat: Int16(seat), user: user, seated: true))
       sendBatch(batch, to: user)
       return
     }
-    for i in 0..<seats.settings[Int(room)].maxSeatCount {
+    for i in 0..<seats.settings[Int(room)].seatCount {
       guard let occupant = seats.occupant(room: room, seat: i) else { continue }
       batch.append(SeatChange(room: room, seat: Int16(i), user: occupant, seated: true))
       if batch.isFull {
         sendBatch(batch, to: user)
         batch = SeatBatch()
+        batch.snapshot = true
       }
     }
     if batch.count > 0 { sendBatch(batch, to: user) }

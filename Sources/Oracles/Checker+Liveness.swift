@@ -154,7 +154,7 @@ extension Checker {
         // A viewer's whole list, once room messaging brought it every change.
         let room = view.server.layout.homeRoom[Int(u)]
         if view.server.feed.isSettled(room: room, viewer: u, now: now) {
-          let truth = (0..<view.server.seats.settings[Int(room)].maxSeatCount).map {
+          let truth = (0..<view.server.seats.settings[Int(room)].seatCount).map {
             view.server.seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0
           }
           let seen = view.runtime.seatList(of: u, at: now)
@@ -166,7 +166,7 @@ extension Checker {
       if client.staffSlot >= 0, inRoom {
         let slot = Int(client.staffSlot)
         let room = view.server.layout.homeRoom[Int(u)]
-        let truth = (0..<view.server.seats.settings[Int(room)].maxSeatCount).map {
+        let truth = (0..<view.server.seats.settings[Int(room)].seatCount).map {
           view.server.seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0
         }
         if view.runtime.seatView[slot] != truth {

@@ -26,9 +26,18 @@ extension Checker {
   public mutating func observeRoom(_ room: UInt32, seats: SeatService, at now: SimInstant) {
     let s = seats.settings[Int(room)]
     var occupied = 0
-    for i in 0..<s.maxSeatCount {
+    for i in 0..<s.seatCount {
       guard let user = seats.occupant(room: room, seat: i) else { continue }
-      occupied += 1
+      if i < s.firstGuestSeat {
+        // The owner's seat: nobody else sits there.
+        if seats.role(of: user) != .owner {
+          log.record(
+            .singleOccupancy, at: now, entities: ["room:\(room)", "user:\(user)"],
+            "user \(user) occupies seat \(i) of room \(room), the owner's seat")
+        }
+      } else {
+        occupied += 1
+      }
       if seats.seat(of: user) != i || seats.room(of: user) != room {
         log.record(
           .singleOccupancy, at: now, entities: ["room:\(room)", "user:\(user)"],

@@ -46,7 +46,7 @@ public struct Checker: Sendable {
     var total = 0
     for r in 0..<seats.roomCount {
       base.append(total)
-      total += seats.settings[r].maxSeatCount
+      total += seats.settings[r].seatCount
     }
     seatBase = base
     lockedOccupant = [UInt32](repeating: 0, count: total)

@@ -127,7 +127,7 @@ extension LiveWorld {
       let truth: (Int) -> UInt32 = { seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0 }
       guard !feed.viewAgrees(room: room, viewer: u, now: now, ignoring: me, truth: truth) else { continue }
       let seen = feed.view(room: room, viewer: u, now: now).map { $0 == me ? 0 : $0 }
-      let all = (0..<seats.settings[Int(room)].maxSeatCount).map { truth($0) == me ? 0 : truth($0) }
+      let all = (0..<seats.settings[Int(room)].seatCount).map { truth($0) == me ? 0 : truth($0) }
       checker.observeViewerSeatList(user: u, room: room, seen: seen, server: all, at: now)
     }
   }

@@ -108,7 +108,8 @@ public struct LiveWorld: World {
     self.layout = layout
     let s = profile.seats
     let settings = RoomSettings(
-      maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit)
+      maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit,
+      ownerSeat: s.keepOwnerOnSeat)
     let users = layout.totalUsers
     runtime = ClientRuntime(layout: layout, settings: settings, quirks: profile.quirks)
     runtime.requestTimeout = profile.network.requestTimeout
@@ -137,7 +138,7 @@ public struct LiveWorld: World {
         PushBackend(certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users)
       } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
     let feed = RoomFeed(
-      seatCounts: [Int](repeating: settings.maxSeatCount, count: layout.rooms),
+      seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
       delayUs: LiveWorld.broadcastDelays(profile: profile, layout: layout, streams: streams),
       homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: profile.server.messaging)
     runtime.feed = feed
@@ -354,7 +355,9 @@ public struct LiveWorld: World {
 
   mutating func setAllSeatsLocked(_ locked: Bool) {
     for r in 0..<UInt32(layout.rooms) {
-      for i in 0..<profile.seats.maxSeatCount {
+      // The guests' seats: the owner keeps its own.
+      let room = server.seats.settings[Int(r)]
+      for i in room.firstGuestSeat..<room.seatCount {
         _ = server.seats.setLocked(room: r, seat: i, locked)
         checker.observeLock(room: r, seat: i, seats: server.seats)
       }

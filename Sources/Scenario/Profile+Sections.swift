@@ -68,10 +68,11 @@ extension Profile {
       try n.oneOf(ApplyCompletion.self)
     }
     let coHost = try o.get("coHostSeatLimit", default: 6) { n throws(ProfileError) in try n.int(0...Int64(Int16.max)) }
+    let ownerSeat = try o.get("keepOwnerOnSeat", default: true) { n throws(ProfileError) in try n.bool() }
     try o.finish()
     return Seats(
       maxSeatCount: maxSeats, packageLimit: limit, mode: mode, applyTimeout: timeout, applyCompletion: completion,
-      coHostSeatLimit: coHost)
+      coHostSeatLimit: coHost, keepOwnerOnSeat: ownerSeat)
   }
 
   static func readAudience(_ node: ProfileNode, seats: Seats) throws(ProfileError) -> AudienceSettings {

@@ -131,7 +131,7 @@ public struct Profile: Sendable {
 
   /// Seat settings.
   public struct Seats: Sendable {
-    /// Seats per room.
+    /// Guest seats per room (the owner's seat excluded).
     public var maxSeatCount: Int
     /// Connected co-guests allowed by the plan.
     public var packageLimit: Int
@@ -143,6 +143,9 @@ public struct Profile: Sendable {
     public var applyCompletion: ApplyCompletion
     /// Seats that stay usable while a room co-hosts.
     public var coHostSeatLimit: Int
+    /// Whether the owner takes seat 0 as its live starts and keeps it (`LiveInfo.keepOwnerOnSeat`):
+    /// guests' seats then follow from index 1, and the SDK's `maxSeatCount` counts the owner's.
+    public var keepOwnerOnSeat: Bool = true
   }
 
   /// The phones' capture devices.

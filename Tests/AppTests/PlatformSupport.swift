@@ -16,11 +16,13 @@ final class HostBench {
   var queue: [(due: Int64, order: Int, slot: UInt32)] = []
   var order = 0
 
-  init(users: Int = 4) {
+  init(users: Int = 4, ownerSeat: Bool = false) {
     let layout = Layout(viewers: [users - 1], staffPerRoom: 1, phoneCount: 0)
     runtime = ClientRuntime(
       layout: layout,
-      settings: RoomSettings(maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0), quirks: [])
+      settings: RoomSettings(
+        maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0, ownerSeat: ownerSeat),
+      quirks: [])
     host = AppHost(runtime: runtime)
   }
 

@@ -155,3 +155,42 @@ import Testing
     #expect(keep.count == 1)
   }
 }
+
+/// The SDK-compatible stores show the owner on seat 0 when the live keeps it on a seat.
+@Suite(.serialized) struct OwnerSeatStoreTests {
+  @Test func theSeatListAndTheLiveCountTheOwnersSeatAndNameTheOwner() {
+    let bench = HostBench(ownerSeat: true)
+    // User 0 owns room 0 and sits on seat 0, as the server's seat delta left its SDK; user 1 is a
+    // viewer in the room.
+    bench.runtime.clients[0].joinedRoom = 1
+    bench.runtime.clients[1].joinedRoom = 1
+    bench.runtime.seatView[Int(bench.runtime.clients[0].staffSlot)][0] = 0 + 1
+    var hostSeats: [SeatInfo] = []
+    var connected: [String] = []
+    var viewerSeats = 0
+    var live = LiveInfo(liveID: "", maxSeatCount: 0)
+    bench.run(as: 0) {
+      hostSeats = AtomicXCore.LiveSeatStore.create(liveID: "live_0").state.value.seatList
+      connected = CoGuestStore.create(liveID: "live_0").state.value.connected.map(\.userID)
+    }
+    bench.run(as: 1) {
+      viewerSeats = AtomicXCore.LiveSeatStore.create(liveID: "live_0").state.value.seatList.count
+      live = LiveListStore.shared.state.value.currentLive
+    }
+    // Four guest seats and the owner's.
+    #expect(hostSeats.count == 5 && viewerSeats == 5)
+    #expect(hostSeats.first?.userInfo.userID == VirtualIDs.userID(0))
+    #expect(hostSeats.dropFirst().allSatisfy { $0.userInfo.userID.isEmpty })
+    #expect(connected == [VirtualIDs.userID(0)])
+    #expect(live.liveID == "live_0" && live.maxSeatCount == 5 && live.keepOwnerOnSeat)
+    #expect(live.liveOwner.userID == VirtualIDs.userID(0))
+  }
+
+  @Test func withoutTheOwnersSeatTheListHoldsTheGuestSeatsOnly() {
+    let bench = HostBench()
+    bench.runtime.clients[1].joinedRoom = 1
+    var live = LiveInfo(liveID: "", maxSeatCount: 0)
+    bench.run(as: 1) { live = LiveListStore.shared.state.value.currentLive }
+    #expect(live.maxSeatCount == 4 && !live.keepOwnerOnSeat)
+  }
+}

@@ -105,7 +105,7 @@ import Testing
     let (audience, log) = Self.readingAudience()
     let text = TestProfile(stagedProfile)
       .with("population", json5: "{ rooms: 1, audiencePerRoom: 4, adminsPerRoom: 1 }")
-      .with("seats", json5: "{ maxSeatCount: 4, packageLimit: 4, applyTimeout: \"30s\" }")
+      .with("seats", json5: "{ maxSeatCount: 4, packageLimit: 4, applyTimeout: \"30s\", keepOwnerOnSeat: false }")
       .with("server", json5: "{ messaging: { ratePerRoom: 1 } }").text
     var s = try Staged(text, audience: audience, host: host, admin: ScriptedClient())
     s.apply(2, atMs: 1000)

@@ -31,17 +31,22 @@ func profileError(_ text: String) -> ProfileError? {
 
 /// One room: user 0 owns it, user 1 is an admin, users 2, 3 and 4 watch. Every message takes
 /// exactly 10 ms and every device opens in 100 ms, so races can be staged to the millisecond.
+/// The owner sits on no seat, so the two seats are the guests' 0 and 1 (``stagedOwnerSeated`` keeps
+/// the owner on seat 0, as shipped profiles do).
 let stagedProfile = """
   {
     name: "staged", duration: "10m",
     population: { rooms: 1, audiencePerRoom: 3, adminsPerRoom: 1 },
-    seats: { maxSeatCount: 2, packageLimit: 2, applyTimeout: "30s" },
+    seats: { maxSeatCount: 2, packageLimit: 2, applyTimeout: "30s", keepOwnerOnSeat: false },
     audience: { stay: "1h" },
     host: { thinkTime: "1s" },
     network: { clientServer: "constant(10ms)" },
     devices: { openTime: "constant(100ms)" },
   }
   """
+
+/// The staged room with the owner on seat 0 and the guests' seats 1 and 2.
+let stagedOwnerSeated = TestProfile(stagedProfile).with("seats.keepOwnerOnSeat", json5: "true").text
 
 /// Phones 5, 6 and 7 beside the staged room, with every delay fixed: messages 10 ms, pushes
 /// 500 ms, cold starts 1 s, tokens 100 ms after the registry, system-UI taps 2 s after the ring.
