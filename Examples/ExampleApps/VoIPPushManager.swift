@@ -15,6 +15,8 @@ extension Notification.Name {
 /// - every push is reported to the system before the handler returns (the `async` variant awaits
 ///   the report), even one it cannot read, and one for a second call while a call is on screen
 ///   (which it ends at once);
+/// - a push that trails its call (the SDK heard the call end, or, logged in, knows no such call)
+///   is reported and ended at once;
 /// - "answer" in the system UI is fulfilled only once `CallStore.accept` succeeded;
 /// - when the call ends, its conversation is ended too;
 /// - a call the user places is shown by the system too: started with `perform`, dialled when the
@@ -34,6 +36,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   private var pendingDials: [UUID: (@escaping (Bool) -> Void) -> Void] = [:]
   /// Whether the conversation shown is one this app started.
   private var currentIsOutgoing = false
+  /// The calls the SDK last heard end, newest last: a push can arrive after its call is over.
+  private var endedCallIDs: [String] = []
 
   lazy var conversationManager: ConversationManager = {
     let configuration = ConversationManager.Configuration(
@@ -112,6 +116,13 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     }
     do {
       try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
+      if isOver(callID: payload.dictionaryPayload["voip_call_id"] as? String),
+        let trailing = conversationManager.conversations.first(where: { $0.uuid == uuid })
+      {
+        // Reported, as iOS requires, but there is nothing to ring for.
+        conversationManager.reportConversationEvent(.conversationEnded(Date(), .failed), for: trailing)
+        return
+      }
       currentCallUUID = uuid
       currentIsOutgoing = false
     } catch {
@@ -119,6 +130,15 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       // screen, decline so that the caller is not left ringing.
       if currentCallUUID == nil { CallStore.shared.reject(completion: nil) }
     }
+  }
+
+  /// Whether the push's call is already over: the SDK heard it end, or the SDK, logged in (and so
+  /// told of every call that rings it), has another call or none.
+  private func isOver(callID: String?) -> Bool {
+    guard let callID else { return false }
+    if endedCallIDs.contains(callID) { return true }
+    let loggedIn = LoginStore.shared.state.value.loginStatus == .logined && TUILogin.isUserLogined()
+    return loggedIn && CallStore.shared.state.value.callId != callID
   }
 
   /// TIMPush's VoIP payload: `voip_caller_name` (`nil` when missing) and whether `ext` says video.
@@ -173,12 +193,13 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     case let start as StartConversationAction:
       // Only a call this app asked for (a call back from the system's recents is not supported).
       guard let dial = pendingDials.removeValue(forKey: start.conversationUUID) else { return start.fail() }
-      currentCallUUID = start.conversationUUID
-      currentIsOutgoing = true
+      // The conversation becomes the current call's only once the call is placed: a second Start
+      // whose call cannot be placed (one is under way) must not take the first one's place.
       dial { [weak self] placed in
-        if placed { return start.fulfill() }
-        start.fail()
-        if self?.currentCallUUID == start.conversationUUID { self?.currentCallUUID = nil }
+        guard placed else { return start.fail() }
+        self?.currentCallUUID = start.conversationUUID
+        self?.currentIsOutgoing = true
+        start.fulfill()
       }
     case let end as EndConversationAction:
       // The system UI has already ended the conversation: say so at once (waiting for the
@@ -208,7 +229,9 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
         pendingJoin = nil
         accept(join)
       }
-    case .onCallEnded:
+    case .onCallEnded(let callId, _, _, _):
+      endedCallIDs.append(callId)
+      if endedCallIDs.count > 8 { endedCallIDs.removeFirst() }
       // A late message about an earlier call leaves the current one alone.
       guard CallStore.shared.state.value.selfInfo.status == .none else { return }
       pendingJoin?.fail()

@@ -92,8 +92,12 @@ extension PKPushRegistryDelegate {
 /// completion handler runs, the plain method returns, or the `async` method returns, whichever
 /// variant the app implements. A push not reported by then gets the app killed.
 final class PushHandling {
-  /// The push being delivered right now (deliveries run one at a time, as the user's code).
-  nonisolated(unsafe) static var current: PushHandling?
+  /// The push being delivered right now by the current host (a host's deliveries run one at a
+  /// time, as its user's code; runs in parallel each have their own host).
+  static var current: PushHandling? {
+    get { AppHost.current?.pushBeingHandled as? PushHandling }
+    set { AppHost.current?.pushBeingHandled = newValue }
+  }
   let finished: () -> Void
   var done = false
   /// The delegate's plain method is the default one, which hands the push to the `async` method.

@@ -34,6 +34,9 @@ package final class AppHost {
   @exclusivity(unchecked) private var singletons: [[AnyObject?]]
   /// Called when the outermost piece of a user's code returns (the harness reads the UI then).
   package var afterUserCode: ((UInt32) -> Void)?
+  /// The push being handed to app code on this host right now (PushKit's), if any: kept per host,
+  /// since parallel runs deliver pushes on their own threads at once.
+  package var pushBeingHandled: AnyObject?
   @exclusivity(unchecked) private var depth = 0
   @exclusivity(unchecked) private var settling = false
   struct JobSlot {

@@ -31,7 +31,9 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
 /// The example view models run as virtual users: the correct ones pass, each wrong variant is
 /// caught by the invariant that names its mistake.
 @Suite(.serialized) struct ExampleTests {
-  @Test(arguments: [1, 2, 3] as [UInt64])
+  /// Seed 4: a push that reaches a logged-in phone after its call was cancelled is reported and
+  /// ended at once (it once stayed on screen: `conversation.ended-with-call`).
+  @Test(arguments: [1, 2, 3, 4] as [UInt64])
   func theCorrectExamplesPass(seed: UInt64) throws {
     let report = try runExample("examples", seed: seed)
     #expect(violated(report) == [], "seed \(seed)")
@@ -103,10 +105,13 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
 
   @Test func theGuidesPushHandlerIsCaughtOnEverySeedOneToThree() throws {
     // Its report runs in a task nobody awaits: the handler has finished, with nothing reported,
-    // when the task runs. The correct manager awaits the report in the `async` variant.
+    // when the task runs. The correct manager awaits the report in the `async` variant. (The
+    // guide's handler also shows a push that trails its call as ringing; the call screen of a
+    // relaunched app may then disagree with the call, as on seed 1.)
     for seed: UInt64 in 1...3 {
       let report = try runExample("guide-push", seed: seed)
-      #expect(violated(report) == ["push.reported-within-deadline"], "seed \(seed)")
+      #expect(violated(report).contains("push.reported-within-deadline"), "seed \(seed)")
+      #expect(violated(report).allSatisfy { $0.hasPrefix("push.") || $0.hasPrefix("ui.call-screen") }, "seed \(seed)")
       #expect(report.counters["push.app_killed", default: 0] > 0)
     }
   }
