@@ -3,6 +3,7 @@ import Testing
 
 @testable import AtomicXCore
 @testable import Clients
+@testable import PushKit
 @testable import SimKernel
 @testable import VirtualPlatform
 
@@ -192,5 +193,25 @@ import Testing
     var live = LiveInfo(liveID: "", maxSeatCount: 0)
     bench.run(as: 1) { live = LiveListStore.shared.state.value.currentLive }
     #expect(live.maxSeatCount == 4 && !live.keepOwnerOnSeat)
+  }
+}
+
+/// What PushKit keeps about the push being handed to app code belongs to one run's host: sweeps
+/// run worlds on several threads, and one world's handler must never finish another's push.
+@Suite(.serialized) struct PushHandlingTests {
+  @Test func thePushBeingHandledBelongsToItsHostAlone() {
+    let a = HostBench()
+    let b = HostBench()
+    var finished: [String] = []
+    var seenFromB: Bool?
+    a.run(as: 1) {
+      PushHandling.current = PushHandling { finished.append("a") }
+      // Another world's code runs meanwhile (here nested, on the same thread): it sees no push.
+      b.run(as: 1) { seenFromB = PushHandling.current != nil }
+      PushHandling.current?.finish()
+      PushHandling.current = nil
+    }
+    #expect(seenFromB == false)
+    #expect(finished == ["a"])
   }
 }
