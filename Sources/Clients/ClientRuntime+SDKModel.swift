@@ -70,7 +70,13 @@ extension ClientRuntime {
     case .applyForSeat:
       if quirk(.secondRequestOverwrites) { applyHandleDead[u] = error != nil }
     case .acceptInvitation, .rejectInvitation:
-      if (error == nil || error == .alreadyProcessed) && !quirk(.staleInvitation) { clients[u].invitation = 0 }
+      // The answer is about the inviter the call named: an invitation from another host, heard
+      // while it was on its way, stays listed.
+      if (error == nil || error == .alreadyProcessed) && !quirk(.staleInvitation)
+        && clients[u].invitation == op.target + 1
+      {
+        clients[u].invitation = 0
+      }
     case .inviteToSeat:
       if error == nil { withStaffSlot(op.user) { invitees[$0].append(op.target) } }
     case .cancelInvitation:

@@ -9,7 +9,7 @@ enum CLI {
     stampede \(StampedeVersion.current): deterministic load and chaos testing for live rooms, calls and VoIP push.
 
     Usage:
-      stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--check-determinism]
+      stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--check-determinism] [--json|--quiet]
                            [--trace FILE] [--perfetto FILE] [--only room:ID|user:ID] [--progress MODE]
       stampede replay REPORT.json [--only room:ID|user:ID] [--trace FILE] [--perfetto FILE] [--out DIR]
       stampede shrink PROFILE --seed N [--mistake ID] [--budget R] [--nearby K] [--out FILE]
@@ -20,6 +20,8 @@ enum CLI {
       stampede validate PROFILE...
       stampede apps
       stampede bench [kernel|stack|sweep|faults|apps|seats|all] [--json] [options]
+      stampede completion bash|zsh|fish
+      stampede completion bash|zsh|fish
       stampede help [COMMAND]
       stampede version
 
@@ -91,6 +93,21 @@ enum CLI {
       --check-determinism
                         run the seed a second time in this process and compare every event; on a
                         difference, name the first divergent event and exit 4
+      --json            print report.json to stdout instead of the summary (messages go to stderr)
+      --quiet           print only the verdict line
+      --counters N      how many counters the summary lists, largest first, one a line (default:
+                        12; "all" for every counter that is not zero)
+
+    The report folder is checked before the run starts: a folder that cannot be made or written
+    is a usage error (exit 2). `--` ends the options (for a PROFILE whose name starts with a dash).
+    """,
+    "completion": """
+    stampede completion bash|zsh|fish
+
+    Prints a shell completion script for the commands, their options and profile files:
+      bash: source <(stampede completion bash)     (or save it in /etc/bash_completion.d/)
+      zsh:  stampede completion zsh > "${fpath[1]}/_stampede"
+      fish: stampede completion fish > ~/.config/fish/completions/stampede.fish
     """,
     "shrink": """
     stampede shrink PROFILE --seed N [options]
@@ -269,6 +286,12 @@ enum CLI {
     """,
   ]
 
+  /// The commands, as `help` and the completion scripts list them.
+  static let commandNames = [
+    "run", "replay", "shrink", "sweep", "merge", "capacity", "mistakes", "validate", "apps", "bench", "completion",
+    "help", "version",
+  ]
+
   static func dispatch(_ args: [String]) throws -> ExitCode {
     guard let command = args.first else {
       print(overview)
@@ -291,8 +314,16 @@ enum CLI {
     case "mistakes": return try MistakesCommand.main(rest)
     case "apps": return try AppsCommand.main(rest)
     case "help", "--help", "-h":
-      if let topic = rest.first, let text = commandHelp[topic] { print(text) } else { print(overview) }
+      guard let topic = rest.first else {
+        print(overview)
+        return .pass
+      }
+      guard let text = commandHelp[topic] else {
+        throw UsageError("no help for '\(topic)': it is not a command (\(commandNames.joined(separator: ", ")))")
+      }
+      print(text)
       return .pass
+    case "completion": return try CompletionCommand.main(rest)
     case "version", "--version":
       print("stampede \(StampedeVersion.current)")
       return .pass
@@ -326,6 +357,11 @@ struct Options {
     var i = 0
     while i < args.count {
       let a = args[i]
+      if a == "--" {
+        // Everything after `--` is a positional word, even if it starts with a dash.
+        positional.append(contentsOf: args[(i + 1)...])
+        break
+      }
       if a.hasPrefix("--") {
         var name = a
         var inline: String?
@@ -353,4 +389,46 @@ struct Options {
       i += 1
     }
   }
+}
+
+/// A report folder, checked before a run or sweep starts, so that a bad `--out` costs nothing.
+enum ReportFolder {
+  /// Makes `path` (and its parents) if missing and proves it writable with a file made and
+  /// removed; otherwise a usage error that names the folder and the reason in plain words.
+  static func check(_ path: String, option: String = "--out") throws {
+    let fm = FileManager.default
+    var isFolder: ObjCBool = false
+    if fm.fileExists(atPath: path, isDirectory: &isFolder) {
+      guard isFolder.boolValue else { throw UsageError("\(option): \(path) is a file, not a folder") }
+    } else {
+      do {
+        try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+      } catch {
+        throw UsageError("\(option): cannot make the folder \(path) (\(reason(error, path: path)))")
+      }
+    }
+    let probe = (path as NSString).appendingPathComponent(".stampede-write-check-\(getpid())")
+    guard fm.createFile(atPath: probe, contents: Data()) else {
+      throw UsageError("\(option): cannot write into the folder \(path) (permission denied or read-only)")
+    }
+    try? fm.removeItem(atPath: probe)
+  }
+
+  /// Why `path` could not be made, from its nearest existing ancestor: a file in the way, a
+  /// folder this user may not write in, or a path nothing can be made under.
+  static func reason(_ error: Error, path: String) -> String {
+    let fm = FileManager.default
+    var ancestor = (path as NSString).deletingLastPathComponent
+    while !ancestor.isEmpty && ancestor != "/" && !fm.fileExists(atPath: ancestor) {
+      ancestor = (ancestor as NSString).deletingLastPathComponent
+    }
+    if ancestor.isEmpty { ancestor = "." }
+    var isFolder: ObjCBool = false
+    if fm.fileExists(atPath: ancestor, isDirectory: &isFolder) && !isFolder.boolValue {
+      return "\(ancestor) is a file"
+    }
+    if !fm.isWritableFile(atPath: ancestor) { return "\(ancestor) is not writable" }
+    return "nothing can be made under \(ancestor)"
+  }
+
 }

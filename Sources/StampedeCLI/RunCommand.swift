@@ -16,7 +16,10 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 enum RunCommand {
   static let valued: Set<String> = [
     "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake", "--app",
+    "--counters",
   ]
+  /// The flags `run` and `replay` take.
+  static let flags: Set<String> = ["--check-determinism", "--json", "--quiet"]
 
   /// Reads `--mistake a,b`.
   static func mistakes(_ text: String?) throws -> Set<ClientMistake> {
@@ -48,7 +51,7 @@ enum RunCommand {
   }
 
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: valued, flags: ["--check-determinism"])
+    let options = try Options(args, valued: valued, flags: flags)
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("run takes exactly one PROFILE")
     }
@@ -83,6 +86,8 @@ enum RunCommand {
   /// report into `out` (if given) and returns it with the exit code.
   static func perform(_ run: SimulationRun, options: Options, out: String?) throws -> (RunReport, ExitCode) {
     let mode = try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto")
+    let output = try Summary.Output(options)
+    if let out { try ReportFolder.check(out) }
     var filter = TraceFilter()
     if let only = options.values["--only"] {
       guard let f = TraceFilter.parse([only]) else {
@@ -130,7 +135,7 @@ enum RunCommand {
         return (report, .usage)
       }
     }
-    Summary.print(report, reportPath: out.map { $0 + "/report.json" })
+    try Summary.print(report, reportPath: out.map { $0 + "/report.json" }, output: output)
     if result.interrupted {
       printError("stampede: interrupted; the report is marked incomplete.")
       return (report, report.violationCount > 0 ? .invariantViolated : .interrupted)
@@ -166,7 +171,7 @@ enum RunCommand {
 enum ReplayCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: RunCommand.valued.subtracting(["--seed", "--duration"]), flags: ["--check-determinism"])
+      args, valued: RunCommand.valued.subtracting(["--seed", "--duration"]), flags: RunCommand.flags)
     guard options.positional.count == 1, let reportPath = options.positional.first else {
       throw UsageError("replay takes exactly one REPORT.json")
     }
@@ -319,10 +324,61 @@ enum ShellWords {
 
 /// The human summary printed after a run.
 enum Summary {
-  static func print(_ r: RunReport, reportPath: String?) {
+  /// What a run prints on stdout: the summary (with its top counters), the verdict line alone
+  /// (`--quiet`), or report.json (`--json`).
+  struct Output {
+    enum Form { case summary, quiet, json }
+    var form = Form.summary
+    /// How many counters the summary lists (`nil`: all that are not zero).
+    var counters: Int? = 12
+
+    init() {}
+
+    init(_ options: Options) throws {
+      let json = options.flags.contains("--json")
+      let quiet = options.flags.contains("--quiet")
+      if json && quiet { throw UsageError("--json and --quiet cannot go together") }
+      form = json ? .json : quiet ? .quiet : .summary
+      if let text = options.values["--counters"] {
+        if text == "all" {
+          counters = nil
+        } else {
+          guard let n = Int(text), n >= 0 else {
+            throw UsageError("--counters: expected a whole number of counters or \"all\", got '\(text)'")
+          }
+          counters = n
+        }
+      }
+    }
+  }
+
+  static func verdictLine(_ r: RunReport) -> String {
+    "\(r.profile.name) seed \(r.seedHex): \(r.verdict.uppercased())\(r.complete ? "" : " (incomplete)")"
+  }
+
+  /// The counters the summary lists: the largest first (ties by name), at most `limit`.
+  static func topCounters(_ counters: [String: UInt64], limit: Int?) -> [(String, UInt64)] {
+    let sorted = counters.filter { $0.value > 0 }.sorted {
+      $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+    }
+    return limit.map { Array(sorted.prefix($0)) } ?? sorted
+  }
+
+  static func print(_ r: RunReport, reportPath: String?, output: Output = Output()) throws {
+    switch output.form {
+    case .json:
+      FileHandle.standardOutput.write(try r.jsonData())
+      FileHandle.standardOutput.write(Data("\n".utf8))
+      return
+    case .quiet:
+      Swift.print(verdictLine(r))
+      return
+    case .summary:
+      break
+    }
     func n(_ v: Double) -> String { String(format: "%.1f", v) }
     var lines: [String] = []
-    lines.append("\(r.profile.name) seed \(r.seedHex): \(r.verdict.uppercased())\(r.complete ? "" : " (incomplete)")")
+    lines.append(verdictLine(r))
     lines.append(
       "  \(r.events) events, \(n(r.simulatedSeconds))s simulated in \(n(r.wallSeconds))s "
         + "(\(n(r.meta.speedup))x real time, \(Int(r.meta.eventsPerSecond)) events/s), stop: \(r.stopReason)")
@@ -336,8 +392,17 @@ enum Summary {
       lines.append(
         "  \(name): n=\(l.count) p50=\(n(l.p50Ms ?? 0))ms p99=\(n(l.p99Ms ?? 0))ms max=\(n(l.maxMs ?? 0))ms")
     }
-    let top = r.counters.filter { $0.value > 0 }.sorted { $0.key < $1.key }
-    lines.append("  counters: " + top.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+    let nonZero = r.counters.values.filter { $0 > 0 }.count
+    let top = topCounters(r.counters, limit: output.counters)
+    if !top.isEmpty {
+      let more = nonZero - top.count
+      lines.append(
+        "  counters" + (more > 0 ? " (top \(top.count) of \(nonZero); --counters all lists every one):" : ":"))
+      let width = top.map(\.0.count).max() ?? 0
+      for (name, value) in top {
+        lines.append("    " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(value)")
+      }
+    }
     for inv in r.invariants where inv.violations > 0 {
       var line = "  VIOLATED \(inv.id): \(inv.violations)x"
       if let f = inv.first { line += ", first at \(n(f.atMs))ms: \(f.message)" }

@@ -45,6 +45,7 @@ enum SweepCommand {
     guard let loaded = loadProfile(path) else { return .usage }
     var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
     if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index)-of-\(shard.count)" }
+    try ReportFolder.check(out)
     guard Jemalloc.isProcessAllocator else {
       printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
       return .usage
@@ -94,14 +95,17 @@ enum SweepCommand {
     }
     let quiet = options.flags.contains("--quiet")
     let folder = out
+    // Seeds finish in any order on several cores; their lines come out in seed order.
+    let lines = SeedOrderedLines(first: sweep.span?.from ?? 0)
     let summary = sweep.execute(
       finished: { report in
-        if !quiet { print(SweepCommand.line(report)) }
+        if !quiet { lines.add(report.seed, SweepCommand.line(report)) }
         if report.verdict != "pass" {
           let dir = (folder as NSString).appendingPathComponent("seeds/seed-\(report.seed)")
           _ = try? ReportFiles.write(report, to: dir)
         }
       }, shouldStop: { interruptRequested != 0 })
+    lines.flush()
     do {
       try SweepReports.write(summary, to: out)
     } catch {
@@ -218,5 +222,33 @@ enum MergeCommand {
       return .usage
     }
     return SweepCommand.exitCode(merged)
+  }
+}
+
+/// Lines keyed by seed, printed in seed order as soon as every earlier seed's line is in (a seed
+/// that never ran, after an interruption, is skipped by ``flush()``).
+final class SeedOrderedLines: @unchecked Sendable {
+  private var next: UInt64
+  private var waiting: [UInt64: String] = [:]
+  private let lock = NSLock()
+
+  init(first: UInt64) { next = first }
+
+  func add(_ seed: UInt64, _ line: String) {
+    lock.lock()
+    defer { lock.unlock() }
+    waiting[seed] = line
+    while let ready = waiting.removeValue(forKey: next) {
+      print(ready)
+      next += 1
+    }
+  }
+
+  /// Prints what is still waiting, in seed order.
+  func flush() {
+    lock.lock()
+    defer { lock.unlock() }
+    for seed in waiting.keys.sorted() { print(waiting[seed]!) }
+    waiting = [:]
   }
 }

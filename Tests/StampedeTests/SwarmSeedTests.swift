@@ -57,4 +57,13 @@ import Testing
   @Test func aWithdrawalWhoseCancelGotNoAnswerShowsApplyingUntilACancelIsAnswered() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 2980) == [])
   }
+
+  /// swarm-chaos 5144: a viewer's accept of host 305's invitation got its -1 after a partition,
+  /// in the same instant as host 304's new invitation; the decline it then sent to 305 was
+  /// answered -2311, and the SDK dropped the invitation it listed, 304's, though the answer was
+  /// about 305. The viewer never answered 304 (`client.view-matches-server`). An answer about an
+  /// invitation now clears the SDK's only if it names the inviter listed.
+  @Test func anAnswerAboutAnOldInvitationLeavesTheNewOneListed() throws {
+    #expect(try violated("profiles/swarm-chaos.json5", seed: 5144) == [])
+  }
 }
