@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// The conventional flags and output of the command line, each through the built binary.
+@Suite(.serialized) struct OutputFlagTests {
+  @Test func runJsonPrintsTheReportToStdoutAndTheSameReportToTheFolder() throws {
+    let out = Tool.temporaryFolder().appendingPathComponent("r")
+    let r = try Tool.run(["run", "profiles/smoke.json5", "--duration", "60s", "--json", "--out", out.path])
+    #expect(r.status == 0, "\(r.stderr)")
+    let printed = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+    let written = try Tool.report(at: out)
+    #expect(printed["traceHash"] as? String == written["traceHash"] as? String)
+    #expect(printed["verdict"] as? String == "pass")
+    #expect(!r.stdout.contains("repro:"))
+  }
+
+  @Test func runQuietPrintsOnlyTheVerdictLine() throws {
+    let out = Tool.temporaryFolder().appendingPathComponent("r")
+    let r = try Tool.run(["run", "profiles/smoke.json5", "--duration", "60s", "--quiet", "--out", out.path])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout == "smoke seed 0x1: PASS\n")
+    let both = try Tool.run(["run", "profiles/smoke.json5", "--quiet", "--json"])
+    #expect(both.status == 2 && both.stderr.contains("--json and --quiet cannot go together"))
+  }
+
+  @Test func countersPrintOneALineLargestFirstTopTwelveByDefault() throws {
+    let out = Tool.temporaryFolder().appendingPathComponent("r")
+    let r = try Tool.run(["run", "profiles/smoke.json5", "--duration", "60s", "--out", out.path])
+    #expect(r.status == 0)
+    let lines = r.stdout.split(separator: "\n").map(String.init)
+    guard let head = lines.firstIndex(where: { $0.hasPrefix("  counters") }) else {
+      Issue.record("no counters heading in:\n\(r.stdout)")
+      return
+    }
+    #expect(lines[head].contains("top 12 of"))
+    let rows = lines[(head + 1)...].prefix { $0.hasPrefix("    ") }
+    #expect(rows.count == 12)
+    let values = rows.map { UInt64($0.split(separator: " ").last!)! }
+    #expect(values == values.sorted(by: >))
+    let report = try Tool.report(at: out)
+    let counters = report["counters"] as! [String: Int]
+    #expect(Int(values[0]) == counters.values.max())
+    let all = try Tool.run(["run", "profiles/smoke.json5", "--duration", "60s", "--counters", "all", "--out", out.path])
+    let nonZero = counters.values.filter { $0 > 0 }.count
+    #expect(all.stdout.split(separator: "\n").filter { $0.hasPrefix("    ") }.count == nonZero)
+    let bad = try Tool.run(["run", "profiles/smoke.json5", "--counters", "some"])
+    #expect(bad.status == 2 && bad.stderr.contains("--counters: expected a whole number"))
+  }
+
+  @Test func aBadOutIsRefusedBeforeTheRunWithAPlainMessage() throws {
+    let file = Tool.temporaryFolder().appendingPathComponent("a-file")
+    try Data().write(to: file)
+    let started = Date()
+    // A two-hour evening would take a while: the refusal comes first.
+    let r = try Tool.run(["run", "profiles/seat-rush.json5", "--out", file.appendingPathComponent("sub").path])
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("--out: cannot make the folder") && r.stderr.contains("is a file"))
+    #expect(!r.stderr.contains("NSCocoaErrorDomain"))
+    #expect(Date().timeIntervalSince(started) < 30)
+    let sweep = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..2", "--out", file.path])
+    #expect(sweep.status == 2 && sweep.stderr.contains("is a file, not a folder"))
+  }
+
+  @Test func sweepLinesComeInSeedOrder() throws {
+    let out = Tool.temporaryFolder().appendingPathComponent("s")
+    let r = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..8", "--jobs", "2", "--out", out.path])
+    #expect(r.status == 0, "\(r.stderr)")
+    let seeds = r.stdout.split(separator: "\n").compactMap { line -> UInt64? in
+      guard line.hasPrefix("seed ") else { return nil }
+      return UInt64(line.dropFirst(5).prefix { $0.isNumber })
+    }
+    #expect(seeds == Array(1...8))
+  }
+
+  @Test func helpForAnUnknownCommandAndNoCommandAtAllExitTwo() throws {
+    let unknown = try Tool.run(["help", "frobnicate"])
+    #expect(unknown.status == 2 && unknown.stderr.contains("no help for 'frobnicate'"))
+    #expect(try Tool.run([]).status == 2)
+    let known = try Tool.run(["help", "sweep"])
+    #expect(known.status == 0 && known.stdout.contains("stampede sweep PROFILE"))
+  }
+
+  @Test func doubleDashEndsTheOptions() throws {
+    // After `--`, a word that starts with dashes is the profile, not an option.
+    let r = try Tool.run(["run", "--", "--not-an-option.json5"])
+    #expect(r.status == 2)
+    #expect(!r.stderr.contains("unknown option"))
+    #expect(r.stderr.contains("--not-an-option.json5"))
+  }
+
+  @Test(arguments: ["bash", "zsh", "fish"])
+  func completionScriptsNameEveryCommandAndTheirOptions(shell: String) throws {
+    let r = try Tool.run(["completion", shell])
+    #expect(r.status == 0)
+    // fish names a long option without its dashes (`-l seeds`).
+    let option = shell == "fish" ? "-l " : "--"
+    for word in ["run", "sweep", "shrink"] + ["seeds", "shard", "counters", "json"].map({ option + $0 }) {
+      #expect(r.stdout.contains(word), "\(shell) script lacks \(word)")
+    }
+    #expect(try Tool.run(["completion", "tcsh"]).status == 2)
+  }
+
+  @Test func theBashScriptParsesAndCompletesACommandsOptions() throws {
+    let script = try Tool.run(["completion", "bash"]).stdout
+    let file = Tool.temporaryFolder().appendingPathComponent("complete.bash")
+    try Data(script.utf8).write(to: file)
+    // Complete `stampede sweep --sh` as bash would.
+    let probe = """
+      source '\(file.path)'
+      COMP_WORDS=(stampede sweep --sh); COMP_CWORD=2; _stampede; printf '%s\\n' "${COMPREPLY[@]}"
+      """
+    let bash = Process()
+    bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+    bash.arguments = ["-c", probe]
+    let pipe = Pipe()
+    bash.standardOutput = pipe
+    try bash.run()
+    bash.waitUntilExit()
+    let words = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(bash.terminationStatus == 0)
+    #expect(words.split(separator: "\n").sorted() == ["--shard", "--shards"])
+  }
+
+  /// Every option a completion script offers is one its command accepts.
+  @Test func completionOffersOnlyOptionsTheCommandsAccept() throws {
+    let script = try Tool.run(["completion", "fish"]).stdout
+    var checked = 0
+    for line in script.split(separator: "\n") where line.contains(" -l ") {
+      let parts = line.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+      guard let command = parts.firstIndex(of: "__fish_seen_subcommand_from").map({ parts[$0 + 1] }),
+        let l = parts.firstIndex(of: "-l")
+      else { continue }
+      let option = "--" + parts[l + 1]
+      let takesValue = parts.contains("-r")
+      // The command is made to fail on its arguments, never to run: an option it does not know
+      // would be refused as unknown first.
+      var args = [command, option]
+      if takesValue { args.append("x") }
+      args += ["--definitely-unknown-option"]
+      let r = try Tool.run(args)
+      #expect(r.stderr.contains("unknown option '--definitely-unknown-option'"), "\(command) \(option): \(r.stderr)")
+      checked += 1
+    }
+    #expect(checked > 50)
+  }
+}
