@@ -24,7 +24,8 @@ public enum Sharding {
     return SweepSummary.SeedSpan(from: span.from + start, to: span.from + end - 1)
   }
 
-  /// A shard position: index from 0, and the count.
+  /// A shard position: index from 0, and the count. People and job engines count shards from 1
+  /// (`--shard 1/3` … `3/3`); ``description`` does too.
   public struct Shard: Equatable, Sendable, CustomStringConvertible {
     /// Index, from 0.
     public var index: Int
@@ -40,7 +41,7 @@ public enum Sharding {
       self.source = source
     }
 
-    public var description: String { "\(index)/\(count) (\(source))" }
+    public var description: String { "\(index + 1)/\(count) (\(source))" }
   }
 
   /// Why a shard could not be determined.
@@ -49,7 +50,7 @@ public enum Sharding {
     public let description: String
   }
 
-  /// Reads `--shard K/N` (K from 0), or with `auto`, the job engine's variables: Kubernetes
+  /// Reads `--shard K/N` (K from 1 to N, as Playwright, Jest and Vitest count), or with `auto`, the job engine's variables: Kubernetes
   /// Indexed Jobs (`JOB_COMPLETION_INDEX`, with the count from `shards`), Slurm job arrays
   /// (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT`, `SLURM_ARRAY_TASK_MIN`), GitLab parallel jobs
   /// (`CI_NODE_INDEX` from 1, `CI_NODE_TOTAL`) and Buildkite (`BUILDKITE_PARALLEL_JOB`,
@@ -67,11 +68,18 @@ public enum Sharding {
       return Shard(index: index, count: count, source: source)
     }
     if text != "auto" {
-      let parts = text.split(separator: "/")
-      guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else {
-        throw ShardError(description: "--shard: expected K/N (K from 0) or auto, got '\(text)'")
+      let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1 else {
+        throw ShardError(description: "--shard: expected K/N (K from 1 to N, N at least 1) or auto, got '\(text)'")
       }
-      return try checked(k, n, "--shard")
+      if k < 1 {
+        throw ShardError(
+          description: "--shard \(text): shards count from 1 to \(n) (did you mean \(k == 0 ? "1/\(n)" : "K/\(n)")?)")
+      }
+      if k > n {
+        throw ShardError(description: "--shard \(text): there are only \(n) shards (did you mean \(n)/\(n)?)")
+      }
+      return try checked(k - 1, n, "--shard")
     }
     if let index = try int("JOB_COMPLETION_INDEX") {
       let fromEnvironment = try int("STAMPEDE_SHARDS")

@@ -159,8 +159,8 @@ enum CLI {
     Options:
       --seeds A..B      the seed range (decimal or 0x-hex)
       --jobs J          seeds run at once (default: the number of cores)
-      --shard K/N       run only slice K (from 0) of N of the range: contiguous, disjoint slices
-                        that together cover it; the same K/N always gives the same seeds
+      --shard K/N       run only slice K (from 1 to N) of N of the range: contiguous, disjoint
+                        slices that together cover it; the same K/N always gives the same seeds
       --shard auto      take K and N from the job engine: Kubernetes Indexed Jobs
                         (JOB_COMPLETION_INDEX, with --shards N or STAMPEDE_SHARDS), Slurm arrays
                         (SLURM_ARRAY_TASK_ID/COUNT/MIN), GitLab (CI_NODE_INDEX/TOTAL), Buildkite

@@ -44,7 +44,7 @@ enum SweepCommand {
     }
     guard let loaded = loadProfile(path) else { return .usage }
     var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
-    if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index)-of-\(shard.count)" }
+    if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index + 1)-of-\(shard.count)" }
     try ReportFolder.check(out)
     guard Jemalloc.isProcessAllocator else {
       printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")

@@ -307,7 +307,7 @@ enum Tool {
     for k in 0..<2 {
       let out = folder.appendingPathComponent("s\(k)").path
       let r = try Tool.run([
-        "sweep", "profiles/smoke.json5", "--seeds", "1..3", "--shard", "\(k)/2", "--jobs", "2", "--out", out,
+        "sweep", "profiles/smoke.json5", "--seeds", "1..3", "--shard", "\(k + 1)/2", "--jobs", "2", "--out", out,
       ])
       #expect(r.status == 0, "\(r.stderr)")
       #expect(r.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("seed ") }.count == (k == 0 ? 1 : 2))

@@ -143,4 +143,30 @@ import Testing
     }
     #expect(checked > 50)
   }
+
+  @Test func shardsCountFromOneAndTheirMergeIsTheUnshardedSweep() throws {
+    let folder = Tool.temporaryFolder()
+    let zero = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..4", "--shard", "0/2"])
+    #expect(zero.status == 2 && zero.stderr.contains("did you mean 1/2?"))
+    let beyond = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..4", "--shard", "3/2"])
+    #expect(beyond.status == 2 && beyond.stderr.contains("did you mean 2/2?"))
+    var parts: [String] = []
+    for k in 1...2 {
+      let out = folder.appendingPathComponent("shard\(k)").path
+      let r = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..4", "--shard", "\(k)/2", "--out", out])
+      #expect(r.status == 0, "\(r.stderr)")
+      #expect(r.stderr.contains("shard \(k)/2 (--shard): seeds \(2 * k - 1)..\(2 * k) of 1..4"), "\(r.stderr)")
+      parts.append(out + "/summary.json")
+    }
+    let merged = folder.appendingPathComponent("merged/summary.json").path
+    #expect(try Tool.run(["merge", parts[1], parts[0], "--out", merged]).status == 0)
+    let whole = folder.appendingPathComponent("whole").path
+    #expect(try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..4", "--out", whole]).status == 0)
+    func canonical(_ path: String) throws -> Data {
+      var json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+      json.removeValue(forKey: "meta")
+      return try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+    }
+    #expect(try canonical(merged) == canonical(whole + "/summary.json"))
+  }
 }

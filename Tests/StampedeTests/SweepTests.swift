@@ -52,9 +52,13 @@ import Testing
   }
 
   @Test func explicitAndBadShardsAreCheckedWithClearErrors() throws {
-    #expect(try Sharding.shard("2/4", shards: nil, environment: [:]) == .init(index: 2, count: 4, source: "--shard"))
+    // People count shards from 1: 2/4 is the second of four.
+    #expect(try Sharding.shard("2/4", shards: nil, environment: [:]) == .init(index: 1, count: 4, source: "--shard"))
+    #expect(try Sharding.shard("4/4", shards: nil, environment: [:]) == .init(index: 3, count: 4, source: "--shard"))
     let cases: [(String, [String: String], String)] = [
-      ("4/4", [:], "expected 0 ≤ index < count"),
+      ("0/4", [:], "shards count from 1 to 4 (did you mean 1/4?)"),
+      ("5/4", [:], "there are only 4 shards (did you mean 4/4?)"),
+      ("1/0", [:], "expected K/N (K from 1 to N"),
       ("x", [:], "expected K/N"),
       ("auto", [:], "no job engine detected"),
       ("auto", ["JOB_COMPLETION_INDEX": "1"], "pass --shards N"),
