@@ -166,6 +166,11 @@ enum CLI {
                         (SLURM_ARRAY_TASK_ID/COUNT/MIN), GitLab (CI_NODE_INDEX/TOTAL), Buildkite
                         (BUILDKITE_PARALLEL_JOB/_COUNT); on GitHub Actions pass K/N from the matrix
       --out DIR         output folder (default: reports/<profile>/sweep-A-B[/shard-K-of-N])
+      --progress MODE   auto (a bar of seeds done on a terminal, plain lines otherwise), bar,
+                        plain or none, on stderr (default: auto)
+      --progress-every D
+                        with plain progress, a line at least this often, whether or not seeds
+                        finish meanwhile (default: 30s)
       --quiet           no per-seed lines
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)

@@ -22,7 +22,7 @@ enum CompletionCommand {
       "sweep",
       [
         "--seeds=", "--jobs=", "--shard=", "--shards=", "--out=", "--corpus-file=", "--mistake=", "--quirk=",
-        "--app=", "--recheck=", "--quiet", "--corpus",
+        "--app=", "--recheck=", "--progress=", "--progress-every=", "--quiet", "--corpus",
       ]
     ),
     ("merge", ["--out="]),

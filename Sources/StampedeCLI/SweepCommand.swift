@@ -2,6 +2,7 @@ import Foundation
 import Reports
 import Runner
 import Scenario
+import SimKernel
 
 #if canImport(Glibc)
   import Glibc
@@ -14,7 +15,7 @@ enum SweepCommand {
       args,
       valued: [
         "--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app",
-        "--recheck",
+        "--recheck", "--progress", "--progress-every",
       ],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
@@ -97,14 +98,26 @@ enum SweepCommand {
     let folder = out
     // Seeds finish in any order on several cores; their lines come out in seed order.
     let lines = SeedOrderedLines(first: sweep.span?.from ?? 0)
+    var every = 30.0
+    if let text = options.values["--progress-every"] {
+      guard let d = DurationFormat.parse(text), d > .zero else {
+        throw UsageError("--progress-every: expected a duration such as 30s, got '\(text)'")
+      }
+      every = Double(d.nanoseconds) / 1e9
+    }
+    let progress = SweepProgress(
+      mode: try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto"), total: Int(sweep.span?.count ?? 0),
+      plainEvery: every)
     let summary = sweep.execute(
       finished: { report in
+        progress.seedFinished(passed: report.verdict == "pass")
         if !quiet { lines.add(report.seed, SweepCommand.line(report)) }
         if report.verdict != "pass" {
           let dir = (folder as NSString).appendingPathComponent("seeds/seed-\(report.seed)")
           _ = try? ReportFiles.write(report, to: dir)
         }
       }, shouldStop: { interruptRequested != 0 })
+    progress.finish()
     lines.flush()
     do {
       try SweepReports.write(summary, to: out)
@@ -250,5 +263,69 @@ final class SeedOrderedLines: @unchecked Sendable {
     defer { lock.unlock() }
     for seed in waiting.keys.sorted() { print(waiting[seed]!) }
     waiting = [:]
+  }
+}
+
+/// A sweep's progress on stderr, in one unit (seeds): a live bar on a terminal, otherwise a plain
+/// line at least every `plainEvery` seconds (so CI that kills silent jobs sees one), from a timer,
+/// whether or not seeds finish meanwhile.
+final class SweepProgress: @unchecked Sendable {
+  let mode: ProgressPrinter.Mode
+  let total: Int
+  let plainEvery: Double
+  private let lock = NSLock()
+  private var done = 0
+  private var failed = 0
+  private let started = Date()
+  private var lastBar = -1.0
+  private var drewBar = false
+  private var timer: DispatchSourceTimer?
+
+  init(mode: ProgressPrinter.Mode, total: Int, plainEvery: Double = 30) {
+    self.mode = mode == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .plain) : mode
+    self.total = total
+    self.plainEvery = plainEvery
+    if self.mode == .plain {
+      let t = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+      t.schedule(deadline: .now() + plainEvery, repeating: plainEvery)
+      t.setEventHandler { [weak self] in self?.printPlain() }
+      t.resume()
+      timer = t
+    }
+  }
+
+  /// A seed finished.
+  func seedFinished(passed: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    done += 1
+    if !passed { failed += 1 }
+    guard mode == .bar else { return }
+    let elapsed = Date().timeIntervalSince(started)
+    guard elapsed - lastBar >= 0.1 || done == total else { return }
+    lastBar = elapsed
+    let width = 24
+    let filled = total > 0 ? done * width / total : width
+    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    FileHandle.standardError.write(Data("\r[\(bar)] \(status(elapsed))\u{1B}[K".utf8))
+    drewBar = true
+  }
+
+  private func status(_ elapsed: Double) -> String {
+    let eta = done > 0 ? elapsed * Double(total - done) / Double(done) : 0
+    return String(format: "%d/%d seeds  %d failed  %.0fs  ETA %.0fs", done, total, failed, elapsed, eta)
+  }
+
+  private func printPlain() {
+    lock.lock()
+    defer { lock.unlock() }
+    FileHandle.standardError.write(Data("progress: \(status(Date().timeIntervalSince(started)))\n".utf8))
+  }
+
+  func finish() {
+    timer?.cancel()
+    lock.lock()
+    defer { lock.unlock() }
+    if drewBar { FileHandle.standardError.write(Data("\n".utf8)) }
   }
 }

@@ -169,4 +169,22 @@ import Testing
     }
     #expect(try canonical(merged) == canonical(whole + "/summary.json"))
   }
+
+  @Test func aSweepOffATerminalPrintsAPlainProgressLineEveryInterval() throws {
+    let out = Tool.temporaryFolder().appendingPathComponent("p")
+    let r = try Tool.run([
+      "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--quiet", "--progress-every", "200ms",
+      "--out", out.path,
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stderr.split(separator: "\n").filter { $0.hasPrefix("progress: ") }
+    #expect(!lines.isEmpty, "\(r.stderr)")
+    // One unit: seeds done of the seeds to run.
+    #expect(lines.allSatisfy { $0.contains("/12 seeds") && $0.contains("failed") })
+    let none = try Tool.run([
+      "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--quiet", "--progress", "none",
+      "--progress-every", "200ms", "--out", out.path,
+    ])
+    #expect(!none.stderr.contains("progress: "))
+  }
 }
