@@ -116,13 +116,16 @@ public struct RunReport: Codable, Sendable {
     public var name: String
     /// The path it was read from.
     public var path: String
-    /// SHA-256 of the file's bytes.
+    /// SHA-256 of the file's bytes, followed by the `--set` overrides when there are any.
     public var sha256: String
+    /// The `--set key.path=value` overrides applied to the file, in order (absent when none).
+    public var overrides: [String]?
     /// Creates the profile block.
-    public init(name: String, path: String, sha256: String) {
+    public init(name: String, path: String, sha256: String, overrides: [String]? = nil) {
       self.name = name
       self.path = path
       self.sha256 = sha256
+      self.overrides = overrides
     }
   }
 

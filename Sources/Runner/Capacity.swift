@@ -21,15 +21,17 @@ public enum Capacity {
     try profiles(data: data, settings: values.map { [(key, $0)] })
   }
 
-  /// One profile per setting (a list of key and value overrides); the first invalid one is
-  /// reported with its overrides.
-  public static func profiles(data: Data, settings: [[(key: String, value: String)]]) throws(ProfileError)
-    -> [Profile]
+  /// One profile per setting (a list of key and value overrides, applied after the `--set`
+  /// overrides `sets`); the first invalid one is reported with its overrides.
+  public static func profiles(data: Data, settings: [[(key: String, value: String)]], sets: [String] = [])
+    throws(ProfileError) -> [Profile]
   {
+    let base = try sets.map(Profile.parseSet)
     var out: [Profile] = []
     for overrides in settings {
       do {
-        out.append(try Profile.parse(data, overrides: overrides.map { ($0.key, JSONValue.literal($0.value)) }))
+        out.append(
+          try Profile.parse(data, overrides: base + overrides.map { ($0.key, JSONValue.literal($0.value)) }))
       } catch {
         var e = error
         e.message += " (with " + overrides.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")"

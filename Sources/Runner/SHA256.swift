@@ -1,3 +1,5 @@
+import Foundation
+
 /// SHA-256 (FIPS 180-4), used for profile fingerprints in reports and repro checks.
 public enum SHA256 {
   static let k: [UInt32] = [
@@ -10,6 +12,14 @@ public enum SHA256 {
     0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
     0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
   ]
+
+  /// The fingerprint of a profile as a run used it: the file's bytes, followed by the `--set`
+  /// overrides applied to it (none: the file's own digest), so two runs of one file with different
+  /// overrides never share it.
+  public static func profile(_ data: Data, sets: [String]) -> String {
+    guard !sets.isEmpty else { return hex(data) }
+    return hex(data + Data(sets.map { "\n--set " + $0 }.joined().utf8))
+  }
 
   /// The digest of `bytes` as 64 lowercase hex digits.
   public static func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {

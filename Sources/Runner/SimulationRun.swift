@@ -42,6 +42,9 @@ public struct SimulationRun {
   public let extraQuirks: [String]
   /// Client mistakes selected on the command line (they appear in the repro line).
   public let extraMistakes: [String]
+  /// The `--set key.path=value` overrides the profile was loaded with, in order (they appear in
+  /// the repro line and in the report, and the profile's SHA-256 covers them).
+  public let overrides: [String]
   /// Makes the client behaviours of a run; `nil` parts, or no factory, mean the built-in
   /// clients. Called afresh for every execution (behaviours keep per-client state), so a run and
   /// its replays start alike. Set it through ``app`` to have it named in the repro line.
@@ -63,7 +66,7 @@ public struct SimulationRun {
   /// Prepares a run.
   public init(
     profile: Profile, profilePath: String, profileData: Data, seed: UInt64, duration: SimDuration? = nil,
-    quirks: Set<SDKQuirk> = [], mistakes: Set<ClientMistake> = []
+    quirks: Set<SDKQuirk> = [], mistakes: Set<ClientMistake> = [], overrides: [String] = []
   ) {
     var profile = profile
     profile.quirks.formUnion(quirks)
@@ -72,7 +75,8 @@ public struct SimulationRun {
     extraQuirks = quirks.map(\.rawValue).sorted()
     extraMistakes = mistakes.map(\.rawValue).sorted()
     self.profilePath = profilePath
-    profileSHA256 = SHA256.hex(profileData)
+    self.overrides = overrides
+    profileSHA256 = SHA256.profile(profileData, sets: overrides)
     self.seed = seed
     self.duration = duration ?? profile.duration
     durationOverridden = duration != nil && duration != profile.duration
@@ -85,6 +89,7 @@ public struct SimulationRun {
     if durationOverridden { parts += ["--duration", duration.description] }
     if !extraQuirks.isEmpty { parts += ["--quirk", extraQuirks.joined(separator: ",")] }
     if !extraMistakes.isEmpty { parts += ["--mistake", extraMistakes.joined(separator: ",")] }
+    for o in overrides { parts += ["--set", ShellQuote.quote(o)] }
     return parts.joined(separator: " ")
   }
 
@@ -258,7 +263,8 @@ public struct SimulationRun {
     var report = RunReport(
       complete: !result.interrupted,
       tool: RunReport.Tool(name: "stampede", version: StampedeVersion.current),
-      profile: RunReport.ProfileInfo(name: profile.name, path: profilePath, sha256: profileSHA256),
+      profile: RunReport.ProfileInfo(
+        name: profile.name, path: profilePath, sha256: profileSHA256, overrides: overrides.isEmpty ? nil : overrides),
       seed: seed, seedHex: SeedFormat.format(seed), repro: repro,
       traceHash: result.traceHash.description, events: result.events,
       simulatedSeconds: simulatedSeconds, stopReason: result.stopReason.rawValue,

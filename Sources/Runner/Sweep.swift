@@ -28,6 +28,8 @@ public struct Sweep: Sendable {
   public var app: ClientApp?
   /// The program repro lines name.
   public var program = "stampede"
+  /// The `--set` overrides the profile was loaded with (in every seed's repro line).
+  public var overrides: [String] = []
 
   /// Prepares a sweep.
   public init(
@@ -66,11 +68,13 @@ public struct Sweep: Sendable {
       let quirks = self.quirks
       let app = self.app
       let program = self.program
+      let overrides = self.overrides
       DispatchQueue.concurrentPerform(iterations: min(jobs, total)) { _ in
         while !shouldStop(), let i = work.next() {
           let seed = span.from + UInt64(i)
           var run = SimulationRun(
-            profile: profile, profilePath: path, profileData: data, seed: seed, quirks: quirks, mistakes: mistakes)
+            profile: profile, profilePath: path, profileData: data, seed: seed, quirks: quirks, mistakes: mistakes,
+            overrides: overrides)
           run.program = program
           run.app = app
           let result = run.execute()
@@ -80,10 +84,12 @@ public struct Sweep: Sendable {
       }
     }
     let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-    let sha = SHA256.hex(profileData)
+    let sha = SHA256.profile(profileData, sets: overrides)
     return SweepSummary.build(
       tool: RunReport.Tool(name: "stampede", version: StampedeVersion.current),
-      profile: RunReport.ProfileInfo(name: profile.name, path: profilePath, sha256: sha), seeds: seeds,
+      profile: RunReport.ProfileInfo(
+        name: profile.name, path: profilePath, sha256: sha, overrides: overrides.isEmpty ? nil : overrides),
+      seeds: seeds,
       shard: shard.map { SweepSummary.ShardInfo(index: $0.index, count: $0.count, seeds: span) },
       results: collector.results, meta: SweepSummary.Meta(wallSeconds: (wall * 1000).rounded() / 1000, jobs: jobs))
   }
@@ -147,7 +153,7 @@ extension Sweep {
     for seed in seeds {
       var run = SimulationRun(
         profile: profile, profilePath: profilePath, profileData: profileData, seed: seed, quirks: quirks,
-        mistakes: mistakes)
+        mistakes: mistakes, overrides: overrides)
       run.program = program
       run.app = app
       let again = run.execute(plantNondeterminism: plant).traceHash.description

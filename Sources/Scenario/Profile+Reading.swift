@@ -23,6 +23,40 @@ extension Profile {
     }
   }
 
+  /// Reads and validates a profile file with `--set` overrides (`key.path=value`, in order)
+  /// applied. Throws ``ProfileError`` naming the file and key path.
+  public static func load(path: String, sets: [String]) throws(ProfileError) -> (profile: Profile, data: Data) {
+    guard !sets.isEmpty else { return try load(path: path) }
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw ProfileError(path: "", message: "cannot read the file (\(error.localizedDescription))", file: path)
+    }
+    do {
+      return (try parse(data, overrides: try sets.map(parseSet)), data)
+    } catch var e {
+      e.file = path
+      throw e
+    }
+  }
+
+  /// Reads one `--set key.path=value`: the value is JSON5 when it starts with `{`, `[` or a
+  /// quote, else a number, `true`, `false`, `null` or a plain string (`90s`, `"swarm"` alike).
+  public static func parseSet(_ text: String) throws(ProfileError) -> (path: String, value: JSONValue) {
+    guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
+      throw ProfileError(path: "", message: "--set: expected key.path=value, got '\(text)'")
+    }
+    let path = String(text[..<eq])
+    let raw = String(text[text.index(after: eq)...])
+    guard let first = raw.first, "{[\"'".contains(first) else { return (path, JSONValue.literal(raw)) }
+    do {
+      return (path, try JSONValue.parse(json5: Data(raw.utf8)))
+    } catch {
+      throw ProfileError(path: path, message: "--set: the value is not valid JSON5: \(raw)")
+    }
+  }
+
   /// Parses and validates profile text.
   public static func parse(_ data: Data) throws(ProfileError) -> Profile {
     let root: JSONValue

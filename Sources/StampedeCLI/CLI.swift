@@ -340,9 +340,9 @@ enum CLI {
 
 /// Loads the profile at `path`, or prints its error (file, key path, reason) and returns `nil`
 /// for the caller to exit 2.
-func loadProfile(_ path: String) -> (profile: Profile, data: Data)? {
+func loadProfile(_ path: String, sets: [String] = []) -> (profile: Profile, data: Data)? {
   do {
-    return try Profile.load(path: path)
+    return try Profile.load(path: path, sets: sets)
   } catch {
     printError(error.description)
     return nil

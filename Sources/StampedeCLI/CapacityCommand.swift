@@ -6,7 +6,8 @@ import Scenario
 /// `stampede capacity`.
 enum CapacityCommand {
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--vary", "--seeds", "--jobs", "--out", "--app"], flags: ["--grid"])
+    let options = try Options(
+      args, valued: ["--vary", "--seeds", "--jobs", "--out", "--app", "--set"], flags: ["--grid"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("capacity takes exactly one PROFILE")
     }
@@ -39,7 +40,7 @@ enum CapacityCommand {
     let profiles: [Profile]
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
-      profiles = try Capacity.profiles(data: data, settings: combined.settings)
+      profiles = try Capacity.profiles(data: data, settings: combined.settings, sets: options.all["--set"] ?? [])
     } catch let error as ProfileError {
       var e = error
       e.file = path

@@ -7,7 +7,7 @@ enum CompletionCommand {
       "run",
       [
         "--seed=", "--out=", "--duration=", "--progress=", "--trace=", "--perfetto=", "--only=", "--quirk=",
-        "--mistake=", "--app=", "--counters=", "--check-determinism", "--json", "--quiet",
+        "--mistake=", "--app=", "--counters=", "--set=", "--check-determinism", "--json", "--quiet",
       ]
     ),
     (
@@ -17,16 +17,16 @@ enum CompletionCommand {
         "--counters=", "--check-determinism", "--json", "--quiet",
       ]
     ),
-    ("shrink", ["--seed=", "--mistake=", "--quirk=", "--app=", "--budget=", "--nearby=", "--out="]),
+    ("shrink", ["--seed=", "--mistake=", "--quirk=", "--app=", "--budget=", "--nearby=", "--out=", "--set="]),
     (
       "sweep",
       [
         "--seeds=", "--jobs=", "--shard=", "--shards=", "--out=", "--corpus-file=", "--mistake=", "--quirk=",
-        "--app=", "--recheck=", "--progress=", "--progress-every=", "--quiet", "--corpus",
+        "--app=", "--recheck=", "--progress=", "--progress-every=", "--set=", "--quiet", "--corpus",
       ]
     ),
     ("merge", ["--out="]),
-    ("capacity", ["--vary=", "--seeds=", "--jobs=", "--out=", "--app=", "--grid"]),
+    ("capacity", ["--vary=", "--seeds=", "--jobs=", "--out=", "--app=", "--set=", "--grid"]),
     ("mistakes", ["--seeds=", "--profile=", "--jobs=", "--mistake=", "--json"]),
     ("validate", []),
     ("apps", []),

@@ -16,7 +16,7 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 enum RunCommand {
   static let valued: Set<String> = [
     "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake", "--app",
-    "--counters",
+    "--counters", "--set",
   ]
   /// The flags `run` and `replay` take.
   static let flags: Set<String> = ["--check-determinism", "--json", "--quiet"]
@@ -55,7 +55,8 @@ enum RunCommand {
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("run takes exactly one PROFILE")
     }
-    guard let loaded = loadProfile(path) else { return .usage }
+    let sets = options.all["--set"] ?? []
+    guard let loaded = loadProfile(path, sets: sets) else { return .usage }
     let profile = loaded.profile
     var seed = profile.defaultSeed
     if let text = options.values["--seed"] {
@@ -73,7 +74,8 @@ enum RunCommand {
     }
     var run = SimulationRun(
       profile: profile, profilePath: path, profileData: loaded.data, seed: seed, duration: duration,
-      quirks: try quirks(options.values["--quirk"]), mistakes: try mistakes(options.values["--mistake"]))
+      quirks: try quirks(options.values["--quirk"]), mistakes: try mistakes(options.values["--mistake"]),
+      overrides: sets)
     run.program = AppRegistry.program
     run.app = try AppRegistry.app(options.values["--app"])
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
@@ -171,7 +173,7 @@ enum RunCommand {
 enum ReplayCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: RunCommand.valued.subtracting(["--seed", "--duration"]), flags: RunCommand.flags)
+      args, valued: RunCommand.valued.subtracting(["--seed", "--duration", "--set"]), flags: RunCommand.flags)
     guard options.positional.count == 1, let reportPath = options.positional.first else {
       throw UsageError("replay takes exactly one REPORT.json")
     }
@@ -208,7 +210,7 @@ enum ReplayCommand {
       )
       return .usage
     }
-    let sha = SHA256.hex(data)
+    let sha = SHA256.profile(data, sets: repro.sets)
     guard sha == original.profile.sha256 else {
       printError(
         "stampede: \(repro.profilePath) has changed since the report was made (sha256 \(original.profile.sha256.prefix(12))… then, \(sha.prefix(12))… now); check out the version the report was made with"
@@ -221,14 +223,14 @@ enum ReplayCommand {
     }
     let profile: Profile
     do {
-      profile = try Profile.parse(data)
+      profile = try Profile.parse(data, overrides: try repro.sets.map(Profile.parseSet))
     } catch {
       printError("\(repro.profilePath): \(error.description)")
       return .usage
     }
     var run = SimulationRun(
       profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration,
-      quirks: repro.quirks, mistakes: repro.mistakes)
+      quirks: repro.quirks, mistakes: repro.mistakes, overrides: repro.sets)
     run.program = AppRegistry.program
     run.app = try AppRegistry.app(repro.app)
     let (report, code) = try RunCommand.perform(run, options: options, out: options.values["--out"])
@@ -250,6 +252,7 @@ struct Repro {
   var quirks: Set<SDKQuirk> = []
   var mistakes: Set<ClientMistake> = []
   var app: String?
+  var sets: [String] = []
 
   /// Reads `stampede run PATH --seed N [--duration D] [--quirk Q,…]` (PATH shell-quoted if needed).
   static func parse(_ line: String) -> Repro? {
@@ -278,6 +281,8 @@ struct Repro {
         repro.mistakes = m
       case "--app":
         repro.app = words[i + 1]
+      case "--set":
+        repro.sets.append(words[i + 1])
       default:
         return nil
       }

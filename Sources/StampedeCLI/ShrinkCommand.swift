@@ -7,7 +7,7 @@ import Scenario
 enum ShrinkCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app"], flags: [])
+      args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app", "--set"], flags: [])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("shrink takes exactly one PROFILE")
     }
@@ -25,8 +25,11 @@ enum ShrinkCommand {
     let profile: Profile
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
-      profile = try Profile.load(path: path).profile
+      let sets = options.all["--set"] ?? []
+      profile = try Profile.load(path: path, sets: sets).profile
       tree = try JSONValue.parse(json5: data)
+      // The overrides become part of the shrunk profile, which then reproduces on its own.
+      for (key, value) in try sets.map(Profile.parseSet) { tree = try tree.setting(key, to: value) }
     } catch let error as ProfileError {
       printError(error.description)
       return .usage

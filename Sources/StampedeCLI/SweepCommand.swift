@@ -15,7 +15,7 @@ enum SweepCommand {
       args,
       valued: [
         "--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app",
-        "--recheck", "--progress", "--progress-every",
+        "--recheck", "--progress", "--progress-every", "--set",
       ],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
@@ -43,7 +43,8 @@ enum SweepCommand {
         throw UsageError(error.description)
       }
     }
-    guard let loaded = loadProfile(path) else { return .usage }
+    let sets = options.all["--set"] ?? []
+    guard let loaded = loadProfile(path, sets: sets) else { return .usage }
     var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
     if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index + 1)-of-\(shard.count)" }
     try ReportFolder.check(out)
@@ -65,6 +66,7 @@ enum SweepCommand {
     sweep.quirks = try RunCommand.quirks(options.values["--quirk"])
     sweep.app = try AppRegistry.app(options.values["--app"])
     sweep.program = AppRegistry.program
+    sweep.overrides = sets
     if let shard {
       let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
       printError("stampede: shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
@@ -72,7 +74,7 @@ enum SweepCommand {
     signal(SIGINT) { _ in interruptRequested = 1 }
     signal(SIGTERM) { _ in interruptRequested = 1 }
     let corpus = options.values["--corpus-file"].map(FailingSeedCorpus.init(path:)) ?? .inFolder(out)
-    let sha = SHA256.hex(loaded.data)
+    let sha = SHA256.profile(loaded.data, sets: sets)
     var corpusStillFailing = 0
     var corpusViolations = false
     if options.flags.contains("--corpus") {
@@ -83,7 +85,7 @@ enum SweepCommand {
         var run = SimulationRun(
           profile: loaded.profile, profilePath: path, profileData: loaded.data, seed: row.seed,
           quirks: try RunCommand.quirks(row.quirks?.joined(separator: ",")),
-          mistakes: try RunCommand.mistakes(row.mistakes?.joined(separator: ",")))
+          mistakes: try RunCommand.mistakes(row.mistakes?.joined(separator: ",")), overrides: sets)
         run.program = sweep.program
         run.app = try AppRegistry.app(row.app)
         let report = run.report(run.execute(), startedAt: Date())

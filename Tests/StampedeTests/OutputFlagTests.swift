@@ -187,4 +187,55 @@ import Testing
     ])
     #expect(!none.stderr.contains("progress: "))
   }
+
+  @Test func setOverridesAProfileKeyIsRecordedAndReplays() throws {
+    let folder = Tool.temporaryFolder()
+    let plain = folder.appendingPathComponent("plain")
+    let set = folder.appendingPathComponent("set")
+    #expect(
+      try Tool.run(["run", "profiles/smoke.json5", "--duration", "60s", "--quiet", "--out", plain.path]).status == 0)
+    let r = try Tool.run([
+      "run", "profiles/smoke.json5", "--duration", "60s", "--set", "seats.packageLimit=1", "--set",
+      "audience.applyAfter=exponential(5s)", "--out", set.path,
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let a = try Tool.report(at: plain)
+    let b = try Tool.report(at: set)
+    let profile = b["profile"] as! [String: Any]
+    #expect(profile["overrides"] as? [String] == ["seats.packageLimit=1", "audience.applyAfter=exponential(5s)"])
+    #expect((a["profile"] as! [String: Any])["overrides"] == nil)
+    // The fingerprint covers the overrides; the run is another one.
+    #expect((a["profile"] as! [String: Any])["sha256"] as? String != profile["sha256"] as? String)
+    #expect(a["traceHash"] as? String != b["traceHash"] as? String)
+    #expect(
+      (b["repro"] as! String).hasSuffix("--set seats.packageLimit=1 --set 'audience.applyAfter=exponential(5s)'"))
+    let replay = try Tool.run(["replay", set.appendingPathComponent("report.json").path, "--quiet"])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(replay.stderr.contains("replay reached the report's trace hash \(b["traceHash"] as! String)"))
+  }
+
+  @Test func setIsValidatedLikeTheFileWithItsKeyPath() throws {
+    let wrongKey = try Tool.run(["run", "profiles/smoke.json5", "--set", "seats.packageLimt=1"])
+    #expect(wrongKey.status == 2 && wrongKey.stderr.contains("seats.packageLimt: unknown key; did you mean"))
+    let wrongValue = try Tool.run(["run", "profiles/smoke.json5", "--set", "seats.packageLimit=99"])
+    #expect(wrongValue.status == 2 && wrongValue.stderr.contains("seats.packageLimit: must not exceed maxSeatCount"))
+    let noValue = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..2", "--set", "seats"])
+    #expect(noValue.status == 2 && noValue.stderr.contains("--set: expected key.path=value"))
+  }
+
+  @Test func aSweepWithSetRecordsItInTheSummaryAndEverySeedsRepro() throws {
+    let out = Tool.temporaryFolder().appendingPathComponent("s")
+    let r = try Tool.run([
+      "sweep", "profiles/smoke.json5", "--seeds", "1..2", "--set", "duration=30s", "--out", out.path,
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let summary =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("summary.json")))
+      as! [String: Any]
+    #expect((summary["profile"] as! [String: Any])["overrides"] as? [String] == ["duration=30s"])
+    for row in summary["runs"] as! [[String: Any]] {
+      #expect((row["repro"] as! String).hasSuffix("--set duration=30s"))
+      #expect(row["simulatedSeconds"] as? Int == 30)
+    }
+  }
 }
