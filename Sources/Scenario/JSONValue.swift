@@ -37,10 +37,10 @@ public indirect enum JSONValue: Decodable, Equatable, Sendable {
   }
 
   /// Parses JSON5 text (comments, trailing commas, unquoted keys, single quotes allowed).
+  /// A syntax error is a ``JSON5SyntaxError`` with its line, column and a caret under the spot;
+  /// a key given twice in one object is one too.
   public static func parse(json5 data: Data) throws -> JSONValue {
-    let decoder = JSONDecoder()
-    decoder.allowsJSON5 = true
-    return try decoder.decode(JSONValue.self, from: data)
+    try JSON5Parser.parse(data)
   }
 
   /// The value as it would be written, for error messages: `"ten"`, `10.5`, `true`, `[…]`, `{…}`.

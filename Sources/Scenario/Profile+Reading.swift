@@ -63,7 +63,7 @@ extension Profile {
     do {
       root = try JSONValue.parse(json5: data)
     } catch {
-      throw ProfileError(path: "", message: "not valid JSON5: \(JSONErrorText.describe(error))")
+      throw ProfileError.syntax(error)
     }
     return try read(ProfileNode(path: "", value: root))
   }
@@ -76,7 +76,7 @@ extension Profile {
     do {
       root = try JSONValue.parse(json5: data)
     } catch {
-      throw ProfileError(path: "", message: "not valid JSON5: \(JSONErrorText.describe(error))")
+      throw ProfileError.syntax(error)
     }
     for o in overrides { root = try root.setting(o.path, to: o.value) }
     return try read(ProfileNode(path: "", value: root))
@@ -193,21 +193,5 @@ extension Profile {
       throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")
     }
     return profile
-  }
-}
-
-/// Turns a decoding error into one readable line.
-enum JSONErrorText {
-  static func describe(_ error: Error) -> String {
-    if let e = error as? DecodingError {
-      switch e {
-      case .dataCorrupted(let c):
-        let underlying = (c.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-        return underlying ?? c.debugDescription
-      default:
-        return String(describing: e)
-      }
-    }
-    return String(describing: error)
   }
 }

@@ -9,6 +9,9 @@ public struct ProfileError: Error, Equatable, Sendable, CustomStringConvertible 
   /// What was wrong and what was expected.
   public var message: String
 
+  /// Where a syntax error is (line and column from 1), printed as `file:line:column`.
+  public var position: (line: Int, column: Int)?
+
   /// Creates an error at `path`.
   public init(path: String, message: String, file: String? = nil) {
     self.path = path
@@ -16,10 +19,28 @@ public struct ProfileError: Error, Equatable, Sendable, CustomStringConvertible 
     self.file = file
   }
 
+  /// The error of text that is not JSON5, with its line and column.
+  static func syntax(_ error: Error) -> ProfileError {
+    guard let e = error as? JSON5SyntaxError else {
+      return ProfileError(path: "", message: "not valid JSON5: \(error)")
+    }
+    var p = ProfileError(path: "", message: "not valid JSON5: \(e.reason)\n\(e.excerpt)")
+    p.position = (e.line, e.column)
+    return p
+  }
+
   public var description: String {
+    if let position {
+      return "\(file ?? "(profile)"):\(position.line):\(position.column): " + message
+    }
     var parts: [String] = []
     if let file { parts.append(file) }
     parts.append(path.isEmpty ? "(top level)" : path)
     return parts.joined(separator: ": ") + ": " + message
+  }
+
+  public static func == (a: ProfileError, b: ProfileError) -> Bool {
+    a.file == b.file && a.path == b.path && a.message == b.message && a.position?.line == b.position?.line
+      && a.position?.column == b.position?.column
   }
 }
