@@ -9,24 +9,12 @@ import SimKernel
 extension Profile {
   /// Reads and validates a profile file. Throws ``ProfileError`` naming the file and key path.
   public static func load(path: String) throws(ProfileError) -> (profile: Profile, data: Data) {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw ProfileError(path: "", message: "cannot read the file (\(error.localizedDescription))", file: path)
-    }
-    do {
-      return (try parse(data), data)
-    } catch var e {
-      e.file = path
-      throw e
-    }
+    try load(path: path, sets: [])
   }
 
   /// Reads and validates a profile file with `--set` overrides (`key.path=value`, in order)
   /// applied. Throws ``ProfileError`` naming the file and key path.
   public static func load(path: String, sets: [String]) throws(ProfileError) -> (profile: Profile, data: Data) {
-    guard !sets.isEmpty else { return try load(path: path) }
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -58,15 +46,7 @@ extension Profile {
   }
 
   /// Parses and validates profile text.
-  public static func parse(_ data: Data) throws(ProfileError) -> Profile {
-    let root: JSONValue
-    do {
-      root = try JSONValue.parse(json5: data)
-    } catch {
-      throw ProfileError.syntax(error)
-    }
-    return try read(ProfileNode(path: "", value: root))
-  }
+  public static func parse(_ data: Data) throws(ProfileError) -> Profile { try parse(data, overrides: []) }
 
   /// Parses profile text with `overrides` (dotted key path, value) applied first; an override
   /// that makes the profile invalid fails like any profile error.
