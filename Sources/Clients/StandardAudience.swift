@@ -262,8 +262,15 @@ public final class StandardAudience: ClientBehavior {
     guard case .success = result else {
       // The mistake: the failure is ignored, and the session goes on without a microphone.
       if self.mistakes.contains(.micFailureIgnored) { return self.openCamera(&c) }
+      // A session the list gave while an application had no answer yet: that application may
+      // stand on the server, and the viewer, giving up, no longer waits for it.
+      let mayStand = self.listedApplication(c.user) != nil && !self.settings.freeMode
       self.endSession(&c)
       c.coGuest.disConnect(completion: self.disconnected)
+      if mayStand {
+        self.answerCame(&c)
+        self.withdraw(&c)
+      }
       self.retry(after: self.settings.retry.other, &c)
       return
     }

@@ -68,7 +68,7 @@ import Testing
     "mistakes:seed-2": "af9f2690c1ba1e0f",
     "mistakes:seed-3": "237112a28b564b4f",
     "nightly-chaos:seed-1": "3951605a77b29b37",
-    "nightly-chaos:seed-2": "1670e22d0d7827e1",
+    "nightly-chaos:seed-2": "23162eda3ed7ffd4",
     "nightly-chaos:seed-3": "1b4ead97a392ac9f",
     "seat-rush:seed-1": "3e724f4c42094350",
     "seat-rush:seed-2": "ebc6f7484b36c942",

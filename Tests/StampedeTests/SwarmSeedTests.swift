@@ -66,4 +66,13 @@ import Testing
   @Test func anAnswerAboutAnOldInvitationLeavesTheNewOneListed() throws {
     #expect(try violated("profiles/swarm-chaos.json5", seed: 5144) == [])
   }
+
+  /// seat-rush-swarm 7017: a viewer applied while the seat list, lagging, still showed its last
+  /// session's seat; it took that seat for a session, its microphone failed, and it went idle
+  /// while the application it had filed stood on the server (`ui.idle-means-nothing-pending`). A
+  /// session the list gave while an application had no answer now withdraws that application
+  /// when the viewer gives the session up.
+  @Test func aSessionGivenUpOnAListGivenSeatWithdrawsTheApplicationBehindIt() throws {
+    #expect(try violated("profiles/seat-rush-swarm.json5", seed: 7017) == [])
+  }
 }
