@@ -94,6 +94,25 @@ public struct Histogram: Equatable, Sendable {
     return max
   }
 
+  /// The value at the exact quantile `parts / per` (`999 / 1000`): as ``quantile(_:)`` with the
+  /// rank ⌈parts·count / per⌉ computed in whole numbers. `nil` when empty.
+  public func quantile(parts: UInt64, per: UInt64) -> UInt64? {
+    guard count > 0 else { return nil }
+    if parts >= per { return max }
+    let product = count.multipliedFullWidth(by: parts)
+    let (quotient, remainder) = per.dividingFullWidth(product)
+    let rank = Swift.max(1, quotient + (remainder > 0 ? 1 : 0))
+    var seen: UInt64 = 0
+    for (index, c) in counts.enumerated() where c != 0 {
+      seen += c
+      if seen >= rank {
+        let mid = Histogram.bucketLowerBound(index) + Histogram.bucketWidth(index) / 2
+        return Swift.min(Swift.max(mid, min), max)
+      }
+    }
+    return max
+  }
+
   /// The mean of recorded values, or `nil` when empty.
   public var mean: Double? { count == 0 ? nil : Double(sum) / Double(count) }
 

@@ -24,8 +24,10 @@ enum Spell {
 
   /// A threshold's measured value: a time for latency statistics, a number otherwise.
   static func thresholdValue(_ t: RunReport.ThresholdResult) -> String {
-    guard let v = t.value else { return "no samples" }
+    guard let v = t.value else { return t.unit == "share" ? "no value (the denominator is 0)" : "no samples" }
     if t.unit == "ms" { return ms(v) }
+    if t.unit == "share" { return String(format: "%.4g%%", v * 100) }
+    if t.unit == "/s" { return String(format: "%.4g/s", v) }
     return v == v.rounded() && abs(v) < 1e15 ? int(Int64(v)) : String(v)
   }
 

@@ -2,8 +2,9 @@ import Metrics
 import Scenario
 
 extension RunReport {
-  /// The value `threshold` measures in this report: milliseconds for latency times, a plain number
-  /// otherwise; `nil` for a latency statistic of a metric without samples.
+  /// The value `threshold` measures in this report: milliseconds for latency times, a fraction for
+  /// ratios, a plain number otherwise (per simulated second for rates); `nil` for a latency
+  /// statistic of a metric without samples and for a ratio whose denominator is 0.
   public func value(of threshold: Threshold) -> Double? {
     switch threshold.subject {
     case .latency(let name, let statistic):
@@ -11,14 +12,25 @@ extension RunReport {
       switch statistic {
       case .count: return Double(l.count)
       case .mean: return l.meanMs
+      case .min: return l.minMs
+      case .max: return l.maxMs
+      // The report's own columns where it has one, so the value is the one its table shows.
       case .p50: return l.p50Ms
       case .p90: return l.p90Ms
       case .p99: return l.p99Ms
       case .p999: return l.p999Ms
-      case .max: return l.maxMs
+      case .percentile(let p):
+        return l.histogram?.quantile(parts: p.parts, per: p.per).map(LatencySummary.ms)
       }
     case .counter(let name):
       return Double(counters[name] ?? 0)
+    case .rate(let name):
+      guard simulatedSeconds > 0 else { return nil }
+      return Double(counters[name] ?? 0) / simulatedSeconds
+    case .ratio(let numerator, let denominator):
+      let bottom = counters[denominator] ?? 0
+      guard bottom > 0 else { return nil }
+      return Double(counters[numerator] ?? 0) / Double(bottom)
     case .violations(let id):
       return Double(invariants.filter { id == nil || $0.id == id }.reduce(0) { $0 + $1.violations })
     }
@@ -31,7 +43,11 @@ extension RunReport {
     self.thresholds = thresholds.map { t in
       let v = value(of: t)
       var unit: String?
-      if case .latency(_, let statistic) = t.subject, statistic.isTime { unit = "ms" }
+      switch t.subject.boundKind {
+      case .time: unit = "ms"
+      case .share: unit = "share"
+      case .number: if case .rate = t.subject { unit = "/s" }
+      }
       return ThresholdResult(expression: t.expression, value: v, passed: t.passes(v), unit: unit)
     }
     if violationCount > 0 {

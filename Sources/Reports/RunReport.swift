@@ -238,7 +238,8 @@ public struct RunReport: Codable, Sendable {
     public var value: Double?
     /// Whether it held.
     public var passed: Bool
-    /// `ms` when the value is a time in milliseconds; absent for plain numbers.
+    /// `ms` when the value is a time in milliseconds, `share` for a ratio (a fraction: 0.05 is
+    /// 5%), `/s` for a rate per simulated second; absent for plain numbers.
     public var unit: String?
 
     /// Creates a result.
@@ -311,13 +312,13 @@ public struct LatencySummary: Codable, Sendable, Equatable {
 
   /// Summarises `h`.
   public init(_ h: Histogram) {
-    func ms(_ v: UInt64?) -> Double? { v.map { (Double($0) / 1e6 * 1000).rounded() / 1000 } }
+    func ms(_ v: UInt64?) -> Double? { v.map(LatencySummary.ms) }
     count = h.count
     meanMs = h.mean.map { ($0 / 1e6 * 1000).rounded() / 1000 }
-    p50Ms = ms(h.quantile(0.5))
-    p90Ms = ms(h.quantile(0.9))
-    p99Ms = ms(h.quantile(0.99))
-    p999Ms = ms(h.quantile(0.999))
+    p50Ms = ms(h.quantile(parts: 50, per: 100))
+    p90Ms = ms(h.quantile(parts: 90, per: 100))
+    p99Ms = ms(h.quantile(parts: 99, per: 100))
+    p999Ms = ms(h.quantile(parts: 999, per: 1000))
     minMs = h.count == 0 ? nil : ms(h.min)
     maxMs = h.count == 0 ? nil : ms(h.max)
     sumNs = h.sum
@@ -325,6 +326,9 @@ public struct LatencySummary: Codable, Sendable, Equatable {
     maxNs = h.max
     buckets = h.nonEmptyBuckets.map { [UInt64($0.index), $0.count] }
   }
+
+  /// Nanoseconds as milliseconds rounded to the microsecond, as reports print them.
+  static func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
 
   /// The histogram these buckets describe.
   public var histogram: Histogram? {

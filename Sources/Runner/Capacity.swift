@@ -89,7 +89,9 @@ public enum Capacity {
       knee: knee.map { points[$0].value }, nonMonotone: nonMonotone)
     study.kneeIsSmallest = rising
     for t in profiles[0].thresholds {
-      if case .latency(let name, .p99) = t.subject, t.comparison == .less || t.comparison == .lessOrEqual {
+      if case .latency(let name, let statistic) = t.subject, statistic == .p99,
+        t.comparison == .less || t.comparison == .lessOrEqual
+      {
         study.p99LimitsMs[name] = t.bound
       }
     }

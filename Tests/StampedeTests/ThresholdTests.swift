@@ -19,6 +19,13 @@ import Testing
     ("invariants.violations == 0", 0, .equal),
     ("invariants.seat.capacity.violations == 0", 0, .equal),
     ("invariants.seat.capacity < 1", 1, .less),
+    ("seat.apply_to_response.p95 < 2s", 2000, .less),
+    ("seat.apply_to_response.p99.9 <= 4s", 4000, .lessOrEqual),
+    ("seat.apply_to_response.min > 1ms", 1, .greater),
+    ("counter.seat.applications/s < 500", 500, .less),
+    ("counter.seat.applications/s < 12.5/s", 12.5, .less),
+    ("counter.seat.rejected.all_taken / counter.seat.applications < 5%", 0.05, .less),
+    ("counter.seat.rejected.all_taken/counter.seat.applications <= 0.25", 0.25, .lessOrEqual),
   ])
   func parses(text: String, bound: Double, comparison: Threshold.Comparison) throws {
     let t = try Threshold.parse(text)
@@ -34,6 +41,49 @@ import Testing
     #expect(try Threshold.parse("counter.seat.connected > 0").subject == .counter(name: "seat.connected"))
     #expect(try Threshold.parse("invariants.violations == 0").subject == .violations(invariant: nil))
     #expect(try Threshold.parse("invariants.seat.capacity == 0").subject == .violations(invariant: "seat.capacity"))
+    #expect(
+      try Threshold.parse("counter.seat.applications/s > 1").subject == .rate(counter: "seat.applications"))
+    #expect(
+      try Threshold.parse("counter.seat.rejected.all_taken / counter.seat.applications < 5%").subject
+        == .ratio(numerator: "seat.rejected.all_taken", denominator: "seat.applications"))
+  }
+
+  @Test(
+    arguments: [
+      ("p50", 50, 100, "50"), ("p95", 95, 100, "95"), ("p99.9", 999, 1000, "99.9"), ("p999", 999, 1000, "99.9"),
+      ("p99.99", 9999, 10000, "99.99"), ("p100", 100, 100, "100"), ("p0.5", 5, 1000, "0.5"),
+      ("p12.50", 1250, 10000, "12.5"),
+    ] as [(String, UInt64, UInt64, String)])
+  func anyPercentileIsAnExactFraction(text: String, parts: UInt64, per: UInt64, spelled: String) throws {
+    let t = try Threshold.parse("seat.apply_to_response.\(text) < 1s")
+    guard case .latency(_, .percentile(let p)) = t.subject else {
+      Issue.record("\(text) is not a percentile")
+      return
+    }
+    #expect(p.parts == parts && p.per == per)
+    #expect(p.description == spelled)
+  }
+
+  @Test func anExactQuantileRanksWithoutRounding() {
+    var h = Histogram()
+    // 1000 samples: 999 of 1 ms and one of 1 s. The 99.9th percentile is the 999th smallest
+    // (1 ms); a floating-point rank could as well land on the 1000th.
+    for _ in 0..<999 { h.record(1_000_000) }
+    h.record(1_000_000_000)
+    #expect(h.quantile(parts: 999, per: 1000)! < 2_000_000)
+    #expect(h.quantile(parts: 9991, per: 10000) == 1_000_000_000)
+    #expect(h.quantile(parts: 1, per: 1) == 1_000_000_000)
+
+    var r = sampleReport()
+    r.latencies["seat.apply_to_response"] = LatencySummary(h)
+    r.evaluate([
+      try! Threshold.parse("seat.apply_to_response.p99.9 < 2ms"),
+      try! Threshold.parse("seat.apply_to_response.p99.91 < 2ms"),
+      try! Threshold.parse("seat.apply_to_response.min == 1ms"),
+    ])
+    #expect(r.thresholds.map(\.passed) == [true, false, true])
+    #expect(r.thresholds[1].value == 1000 && r.thresholds[1].unit == "ms")
+    #expect(r.thresholds[0].value == r.latencies["seat.apply_to_response"]!.p999Ms)
   }
 
   @Test(arguments: [
@@ -46,9 +96,21 @@ import Testing
       "unknown latency 'seat.apply_to_respons' (did you mean 'seat.apply_to_response'?)"
     ),
     (
-      "seat.apply_to_response.p95 < 3s",
-      "unknown statistic 'p95' (expected one of count, mean, p50, p90, p99, p999, max)"
+      "seat.apply_to_response.p0 < 3s",
+      "unknown statistic 'p0' (expected count, mean, min, max, or a percentile pN such as p50, p95, p99.9)"
     ),
+    ("seat.apply_to_response.p100.5 < 3s", "unknown statistic 'p100.5'"),
+    ("seat.apply_to_response.p99. < 3s", "unknown statistic 'p99.'"),
+    ("seat.apply_to_response.p99.9999999 < 3s", "unknown statistic"),
+    ("seat.apply_to_response.median < 3s", "unknown statistic 'median'"),
+    ("seat.apply_to_respons.p99.9 < 3s", "unknown latency 'seat.apply_to_respons' (did you mean"),
+    ("counter.seat.applications/s < 5ms", "expected a plain number (no unit)"),
+    ("counter.seat.aplications/s < 5", "unknown counter 'seat.aplications' (did you mean 'seat.applications'?)"),
+    ("seat.applications/s < 5", "expected counter.NAME in a rate"),
+    ("counter.seat.applications / seat.connected < 5%", "expected counter.NAME in a ratio"),
+    ("counter.seat.applications / counter.seat.conected < 5%", "unknown counter 'seat.conected'"),
+    ("counter.seat.applications / counter.seat.connected < 5ms", "expected a share such as 5% or 0.05"),
+    ("counter.seat.applications / counter.seat.connected / counter.seat.connected < 1", "more than one '/'"),
     ("seat.apply_to_response.p99 < 3", "expected a time with a unit (ns, us, ms, s, m)"),
     ("seat.apply_to_response.p99 < 3h", "expected a time with a unit"),
     ("seat.apply_to_response.p99 < -3s", "expected a time with a unit"),
@@ -104,6 +166,19 @@ import Testing
 
     r.evaluate([try Threshold.parse("seat.apply_to_response.p99 < 2s")])
     #expect(r.verdict == "fail" && r.exitStatus == 3)
+
+    r.evaluate([
+      try Threshold.parse("counter.seat.connected/s > 0.1"), try Threshold.parse("counter.seat.connected/s > 0.2"),
+      try Threshold.parse("counter.seat.applications / counter.seat.connected < 5%"),
+      try Threshold.parse("counter.seat.connected / counter.seat.applications < 5%"),
+    ])
+    // 7 connections in 60 simulated seconds; 0 applications over 7; 7 over none has no value.
+    #expect(r.thresholds.map(\.passed) == [true, false, true, true])
+    #expect(abs(r.thresholds[0].value! - 7.0 / 60) < 1e-12 && r.thresholds[0].unit == "/s")
+    #expect(r.thresholds[2].value == 0 && r.thresholds[2].unit == "share")
+    #expect(r.thresholds[3].value == nil)
+    #expect(Spell.thresholdValue(r.thresholds[0]) == "0.1167/s")
+    #expect(Spell.thresholdValue(r.thresholds[3]) == "no value (the denominator is 0)")
 
     r.invariants[0].violations = 2
     r.evaluate([
