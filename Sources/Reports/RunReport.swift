@@ -242,6 +242,9 @@ public struct RunReport: Codable, Sendable {
     /// 5%), `/s` for a rate per simulated second; absent for plain numbers.
     public var unit: String?
 
+    /// The measured value as the reports print it: `2.50 s`, `4.2%`, `12.5/s`, `no samples`.
+    public var measured: String { Spell.thresholdValue(self) }
+
     /// Creates a result.
     public init(expression: String, value: Double?, passed: Bool, unit: String? = nil) {
       self.expression = expression

@@ -84,7 +84,8 @@ public enum Capacity {
     }
     let (knee, kneeIndex, rising, nonMonotone) = Capacity.knee(points.map(\.meetsAll))
     var study = CapacityStudy(
-      profile: RunReport.ProfileInfo(name: profiles[0].name, path: profilePath, sha256: SHA256.hex(profileData)),
+      profile: RunReport.ProfileInfo(
+        name: profiles[0].name, path: profilePath, sha256: SHA256.profile(profileData, sets: [])),
       key: key, seeds: seeds, thresholds: profiles[0].thresholds.map(\.expression), points: points,
       knee: knee.map { points[$0].value }, nonMonotone: nonMonotone)
     study.kneeIsSmallest = rising

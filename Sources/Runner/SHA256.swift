@@ -1,4 +1,5 @@
 import Foundation
+import Scenario
 
 /// SHA-256 (FIPS 180-4), used for profile fingerprints in reports and repro checks.
 public enum SHA256 {
@@ -13,10 +14,18 @@ public enum SHA256 {
     0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
   ]
 
-  /// The fingerprint of a profile as a run used it: the file's bytes, followed by the `--set`
-  /// overrides applied to it (none: the file's own digest), so two runs of one file with different
-  /// overrides never share it.
+  /// The fingerprint of a profile as a run used it: the digest of its resolved text (its bases
+  /// merged, the `--set` overrides applied, every default written in; see
+  /// `Profile.resolvedText(_:sets:)`), so two runs of one file with different overrides never share
+  /// it, and two spellings of one profile always do. Text that does not parse is digested as it is.
   public static func profile(_ data: Data, sets: [String]) -> String {
+    guard let text = Profile.resolvedText(data, sets: sets) else { return hex(data) }
+    return hex(Array(text.utf8))
+  }
+
+  /// The fingerprint reports made before profiles were resolved: the file's bytes, followed by
+  /// the overrides. `replay` accepts it for such reports.
+  public static func legacyProfile(_ data: Data, sets: [String]) -> String {
     guard !sets.isEmpty else { return hex(data) }
     return hex(data + Data(sets.map { "\n--set " + $0 }.joined().utf8))
   }

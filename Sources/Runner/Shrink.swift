@@ -60,7 +60,7 @@ public struct Shrinker {
   /// The signature of `tree` run with `seed`, or `nil` if it passes or is not a valid profile.
   mutating func failure(_ tree: JSONValue, seed: UInt64) -> String? {
     runs += 1
-    guard let profile = try? Profile.read(ProfileNode(path: "", value: tree)) else { return nil }
+    guard let profile = try? Profile.parse(tree: tree, overrides: []) else { return nil }
     let data = Data(JSON5Writer.write(tree).utf8)
     var run = SimulationRun(profile: profile, profilePath: profilePath, profileData: data, seed: seed)
     run.app = app
@@ -225,6 +225,8 @@ public struct Shrinker {
           "faults.heal",
           to: .string(SimDuration(nanoseconds: heal.nanoseconds / 2).rounded(to: .milliseconds(100)).description))
       }
+      // Windows the shorter run has no room for could not act in it: they go.
+      shorter = shorter.map(ProfileKeys.fittingWindows)
       if let shorter, shorter != tree { big.append(("duration \(dur) → \(half)", shorter)) }
     }
     // Fault kinds, one at a time (an explicit flat plan: what a swarm plan was written out as).
@@ -291,30 +293,4 @@ public struct Shrinker {
       calls == nil || calls == .null ? "" : number(tree.value(at: "calls.users")).map { " + \(Int($0)) phones" } ?? ""
     return "\(rooms) room(s) × (1 host + \(admins) admin(s) + \(audience) viewers)\(phones), \(duration)"
   }
-}
-
-/// Writes a JSON document as JSON5 text with sorted keys.
-public enum JSON5Writer {
-  /// `value` as indented text.
-  public static func write(_ value: JSONValue, indent: String = "") -> String {
-    switch value {
-    case .null: return "null"
-    case .bool(let b): return b ? "true" : "false"
-    case .integer(let i): return String(i)
-    case .number(let d): return d.isFinite ? "\(d)" : "null"
-    case .string(let s): return quote(s)
-    case .array(let items):
-      if items.isEmpty { return "[]" }
-      let inner = indent + "  "
-      return "[\n" + items.map { inner + write($0, indent: inner) + ",\n" }.joined() + indent + "]"
-    case .object(let fields):
-      if fields.isEmpty { return "{}" }
-      let inner = indent + "  "
-      return "{\n"
-        + fields.keys.sorted().map { key in inner + key + ": " + write(fields[key]!, indent: inner) + ",\n" }.joined()
-        + indent + "}"
-    }
-  }
-
-  static func quote(_ s: String) -> String { "\"" + TraceRecorder.jsonEscape(s) + "\"" }
 }

@@ -132,19 +132,8 @@ public final class TraceRecorder: EventObserver {
     return s
   }
 
-  static func jsonEscape(_ s: String) -> String {
-    var out = ""
-    for u in s.unicodeScalars {
-      switch u {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      default:
-        if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-      }
-    }
-    return out
-  }
+  static func jsonEscape(_ s: String) -> String { JSON5Writer.escape(s) }
+
 }
 
 /// Keeps the events touching a filter up to a time (the replay behind violation excerpts),

@@ -12,21 +12,49 @@ extension Profile {
     try load(path: path, sets: [])
   }
 
-  /// Reads and validates a profile file with `--set` overrides (`key.path=value`, in order)
-  /// applied. Throws ``ProfileError`` naming the file and key path.
+  /// Reads and validates a profile file, with the profiles it `extends` merged in and `--set`
+  /// overrides (`key.path=value`, in order) applied. Throws ``ProfileError`` naming the file and
+  /// key path, with every other error of the file in ``ProfileError/others``. `data` is the
+  /// merged profile's canonical text, before overrides and defaults: what ``parse(_:overrides:)``
+  /// and ``resolvedText(_:sets:)`` take.
   public static func load(path: String, sets: [String]) throws(ProfileError) -> (profile: Profile, data: Data) {
-    let data: Data
+    let merged = try ProfileSource.tree(path: path)
+    let data = Data(ProfileKeys.canonicalText(merged).utf8)
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw ProfileError(path: "", message: "cannot read the file (\(error.localizedDescription))", file: path)
-    }
-    do {
-      return (try parse(data, overrides: try sets.map(parseSet)), data)
+      return (try parse(tree: merged, overrides: try sets.map(parseSet)), data)
     } catch var e {
-      e.file = path
+      e.setFile(path)
       throw e
     }
+  }
+
+  /// The resolved profile of a file (its bases merged, overrides applied, every default written
+  /// in), after checking it as ``load(path:sets:)`` does.
+  public static func resolved(path: String, sets: [String] = []) throws(ProfileError) -> JSONValue {
+    var tree = try ProfileSource.tree(path: path)
+    do {
+      for o in try sets.map(parseSet) { tree = try tree.setting(o.path, to: o.value) }
+      _ = try parse(tree: tree, overrides: [])
+    } catch var e {
+      e.setFile(path)
+      throw e
+    }
+    return ProfileKeys.resolve(tree)
+  }
+
+  /// The text the profile's sha256 covers: its resolved text (bases merged, `sets` applied,
+  /// every default written in), so the same profile has the same fingerprint however it is
+  /// spelled, and `stampede profile show`'s output has its source's. `nil` for text that does
+  /// not parse.
+  public static func resolvedText(_ data: Data, sets: [String]) -> String? {
+    guard var tree = try? JSONValue.parse(json5: data) else { return nil }
+    do {
+      tree = try ProfileSource.extending(tree, file: nil)
+      for o in try sets.map(parseSet) { tree = try tree.setting(o.path, to: o.value) }
+    } catch {
+      return nil
+    }
+    return ProfileKeys.canonicalText(ProfileKeys.resolve(tree))
   }
 
   /// Reads one `--set key.path=value`: the value is JSON5 when it starts with `{`, `[` or a
@@ -49,31 +77,38 @@ extension Profile {
   public static func parse(_ data: Data) throws(ProfileError) -> Profile { try parse(data, overrides: []) }
 
   /// Parses profile text with `overrides` (dotted key path, value) applied first; an override
-  /// that makes the profile invalid fails like any profile error.
+  /// that makes the profile invalid fails like any profile error. An `extends` in the text is
+  /// read relative to the current directory.
   public static func parse(_ data: Data, overrides: [(path: String, value: JSONValue)]) throws(ProfileError) -> Profile
   {
-    var root: JSONValue
+    let root: JSONValue
     do {
       root = try JSONValue.parse(json5: data)
     } catch {
       throw ProfileError.syntax(error)
     }
+    return try parse(tree: try ProfileSource.extending(root, file: nil), overrides: overrides)
+  }
+
+  /// Checks a profile tree against ``ProfileKeys`` (every error at once: the first is thrown, the
+  /// rest are in its ``ProfileError/others``), then reads it with every default written in.
+  public static func parse(tree: JSONValue, overrides: [(path: String, value: JSONValue)]) throws(ProfileError)
+    -> Profile
+  {
+    var root = tree
     for o in overrides { root = try root.setting(o.path, to: o.value) }
-    return try read(ProfileNode(path: "", value: root))
+    let errors = ProfileKeys.check(root)
+    if var first = errors.first {
+      first.others = Array(errors.dropFirst())
+      throw first
+    }
+    return try read(ProfileNode(path: "", value: ProfileKeys.resolve(root)))
   }
 
   /// Validates a parsed document.
   public static func read(_ node: ProfileNode) throws(ProfileError) -> Profile {
     var o = try node.object()
-    let nameNode = try o.required("name")
-    let name = try nameNode.string()
-    guard !name.isEmpty, name.count <= 64,
-      name.unicodeScalars.allSatisfy({
-        $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
-      })
-    else {
-      throw nameNode.error("expected 1 to 64 letters, digits, '-' or '_', got \(nameNode.value.shortDescription)")
-    }
+    let name = try o.required("name").profileName()
     let description = try o.get("description", default: "") { n throws(ProfileError) in try n.string() }
     let duration = try o.required("duration").duration(minimum: .nanoseconds(1))
     let seed = try o.get("seed", default: 1) { n throws(ProfileError) in try n.seed() }

@@ -11,22 +11,7 @@ extension Profile {
   static func readPopulation(_ node: ProfileNode) throws(ProfileError) -> Population {
     var o = try node.object()
     let rooms = try o.required("rooms").int(1...1_000_000)
-    let audienceNode = try o.required("audiencePerRoom")
-    let audience: Distribution
-    let what = "a whole number from 0 to 10000000 or a distribution such as \"lognormal(200, 1)\""
-    switch audienceNode.value {
-    case .integer(let n):
-      guard (0...10_000_000).contains(n) else { throw audienceNode.expected(what) }
-      audience = .constant(Double(n))
-    case .string, .object:
-      do {
-        audience = try audienceNode.distribution(.number)
-      } catch {
-        throw audienceNode.error("expected \(what), got \(audienceNode.value.shortDescription) (\(error.message))")
-      }
-    default:
-      throw audienceNode.expected(what)
-    }
+    let audience = try o.required("audiencePerRoom").countDistribution()
     let admins = try o.get("adminsPerRoom", default: 0) { n throws(ProfileError) in try n.int(0...100) }
     let firstRoom = try o.get("firstRoom", default: 0) { n throws(ProfileError) in try n.int(0...1_000_000) }
     try o.finish()
@@ -182,9 +167,7 @@ extension Profile {
       endLiveAfter: try dist("endLiveAfter", base == nil ? nil : base?.endLiveAfter, &o))
     let atOnceDefault: Int? = base == nil ? 1 : base?.reviewAtOnce
     h.reviewAtOnce = try o.get("reviewAtOnce", default: atOnceDefault) { n throws(ProfileError) -> Int? in
-      if case .string("unlimited") = n.value { return nil }
-      if case .string = n.value { throw n.error("expected a whole number from 1 to 1000 or \"unlimited\"") }
-      return try n.int(1...1000)
+      try n.wholeOrUnlimited(1...1000)
     }
     h.reviewOrder = try o.get("reviewOrder", default: base?.reviewOrder ?? .oldest) { n throws(ProfileError) in
       try n.oneOf(ReviewOrder.self)
@@ -229,13 +212,7 @@ extension Profile {
       throws(ProfileError) -> Int?
     {
       try o.get(key, default: nil) { n throws(ProfileError) -> Int? in
-        if unlimited, case .string("unlimited") = n.value { return nil }
-        if case .string = n.value {
-          throw n.error(
-            "expected a whole number from \(range.lowerBound) to \(range.upperBound)"
-              + (unlimited ? " or \"unlimited\"" : "") + ", got \(n.value.shortDescription)")
-        }
-        return Int(try n.int(range))
+        unlimited ? try n.wholeOrUnlimited(range) : try n.int(range)
       }
     }
     let s = ServiceSettings(

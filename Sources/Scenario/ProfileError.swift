@@ -9,6 +9,23 @@ public struct ProfileError: Error, Equatable, Sendable, CustomStringConvertible 
   /// What was wrong and what was expected.
   public var message: String
 
+  /// The other errors found in the same profile (by `validate`'s pass over the whole file), in
+  /// order; not part of equality.
+  public var others: [ProfileError] = []
+
+  /// This error and the others.
+  public var all: [ProfileError] {
+    var first = self
+    first.others = []
+    return [first] + others
+  }
+
+  /// Sets the file of this error and of the others.
+  public mutating func setFile(_ file: String) {
+    self.file = file
+    for i in others.indices { others[i].file = file }
+  }
+
   /// Where a syntax error is (line and column from 1), printed as `file:line:column`.
   public var position: (line: Int, column: Int)?
 

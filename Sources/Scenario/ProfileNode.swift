@@ -127,6 +127,50 @@ public struct ProfileNode: Sendable {
     return try distribution(quantity)
   }
 
+  /// Reads a profile name: 1 to 64 letters, digits, `-` or `_`.
+  public func profileName() throws(ProfileError) -> String {
+    let name = try string()
+    guard !name.isEmpty, name.count <= 64,
+      name.unicodeScalars.allSatisfy({
+        $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+      })
+    else {
+      throw error("expected 1 to 64 letters, digits, '-' or '_', got \(value.shortDescription)")
+    }
+    return name
+  }
+
+  /// Reads a whole number in `range`, or `"unlimited"` (giving `nil`).
+  public func wholeOrUnlimited(_ range: ClosedRange<Int64>) throws(ProfileError) -> Int? {
+    if case .string("unlimited") = value { return nil }
+    let what = "a whole number from \(range.lowerBound) to \(range.upperBound) or \"unlimited\""
+    if case .string = value { throw expected(what) }
+    guard case .integer(let i) = value, range.contains(i) else {
+      if case .number(let d) = value, d == d.rounded(), abs(d) < 9e15, range.contains(Int64(d)) { return Int(d) }
+      throw expected(what)
+    }
+    return Int(i)
+  }
+
+  /// Reads a count per room: a whole number from 0 to 10,000,000 (a constant), or a
+  /// distribution without units drawn per room.
+  public func countDistribution() throws(ProfileError) -> Distribution {
+    let what = "a whole number from 0 to 10000000 or a distribution such as \"lognormal(200, 1)\""
+    switch value {
+    case .integer(let n):
+      guard (0...10_000_000).contains(n) else { throw expected(what) }
+      return .constant(Double(n))
+    case .string, .object:
+      do {
+        return try distribution(.number)
+      } catch {
+        throw self.error("expected \(what), got \(value.shortDescription) (\(error.message))")
+      }
+    default:
+      throw expected(what)
+    }
+  }
+
   /// The value as a `Double`, if it is a number.
   var numberValue: Double? {
     switch value {

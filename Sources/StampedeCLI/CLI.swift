@@ -20,7 +20,8 @@ enum CLI {
       stampede validate PROFILE...
       stampede apps
       stampede bench [kernel|stack|sweep|faults|apps|seats|all] [--json] [options]
-      stampede completion bash|zsh|fish
+      stampede profile show PROFILE [--set K=V]... [--json] [--as-written]
+      stampede profile schema [--out FILE] | profile keys | profile init [--template T] [--out FILE]
       stampede completion bash|zsh|fish
       stampede help [COMMAND]
       stampede version
@@ -223,8 +224,29 @@ enum CLI {
     "validate": """
     stampede validate PROFILE...
 
-    Checks profiles without running them. Each error names the file, the key path and what was
-    expected; the exit code is 2 if any profile is invalid, 0 otherwise.
+    Checks profiles without running them, and reports every error of each file (up to 50): unknown
+    keys, required keys left out, wrong types or ranges anywhere in the tree (inside lists and
+    fault entries too), thresholds naming unknown metrics, and checks across keys (fault targets
+    within the population, windows within the duration, limits that contradict each other). Each
+    error names the file, the key path and what was expected; syntax errors give the line and
+    column. The exit code is 2 if any profile is invalid, 0 otherwise.
+    """,
+    "profile": """
+    stampede profile show PROFILE [--set KEY=VALUE]... [--json] [--as-written]
+    stampede profile schema [--out FILE]
+    stampede profile keys
+    stampede profile init [--template evening|flash-crowd|calls|chaos] [--out FILE] [--force]
+
+    show    The resolved profile: the profiles it extends merged in, the --set overrides applied
+            and every default written in, as JSON5 with a comment per key (its meaning, type and
+            default) and the sha256 reports give it. Validating the output gives the same sha256.
+              --json        plain JSON without comments
+              --as-written  bases merged and overrides applied, defaults left out
+    schema  A JSON Schema (draft 2020-12) of profiles, for editors and CI (the one checked in as
+            profiles/schema.json). It checks each value on its own; validate checks the rest.
+    keys    Every profile key with its type, default and meaning, as Markdown tables.
+    init    A commented starter profile (default template: evening). --out writes it to a file
+            (never over an existing one without --force).
     """,
     "bench": """
     stampede bench [kernel|stack|sweep|faults|apps|seats|all] [options]
@@ -293,8 +315,8 @@ enum CLI {
 
   /// The commands, as `help` and the completion scripts list them.
   static let commandNames = [
-    "run", "replay", "shrink", "sweep", "merge", "capacity", "mistakes", "validate", "apps", "bench", "completion",
-    "help", "version",
+    "run", "replay", "shrink", "sweep", "merge", "capacity", "mistakes", "validate", "profile", "apps", "bench",
+    "completion", "help", "version",
   ]
 
   static func dispatch(_ args: [String]) throws -> ExitCode {
@@ -310,6 +332,7 @@ enum CLI {
     switch command {
     case "run": return try RunCommand.main(rest)
     case "validate": return ValidateCommand.main(rest)
+    case "profile": return try ProfileCommand.main(rest)
     case "bench": return try BenchCommand.main(rest)
     case "sweep": return try SweepCommand.main(rest)
     case "merge": return try MergeCommand.main(rest)
@@ -344,7 +367,7 @@ func loadProfile(_ path: String, sets: [String] = []) -> (profile: Profile, data
   do {
     return try Profile.load(path: path, sets: sets)
   } catch {
-    printError(error.description)
+    for e in error.all { printError(e.description) }
     return nil
   }
 }

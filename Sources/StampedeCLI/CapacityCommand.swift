@@ -39,15 +39,12 @@ enum CapacityCommand {
     let data: Data
     let profiles: [Profile]
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      data = Data(ProfileKeys.canonicalText(try ProfileSource.tree(path: path)).utf8)
       profiles = try Capacity.profiles(data: data, settings: combined.settings, sets: options.all["--set"] ?? [])
-    } catch let error as ProfileError {
-      var e = error
-      e.file = path
-      printError(e.description)
-      return .usage
     } catch {
-      printError("stampede: cannot read \(path): \(error.localizedDescription)")
+      var e = error
+      if e.file == nil { e.setFile(path) }
+      for line in e.all { printError(line.description) }
       return .usage
     }
     guard !profiles[0].thresholds.isEmpty else {

@@ -29,6 +29,7 @@ enum CompletionCommand {
     ("capacity", ["--vary=", "--seeds=", "--jobs=", "--out=", "--app=", "--set=", "--grid"]),
     ("mistakes", ["--seeds=", "--profile=", "--jobs=", "--mistake=", "--json"]),
     ("validate", []),
+    ("profile", ["--set=", "--template=", "--out=", "--json", "--as-written", "--force"]),
     ("apps", []),
     (
       "bench",
@@ -46,6 +47,7 @@ enum CompletionCommand {
   /// The words after the command that are not options: bench kinds, shells, help topics.
   static let words: [String: [String]] = [
     "bench": ["kernel", "stack", "sweep", "faults", "apps", "seats", "all"],
+    "profile": ["show", "schema", "keys", "init"],
     "completion": ["bash", "zsh", "fish"],
     "help": CLI.commandNames,
   ]

@@ -201,17 +201,25 @@ enum ReplayCommand {
       printError("stampede: \(reportPath): cannot read its repro line: \(original.repro)")
       return .usage
     }
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: repro.profilePath))
-    } catch {
+    guard FileManager.default.fileExists(atPath: repro.profilePath) else {
       printError(
         "stampede: cannot read \(repro.profilePath) (from the report's repro line); run replay where the report was made"
       )
       return .usage
     }
+    let profile: Profile
+    let data: Data
+    do {
+      (profile, data) = try Profile.load(path: repro.profilePath, sets: repro.sets)
+    } catch {
+      for e in error.all { printError(e.description) }
+      return .usage
+    }
     let sha = SHA256.profile(data, sets: repro.sets)
-    guard sha == original.profile.sha256 else {
+    // Reports made before profiles were resolved fingerprint the file's bytes.
+    let fileBytes = (try? Data(contentsOf: URL(fileURLWithPath: repro.profilePath))) ?? Data()
+    guard sha == original.profile.sha256 || SHA256.legacyProfile(fileBytes, sets: repro.sets) == original.profile.sha256
+    else {
       printError(
         "stampede: \(repro.profilePath) has changed since the report was made (sha256 \(original.profile.sha256.prefix(12))… then, \(sha.prefix(12))… now); check out the version the report was made with"
       )
@@ -220,13 +228,6 @@ enum ReplayCommand {
     if original.tool.version != StampedeVersion.current {
       printError(
         "stampede: note: the report was made by stampede \(original.tool.version), this is \(StampedeVersion.current)")
-    }
-    let profile: Profile
-    do {
-      profile = try Profile.parse(data, overrides: try repro.sets.map(Profile.parseSet))
-    } catch {
-      printError("\(repro.profilePath): \(error.description)")
-      return .usage
     }
     var run = SimulationRun(
       profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration,
@@ -414,7 +415,7 @@ enum Summary {
       lines.append(line)
     }
     for t in r.thresholds where !t.passed {
-      lines.append("  THRESHOLD FAILED \(t.expression): measured \(Spell.value(t))")
+      lines.append("  THRESHOLD FAILED \(t.expression): measured \(t.measured)")
     }
     if let reportPath { lines.append("  report: \(reportPath) (also report.md, report.html, junit.xml)") }
     lines.append("repro: \(r.repro)")
@@ -485,20 +486,16 @@ enum ValidateCommand {
         let rooms = p.population.rooms
         print("\(path): ok (\(p.name), \(rooms) room\(rooms == 1 ? "" : "s"), \(p.duration))")
       } catch {
-        printError(error.description)
+        let all = error.all
+        for e in all { printError(e.description) }
+        if all.count >= ProfileKeys.errorLimit {
+          printError("\(path): (stopped after \(ProfileKeys.errorLimit) errors)")
+        } else if all.count > 1 {
+          printError("\(path): \(all.count) errors")
+        }
         failed = true
       }
     }
     return failed ? .usage : .pass
-  }
-}
-
-/// Spellings for the summary.
-enum Spell {
-  /// A threshold's measured value.
-  static func value(_ t: RunReport.ThresholdResult) -> String {
-    guard let v = t.value else { return "no samples" }
-    if t.unit == "ms" { return String(format: "%.1fms", v) }
-    return v == v.rounded() ? String(Int64(v)) : String(v)
   }
 }

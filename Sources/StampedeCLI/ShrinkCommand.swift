@@ -27,11 +27,12 @@ enum ShrinkCommand {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
       let sets = options.all["--set"] ?? []
       profile = try Profile.load(path: path, sets: sets).profile
-      tree = try JSONValue.parse(json5: data)
+      // The shrunk profile stands alone: the profiles this one extends are merged in.
+      tree = try ProfileSource.tree(path: path)
       // The overrides become part of the shrunk profile, which then reproduces on its own.
       for (key, value) in try sets.map(Profile.parseSet) { tree = try tree.setting(key, to: value) }
     } catch let error as ProfileError {
-      printError(error.description)
+      for e in error.all { printError(e.description) }
       return .usage
     } catch {
       printError("stampede: cannot read \(path): \(error.localizedDescription)")

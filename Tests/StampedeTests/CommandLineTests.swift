@@ -352,7 +352,17 @@ enum Tool {
     #expect(
       !lines.isEmpty && lines.allSatisfy { $0.contains("\"users\":[7") || $0.contains(",7,") || $0.contains(",7]") })
     #expect((try? JSONSerialization.jsonObject(with: Data(contentsOf: perfetto))) != nil)
-    try (smoke + "\n// changed\n").write(to: profile, atomically: true, encoding: .utf8)
+    // The fingerprint covers the resolved profile: a comment, or a default written out, changes
+    // nothing; a value does.
+    try
+      (smoke.replacingOccurrences(of: "maxApplies: 3,", with: "maxApplies: 3, patience: \"lognormal(25s, 0.5)\",")
+      .replacingOccurrences(of: "  patience: \"lognormal(25s, 0.5)\",\n    seatTime", with: "  seatTime")
+      .replacingOccurrences(of: "applyTimeout: \"30s\" }", with: "applyTimeout: \"30s\", coHostSeatLimit: 6 }")
+      + "\n// a comment\n").write(to: profile, atomically: true, encoding: .utf8)
+    let respelled = try Tool.run(["replay", out.appendingPathComponent("report.json").path, "--progress", "none"])
+    #expect(respelled.status == 0, "\(respelled.stderr)")
+    try smoke.replacingOccurrences(of: "maxApplies: 3,", with: "maxApplies: 2,").write(
+      to: profile, atomically: true, encoding: .utf8)
     let changed = try Tool.run(["replay", out.appendingPathComponent("report.json").path, "--progress", "none"])
     #expect(changed.status == 2)
     #expect(changed.stderr.contains("has changed since the report was made"))

@@ -163,6 +163,8 @@ import Testing
     let data = try repositoryProfile("seat-rush.json5").1
     let text = TestProfile(String(decoding: data, as: UTF8.self))
       .with("duration", json5: "\"30m\"")
+      // The evening's flash crowd is at 60m, beyond this half hour.
+      .with("workload.flashCrowd", json5: "null")
       .with(
         "server",
         json5: "{ messaging: { workers: 1, serviceTime: \"constant(20ms)\", perRecipient: \"100us\", ratePerRoom: 1 } }"

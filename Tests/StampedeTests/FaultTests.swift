@@ -10,7 +10,7 @@ import Testing
 
 @Suite struct FaultTests {
   @Test func faultListsWindowsSetsAndSwarmParse() throws {
-    let plan = try TestProfile(minimalProfile).with(
+    let plan = try TestProfile(minimalProfile).with("population.rooms", 2).with(
       "faults",
       json5: """
         { heal: "10s", plan: [
@@ -35,7 +35,7 @@ import Testing
     ("[{ kind: \"network.delay\", target: \"rooms[3]\" }]", "faults[0].target", "a target"),
     ("[{ kind: \"network.partition\", direction: \"sideways\" }]", "faults[0].direction", "one of"),
     ("[{ kind: \"server.outage\", service: \"chat\" }]", "faults[0].service", "one of"),
-    ("[{ kind: \"server.outage\", mode: \"slow\" }]", "faults[0].mode", "one of"),
+    ("[{ kind: \"server.outage\", mode: \"slow\" }]", "faults[0].mode", "expected \"fail\" or \"vanish\""),
     ("[{ kind: \"push.drop\", rate: 0.1, extra: \"1s\" }]", "faults[0].extra", "applies only to network.delay"),
     ("[{ kind: \"network.delay\", direction: \"up\" }]", "faults[0].direction", "only to network.partition"),
     ("[{ kind: \"network.partition\", service: \"seats\" }]", "faults[0].service", "not network.partition"),

@@ -63,7 +63,7 @@ import Testing
       ),
       ("devices.microphoneDenied", "2", "devices.microphoneDenied", "expected a probability"),
       ("timeSeries.interval", "\"0s\"", "timeSeries.interval", "must be at least"),
-      ("seats.applyCompletion", "\"later\"", "seats.applyCompletion", "expected one of \"sent\", \"outcome\""),
+      ("seats.applyCompletion", "\"later\"", "seats.applyCompletion", "expected \"sent\" or \"outcome\""),
       ("population.audiencePerRoom", "-1", "population.audiencePerRoom", "expected a whole number"),
       ("population.audiencePerRoom", "2.5", "population.audiencePerRoom", "got 2.5"),
       ("population.rooms", "0", "population.rooms", "from 1 to 1000000"),
@@ -73,7 +73,7 @@ import Testing
       ("duration", nil, "duration", "required key is missing"),
       ("name", "\"bad name!\"", "name", "letters, digits"),
       ("seats.packageLimit", "9", "seats.packageLimit", "must not exceed maxSeatCount"),
-      ("seats.mode", "\"open\"", "seats.mode", "one of \"free\", \"apply\""),
+      ("seats.mode", "\"open\"", "seats.mode", "expected \"free\" or \"apply\""),
       ("audience.stay", "\"lognormal(30s)\"", "audience.stay", "lognormal takes 2 arguments"),
       ("audience.applyProbability", "1.5", "audience.applyProbability", "a probability from 0 to 1"),
       ("audience.stay", "{ gamma: {} }", "audience.stay", "exactly one of"),
@@ -90,7 +90,7 @@ import Testing
       ("network", "{ clientServer: \"fast\" }", "network.clientServer", "expected a duration"),
       (
         "calls", "{ users: 4, push: { appEnvironment: \"staging\" } }", "calls.push.appEnvironment",
-        "expected one of \"development\", \"production\""
+        "expected \"development\" or \"production\""
       ),
       (
         "calls", "{ users: 4, push: { certificates: [{ id: 0 }] } }", "calls.push.certificates[0].id",
@@ -98,7 +98,7 @@ import Testing
       ),
       (
         "calls", "{ users: 4, push: { certificates: [{ id: 3, type: \"fcm\" }] } }", "calls.push.certificates[0].type",
-        "expected one of \"voip\", \"apns\""
+        "expected \"voip\" or \"apns\""
       ),
       ("calls", "{ users: 4, push: { reportDeadline: \"0s\" } }", "calls.push.reportDeadline", "must be at least"),
       ("calls", "{ users: 4, app: { closeProbability: 3 } }", "calls.app.closeProbability", "expected a probability"),

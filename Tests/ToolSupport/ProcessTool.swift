@@ -27,10 +27,30 @@ public struct ProcessTool: Sendable {
 
   /// Runs the binary with `arguments`; returns its exit status and what it printed.
   public func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    try Self.launch(binary, arguments, in: root)
+  }
+
+  /// Runs another program found on the `PATH` (`python3`) from the repository root.
+  public func runExternal(_ program: String, _ arguments: [String]) throws -> (
+    status: Int32, stdout: String, stderr: String
+  ) {
+    try Self.runExternal(program, arguments, in: root)
+  }
+
+  /// Runs a program found on the `PATH` in `folder`; returns its exit status and what it printed.
+  public static func runExternal(_ program: String, _ arguments: [String], in folder: URL? = nil) throws -> (
+    status: Int32, stdout: String, stderr: String
+  ) {
+    try launch(URL(fileURLWithPath: "/usr/bin/env"), [program] + arguments, in: folder)
+  }
+
+  static func launch(_ executable: URL, _ arguments: [String], in folder: URL?) throws -> (
+    status: Int32, stdout: String, stderr: String
+  ) {
     let process = Process()
-    process.executableURL = binary
+    process.executableURL = executable
     process.arguments = arguments
-    process.currentDirectoryURL = root
+    if let folder { process.currentDirectoryURL = folder }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -59,8 +59,8 @@ struct TestProfile {
   /// The profile as file contents.
   var data: Data { Data(text.utf8) }
 
-  /// The validated profile.
-  func profile() throws(ProfileError) -> Profile { try Profile.read(ProfileNode(path: "", value: tree)) }
+  /// The validated profile, checked and read as a file's would be.
+  func profile() throws(ProfileError) -> Profile { try Profile.parse(tree: tree, overrides: []) }
 
   /// Why the profile is invalid (nil: it is valid).
   var error: ProfileError? {
