@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Seeds 1..10000 over a Slurm job array of 20 tasks; `--shard auto` reads SLURM_ARRAY_TASK_ID,
-# SLURM_ARRAY_TASK_COUNT and SLURM_ARRAY_TASK_MIN, so the array may start at 0 or 1.
+# SLURM_ARRAY_TASK_COUNT and SLURM_ARRAY_TASK_MIN, so the array may start at 0 or 1; with 1-20 the
+# task IDs are the shard numbers (shard-1 .. shard-20), as with --shard K/N.
 # Submit with:  sbatch deploy/slurm-array.sh
 # Then merge:   stampede merge reports/nightly/shard-*/summary.json --out reports/nightly/summary.json
 #SBATCH --job-name=stampede-nightly
-#SBATCH --array=0-19
+#SBATCH --array=1-20
 #SBATCH --cpus-per-task=2
 #SBATCH --mem=2G
 #SBATCH --time=01:00:00
