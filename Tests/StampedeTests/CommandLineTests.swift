@@ -319,6 +319,20 @@ enum Tool {
     let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: merged))) as! [String: Any]
     #expect((json["runs"] as! [[String: Any]]).map { $0["seed"] as! Int } == [1, 2, 3])
     #expect(json["complete"] as? Bool == true)
+    // The merged shards are the unsharded sweep: the same runs, hash for hash, and the same totals.
+    let whole = folder.appendingPathComponent("whole").path
+    let w = try Tool.run(["sweep", "profiles/smoke.json5", "--seeds", "1..3", "--jobs", "2", "--out", whole])
+    #expect(w.status == 0, "\(w.stderr)")
+    let unsharded =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: whole + "/summary.json")))
+      as! [String: Any]
+    func hashes(_ summary: [String: Any]) -> [String] {
+      (summary["runs"] as! [[String: Any]]).map { "\($0["seed"]!) \($0["traceHash"]!) \($0["verdict"]!)" }
+    }
+    #expect(hashes(json) == hashes(unsharded))
+    #expect("\(json["events"] ?? "")" == "\(unsharded["events"] ?? "")")
+    #expect(
+      (json["counters"] as? [String: Int]) == (unsharded["counters"] as? [String: Int]) && json["counters"] != nil)
     for name in ["summary.md", "summary.html", "junit.xml"] {
       #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("m/" + name).path))
     }
