@@ -9,8 +9,14 @@ public enum HTMLReport {
   public static func render(_ r: RunReport) -> String {
     var body = ""
     body += header(r)
-    body += section("Invariants", invariants(r))
-    if !r.thresholds.isEmpty { body += section("Thresholds", thresholds(r)) }
+    // Failures first: a failed threshold with no violation puts the thresholds above the invariants.
+    if !r.failedThresholds.isEmpty && r.violationCount == 0 {
+      body += section("Thresholds", thresholds(r), id: "thresholds")
+      body += section("Invariants", invariants(r), id: "invariants")
+    } else {
+      body += section("Invariants", invariants(r), id: "invariants")
+      if !r.thresholds.isEmpty { body += section("Thresholds", thresholds(r), id: "thresholds") }
+    }
     if let resources = r.resources, !resources.isEmpty { body += section("Resources", Self.resources(resources)) }
     body += section("Latencies", latencies(r))
     if let ts = r.timeSeries, !ts.timesMs.isEmpty { body += section("Time series", series(ts)) }
@@ -46,18 +52,24 @@ public enum HTMLReport {
 
   static func header(_ r: RunReport) -> String {
     let cls = r.verdict == "incomplete" ? "incomplete" : (r.verdict == "pass" ? "pass" : "fail")
-    var reasons: [String] = []
-    if r.violationCount > 0 { reasons.append("\(Spell.int(r.violationCount)) invariant violation(s)") }
-    if !r.failedThresholds.isEmpty { reasons.append("\(r.failedThresholds.count) threshold(s) failed") }
-    if !r.complete { reasons.append("interrupted before the end: partial results") }
+    let failures = r.failures
     let facts: [(String, String)] = [
       ("seed", r.seedHex), ("events", Spell.int(r.events)),
       ("simulated", Spell.ms(r.simulatedSeconds * 1000)), ("wall", String(format: "%.2f s", r.wallSeconds)),
       ("users", Spell.int(r.population.total)), ("peak memory", Spell.bytes(r.peakMemoryBytes)),
       ("trace hash", r.traceHash), ("stop", r.stopReason),
     ]
-    var s = "<header>\n<h1>\(html(r.profile.name)) <span class=\"badge \(cls)\">\(html(Spell.verdict(r)))</span></h1>\n"
-    if !reasons.isEmpty { s += "<p class=\"why\">\(html(reasons.joined(separator: "; ")))</p>\n" }
+    var s =
+      "<header id=\"top\">\n<h1>\(html(r.profile.name)) <span class=\"badge \(cls)\">\(html(Spell.verdict(r)))</span></h1>\n"
+    if !failures.isEmpty {
+      s += "<ul class=\"why\">\n"
+      for f in failures {
+        let anchor = f.kind == "invariant" ? "#invariants" : f.kind == "threshold" ? "#thresholds" : "#top"
+        let name = f.name.isEmpty ? "run" : "\(f.kind) <code>\(html(f.name))</code>"
+        s += "<li><a href=\"\(anchor)\">\(name)</a>: \(html(f.detail))</li>\n"
+      }
+      s += "</ul>\n"
+    }
     s += "<dl class=\"facts\">"
     for (k, v) in facts { s += "<div><dt>\(html(k))</dt><dd>\(html(v))</dd></div>" }
     s += "</dl>\n"
@@ -66,14 +78,14 @@ public enum HTMLReport {
     return s
   }
 
-  static func section(_ title: String, _ content: String) -> String {
-    "<section>\n<h2>\(html(title))</h2>\n\(content)</section>\n"
+  static func section(_ title: String, _ content: String, id: String? = nil) -> String {
+    "<section\(id.map { " id=\"\($0)\"" } ?? "")>\n<h2>\(html(title))</h2>\n\(content)</section>\n"
   }
 
   static func invariants(_ r: RunReport) -> String {
     var s =
       "<table>\n<thead><tr><th>invariant</th><th>kind</th><th class=\"n\">violations</th><th>first violation</th></tr></thead>\n<tbody>\n"
-    for i in r.invariants {
+    for i in r.invariantsFailuresFirst {
       let bad = i.violations > 0
       s +=
         "<tr class=\"\(bad ? "bad" : "ok")\"><td><code>\(html(i.id))</code><div class=\"desc\">\(html(i.description))</div></td>"
@@ -94,7 +106,7 @@ public enum HTMLReport {
 
   static func thresholds(_ r: RunReport) -> String {
     var s = "<table>\n<thead><tr><th>threshold</th><th class=\"n\">value</th><th>result</th></tr></thead>\n<tbody>\n"
-    for t in r.thresholds {
+    for t in r.thresholdsFailuresFirst {
       s += "<tr class=\"\(t.passed ? "ok" : "bad")\"><td><code>\(html(t.expression))</code></td>"
       s += "<td class=\"n\">\(html(Spell.thresholdValue(t)))</td><td>\(t.passed ? "pass" : "FAIL")</td></tr>\n"
     }
@@ -319,7 +331,7 @@ public enum HTMLReport {
     h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
     .badge{display:inline-block;padding:2px 10px;border-radius:12px;font-size:14px;color:#fff;vertical-align:middle}
     .badge.pass{background:var(--ok)}.badge.fail{background:var(--bad)}.badge.incomplete{background:var(--warn)}
-    .why{color:var(--bad);margin:4px 0 10px}.facts{display:flex;flex-wrap:wrap;gap:6px 22px;margin:8px 0 12px}
+    .why{color:var(--bad);margin:4px 0 10px;padding-left:20px}.why li{margin:2px 0}.why a{color:inherit}.facts{display:flex;flex-wrap:wrap;gap:6px 22px;margin:8px 0 12px}
     .facts div{display:flex;gap:6px}.facts dt{color:var(--muted)}.facts dd{margin:0;font-variant-numeric:tabular-nums}
     .repro{display:flex;gap:8px;align-items:center;background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:8px 10px}
     .repro code{flex:1;overflow-x:auto;white-space:pre}button{font:inherit;padding:3px 12px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}

@@ -54,7 +54,8 @@ public enum JUnitReport {
     out += "<testsuites name=\"stampede\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\""
     out += " time=\"\(String(format: "%.3f", r.wallSeconds))\">\n"
     out += "  <testsuite name=\"\(attr(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\""
-    out += " skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", r.wallSeconds))\">\n"
+    out += " skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", r.wallSeconds))\""
+    out += " timestamp=\"\(attr(timestamp(r.meta.startedAt)))\" hostname=\"\(attr(hostname))\">\n"
     out += "    <properties>\n"
     for (k, v) in [
       ("profile", r.profile.name), ("profile.sha256", r.profile.sha256), ("seed", r.seedHex),
@@ -65,7 +66,9 @@ public enum JUnitReport {
     }
     out += "    </properties>\n"
     for c in cases {
-      out += "    <testcase classname=\"\(attr(c.classname))\" name=\"\(attr(c.name))\" time=\"0\""
+      // The run is the one case that takes time; the checks run inside it.
+      let time = c.classname == "run" ? String(format: "%.3f", r.wallSeconds) : "0.000"
+      out += "    <testcase classname=\"\(attr(c.classname))\" name=\"\(attr(c.name))\" time=\"\(time)\""
       if let why = c.skipped {
         out += ">\n      <skipped message=\"\(attr(why))\"/>\n    </testcase>\n"
       } else if let f = c.failure {
@@ -77,6 +80,17 @@ public enum JUnitReport {
     }
     out += "  </testsuite>\n</testsuites>\n"
     return out
+  }
+
+  /// This machine's name, for the suites' `hostname`.
+  static var hostname: String { ProcessInfo.processInfo.hostName }
+
+  /// An ISO 8601 start time as JUnit's `timestamp` (a local date-time without a zone suffix,
+  /// as the JUnit schema has it; the reports' times are UTC).
+  static func timestamp(_ iso: String) -> String {
+    var t = iso
+    if t.hasSuffix("Z") { t.removeLast() }
+    return t
   }
 
   /// Escapes `s` for an XML attribute value, dropping characters XML 1.0 cannot carry.

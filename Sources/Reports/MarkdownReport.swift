@@ -53,11 +53,15 @@ public enum MarkdownReport {
     let mark = r.verdict == "pass" ? "✅" : "❌"
     out.append("## \(mark) \(cell(r.profile.name)) seed \(r.seedHex): \(Spell.verdict(r))")
     out.append("")
-    var why: [String] = []
-    if r.violationCount > 0 { why.append("\(Spell.int(r.violationCount)) invariant violation(s)") }
-    if !r.failedThresholds.isEmpty { why.append("\(r.failedThresholds.count) threshold(s) failed") }
-    if !r.complete { why.append("the run was interrupted before its end") }
-    if !why.isEmpty { out.append("**Why:** " + why.joined(separator: "; ") + ".\n") }
+    let failures = r.failures
+    if !failures.isEmpty {
+      out.append("**Why:**\n")
+      for f in failures {
+        let name = f.name.isEmpty ? "the run" : "\(f.kind) \(code(f.name))"
+        out.append("- \(name): \(cell(f.detail))")
+      }
+      out.append("")
+    }
     out.append("Reproduce:\n")
     out.append("```sh\n\(r.repro)\n```\n")
     out.append(
@@ -68,7 +72,7 @@ public enum MarkdownReport {
     out.append("### Invariants\n")
     out.append("| invariant | kind | violations | first |")
     out.append("|---|---|---:|---|")
-    for i in r.invariants {
+    for i in r.invariantsFailuresFirst {
       let first = i.first.map { "at \(Spell.ms($0.atMs)): \(cell($0.message))" } ?? ""
       let count =
         i.off == true
@@ -81,7 +85,7 @@ public enum MarkdownReport {
       out.append("### Thresholds\n")
       out.append("| threshold | value | result |")
       out.append("|---|---:|---|")
-      for t in r.thresholds {
+      for t in r.thresholdsFailuresFirst {
         out.append("| \(code(t.expression)) | \(Spell.thresholdValue(t)) | \(t.passed ? "pass" : "**FAIL**") |")
       }
       out.append("")

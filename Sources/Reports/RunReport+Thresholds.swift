@@ -66,3 +66,52 @@ extension RunReport {
   /// Thresholds that failed.
   public var failedThresholds: [ThresholdResult] { thresholds.filter { !$0.passed } }
 }
+
+extension RunReport {
+  /// One failure of a run, as the reports' headlines name it.
+  public struct Failure: Sendable, Equatable {
+    /// `invariant`, `threshold` or `run`.
+    public var kind: String
+    /// The invariant ID or threshold expression (empty for the run).
+    public var name: String
+    /// What was measured or seen: `3 violations; first at 12.40 s: …`, `measured 4.20 s`.
+    public var detail: String
+  }
+
+  /// Every reason the run did not pass, most important first: violated invariants (most
+  /// violations first), failed thresholds with their measured values, then a run that did not
+  /// reach its end with the checks it left unjudged.
+  public var failures: [Failure] {
+    var out: [Failure] = []
+    for i in invariants.filter({ $0.violations > 0 }).sorted(by: { ($1.violations, $0.id) < ($0.violations, $1.id) }) {
+      var detail = "\(Spell.int(i.violations)) violation\(i.violations == 1 ? "" : "s")"
+      if let f = i.first { detail += "; first at \(Spell.ms(f.atMs)): \(f.message)" }
+      out.append(Failure(kind: "invariant", name: i.id, detail: detail))
+    }
+    for t in failedThresholds {
+      out.append(Failure(kind: "threshold", name: t.expression, detail: "measured \(t.measured)"))
+    }
+    if !complete {
+      out.append(Failure(kind: "run", name: "", detail: "interrupted before its end: partial results"))
+    } else if !reachedEnd {
+      let unjudged = notJudged ?? []
+      out.append(
+        Failure(
+          kind: "run", name: "",
+          detail: "stopped by its event budget (limits.maxEvents) before its end"
+            + (unjudged.isEmpty ? "" : "; not judged: " + unjudged.joined(separator: ", "))))
+    }
+    return out
+  }
+
+  /// The invariants with the violated ones first (most violations first), the rest in order.
+  public var invariantsFailuresFirst: [InvariantResult] {
+    invariants.filter { $0.violations > 0 }.sorted { ($1.violations, $0.id) < ($0.violations, $1.id) }
+      + invariants.filter { $0.violations == 0 }
+  }
+
+  /// The thresholds with the failed ones first, each group in the profile's order.
+  public var thresholdsFailuresFirst: [ThresholdResult] {
+    thresholds.filter { !$0.passed } + thresholds.filter(\.passed)
+  }
+}

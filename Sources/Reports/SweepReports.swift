@@ -8,7 +8,16 @@ public enum SweepReports {
   /// Writes the four files into `folder`, each atomically.
   @discardableResult
   public static func write(_ s: SweepSummary, to folder: String) throws -> [String] {
-    let contents: [Data] = [Data(markdown(s).utf8), Data(html(s).utf8), Data(junit(s).utf8), try s.jsonData()]
+    // Failing seeds whose reports the sweep wrote next to the summary get a link.
+    let links = Dictionary(
+      uniqueKeysWithValues: s.failing.map(\.seed).compactMap { seed -> (UInt64, String)? in
+        let relative = "seeds/seed-\(seed)/report.html"
+        let path = (folder as NSString).appendingPathComponent(relative)
+        return FileManager.default.fileExists(atPath: path) ? (seed, relative) : nil
+      })
+    let contents: [Data] = [
+      Data(markdown(s).utf8), Data(html(s, reportLinks: links).utf8), Data(junit(s).utf8), try s.jsonData(),
+    ]
     return try AtomicFile.write(Array(zip(names, contents)), into: folder)
   }
 
@@ -57,7 +66,8 @@ public enum SweepReports {
   }
 
   /// A self-contained page.
-  public static func html(_ s: SweepSummary) -> String {
+  /// `reportLinks` gives, by seed, the relative path of a failing seed's own report.
+  public static func html(_ s: SweepSummary, reportLinks: [UInt64: String] = [:]) -> String {
     let h = HTMLReport.html
     let cls = s.verdict == "pass" ? "pass" : "fail"
     var body = "<header>\n<h1>\(h(title(s))) <span class=\"badge \(cls)\">\(h(s.verdict.uppercased()))</span></h1>\n"
@@ -70,13 +80,16 @@ public enum SweepReports {
       var t = "<table>\n<thead><tr><th class=\"n\">seed</th><th>why</th><th>reproduce</th></tr></thead>\n<tbody>\n"
       for f in s.failing.prefix(200) {
         t +=
-          "<tr class=\"bad\"><td class=\"n\">\(f.seed)</td><td>\(h(f.reason))</td><td><code>\(h(f.repro))</code></td></tr>\n"
+          "<tr class=\"bad\"><td class=\"n\">\(seedCell(f.seed, reportLinks))</td><td>\(h(f.reason))</td>"
+          + "<td><code>\(h(f.repro))</code></td></tr>\n"
       }
       body += HTMLReport.section("Failing seeds", t + "</tbody>\n</table>\n")
     }
     var inv =
       "<table>\n<thead><tr><th>invariant</th><th>kind</th><th class=\"n\">violations</th><th class=\"n\">seeds</th></tr></thead>\n<tbody>\n"
-    for i in s.invariants {
+    // Violated invariants first (most violations first), the rest in catalogue order.
+    let violated = s.invariants.filter { $0.violations > 0 }.sorted { ($1.violations, $0.id) < ($0.violations, $1.id) }
+    for i in violated + s.invariants.filter({ $0.violations == 0 }) {
       inv += "<tr class=\"\(i.violations > 0 ? "bad" : "ok")\"><td><code>\(h(i.id))</code></td><td>\(h(i.kind))</td>"
       inv += "<td class=\"n\">\(Spell.int(i.violations))</td><td class=\"n\">\(i.seeds.count)</td></tr>\n"
     }
@@ -92,7 +105,8 @@ public enum SweepReports {
       "<table class=\"compact\">\n<thead><tr><th class=\"n\">seed</th><th>verdict</th><th class=\"n\">events</th><th>trace hash</th></tr></thead>\n<tbody>\n"
     for r in s.runs.prefix(1000) {
       rows +=
-        "<tr class=\"\(r.verdict == "pass" ? "ok" : "bad")\"><td class=\"n\">\(r.seed)</td><td>\(h(r.verdict))</td>"
+        "<tr class=\"\(r.verdict == "pass" ? "ok" : "bad")\"><td class=\"n\">\(seedCell(r.seed, reportLinks))</td>"
+        + "<td>\(h(r.verdict))</td>"
       rows += "<td class=\"n\">\(Spell.int(r.events))</td><td><code>\(h(r.traceHash))</code></td></tr>\n"
     }
     body += HTMLReport.section("Seeds", rows + "</tbody>\n</table>\n")
@@ -101,15 +115,23 @@ public enum SweepReports {
     return HTMLReport.page(title: "\(title(s)): \(s.verdict.uppercased())", body: body + footer, script: false)
   }
 
+  /// A seed, linked to its report when there is one.
+  static func seedCell(_ seed: UInt64, _ links: [UInt64: String]) -> String {
+    guard let link = links[seed] else { return String(seed) }
+    return "<a href=\"\(HTMLReport.html(link))\">\(seed)</a>"
+  }
+
   /// One test case per seed, failures carrying the reason and the repro line.
   public static func junit(_ s: SweepSummary) -> String {
     let a = JUnitReport.attr
     let failures = s.failing.count + s.missingSeeds.count
     let tests = s.runs.count + s.missingSeeds.count
     var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    out += "<testsuites name=\"stampede\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+    let time = String(format: "%.3f", s.meta.wallSeconds)
+    out += "<testsuites name=\"stampede\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
     out +=
-      "  <testsuite name=\"\(a("stampede.\(title(s))"))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n"
+      "  <testsuite name=\"\(a("stampede.\(title(s))"))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\""
+      + " time=\"\(time)\" hostname=\"\(a(JUnitReport.hostname))\">\n"
     for r in s.runs {
       out += "    <testcase classname=\"seeds\" name=\"seed \(r.seed)\" time=\"0\""
       if r.verdict == "pass" {

@@ -12,7 +12,9 @@ public enum PerfettoTrace {
 
   /// The document for `records` of a finished `world`.
   public static func render(records: [TraceRecord], world: LiveWorld, filter: TraceFilter) -> String {
+    // Metadata first, then every timed event in time order (ties in the order they were made).
     var events: [String] = []
+    var timed: [(ns: Int64, line: String)] = []
     func esc(_ s: String) -> String { TraceRecorder.jsonEscape(s) }
     func us(_ ns: Int64) -> String { String(format: "%.3f", Double(ns) / 1000) }
     events.append("{\"ph\":\"M\",\"pid\":\(clients),\"name\":\"process_name\",\"args\":{\"name\":\"clients\"}}")
@@ -36,9 +38,11 @@ public enum PerfettoTrace {
       let (pid, tid) = d.onServer || d.users.isEmpty ? (server, 1) : (clients, track(d.users[0]))
       var args = "\"i\":\(r.index),\"kind\":\"\(d.kind)\""
       if !d.users.isEmpty { args += ",\"users\":[" + d.users.map(String.init).joined(separator: ",") + "]" }
-      events.append(
-        "{\"ph\":\"i\",\"s\":\"t\",\"pid\":\(pid),\"tid\":\(tid),\"ts\":\(us(r.timeNs)),\"name\":\"\(esc(d.detail))\",\"args\":{\(args)}}"
-      )
+      timed.append(
+        (
+          r.timeNs,
+          "{\"ph\":\"i\",\"s\":\"t\",\"pid\":\(pid),\"tid\":\(tid),\"ts\":\(us(r.timeNs)),\"name\":\"\(esc(d.detail))\",\"args\":{\(args)}}"
+        ))
     }
     // Requests as async spans on the client process.
     let seats = world.server.seats
@@ -53,17 +57,21 @@ public enum PerfettoTrace {
       let stop = q.state.isTerminal ? q.endedAt.nanoseconds : max(end, q.createdAt.nanoseconds)
       let common =
         "\"cat\":\"request\",\"id\":\(id),\"pid\":\(clients),\"tid\":\(Int(q.guest) + 1),\"name\":\"\(esc(name))\""
-      events.append("{\"ph\":\"b\",\(common),\"ts\":\(us(q.createdAt.nanoseconds))}")
-      events.append("{\"ph\":\"e\",\(common),\"ts\":\(us(stop)),\"args\":{\"outcome\":\"\(q.state)\"}}")
+      timed.append((q.createdAt.nanoseconds, "{\"ph\":\"b\",\(common),\"ts\":\(us(q.createdAt.nanoseconds))}"))
+      timed.append((stop, "{\"ph\":\"e\",\(common),\"ts\":\(us(stop)),\"args\":{\"outcome\":\"\(q.state)\"}}"))
     }
     // Violations as global instant events.
     let log = world.checker.log
     for (i, v) in log.first.enumerated() {
       guard let v else { continue }
-      events.append(
-        "{\"ph\":\"i\",\"s\":\"g\",\"pid\":\(server),\"tid\":1,\"ts\":\(us(v.at.nanoseconds)),\"name\":\"VIOLATION \(esc(log.catalogue[i].id))\",\"args\":{\"message\":\"\(esc(v.message))\"}}"
-      )
+      timed.append(
+        (
+          v.at.nanoseconds,
+          "{\"ph\":\"i\",\"s\":\"g\",\"pid\":\(server),\"tid\":1,\"ts\":\(us(v.at.nanoseconds)),\"name\":\"VIOLATION \(esc(log.catalogue[i].id))\",\"args\":{\"message\":\"\(esc(v.message))\"}}"
+        ))
     }
+    let ordered = timed.enumerated().sorted { ($0.element.ns, $0.offset) < ($1.element.ns, $1.offset) }
+    events += ordered.map(\.element.line)
     return "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n" + events.joined(separator: ",\n") + "\n]}\n"
   }
 }

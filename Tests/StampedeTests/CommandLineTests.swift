@@ -366,6 +366,21 @@ enum Tool {
     #expect(
       !lines.isEmpty && lines.allSatisfy { $0.contains("\"users\":[7") || $0.contains(",7,") || $0.contains(",7]") })
     #expect((try? JSONSerialization.jsonObject(with: Data(contentsOf: perfetto))) != nil)
+    // A room's trace, with its requests as spans: metadata first, then every event in time order.
+    let roomTrace = folder.appendingPathComponent("room.json")
+    let room = try Tool.run([
+      "replay", out.appendingPathComponent("report.json").path, "--only", "room:0", "--perfetto", roomTrace.path,
+      "--progress", "none",
+    ])
+    #expect(room.status == 0, "\(room.stderr)")
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: roomTrace)) as? [String: Any]
+    let traceEvents = document?["traceEvents"] as? [[String: Any]] ?? []
+    let stamps = traceEvents.compactMap { $0["ts"] as? Double }
+    #expect(stamps.count > 100 && stamps == stamps.sorted(), "\(stamps.count) timed events")
+    #expect(traceEvents.contains { $0["ph"] as? String == "b" })
+    #expect(
+      traceEvents.prefix { $0["ph"] as? String == "M" }.count == traceEvents.filter { $0["ph"] as? String == "M" }.count
+    )
     // The fingerprint covers the resolved profile: a comment, or a default written out, changes
     // nothing; a value does.
     try

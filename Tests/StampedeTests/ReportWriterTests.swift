@@ -66,9 +66,11 @@ final class JUnitReader: NSObject, XMLParserDelegate {
     #expect(html.contains("seat &lt;img src=x onerror=alert(2)&gt; &amp; &quot;quotes&quot;"))
     #expect(html.contains("&lt;/pre&gt;&lt;script&gt;alert(3)"))
     #expect(html.contains("weird&amp;&lt;name&gt;"))
-    for external in ["http://", "https://", "src=\"", "href=\"", "@import", "url("] {
+    for external in ["http://", "https://", "src=\"", "@import", "url("] {
       #expect(!html.contains(external), "\(external)")
     }
+    // Links stay inside the page.
+    #expect(html.components(separatedBy: "href=\"").dropFirst().allSatisfy { $0.hasPrefix("#") })
     #expect(html.contains("<svg"))
     #expect(html.contains("FAIL"))
   }
@@ -85,6 +87,37 @@ final class JUnitReader: NSObject, XMLParserDelegate {
     #expect(!xml.contains("\u{1}"))
   }
 
+  @Test func theHeaderNamesEveryFailureWithItsValueAndTheFailuresComeFirst() throws {
+    let html = HTMLReport.render(try hostileReport())
+    let header = html.components(separatedBy: "</header>")[0]
+    #expect(
+      header.contains("<a href=\"#invariants\">invariant <code>seat.capacity</code></a>: 3 violations; first at 1.23 s")
+    )
+    #expect(
+      header.contains(
+        "<a href=\"#thresholds\">threshold <code>seat.apply_to_response.p99 &lt; 2s</code></a>: measured 2.50 s"))
+    let table = html.components(separatedBy: "id=\"invariants\"")[1]
+    let firstRow = table.components(separatedBy: "<tr class=")[1]
+    #expect(firstRow.hasPrefix("\"bad\"><td><code>seat.capacity</code>"))
+    // A failed threshold without a violation puts the thresholds above the invariants.
+    var r = sampleReport()
+    r.evaluate([try Threshold.parse("counter.seat.connected > 100"), try Threshold.parse("counter.seat.connected > 0")])
+    let page = HTMLReport.render(r)
+    let thresholdsAt = try #require(page.range(of: "id=\"thresholds\""))
+    let invariantsAt = try #require(page.range(of: "id=\"invariants\""))
+    #expect(thresholdsAt.lowerBound < invariantsAt.lowerBound)
+    #expect(
+      r.failures == [RunReport.Failure(kind: "threshold", name: "counter.seat.connected > 100", detail: "measured 7")])
+    #expect(r.thresholdsFailuresFirst.map(\.passed) == [false, true])
+  }
+
+  @Test func theJUnitSuiteHasATimestampAHostnameAndTheRunsTime() throws {
+    let xml = JUnitReport.render(try hostileReport())
+    #expect(xml.contains(" timestamp=\"2026-01-01T00:00:00\" hostname=\""))
+    #expect(xml.contains("<testcase classname=\"run\" name=\"completes\" time=\"0.500\""))
+    #expect(xml.contains("name=\"seat.capacity\" time=\"0.000\""))
+  }
+
   @Test func anIncompleteRunFailsTheCompletesCase() throws {
     var r = sampleReport()
     r.complete = false
@@ -99,7 +132,14 @@ final class JUnitReader: NSObject, XMLParserDelegate {
   @Test func theMarkdownShowsVerdictReproInvariantsThresholdsAndLatencies() throws {
     let md = MarkdownReport.render(try hostileReport())
     #expect(md.hasPrefix("## ❌ x\"&gt;&lt;b&gt;bold&lt;/b&gt; seed 0x1: FAIL"))
-    #expect(md.contains("**Why:** 3 invariant violation(s); 1 threshold(s) failed."))
+    #expect(
+      md.contains(
+        "**Why:**\n\n- invariant `seat.capacity`: 3 violations; first at 1.23 s: seat &lt;img src=x onerror=alert(2)&gt;"
+      ))
+    #expect(md.contains("- threshold `seat.apply_to_response.p99 < 2s`: measured 2.50 s\n"))
+    // The violated invariant is the table's first row.
+    let rows = md.components(separatedBy: "\n").filter { $0.hasPrefix("| `") }
+    #expect(rows.first?.hasPrefix("| `seat.capacity` |") == true)
     #expect(md.contains("```sh\nstampede run '/tmp/<script>alert(1)</script>.json5' --seed 0x1\n```"))
     #expect(md.contains("| `seat.capacity` | safety | **3** | at 1.23 s: seat &lt;img"))
     #expect(md.contains("\\| pipe"))

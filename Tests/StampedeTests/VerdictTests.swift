@@ -95,6 +95,17 @@ import ToolSupport
       "--out", out.path, "--quiet",
     ])
     #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
+    // The summary page links each failing seed to the report the sweep wrote for it.
+    let page = try String(contentsOf: out.appendingPathComponent("summary.html"), encoding: .utf8)
+    let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("summary.json")))
+    let failing = ((summary as? [String: Any])?["failing"] as? [[String: Any]] ?? []).compactMap { $0["seed"] as? Int }
+    #expect(!failing.isEmpty)
+    for seed in failing {
+      #expect(page.contains("<a href=\"seeds/seed-\(seed)/report.html\">\(seed)</a>"))
+      #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("seeds/seed-\(seed)/report.html").path))
+    }
+    let junit = try String(contentsOf: out.appendingPathComponent("junit.xml"), encoding: .utf8)
+    #expect(junit.contains(" time=\"") && junit.contains(" hostname=\""))
     // Written into the sweep's own folder, not ./reports.
     let corpusFile = out.appendingPathComponent("failing-seeds.jsonl")
     let rows = FailingSeedCorpus(path: corpusFile.path).rows()
