@@ -3,7 +3,7 @@ PROFILE ?= profiles/smoke.json5
 SEED ?= 1
 SWIFT ?= swift
 
-.PHONY: run test build bench instructions lint format deps clean
+.PHONY: run test build bench instructions lint format deps clean dist install
 
 deps:
 	@scripts/bootstrap
@@ -34,5 +34,18 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Examples
 
+## A self-contained archive in dist/: the binary with the Swift runtime linked statically, jemalloc
+## beside it, the profiles and docs; checked by running it with the toolchain out of reach.
+dist: deps
+	scripts/dist
+
+## Installs the archive's tree under PREFIX (default /usr/local): bin/stampede,
+## lib/stampede/libjemalloc.so.2, share/stampede/profiles, share/doc/stampede.
+PREFIX ?= /usr/local
+install: dist
+	mkdir -p "$(DESTDIR)$(PREFIX)"
+	cp -R dist/stampede-*-linux-*/. "$(DESTDIR)$(PREFIX)/"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/stampede"
+
 clean:
-	rm -rf .build
+	rm -rf .build dist
