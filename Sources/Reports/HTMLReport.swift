@@ -232,11 +232,14 @@ public enum HTMLReport {
     func y(_ share: Double) -> Double { pad.top + (1 - share) * h }
     var svg = svgOpen("latency distribution")
     // Grid: decades on x, quarters on y.
+    // Every decade gets a grid line; past six decades, every other one a label, so labels never touch.
+    let labelEvery = x1 - x0 > 6 ? 2.0 : 1.0
     for d in stride(from: x0, through: x1, by: 1) {
       let px = pad.left + (d - x0) / (x1 - x0) * w
       let anchor = d == x0 ? "start" : (d == x1 ? "end" : "middle")
       svg +=
         "<line x1=\"\(fmt(px))\" y1=\"\(fmt(pad.top))\" x2=\"\(fmt(px))\" y2=\"\(fmt(pad.top + h))\" class=\"grid\"/>"
+      guard (d - x0).truncatingRemainder(dividingBy: labelEvery) == 0 else { continue }
       svg +=
         "<text x=\"\(fmt(px))\" y=\"\(fmt(chartHeight - 12))\" class=\"tick\" text-anchor=\"\(anchor)\">\(html(axisTime(pow(10, d))))</text>"
     }
@@ -262,7 +265,7 @@ public enum HTMLReport {
       svg +=
         "<line x1=\"\(fmt(px))\" y1=\"\(fmt(pad.top))\" x2=\"\(fmt(px))\" y2=\"\(fmt(pad.top + h))\" class=\"marker\"/>"
       svg +=
-        "<text x=\"\(fmt(leftward ? px - 3 : px + 3))\" y=\"\(fmt(pad.top + 24 + Double(row) * 13))\" class=\"tick\""
+        "<text x=\"\(fmt(leftward ? px - 3 : px + 3))\" y=\"\(fmt(pad.top + 14 + Double(row) * 16))\" class=\"tick\""
       svg += " text-anchor=\"\(leftward ? "end" : "start")\">\(html(text))</text>"
     }
     return svg + "</svg>"
@@ -279,11 +282,11 @@ public enum HTMLReport {
     func x(_ t: Double) -> Double { pad.left + t / tMax * w }
     func y(_ v: Double) -> Double { pad.top + (1 - v / vMax) * h }
     var svg = svgOpen("time series")
-    for f in [0.0, 0.5, 1.0] {
+    for (v, label) in valueTicks(max: vMax) {
       svg +=
-        "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(vMax * f)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(vMax * f)))\" class=\"grid\"/>"
+        "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(v)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(v)))\" class=\"grid\"/>"
       svg +=
-        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(vMax * f) + 4))\" class=\"tick\" text-anchor=\"end\">\(Spell.int(Int64((vMax * f).rounded())))</text>"
+        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(v) + 4))\" class=\"tick\" text-anchor=\"end\">\(label)</text>"
     }
     for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
       let anchor = f == 0 ? "start" : (f == 1 ? "end" : "middle")
@@ -295,21 +298,37 @@ public enum HTMLReport {
     return svg + "<path d=\"\(path)\" class=\"curve\"/></svg>"
   }
 
-  /// A decade tick of the latency axis: `1 ms`, `100 ms`, `10 s`.
+  /// A decade tick of the latency axis, each decade its own label: `1 ns` … `100 µs`, `1 ms`,
+  /// `10 ms`, `100 ms`, `1 s`, `10 s`, `100 s`, `1000 s`.
   static func axisTime(_ ms: Double) -> String {
-    if ms < 1 { return ms >= 0.1 ? "0.1 ms" : (ms >= 0.01 ? "0.01 ms" : "1 us") }
-    if ms < 1000 { return "\(Int(ms.rounded())) ms" }
-    if ms < 60_000 { return "\(Int((ms / 1000).rounded())) s" }
-    return String(format: "%.0f min", ms / 60_000)
+    let decade = Int((log10(ms)).rounded())
+    let units: [(exponent: Int, unit: String)] = [(-6, "ns"), (-3, "µs"), (0, "ms"), (3, "s")]
+    let unit = units.last { decade >= $0.exponent } ?? units[0]
+    let within = max(0, decade - unit.exponent)
+    return "1" + String(repeating: "0", count: within) + " " + unit.unit
   }
 
-  /// A simulated-time tick: minutes when the axis spans two minutes or more, else seconds.
+  /// A simulated-time tick: minutes when the axis spans two minutes or more, seconds with a
+  /// decimal when it spans less than ten seconds, else whole seconds.
   static func clockTime(_ ms: Double, scale: Double) -> String {
     if ms == 0 { return "0" }
     if scale >= 120_000 {
       return String(format: ms.truncatingRemainder(dividingBy: 60_000) == 0 ? "%.0f min" : "%.1f min", ms / 60_000)
     }
-    return String(format: "%.0f s", ms / 1000)
+    return String(format: scale < 10_000 ? "%.1f s" : "%.0f s", ms / 1000)
+  }
+
+  /// The value ticks of a gauge chart from 0 to `max`: 0, the middle and the top, leaving out
+  /// one whose label would repeat its neighbour's (a gauge that only reached 1 gets `0` and `1`).
+  static func valueTicks(max vMax: Double) -> [(value: Double, label: String)] {
+    var ticks: [(Double, String)] = []
+    for f in [0.0, 0.5, 1.0] {
+      let v = (vMax * f).rounded()
+      let label = Spell.int(Int64(v))
+      if ticks.last?.1 == label { continue }
+      ticks.append((v, label))
+    }
+    return ticks
   }
 
   static func svgOpen(_ label: String) -> String {

@@ -111,6 +111,31 @@ final class JUnitReader: NSObject, XMLParserDelegate {
     #expect(r.thresholdsFailuresFirst.map(\.passed) == [false, true])
   }
 
+  @Test func everyAxisTickHasItsOwnLabel() {
+    let decades = stride(from: -6.0, through: 7.0, by: 1).map { HTMLReport.axisTime(pow(10, $0)) }
+    #expect(Set(decades).count == decades.count, "\(decades)")
+    #expect(decades.prefix(4) == ["1 ns", "10 ns", "100 ns", "1 µs"])
+    #expect(decades[6...9] == ["1 ms", "10 ms", "100 ms", "1 s"])
+    for top in [1.0, 2, 3, 7, 1000] {
+      let labels = HTMLReport.valueTicks(max: top).map(\.label)
+      #expect(Set(labels).count == labels.count, "\(top): \(labels)")
+      #expect(labels.first == "0" && labels.last == Spell.int(Int64(top)))
+    }
+    #expect(HTMLReport.valueTicks(max: 1).map(\.label) == ["0", "1"])
+    for scale in [2_000.0, 9_000, 60_000, 7_200_000] {
+      let labels = [0.0, 0.25, 0.5, 0.75, 1].map { HTMLReport.clockTime(scale * $0, scale: scale) }
+      #expect(Set(labels).count == labels.count, "\(scale): \(labels)")
+    }
+    // A latency in microseconds: its chart's decade labels do not repeat.
+    var h = Histogram()
+    for v in [800, 2_000, 5_000, 40_000] as [UInt64] { h.record(v) }
+    let svg = HTMLReport.cdf(LatencySummary(h))
+    let ticks = svg.components(separatedBy: "class=\"tick\" text-anchor=\"").dropFirst().compactMap {
+      $0.components(separatedBy: ">").dropFirst().first?.components(separatedBy: "<").first
+    }.filter { !$0.hasSuffix("%") && !$0.hasPrefix("p") }
+    #expect(ticks.count >= 2 && Set(ticks).count == ticks.count, "\(ticks)")
+  }
+
   @Test func theJUnitSuiteHasATimestampAHostnameAndTheRunsTime() throws {
     let xml = JUnitReport.render(try hostileReport())
     #expect(xml.contains(" timestamp=\"2026-01-01T00:00:00\" hostname=\""))
