@@ -194,6 +194,8 @@ enum CLI {
     "meta" block). A seed present in two summaries is refused (exit 2) rather than counted twice;
     seeds of the range with no result are listed, the summary is marked incomplete and the exit
     code is 2. Writes FILE (default: summary.json) and summary.md, summary.html, junit.xml beside it.
+    The shards' failing-seed corpora (failing-seeds.jsonl beside each summary) are combined, without
+    repeats, into failing-seeds.jsonl beside FILE, so `sweep --corpus` replays every shard's failures.
     """,
     "capacity": """
     stampede capacity PROFILE --vary KEY=V1,V2,... [--vary KEY2=...] [--grid] [options]

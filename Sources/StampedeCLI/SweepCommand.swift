@@ -228,6 +228,20 @@ enum MergeCommand {
       printError("stampede: cannot write \(out): \(error)")
       return .usage
     }
+    // Each shard's failing-seed corpus (beside its summary) joins the merged folder's, so that
+    // `sweep --corpus` on the whole range replays every shard's failures.
+    let shardRows = options.positional.flatMap { summary in
+      FailingSeedCorpus.inFolder((summary as NSString).deletingLastPathComponent).rows()
+    }
+    if !shardRows.isEmpty {
+      do {
+        let added = try FailingSeedCorpus.inFolder(folder.isEmpty ? "." : folder).add(shardRows)
+        print("  corpus: \(added) failing seed(s) from the shards added to failing-seeds.jsonl")
+      } catch {
+        printError("stampede: cannot write the merged failing-seed corpus: \(error)")
+        return .usage
+      }
+    }
     print(SweepCommand.footer(merged, folder: folder.isEmpty ? "." : folder))
     if !merged.missingSeeds.isEmpty {
       let list = merged.missingSeeds.prefix(10).map(String.init).joined(separator: ", ")

@@ -104,6 +104,23 @@ import ToolSupport
       #expect(page.contains("<a href=\"seeds/seed-\(seed)/report.html\">\(seed)</a>"))
       #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("seeds/seed-\(seed)/report.html").path))
     }
+    // Sharded, each shard keeps its own corpus, and merge combines them without repeats.
+    var shardSummaries: [String] = []
+    for k in 1...2 {
+      let shard = folder.appendingPathComponent("shard-\(k)")
+      let r = try Tool.run([
+        "sweep", "profiles/mistakes.json5", "--seeds", "1..2", "--shard", "\(k)/2", "--mistake",
+        "audience.seat-limit-as-wait", "--out", shard.path, "--quiet",
+      ])
+      #expect(r.status == 1, "\(r.stderr)")
+      #expect(FailingSeedCorpus(path: shard.appendingPathComponent("failing-seeds.jsonl").path).rows().count == 1)
+      shardSummaries.append(shard.appendingPathComponent("summary.json").path)
+    }
+    let mergedOut = folder.appendingPathComponent("merged/summary.json")
+    let m = try Tool.run(["merge"] + shardSummaries + ["--out", mergedOut.path])
+    #expect(m.stdout.contains("corpus: 2 failing seed(s)"), "\(m.stdout)\(m.stderr)")
+    let mergedRows = FailingSeedCorpus.inFolder(mergedOut.deletingLastPathComponent().path).rows()
+    #expect(mergedRows.map(\.seed).sorted() == failing.map(UInt64.init).sorted())
     let junit = try String(contentsOf: out.appendingPathComponent("junit.xml"), encoding: .utf8)
     #expect(junit.contains(" time=\"") && junit.contains(" hostname=\""))
     // Written into the sweep's own folder, not ./reports.
