@@ -31,9 +31,10 @@ extension Profile {
   /// The resolved profile of a file (its bases merged, overrides applied, every default written
   /// in), after checking it as ``load(path:sets:)`` does.
   public static func resolved(path: String, sets: [String] = []) throws(ProfileError) -> JSONValue {
-    var tree = try ProfileSource.tree(path: path)
+    let merged = try ProfileSource.tree(path: path)
+    let tree: JSONValue
     do {
-      for o in try sets.map(parseSet) { tree = try tree.setting(o.path, to: o.value) }
+      tree = try applying(sets, to: merged)
       _ = try parse(tree: tree, overrides: [])
     } catch var e {
       e.setFile(path)
@@ -49,12 +50,18 @@ extension Profile {
   public static func resolvedText(_ data: Data, sets: [String]) -> String? {
     guard var tree = try? JSONValue.parse(json5: data) else { return nil }
     do {
-      tree = try ProfileSource.extending(tree, file: nil)
-      for o in try sets.map(parseSet) { tree = try tree.setting(o.path, to: o.value) }
+      tree = try applying(sets, to: try ProfileSource.extending(tree, file: nil))
     } catch {
       return nil
     }
     return ProfileKeys.canonicalText(ProfileKeys.resolve(tree))
+  }
+
+  /// `tree` with the `--set` overrides `sets` (`key.path=value`, in order) applied.
+  public static func applying(_ sets: [String], to tree: JSONValue) throws(ProfileError) -> JSONValue {
+    var t = tree
+    for o in try sets.map(parseSet) { t = try t.setting(o.path, to: o.value) }
+    return t
   }
 
   /// Reads one `--set key.path=value`: the value is JSON5 when it starts with `{`, `[` or a

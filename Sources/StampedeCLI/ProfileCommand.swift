@@ -46,9 +46,7 @@ enum ProfileCommand {
     let tree: JSONValue
     do {
       if options.flags.contains("--as-written") {
-        var t = try ProfileSource.tree(path: path)
-        for o in try sets.map(Profile.parseSet) { t = try t.setting(o.path, to: o.value) }
-        tree = t
+        tree = try Profile.applying(sets, to: try ProfileSource.tree(path: path))
       } else {
         tree = try Profile.resolved(path: path, sets: sets)
       }

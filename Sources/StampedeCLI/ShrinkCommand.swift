@@ -28,9 +28,8 @@ enum ShrinkCommand {
       let sets = options.all["--set"] ?? []
       profile = try Profile.load(path: path, sets: sets).profile
       // The shrunk profile stands alone: the profiles this one extends are merged in.
-      tree = try ProfileSource.tree(path: path)
       // The overrides become part of the shrunk profile, which then reproduces on its own.
-      for (key, value) in try sets.map(Profile.parseSet) { tree = try tree.setting(key, to: value) }
+      tree = try Profile.applying(sets, to: try ProfileSource.tree(path: path))
     } catch let error as ProfileError {
       for e in error.all { printError(e.description) }
       return .usage
