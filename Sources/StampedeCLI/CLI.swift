@@ -363,13 +363,18 @@ enum CLI {
   }
 }
 
+/// Prints a profile's errors, one a line: the first and every other one found with it.
+func printProfileError(_ error: ProfileError) {
+  for e in error.all { printError(e.description) }
+}
+
 /// Loads the profile at `path`, or prints its error (file, key path, reason) and returns `nil`
 /// for the caller to exit 2.
 func loadProfile(_ path: String, sets: [String] = []) -> (profile: Profile, data: Data)? {
   do {
     return try Profile.load(path: path, sets: sets)
   } catch {
-    for e in error.all { printError(e.description) }
+    printProfileError(error)
     return nil
   }
 }

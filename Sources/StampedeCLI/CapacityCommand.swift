@@ -44,7 +44,7 @@ enum CapacityCommand {
     } catch {
       var e = error
       if e.file == nil { e.setFile(path) }
-      for line in e.all { printError(line.description) }
+      printProfileError(e)
       return .usage
     }
     guard !profiles[0].thresholds.isEmpty else {

@@ -53,7 +53,7 @@ enum ProfileCommand {
     } catch {
       var e = error
       if e.file == nil { e.setFile(path) }
-      for line in e.all { printError(line.description) }
+      printProfileError(e)
       return .usage
     }
     if options.flags.contains("--json") {

@@ -212,7 +212,7 @@ enum ReplayCommand {
     do {
       (profile, data) = try Profile.load(path: repro.profilePath, sets: repro.sets)
     } catch {
-      for e in error.all { printError(e.description) }
+      printProfileError(error)
       return .usage
     }
     let sha = SHA256.profile(data, sets: repro.sets)

@@ -31,7 +31,7 @@ enum ShrinkCommand {
       // The overrides become part of the shrunk profile, which then reproduces on its own.
       tree = try Profile.applying(sets, to: try ProfileSource.tree(path: path))
     } catch let error as ProfileError {
-      for e in error.all { printError(e.description) }
+      printProfileError(error)
       return .usage
     } catch {
       printError("stampede: cannot read \(path): \(error.localizedDescription)")
