@@ -40,7 +40,7 @@ dist: deps
 	scripts/dist
 
 ## Installs the archive's tree under PREFIX (default /usr/local): bin/stampede,
-## lib/stampede/libjemalloc.so.2, share/stampede/profiles, share/doc/stampede.
+## lib/stampede/ (jemalloc and SQLite), share/stampede/profiles, share/doc/stampede.
 PREFIX ?= /usr/local
 install: dist
 	mkdir -p "$(DESTDIR)$(PREFIX)"

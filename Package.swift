@@ -23,7 +23,7 @@ let package = Package(
     .library(
       name: "Stampede",
       targets: [
-        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner",
+        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner", "History",
       ]),
   ],
   targets: [
@@ -31,6 +31,11 @@ let package = Package(
       name: "CJemalloc",
       pkgConfig: "jemalloc",
       providers: [.apt(["libjemalloc-dev"])]
+    ),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
     ),
     .target(name: "SimKernel", swiftSettings: optimize),
     .target(name: "LiveStack", dependencies: ["SimKernel"], swiftSettings: optimize),
@@ -43,6 +48,7 @@ let package = Package(
       swiftSettings: optimize),
     .target(
       name: "Reports", dependencies: ["SimKernel", "Metrics", "Chaos", "Oracles", "Scenario"], swiftSettings: optimize),
+    .target(name: "History", dependencies: ["CSQLite", "Metrics", "Reports"], swiftSettings: optimize),
     .target(
       name: "Runner",
       dependencies: [
@@ -52,7 +58,7 @@ let package = Package(
       name: "StampedeCLI",
       dependencies: [
         "Runner", "StampedeHarness", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics", "Chaos",
-        "Oracles", "CJemalloc",
+        "Oracles", "CJemalloc", "History",
       ]),
     .executableTarget(name: "stampede", dependencies: ["StampedeCLI"]),
     // The examples: view models written against the SDK-compatible modules only, and the
@@ -91,7 +97,7 @@ let package = Package(
       name: "StampedeTests",
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner",
-        "StampedeCLI", "stampede", "ToolSupport",
+        "StampedeCLI", "stampede", "ToolSupport", "History",
       ]),
     // App code's view of the platform, tested as app code is written (Swift 5 language mode).
     .testTarget(

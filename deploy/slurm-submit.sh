@@ -15,5 +15,5 @@ array=$(sbatch --parsable --export=ALL,STAMPEDE_SEEDS="$seeds",STAMPEDE_OUT="$ou
 array="${array%%;*}"
 merge=$(sbatch --parsable --dependency="afterok:${array}" --job-name=stampede-merge \
   --output="${out}/merge-%j.out" \
-  --wrap="stampede merge ${out}/shard-*/summary.json --out ${out}/merged/summary.json")
+  --wrap="stampede merge ${out}/shard-*/summary.json --out ${out}/merged/summary.json --history ${out}/history.sqlite")
 echo "${merge%%;*}"

@@ -245,7 +245,9 @@ extension Threshold {
     return Threshold(expression: trimmed, subject: subject, comparison: op, bound: bound)
   }
 
-  static func parseSubject(_ left: String, _ v: ThresholdVocabulary) throws(ThresholdParseError) -> Subject {
+  /// Reads a metric expression (`seat.apply_to_response.p99`, `counter.NAME`, `counter.NAME/s`,
+  /// `counter.A / counter.B`, `invariants.violations`) against the names in `v`.
+  public static func parseSubject(_ left: String, _ v: ThresholdVocabulary) throws(ThresholdParseError) -> Subject {
     if left == "invariants.violations" { return .violations(invariant: nil) }
     if left.hasPrefix("invariants.") {
       let id = String(left.dropFirst("invariants.".count))
@@ -307,7 +309,7 @@ extension Threshold {
   }
 
   /// Milliseconds of `text` such as `3s`, `250ms`, `1.5m`, `800us`, `20ns`.
-  static func parseTime(_ text: String) -> Double? {
+  public static func parseTime(_ text: String) -> Double? {
     let units: [(String, Double)] = [("ns", 1e-6), ("us", 1e-3), ("ms", 1), ("s", 1e3), ("m", 60e3)]
     for (unit, scale) in units where text.hasSuffix(unit) {
       let number = text.dropLast(unit.count)
@@ -323,5 +325,6 @@ extension Threshold {
 public struct ThresholdParseError: Error, Sendable, Equatable {
   /// One line.
   public let message: String
-  init(_ message: String) { self.message = message }
+  /// Creates an error saying `message`.
+  public init(_ message: String) { self.message = message }
 }

@@ -141,7 +141,8 @@ public enum HTMLReport {
     for name in r.latencies.keys.sorted() where r.latencies[name]!.count > 0 {
       s +=
         "<figure>" + cdf(r.latencies[name]!)
-        + "<figcaption>\(html(name)): cumulative share of samples</figcaption></figure>\n"
+        + "<figcaption>\(html(name)): cumulative share of samples</figcaption>"
+        + "<details><summary>tail, logarithmic</summary>\(cdf(r.latencies[name]!, tail: true))</details></figure>\n"
     }
     return s + "</div>\n"
   }
@@ -205,13 +206,18 @@ public enum HTMLReport {
   static let chartHeight = 200.0
   static let pad = (left: 44.0, right: 12.0, top: 10.0, bottom: 30.0)
 
-  /// The cumulative distribution of a latency from its buckets, on a logarithmic time axis.
-  static func cdf(_ l: LatencySummary) -> String {
+  /// The cumulative distribution of a latency from its buckets, on a logarithmic time axis; with
+  /// `tail`, the share axis is logarithmic in what remains (90%, 99%, 99.9%…) so the tail shows.
+  static func cdf(_ l: LatencySummary, tail: Bool = false) -> String {
+    cdf([(l, "curve")], tail: tail, markers: true)
+  }
+
+  /// A CDF's steps: bucket upper edges in ms with the share of samples at or below each.
+  static func cdfPoints(_ l: LatencySummary) -> [(ms: Double, share: Double)] {
     let pairs = l.buckets.compactMap { b -> (index: Int, count: UInt64)? in
       b.count == 2 ? (Int(b[0]), b[1]) : nil
     }
-    guard l.count > 0, !pairs.isEmpty else { return "" }
-    // Bucket upper edges in ms; the exact max closes the curve.
+    guard l.count > 0, !pairs.isEmpty else { return [] }
     var points: [(ms: Double, share: Double)] = []
     var seen: UInt64 = 0
     let firstLower = Double(Histogram.bucketLowerBound(pairs[0].index)) / 1e6
@@ -221,16 +227,32 @@ public enum HTMLReport {
       let upper = Double(Histogram.bucketLowerBound(index) + Histogram.bucketWidth(index)) / 1e6
       points.append((upper, Double(seen) / Double(l.count)))
     }
-    let lo = log10(max(points.first!.ms, 1e-6))
-    var hi = log10(max(points.last!.ms, points.first!.ms * 1.01))
+    return points
+  }
+
+  /// Several CDFs on shared axes, each drawn with its CSS class; the first one's p50 and p99
+  /// marked when `markers` is set.
+  static func cdf(_ curves: [(summary: LatencySummary, cls: String)], tail: Bool, markers: Bool) -> String {
+    let all = curves.map { cdfPoints($0.summary) }
+    let drawn = all.filter { !$0.isEmpty }
+    guard !drawn.isEmpty else { return "" }
+    let lo = log10(max(drawn.map { $0.first!.ms }.min()!, 1e-6))
+    var hi = log10(max(drawn.map { $0.last!.ms }.max()!, drawn.map { $0.first!.ms }.min()! * 1.01))
     if hi - lo < 0.3 { hi = lo + 0.3 }
     let x0 = floor(lo)
     let x1 = ceil(hi)
     let w = chartWidth - pad.left - pad.right
     let h = chartHeight - pad.top - pad.bottom
+    // The tail view reaches as many nines as the largest sample count resolves (2 to 5).
+    let samples = Double(curves.map(\.summary.count).max() ?? 1)
+    let nines = min(5.0, max(2.0, ceil(log10(max(samples, 1)))))
     func x(_ ms: Double) -> Double { pad.left + (log10(max(ms, 1e-6)) - x0) / (x1 - x0) * w }
-    func y(_ share: Double) -> Double { pad.top + (1 - share) * h }
-    var svg = svgOpen("latency distribution")
+    func y(_ share: Double) -> Double {
+      guard tail else { return pad.top + (1 - share) * h }
+      let depth = min(nines, -log10(max(1 - share, pow(10, -nines))))
+      return pad.top + (1 - depth / nines) * h
+    }
+    var svg = svgOpen(tail ? "latency tail, logarithmic" : "latency distribution")
     // Grid: decades on x, quarters on y.
     // Every decade gets a grid line; past six decades, every other one a label, so labels never touch.
     let labelEvery = x1 - x0 > 6 ? 2.0 : 1.0
@@ -243,19 +265,27 @@ public enum HTMLReport {
       svg +=
         "<text x=\"\(fmt(px))\" y=\"\(fmt(chartHeight - 12))\" class=\"tick\" text-anchor=\"\(anchor)\">\(html(axisTime(pow(10, d))))</text>"
     }
-    for q in [0.0, 0.5, 0.9, 1.0] {
+    let nineLabels = ["0%", "90%", "99%", "99.9%", "99.99%", "99.999%"]
+    var shares: [(Double, String)] = [(0.0, "0%"), (0.5, "50%"), (0.9, "90%"), (1.0, "100%")]
+    if tail {
+      shares = (0...Int(nines)).map { k in (1 - pow(10, -Double(k)), nineLabels[k]) }
+    }
+    for (q, label) in shares {
       svg +=
         "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(q)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(q)))\" class=\"grid\"/>"
       svg +=
-        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(q) + 4))\" class=\"tick\" text-anchor=\"end\">\(Int(q * 100))%</text>"
+        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(q) + 4))\" class=\"tick\" text-anchor=\"end\">\(label)</text>"
     }
-    var path = "M\(fmt(x(points[0].ms))),\(fmt(y(0)))"
-    var previous = points[0]
-    for p in points.dropFirst() {
-      path += " L\(fmt(x(p.ms))),\(fmt(y(previous.share))) L\(fmt(x(p.ms))),\(fmt(y(p.share)))"
-      previous = p
+    for (points, curve) in zip(all, curves) where !points.isEmpty {
+      var path = "M\(fmt(x(points[0].ms))),\(fmt(y(0)))"
+      var previous = points[0]
+      for p in points.dropFirst() {
+        path += " L\(fmt(x(p.ms))),\(fmt(y(previous.share))) L\(fmt(x(p.ms))),\(fmt(y(p.share)))"
+        previous = p
+      }
+      svg += "<path d=\"\(path)\" class=\"\(curve.cls)\"/>"
     }
-    svg += "<path d=\"\(path)\" class=\"curve\"/>"
+    guard markers, let l = curves.first?.summary else { return svg + "</svg>" }
     // Markers, labelled on their own rows, right of the line unless that would leave the chart.
     for (row, (label, v)) in [("p50", l.p50Ms), ("p99", l.p99Ms)].enumerated() {
       guard let v else { continue }
@@ -361,7 +391,8 @@ public enum HTMLReport {
     .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:14px}figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:6px}
     figcaption{color:var(--muted);font-size:12px;text-align:center}svg{width:100%;height:auto;display:block}
     .grid{stroke:#e6e9ed;stroke-width:1}.tick,.label{font-size:10px;fill:var(--muted)}.label{font-size:12px;fill:var(--fg)}
-    .curve{fill:none;stroke:var(--accent);stroke-width:1.6}.marker{stroke:var(--warn);stroke-dasharray:3 3}
+    .curve{fill:none;stroke:var(--accent);stroke-width:1.6}.curve-a{fill:none;stroke:#8c959f;stroke-width:1.6;stroke-dasharray:5 3}
+    .key-a{color:#6e7781}.key-b{color:var(--accent)}details summary{cursor:pointer;color:var(--muted);font-size:12px}.marker{stroke:var(--warn);stroke-dasharray:3 3}
     .bars{max-width:680px}.hit{fill:var(--accent)}.miss{fill:var(--bad)}.never{fill:var(--bad)}span.never{color:var(--bad)}.muted{color:var(--muted)}
     .wide{overflow-x:auto}details pre{background:#f6f8fa;padding:6px;overflow-x:auto;font-size:12px}footer{margin-top:32px;color:var(--muted);font-size:12px}
     """

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Number and time spellings shared by the human-readable reports.
-enum Spell {
+public enum Spell {
   /// `354 ms`, `1.97 s`, `2.5 min`, or `–` for no value.
-  static func ms(_ v: Double?) -> String {
+  public static func ms(_ v: Double?) -> String {
     guard let v else { return "–" }
     if v < 1 { return String(format: "%.3f ms", v) }
     if v < 1000 { return String(format: v < 10 ? "%.2f ms" : "%.1f ms", v) }
@@ -12,7 +12,7 @@ enum Spell {
   }
 
   /// `12,345`.
-  static func int<T: BinaryInteger>(_ v: T) -> String {
+  public static func int<T: BinaryInteger>(_ v: T) -> String {
     let digits = String(v.magnitude)
     var out = ""
     for (i, c) in digits.enumerated() {

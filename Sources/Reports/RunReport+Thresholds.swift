@@ -5,36 +5,7 @@ extension RunReport {
   /// The value `threshold` measures in this report: milliseconds for latency times, a fraction for
   /// ratios, a plain number otherwise (per simulated second for rates); `nil` for a latency
   /// statistic of a metric without samples and for a ratio whose denominator is 0.
-  public func value(of threshold: Threshold) -> Double? {
-    switch threshold.subject {
-    case .latency(let name, let statistic):
-      guard let l = latencies[name] else { return nil }
-      switch statistic {
-      case .count: return Double(l.count)
-      case .mean: return l.meanMs
-      case .min: return l.minMs
-      case .max: return l.maxMs
-      // The report's own columns where it has one, so the value is the one its table shows.
-      case .p50: return l.p50Ms
-      case .p90: return l.p90Ms
-      case .p99: return l.p99Ms
-      case .p999: return l.p999Ms
-      case .percentile(let p):
-        return l.histogram?.quantile(parts: p.parts, per: p.per).map(LatencySummary.ms)
-      }
-    case .counter(let name):
-      return Double(counters[name] ?? 0)
-    case .rate(let name):
-      guard simulatedSeconds > 0 else { return nil }
-      return Double(counters[name] ?? 0) / simulatedSeconds
-    case .ratio(let numerator, let denominator):
-      let bottom = counters[denominator] ?? 0
-      guard bottom > 0 else { return nil }
-      return Double(counters[numerator] ?? 0) / Double(bottom)
-    case .violations(let id):
-      return Double(invariants.filter { id == nil || $0.id == id }.reduce(0) { $0 + $1.violations })
-    }
-  }
+  public func value(of threshold: Threshold) -> Double? { measured.value(of: threshold.subject) }
 
   /// Evaluates `thresholds` into ``thresholds`` and settles the verdict: `fail` if an invariant
   /// was violated, else `incomplete` if the run did not reach its end, else `fail` if a threshold

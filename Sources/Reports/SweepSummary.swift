@@ -92,11 +92,15 @@ public struct SweepSummary: Codable, Sendable {
     public var failedThresholds: [String]
     /// The command that reproduces this seed.
     public var repro: String
+    /// Each latency's mean in milliseconds for this seed (metrics with samples only), so that
+    /// `compare` can pair two sweeps seed by seed. Absent in summaries written before it existed.
+    public var latencyMeansMs: [String: Double]?
     /// Creates a row.
     public init(
       seed: UInt64, verdict: String, exitStatus: Int32, events: Int64, traceHash: String, simulatedSeconds: Double,
-      firstViolation: String?, failedThresholds: [String], repro: String
+      firstViolation: String?, failedThresholds: [String], repro: String, latencyMeansMs: [String: Double]? = nil
     ) {
+      self.latencyMeansMs = latencyMeansMs
       self.seed = seed
       self.verdict = verdict
       self.exitStatus = exitStatus
@@ -164,7 +168,10 @@ extension SweepSummary {
         seed: report.seed, verdict: report.verdict, exitStatus: report.exitStatus, events: report.events,
         traceHash: report.traceHash, simulatedSeconds: report.simulatedSeconds,
         firstViolation: firsts.map { "\($0.0) at \(String(format: "%.1f", $0.1.atMs))ms: \($0.1.message)" },
-        failedThresholds: report.failedThresholds.map(\.expression), repro: report.repro)
+        failedThresholds: report.failedThresholds.map(\.expression), repro: report.repro,
+        latencyMeansMs: report.latencies.compactMapValues { l in
+          l.count == 0 ? nil : Double(l.sumNs) / Double(l.count) / 1e6
+        })
       counters = report.counters
       latencies = report.latencies
       invariants = report.invariants

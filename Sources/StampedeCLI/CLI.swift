@@ -16,6 +16,8 @@ enum CLI {
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--vary ...] [--grid] [--seeds A..B] [--jobs J] [--out DIR]
+      stampede compare A B [--fail-on "METRIC > +10%"]... [--alpha P] [--out DIR] [--markdown]
+      stampede history [--profile NAME] [--metric M] [--kind K] [--last N] [--html FILE] [--flaky] [--json]
       stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--json]
       stampede validate PROFILE...
       stampede apps
@@ -34,6 +36,10 @@ enum CLI {
 
     A run is decided by the profile and the seed alone: the same pair gives the same trace hash
     on any machine. Every run prints a repro line.
+
+    run, sweep and capacity record each result in a history (reports/history.sqlite; --history
+    FILE or STAMPEDE_HISTORY=FILE elsewhere, off to skip) that `stampede history` lists and charts
+    and `stampede compare` reads.
 
     run, replay, shrink, sweep and capacity also take --app NAME: the registered app code that
     runs as the virtual users instead of the built-in clients (stampede apps lists them; an
@@ -75,6 +81,8 @@ enum CLI {
     Options:
       --seed N          root seed, decimal or 0x-hex (default: the profile's "seed", else 1)
       --out DIR         report folder (default: reports/<profile-name>/seed-<N>)
+      --history FILE    record the result in this history (default: reports/history.sqlite, or
+                        STAMPEDE_HISTORY; off to skip)
       --duration D      simulated time, e.g. 90s, 30m, 1h (default: the profile's "duration")
       --progress MODE   auto (bar on a terminal, plain lines otherwise), bar, plain or none;
                         progress goes to stderr and never changes the run (default: auto)
@@ -167,6 +175,8 @@ enum CLI {
                         (SLURM_ARRAY_TASK_ID/COUNT/MIN), GitLab (CI_NODE_INDEX/TOTAL), Buildkite
                         (BUILDKITE_PARALLEL_JOB/_COUNT); on GitHub Actions pass K/N from the matrix
       --out DIR         output folder (default: reports/<profile>/sweep-A-B[/shard-K-of-N])
+      --history FILE    record the result in this history (default: reports/history.sqlite, or
+                        STAMPEDE_HISTORY; off to skip)
       --progress MODE   auto (a bar of seeds done on a terminal, plain lines otherwise), bar,
                         plain or none, on stderr (default: auto)
       --progress-every D
@@ -185,6 +195,61 @@ enum CLI {
       --corpus-file F   the corpus (default: DIR/failing-seeds.jsonl in the output folder); every
                         sweep appends its new failing seeds to it, under a file lock, so shards
                         may share one
+    """,
+    "compare": """
+    stampede compare A B [--fail-on RULE]... [--alpha P] [--out DIR] [--markdown] [--no-replay]
+
+    Compares B with the baseline A, metric by metric. A and B are two run reports or two sweep
+    summaries (files, or folders holding report.json or summary.json), or history entries
+    (history:ID, as stampede history numbers them). Each difference gets a test suited to its data:
+      latencies  chi-square over the two histograms' buckets; for two sweeps of the same seeds,
+                 the Wilcoxon signed-rank test over the seeds' mean latencies (seeds are the
+                 independent samples, so this test decides)
+      counters   compared as rates per simulated second (Poisson z-test)
+      seeds      seeds whose verdict changed, and seeds whose trace hashes differ
+    For two runs of the same seed and profile name, both are replayed with this build and the first
+    event where they differ is named (skip with --no-replay).
+
+    Prints the verdict and the significant differences; writes DIR/compare.md (fit for a pull-request
+    comment; --markdown also prints it) and DIR/compare.html (tables and overlaid CDFs).
+    Exit codes: 0 no regression, 3 a --fail-on rule found one, 2 bad input.
+
+    Options:
+      --fail-on RULE    METRIC OP CHANGE, repeatable: the change from A to B, relative (+10%, -5%) or
+                        absolute in the metric's unit (+50ms, +3), e.g.
+                        "seat.apply_to_response.p99 > +10%", "counter.seat.rejected/s > +5%",
+                        "invariants.violations > +0". A rule finds a regression when the change
+                        crosses it and the difference is significant (p < alpha); invariant
+                        counts are exact and need no test.
+      --alpha P         the significance level (default: 0.01)
+      --out DIR         where compare.md and compare.html go (default: reports/compare)
+      --history FILE    the history history:ID refers to (default: reports/history.sqlite)
+    """,
+    "history": """
+    stampede history [--profile NAME] [--kind run|sweep|capacity] [--metric M] [--last N]
+                     [--html FILE] [--flaky] [--json] [--history FILE]
+
+    Lists the recorded runs, sweeps and capacity studies, oldest first: when, the seeds, verdict,
+    build (tool version and git commit) and events. run, sweep and capacity record into
+    reports/history.sqlite unless given --history FILE (or STAMPEDE_HISTORY=FILE; off to skip).
+    Each record is one SQLite transaction, so concurrent sweeps may share the file.
+
+    With --metric, each entry's value and its change from the previous one: a latency statistic
+    (seat.apply_to_response.p99), counter.NAME, counter.NAME/s, counter.A / counter.B,
+    invariants.violations, or a capacity study's value (KEY=V.attainment, capacity.knee).
+
+    Seeds recorded more than once with the same resolved profile and variant (mistakes, quirks,
+    app, duration) whose verdicts or trace hashes disagree are listed: under the same tool version
+    and commit that is a determinism bug, across versions or commits a behaviour change.
+
+    Options:
+      --profile NAME    only this profile's entries
+      --kind K          only runs, sweeps or capacity studies
+      --metric M        show M per entry and chart it in --html
+      --last N          the last N entries (default: 50)
+      --html FILE       write a self-contained page charting the metric across the entries
+      --flaky           always print the disagreeing seeds; exit 4 if one is a determinism bug
+      --json            print {"entries": [...], "flaky": [...]}
     """,
     "merge": """
     stampede merge SUMMARY.json... [--out FILE]
@@ -222,6 +287,8 @@ enum CLI {
       --seeds A..B      seeds per value (default: 1..10)
       --jobs J          seeds run at once (default: the number of cores)
       --out DIR         output folder (default: reports/<profile>/capacity-<KEY>)
+      --history FILE    record the result in this history (default: reports/history.sqlite, or
+                        STAMPEDE_HISTORY; off to skip)
     """,
     "validate": """
     stampede validate PROFILE...
@@ -317,8 +384,8 @@ enum CLI {
 
   /// The commands, as `help` and the completion scripts list them.
   static let commandNames = [
-    "run", "replay", "shrink", "sweep", "merge", "capacity", "mistakes", "validate", "profile", "apps", "bench",
-    "completion", "help", "version",
+    "run", "replay", "shrink", "sweep", "merge", "capacity", "compare", "history", "mistakes", "validate", "profile",
+    "apps", "bench", "completion", "help", "version",
   ]
 
   static func dispatch(_ args: [String]) throws -> ExitCode {
@@ -340,6 +407,8 @@ enum CLI {
     case "merge": return try MergeCommand.main(rest)
     case "capacity": return try CapacityCommand.main(rest)
     case "replay": return try ReplayCommand.main(rest)
+    case "history": return try HistoryCommand.main(rest)
+    case "compare": return try CompareCommand.main(rest)
     case "shrink": return try ShrinkCommand.main(rest)
     case "mistakes": return try MistakesCommand.main(rest)
     case "apps": return try AppsCommand.main(rest)

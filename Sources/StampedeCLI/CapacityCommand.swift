@@ -7,7 +7,7 @@ import Scenario
 enum CapacityCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--vary", "--seeds", "--jobs", "--out", "--app", "--set"], flags: ["--grid"])
+      args, valued: ["--vary", "--seeds", "--jobs", "--out", "--app", "--set", "--history"], flags: ["--grid"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("capacity takes exactly one PROFILE")
     }
@@ -79,6 +79,10 @@ enum CapacityCommand {
       return .usage
     }
     print(study.kneeSentence)
+    HistoryRecording.record(
+      options, variant: HistoryRecording.variant(mistakes: [], quirks: [], app: options.values["--app"], duration: nil),
+      reportPath: out + "/capacity.json"
+    ) { try $0.record(study, tool: StampedeVersion.current, $1) }
     print("  report: \(out)/capacity.html (also capacity.md, capacity.json)")
     return study.knee == nil ? .thresholdFailed : .pass
   }

@@ -16,7 +16,7 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 enum RunCommand {
   static let valued: Set<String> = [
     "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake", "--app",
-    "--counters", "--set",
+    "--counters", "--set", "--history",
   ]
   /// The flags `run` and `replay` take.
   static let flags: Set<String> = ["--check-determinism", "--json", "--quiet"]
@@ -80,7 +80,12 @@ enum RunCommand {
     run.app = try AppRegistry.app(options.values["--app"])
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
     let (report, code) = try perform(run, options: options, out: out)
-    _ = report
+    // An interrupted run is no data point; one the event budget cut is (it is deterministic).
+    if report.complete {
+      HistoryRecording.record(
+        options, variant: HistoryRecording.variant(repro: report.repro), reportPath: out + "/report.json"
+      ) { try $0.record(report, $1) }
+    }
     return code
   }
 
@@ -173,7 +178,8 @@ enum RunCommand {
 enum ReplayCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: RunCommand.valued.subtracting(["--seed", "--duration", "--set"]), flags: RunCommand.flags)
+      args, valued: RunCommand.valued.subtracting(["--seed", "--duration", "--set", "--history"]),
+      flags: RunCommand.flags)
     guard options.positional.count == 1, let reportPath = options.positional.first else {
       throw UsageError("replay takes exactly one REPORT.json")
     }
@@ -189,51 +195,17 @@ enum ReplayCommand {
         "stampede: \(reportPath) is incomplete (the run was interrupted), so no replay can reach its trace hash")
       return .usage
     }
-    if let program = original.repro.split(separator: " ").first, program != "stampede",
-      program != AppRegistry.program
-    {
-      printError(
-        "\(AppRegistry.program): \(reportPath) was made by \(program) (its repro line: \(original.repro)); replay it with that executable, which registers the app the run used"
-      )
-      return .usage
-    }
-    guard let repro = Repro.parse(original.repro) else {
-      printError("stampede: \(reportPath): cannot read its repro line: \(original.repro)")
-      return .usage
-    }
-    guard FileManager.default.fileExists(atPath: repro.profilePath) else {
-      printError(
-        "stampede: cannot read \(repro.profilePath) (from the report's repro line); run replay where the report was made"
-      )
-      return .usage
-    }
-    let profile: Profile
-    let data: Data
+    let run: SimulationRun
     do {
-      (profile, data) = try Profile.load(path: repro.profilePath, sets: repro.sets)
-    } catch {
-      printProfileError(error)
-      return .usage
-    }
-    let sha = SHA256.profile(data, sets: repro.sets)
-    // Reports made before profiles were resolved fingerprint the file's bytes.
-    let fileBytes = (try? Data(contentsOf: URL(fileURLWithPath: repro.profilePath))) ?? Data()
-    guard sha == original.profile.sha256 || SHA256.legacyProfile(fileBytes, sets: repro.sets) == original.profile.sha256
-    else {
-      printError(
-        "stampede: \(repro.profilePath) has changed since the report was made (sha256 \(original.profile.sha256.prefix(12))… then, \(sha.prefix(12))… now); check out the version the report was made with"
-      )
+      run = try simulationRun(for: original, reportPath: reportPath)
+    } catch let e as ReplayError {
+      printError(e.message)
       return .usage
     }
     if original.tool.version != StampedeVersion.current {
       printError(
         "stampede: note: the report was made by stampede \(original.tool.version), this is \(StampedeVersion.current)")
     }
-    var run = SimulationRun(
-      profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration,
-      quirks: repro.quirks, mistakes: repro.mistakes, overrides: repro.sets)
-    run.program = AppRegistry.program
-    run.app = try AppRegistry.app(repro.app)
     let (report, code) = try RunCommand.perform(run, options: options, out: options.values["--out"])
     guard report.traceHash == original.traceHash else {
       printError(
@@ -242,6 +214,55 @@ enum ReplayCommand {
     }
     printError("stampede: replay reached the report's trace hash \(original.traceHash)")
     return code
+  }
+
+  /// Why a report cannot be replayed here; the message is printed as it is.
+  struct ReplayError: Error {
+    let message: String
+  }
+
+  /// The run that reproduces `original`: its repro line read, its profile loaded (and checked to
+  /// be the one the report was made with), its app found in this executable.
+  static func simulationRun(for original: RunReport, reportPath: String) throws -> SimulationRun {
+    if let program = original.repro.split(separator: " ").first, program != "stampede",
+      program != AppRegistry.program
+    {
+      throw ReplayError(
+        message:
+          "\(AppRegistry.program): \(reportPath) was made by \(program) (its repro line: \(original.repro)); replay it with that executable, which registers the app the run used"
+      )
+    }
+    guard let repro = Repro.parse(original.repro) else {
+      throw ReplayError(message: "stampede: \(reportPath): cannot read its repro line: \(original.repro)")
+    }
+    guard FileManager.default.fileExists(atPath: repro.profilePath) else {
+      throw ReplayError(
+        message:
+          "stampede: cannot read \(repro.profilePath) (from the report's repro line); run where the report was made")
+    }
+    let profile: Profile
+    let data: Data
+    do {
+      (profile, data) = try Profile.load(path: repro.profilePath, sets: repro.sets)
+    } catch {
+      throw ReplayError(message: error.all.map(\.description).joined(separator: "\n"))
+    }
+    let sha = SHA256.profile(data, sets: repro.sets)
+    // Reports made before profiles were resolved fingerprint the file's bytes.
+    let fileBytes = (try? Data(contentsOf: URL(fileURLWithPath: repro.profilePath))) ?? Data()
+    guard sha == original.profile.sha256 || SHA256.legacyProfile(fileBytes, sets: repro.sets) == original.profile.sha256
+    else {
+      throw ReplayError(
+        message:
+          "stampede: \(repro.profilePath) has changed since the report was made (sha256 \(original.profile.sha256.prefix(12))… then, \(sha.prefix(12))… now); check out the version the report was made with"
+      )
+    }
+    var run = SimulationRun(
+      profile: profile, profilePath: repro.profilePath, profileData: data, seed: repro.seed, duration: repro.duration,
+      quirks: repro.quirks, mistakes: repro.mistakes, overrides: repro.sets)
+    run.program = AppRegistry.program
+    run.app = try AppRegistry.app(repro.app)
+    return run
   }
 }
 

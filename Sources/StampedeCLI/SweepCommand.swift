@@ -1,4 +1,5 @@
 import Foundation
+import History
 import Reports
 import Runner
 import Scenario
@@ -15,7 +16,7 @@ enum SweepCommand {
       args,
       valued: [
         "--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app",
-        "--recheck", "--progress", "--progress-every", "--set",
+        "--recheck", "--progress", "--progress-every", "--set", "--history",
       ],
       flags: ["--quiet", "--corpus"])
     guard options.positional.count == 1, let path = options.positional.first else {
@@ -128,6 +129,16 @@ enum SweepCommand {
       return .usage
     }
     print(SweepCommand.footer(summary, folder: out))
+    if interruptRequested == 0 {
+      let variant = HistoryRecording.variant(
+        mistakes: sweep.mistakes.map(\.rawValue), quirks: sweep.quirks.map(\.rawValue), app: sweep.app?.name,
+        duration: nil)
+      // A shard records beside its summary, where merge finds it; a whole sweep in the history.
+      HistoryRecording.record(
+        options, variant: variant, reportPath: out + "/summary.json",
+        fallback: shard == nil ? HistoryStore.defaultPath : (out as NSString).appendingPathComponent("history.sqlite")
+      ) { try $0.record(summary, $1) }
+    }
     let added = try? corpus.add(
       summary.failing.map {
         FailingSeedCorpus.Row(
@@ -194,7 +205,7 @@ enum SweepCommand {
 /// `stampede merge`.
 enum MergeCommand {
   static func main(_ args: [String]) throws -> ExitCode {
-    let options = try Options(args, valued: ["--out"], flags: [])
+    let options = try Options(args, valued: ["--out", "--history"], flags: [])
     guard !options.positional.isEmpty else { throw UsageError("merge takes one or more SUMMARY.json files") }
     var parts: [SweepSummary] = []
     for path in options.positional {
@@ -243,6 +254,28 @@ enum MergeCommand {
       }
     }
     print(SweepCommand.footer(merged, folder: folder.isEmpty ? "." : folder))
+    // The shards' histories (beside their summaries) and the merged sweep go into the history.
+    if let history = HistoryRecording.path(options) {
+      let shardFiles = options.positional.map {
+        (($0 as NSString).deletingLastPathComponent as NSString).appendingPathComponent("history.sqlite")
+      }.filter {
+        FileManager.default.fileExists(atPath: $0)
+          && URL(fileURLWithPath: $0).standardizedFileURL != URL(fileURLWithPath: history).standardizedFileURL
+      }
+      do {
+        let store = try HistoryStore(path: history)
+        var imported = 0
+        for file in shardFiles { imported += try store.importEntries(from: file) }
+        if imported > 0 {
+          print("  history: \(imported) shard entr\(imported == 1 ? "y" : "ies") gathered into \(history)")
+        }
+      } catch {
+        printError("stampede: warning: the shards' histories were not gathered into \(history): \(error)")
+      }
+      if merged.missingSeeds.isEmpty {
+        HistoryRecording.record(options, variant: "", reportPath: out) { try $0.record(merged, $1) }
+      }
+    }
     if !merged.missingSeeds.isEmpty {
       let list = merged.missingSeeds.prefix(10).map(String.init).joined(separator: ", ")
       printError(

@@ -30,6 +30,11 @@ public struct ProcessTool: Sendable {
     try Self.launch(binary, arguments, in: root)
   }
 
+  /// Runs the binary with `arguments` and the run history on (at its defaults), as a user would.
+  public func runRecording(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    try Self.launch(binary, arguments, in: root, history: true)
+  }
+
   /// Runs another program found on the `PATH` (`python3`) from the repository root.
   public func runExternal(_ program: String, _ arguments: [String]) throws -> (
     status: Int32, stdout: String, stderr: String
@@ -44,12 +49,20 @@ public struct ProcessTool: Sendable {
     try launch(URL(fileURLWithPath: "/usr/bin/env"), [program] + arguments, in: folder)
   }
 
-  static func launch(_ executable: URL, _ arguments: [String], in folder: URL?) throws -> (
+  static func launch(_ executable: URL, _ arguments: [String], in folder: URL?, history: Bool = false) throws -> (
     status: Int32, stdout: String, stderr: String
   ) {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    // Test runs stay out of the developer's run history unless a test names a history file.
+    var environment = ProcessInfo.processInfo.environment
+    if history {
+      environment["STAMPEDE_HISTORY"] = nil
+    } else if environment["STAMPEDE_HISTORY"] == nil {
+      environment["STAMPEDE_HISTORY"] = "off"
+    }
+    process.environment = environment
     if let folder { process.currentDirectoryURL = folder }
     let out = Pipe()
     let err = Pipe()

@@ -1,0 +1,346 @@
+import Foundation
+import Metrics
+import Testing
+import ToolSupport
+
+@testable import History
+@testable import Reports
+@testable import Runner
+@testable import Scenario
+
+/// The tests `compare` relies on, checked against known values and against their own theory:
+/// under the null hypothesis a test at level 0.05 rejects about 5% of the time.
+@Suite struct StatisticsTests {
+  @Test func tailsMatchTables() {
+    // Textbook critical values: each has a 5% (or 1%) upper tail.
+    #expect(abs(Statistics.chiSquareUpperTail(3.841, degrees: 1) - 0.05) < 2e-4)
+    #expect(abs(Statistics.chiSquareUpperTail(18.307, degrees: 10) - 0.05) < 2e-4)
+    #expect(abs(Statistics.chiSquareUpperTail(6.635, degrees: 1) - 0.01) < 1e-4)
+    #expect(abs(Statistics.chiSquareUpperTail(124.342, degrees: 100) - 0.05) < 3e-4)
+    #expect(abs(Statistics.twoSidedNormalP(1.959964) - 0.05) < 1e-6)
+    #expect(abs(Statistics.twoSidedNormalP(-2.575829) - 0.01) < 1e-6)
+    // Q(1, x) = e^-x exactly.
+    for x in [0.1, 1.0, 2.5, 10.0] { #expect(abs(Statistics.regularizedUpperGamma(1, x) - exp(-x)) < 1e-12) }
+  }
+
+  @Test func signedRankMatchesHandComputation() {
+    // Ten positive differences: W+ = 55, mean 27.5, variance 96.25, z = 2.8031, p = 0.005062.
+    let t = Statistics.signedRankTest((1...10).map(Double.init))!
+    #expect(abs(t.statistic - 2.8031) < 1e-3)
+    #expect(abs(t.p - 0.005062) < 1e-5)
+    // Symmetric differences: no evidence either way.
+    #expect(Statistics.signedRankTest([1, -1, 2, -2, 3, -3, 4, -4])!.p > 0.99)
+    // All equal: p = 1, and too few non-zero pairs: no test.
+    #expect(Statistics.signedRankTest([0, 0, 0, 0, 0, 0, 0])!.p == 1)
+    #expect(Statistics.signedRankTest([1, 2, 3]) == nil)
+  }
+
+  /// Exponential samples with mean `meanNs`, as a histogram's bucket counts.
+  static func buckets(_ rng: inout SplitMixForTests, n: Int, meanNs: Double) -> [Int: UInt64] {
+    var out: [Int: UInt64] = [:]
+    for _ in 0..<n {
+      let u = (Double(rng.next() >> 11) + 0.5) / 9_007_199_254_740_992
+      out[Histogram.bucketIndex(UInt64(-log(u) * meanNs)), default: 0] += 1
+    }
+    return out
+  }
+
+  @Test func bucketTestRejectsAtItsLevelUnderTheNullAndFindsAShift() {
+    var rng = SplitMixForTests(seed: 11)
+    let trials = 400
+    var rejections = 0
+    for _ in 0..<trials {
+      let a = Self.buckets(&rng, n: 1_500, meanNs: 20e6)
+      let b = Self.buckets(&rng, n: 1_500, meanNs: 20e6)
+      if Statistics.bucketTest(a, b)!.p < 0.05 { rejections += 1 }
+    }
+    // 5% of 400 is 20; three standard deviations (4.4 each) either side.
+    #expect((7...33).contains(rejections), "rejected \(rejections) of \(trials) same-distribution pairs")
+    // A 20% slower distribution is found.
+    let a = Self.buckets(&rng, n: 20_000, meanNs: 20e6)
+    let b = Self.buckets(&rng, n: 20_000, meanNs: 24e6)
+    #expect(Statistics.bucketTest(a, b)!.p < 1e-4)
+    #expect(Statistics.bucketTest(a, a)!.p == 1)
+  }
+
+  @Test func signedRankRejectsAtItsLevelUnderTheNull() {
+    var rng = SplitMixForTests(seed: 12)
+    var rejections = 0
+    for _ in 0..<400 {
+      let diffs = (0..<30).map { _ in Double(rng.next() >> 11) / 9_007_199_254_740_992 - 0.5 }
+      if Statistics.signedRankTest(diffs)!.p < 0.05 { rejections += 1 }
+    }
+    #expect((7...33).contains(rejections), "rejected \(rejections) of 400")
+  }
+
+  @Test func rateAndProportionTests() {
+    // Equal rates over equal time: nothing to see; a doubled rate is found.
+    #expect(Statistics.rateTest(countA: 1_000, exposureA: 100, countB: 1_000, exposureB: 100)!.p == 1)
+    #expect(Statistics.rateTest(countA: 1_000, exposureA: 100, countB: 1_000, exposureB: 50)!.p < 1e-6)
+    // 500 in 100 s against 1,000 in 200 s is the same rate.
+    #expect(Statistics.rateTest(countA: 500, exposureA: 100, countB: 1_000, exposureB: 200)!.p > 0.99)
+    #expect(Statistics.rateTest(countA: 1, exposureA: 0, countB: 1, exposureB: 1) == nil)
+    // 10% against 12% of 10,000: z = 4.5, p about 7e-6.
+    let p = Statistics.proportionTest(hitsA: 1_000, trialsA: 10_000, hitsB: 1_200, trialsB: 10_000)!
+    #expect(abs(p.statistic - 4.5) < 0.05)
+    #expect(Statistics.proportionTest(hitsA: 5, trialsA: 4, hitsB: 1, trialsB: 4) == nil)
+  }
+}
+
+@Suite struct ComparisonTests {
+  static func side(_ label: String, seeds: [(UInt64, Double)], meanScale: Double = 1) -> ComparedSide {
+    var h = Histogram()
+    for (_, mean) in seeds { h.record(UInt64(mean * meanScale * 1e6)) }
+    let l = LatencySummary(h)
+    return ComparedSide(
+      label: label, kind: "sweep", profileName: "p", profileSha256: "x", toolVersion: "0.1.0", verdict: "pass",
+      measured: MeasuredMetrics(
+        latencies: ["seat.apply_to_response": l], counters: ["seat.applied": 1_000], simulatedSeconds: 100,
+        violations: ["seat.single-occupancy": 0]),
+      events: 1,
+      seeds: seeds.map {
+        .init(seed: $0.0, verdict: "pass", traceHash: "h", latencyMeansMs: ["seat.apply_to_response": $0.1 * meanScale])
+      },
+      repro: nil)
+  }
+
+  @Test func rulesParseWithClearErrors() throws {
+    let a = Self.side("a", seeds: (1...10).map { ($0, Double($0)) })
+    let v = Comparison.vocabulary(a, a)
+    let rule = try RegressionRule.parse("seat.apply_to_response.p99 > +10%", vocabulary: v)
+    #expect(rule.relative && rule.bound == 0.1 && rule.comparison == .greater)
+    let absolute = try RegressionRule.parse("seat.apply_to_response.p50 >= +50ms", vocabulary: v)
+    #expect(!absolute.relative && absolute.bound == 50)
+    #expect(try RegressionRule.parse("counter.seat.applied/s < -5%", vocabulary: v).bound == -0.05)
+    #expect(throws: ThresholdParseError.self) {
+      try RegressionRule.parse("seat.apply_to_respons.p99 > +10%", vocabulary: v)
+    }
+    do {
+      _ = try RegressionRule.parse("seat.apply_to_response.p99 > 10%", vocabulary: v)
+      Issue.record("an unsigned change was accepted")
+    } catch {
+      #expect(error.message.contains("signed change"))
+    }
+    #expect(rule.change(from: 100, to: 115)! == 0.15)
+    #expect(rule.change(from: 0, to: 1) == .infinity)
+    #expect(rule.change(from: 5, to: 5) == 0)
+  }
+
+  @Test func aSlowerCandidateIsARegressionAndAnIdenticalOneIsNot() throws {
+    let seeds = (1...12).map { (UInt64($0), 100.0 + Double($0 * 7 % 13)) }
+    let a = Self.side("a", seeds: seeds)
+    let b = Self.side("b", seeds: seeds, meanScale: 1.3)
+    let rule = try RegressionRule.parse("seat.apply_to_response.mean > +10%", vocabulary: Comparison.vocabulary(a, b))
+    let slower = Comparison(a, b, rules: [rule])
+    #expect(slower.regressed)
+    #expect(slower.latencies[0].pairedTest != nil, "same seeds on both sides: the seeds are paired")
+    #expect(slower.rules[0].test!.p < 0.01)
+    let same = Comparison(a, Self.side("b", seeds: seeds), rules: [rule])
+    #expect(!same.regressed)
+    #expect(same.verdictLine == "no significant difference")
+    // Crossing a bound without significance is not a regression: one seed is no evidence.
+    let one = Self.side("a1", seeds: [(1, 100)])
+    let oneSlower = Self.side("b1", seeds: [(1, 100)], meanScale: 1.3)
+    let noisy = Comparison(one, oneSlower, rules: [rule])
+    #expect(noisy.rules[0].crossed && !noisy.rules[0].significant && !noisy.regressed)
+  }
+
+  @Test func verdictChangesAndReportsNameTheRegression() throws {
+    let seeds = (1...10).map { (UInt64($0), 50.0 + Double($0)) }
+    let a = Self.side("a", seeds: seeds)
+    var b = Self.side("b", seeds: seeds, meanScale: 2)
+    b.seeds[3].verdict = "fail"
+    b.seeds[3].traceHash = "other"
+    let rule = try RegressionRule.parse("seat.apply_to_response.p99 > +10%", vocabulary: Comparison.vocabulary(a, b))
+    let c = Comparison(a, b, rules: [rule])
+    #expect(c.verdictChanges == [.init(seed: 4, a: "pass", b: "fail")])
+    #expect(c.divergentSeeds == [4])
+    let md = ComparisonReports.markdown(c)
+    // Markdown cells escape what could read as HTML; GitHub shows `&gt;` as `>`.
+    #expect(md.hasPrefix("## ❌ stampede compare: REGRESSION: seat.apply_to_response.p99 &gt; +10%"))
+    #expect(md.contains("- seed 4: pass → **fail**"))
+    let html = ComparisonReports.html(c)
+    #expect(html.contains("REGRESSION") && html.contains("class=\"curve-a\"") && !html.contains("http"))
+  }
+}
+
+@Suite struct HistoryStoreTests {
+  static func report(seed: UInt64, verdict: String, hash: String, version: String = "0.1.0") -> RunReport {
+    var h = Histogram()
+    for v in [1_000_000, 2_000_000, 30_000_000] as [UInt64] { h.record(v) }
+    return RunReport(
+      complete: true, tool: .init(name: "stampede", version: version),
+      profile: .init(name: "p", path: "p.json5", sha256: "abc"), seed: seed, seedHex: "0x\(seed)",
+      repro: "stampede run p.json5 --seed \(seed)", traceHash: hash, events: 10, simulatedSeconds: 60,
+      stopReason: "endTime", wallSeconds: 0.1, peakMemoryBytes: 1,
+      population: .init(audience: 1, hosts: 1, admins: 0, callers: 0),
+      verdict: verdict, latencies: ["seat.apply_to_response": LatencySummary(h)], counters: ["seat.applied": 3],
+      invariants: [], faults: [], thresholds: [],
+      meta: .init(startedAt: "2026-12-03T00:00:00Z", speedup: 1, eventsPerSecond: 1, bytesPerUser: 1, allocator: "x"))
+  }
+
+  @Test func recordsRoundTripAndFlakySeedsAreClassified() throws {
+    let folder = ProcessTool.temporaryFolder()
+    let store = try HistoryStore(path: folder.appendingPathComponent("h.sqlite").path)
+    let plain = HistoryStore.Provenance(variant: "", gitCommit: "c1", reportPath: nil)
+    let first = try store.record(Self.report(seed: 7, verdict: "pass", hash: "aaaa"), plain)
+    try store.record(Self.report(seed: 7, verdict: "pass", hash: "aaaa"), plain)
+    // Seed 8: one build disagrees with itself (a determinism bug).
+    try store.record(Self.report(seed: 8, verdict: "pass", hash: "bbbb"), plain)
+    try store.record(Self.report(seed: 8, verdict: "fail", hash: "cccc"), plain)
+    // Seed 9: a new version behaves differently (a behaviour change).
+    try store.record(Self.report(seed: 9, verdict: "pass", hash: "dddd"), plain)
+    try store.record(Self.report(seed: 9, verdict: "fail", hash: "eeee", version: "0.2.0"), plain)
+    // Seed 10 under a mistake is a different variant, not a disagreement.
+    try store.record(Self.report(seed: 10, verdict: "pass", hash: "ffff"), plain)
+    try store.record(
+      Self.report(seed: 10, verdict: "fail", hash: "9999"),
+      .init(variant: "mistakes=x", gitCommit: "c1", reportPath: nil))
+    let flaky = try store.flakySeeds()
+    #expect(flaky.map(\.seed) == [8, 9])
+    #expect(flaky.first { $0.seed == 8 }?.cause == .determinismBug)
+    #expect(flaky.first { $0.seed == 9 }?.cause == .behaviourChange)
+    let entries = try store.entries(profile: "p")
+    #expect(entries.count == 8 && entries[0].id == first && entries[0].seed == 7 && entries[0].gitCommit == "c1")
+    let side = try #require(try store.side(id: first))
+    #expect(
+      side.measured.latencies["seat.apply_to_response"]
+        == Self.report(seed: 7, verdict: "pass", hash: "").latencies["seat.apply_to_response"])
+    #expect(side.measured.counters == ["seat.applied": 3] && side.seeds.map(\.seed) == [7])
+  }
+
+  @Test func concurrentWritersLoseNothing() throws {
+    let path = ProcessTool.temporaryFolder().appendingPathComponent("h.sqlite").path
+    _ = try HistoryStore(path: path)
+    let failures = LockedCount()
+    DispatchQueue.concurrentPerform(iterations: 4) { worker in
+      do {
+        let store = try HistoryStore(path: path)
+        for i in 0..<25 {
+          try store.record(
+            Self.report(seed: UInt64(worker * 100 + i), verdict: "pass", hash: "h"),
+            .init(variant: "", gitCommit: nil, reportPath: nil))
+        }
+      } catch {
+        failures.add()
+      }
+    }
+    #expect(failures.value == 0)
+    #expect(try HistoryStore(path: path).entries().count == 100)
+  }
+}
+
+final class LockedCount: @unchecked Sendable {
+  private let lock = NSLock()
+  private var n = 0
+  func add() { lock.withLock { n += 1 } }
+  var value: Int { lock.withLock { n } }
+}
+
+/// The command line: a sweep recorded and listed, two sweeps of the same build compared clean, and
+/// a planted regression (a slower host) caught.
+@Suite(.serialized) struct CompareCommandTests {
+  @Test func compareCatchesASlowerThinkTimeAndPassesTheSameBuild() throws {
+    let folder = ProcessTool.temporaryFolder()
+    let history = folder.appendingPathComponent("history.sqlite").path
+    func sweep(_ name: String, _ extra: [String] = []) throws {
+      let r = try Tool.run(
+        [
+          "sweep", "profiles/smoke.json5", "--seeds", "1..10", "--quiet", "--jobs", "2", "--out",
+          folder.appendingPathComponent(name).path, "--history", history,
+        ] + extra)
+      #expect(r.status == 0, "\(r.stderr)")
+    }
+    try sweep("a")
+    try sweep("b")
+    try sweep("slow", ["--set", "host.thinkTime=\"lognormal(4s, 0.6)\""])
+    let listed = try Tool.run(["history", "--history", history, "--metric", "seat.apply_to_response.p99"])
+    #expect(listed.status == 0)
+    #expect(
+      listed.stdout.components(separatedBy: "\n").filter {
+        $0.contains(" sweep ") && $0.contains(" smoke ") && $0.contains(" 1..10 ")
+      }.count == 3, "\(listed.stdout)")
+    let rule = "seat.apply_to_response.mean > +10%"
+    let same = try Tool.run(
+      [
+        "compare", folder.appendingPathComponent("a").path, folder.appendingPathComponent("b").path, "--fail-on", rule,
+        "--out", folder.appendingPathComponent("same").path,
+      ])
+    #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+    #expect(same.stdout.hasPrefix("compare: no significant difference"))
+    let slow = try Tool.run(
+      [
+        "compare", "history:1", "history:3", "--history", history, "--fail-on", rule, "--out",
+        folder.appendingPathComponent("slow-cmp").path,
+      ])
+    #expect(slow.status == 3, "\(slow.stdout)\(slow.stderr)")
+    #expect(slow.stdout.hasPrefix("compare: REGRESSION: seat.apply_to_response.mean > +10%"))
+    let md = try String(contentsOf: folder.appendingPathComponent("slow-cmp/compare.md"), encoding: .utf8)
+    #expect(md.contains("Wilcoxon signed-rank over seeds"))
+    let bad = try Tool.run([
+      "compare", "history:1", "history:3", "--history", history, "--fail-on", "seat.nope.p99 > +1%",
+    ])
+    #expect(bad.status == 2 && bad.stderr.contains("unknown latency 'seat.nope'"), "\(bad.stderr)")
+  }
+
+  @Test func twoRunsOfOneSeedNameTheirFirstDivergentEvent() throws {
+    let folder = ProcessTool.temporaryFolder()
+    func run(_ name: String, _ extra: [String]) throws {
+      let r = try Tool.run(
+        [
+          "run", "profiles/smoke.json5", "--quiet", "--duration", "2m", "--out",
+          folder.appendingPathComponent(name).path,
+        ]
+          + extra)
+      #expect(r.status == 0, "\(r.stderr)")
+    }
+    try run("a", [])
+    try run("b", ["--set", "host.thinkTime=\"lognormal(4s, 0.6)\""])
+    let r = try Tool.run(
+      [
+        "compare", folder.appendingPathComponent("a").path, folder.appendingPathComponent("b").path, "--out",
+        folder.appendingPathComponent("cmp").path,
+      ])
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("first divergent event: first divergent event #"), "\(r.stdout)")
+    let same = try Tool.run(
+      [
+        "compare", folder.appendingPathComponent("a").path, folder.appendingPathComponent("a").path, "--out",
+        folder.appendingPathComponent("cmp2").path,
+      ])
+    #expect(same.stdout.contains("none: both runs execute the same"), "\(same.stdout)")
+  }
+}
+
+@Suite struct ShardHistoryTests {
+  @Test func mergeGathersTheShardsHistoriesAndRecordsTheWholeSweep() throws {
+    let folder = ProcessTool.temporaryFolder()
+    let history = folder.appendingPathComponent("history.sqlite").path
+    for k in 1...2 {
+      let r = try Tool.tool.runRecording(
+        [
+          "sweep", "profiles/smoke.json5", "--seeds", "1..4", "--shard", "\(k)/2", "--quiet", "--out",
+          folder.appendingPathComponent("shard-\(k)").path,
+        ])
+      #expect(r.status == 0, "\(r.stderr)")
+      // With no --history, a shard records beside its summary.
+      #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("shard-\(k)/history.sqlite").path))
+    }
+    // The test tool switches history off by default; the merge names a file.
+    let merged = try Tool.run(
+      [
+        "merge", folder.appendingPathComponent("shard-1/summary.json").path,
+        folder.appendingPathComponent("shard-2/summary.json").path, "--out",
+        folder.appendingPathComponent("all/summary.json").path,
+        "--history", history,
+      ])
+    #expect(merged.status == 0, "\(merged.stderr)")
+    #expect(merged.stdout.contains("history: 2 shard entries gathered"), "\(merged.stdout)")
+    let store = try HistoryStore(path: history, create: false)
+    let entries = try store.entries()
+    #expect(entries.map(\.kind) == ["shard", "shard", "sweep"])
+    #expect(entries.last?.seedsFrom == 1 && entries.last?.seedsTo == 4 && entries.last?.verdict == "pass")
+    // Gathering again copies nothing twice.
+    #expect(try store.importEntries(from: folder.appendingPathComponent("shard-1/history.sqlite").path) == 0)
+  }
+}
