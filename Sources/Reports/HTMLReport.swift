@@ -149,6 +149,18 @@ public enum HTMLReport {
 
   static func series(_ ts: RunReport.Series) -> String {
     var s = "<div class=\"charts\">\n"
+    // Latencies over time: each interval's p50 and p99, for the intervals that had samples.
+    for (name, l) in (ts.latencies ?? [:]).sorted(by: { $0.key < $1.key }) where l.p99Ms.contains(where: { $0 != nil })
+    {
+      s += "<figure>" + lines(times: ts.timesMs, [(l.p50Ms, "curve-a"), (l.p99Ms, "curve")], time: true)
+      s +=
+        "<figcaption>\(html(name)) per \(html(Spell.ms(ts.intervalMs))): p99 solid, p50 dashed</figcaption></figure>\n"
+    }
+    for (name, r) in (ts.rates ?? [:]).sorted(by: { $0.key < $1.key }) where r.contains(where: { $0 > 0 }) {
+      s += "<figure>" + lines(times: ts.timesMs, [(r.map { Optional($0) }, "curve")], time: false)
+      s +=
+        "<figcaption>\(html(name)) per simulated second (peak \(String(format: "%.4g", r.max() ?? 0))/s)</figcaption></figure>\n"
+    }
     for name in ts.columns.keys.sorted() {
       let values = ts.columns[name]!
       s += "<figure>" + line(times: ts.timesMs, values: values)
@@ -326,6 +338,50 @@ public enum HTMLReport {
     var path = ""
     for i in 0..<n { path += (i == 0 ? "M" : " L") + "\(fmt(x(times[i]))),\(fmt(y(Double(values[i]))))" }
     return svg + "<path d=\"\(path)\" class=\"curve\"/></svg>"
+  }
+
+  /// Lines over simulated time on one scale from 0: latencies (`time`, in ms) or rates. A `nil`
+  /// value (an interval without samples) breaks its line.
+  static func lines(times: [Double], _ series: [(values: [Double?], cls: String)], time: Bool) -> String {
+    let n = min(times.count, series.map(\.values.count).min() ?? 0)
+    guard n > 0 else { return "" }
+    let tMax = max(times[n - 1], 1)
+    let vMax = max(series.flatMap { $0.values.prefix(n).compactMap { $0 } }.max() ?? 1, 1e-9)
+    let w = chartWidth - pad.left - pad.right
+    let h = chartHeight - pad.top - pad.bottom
+    func x(_ t: Double) -> Double { pad.left + t / tMax * w }
+    func y(_ v: Double) -> Double { pad.top + (1 - v / vMax) * h }
+    var svg = svgOpen(time ? "latency over time" : "rate over time")
+    var previousLabel = ""
+    for f in [0.0, 0.5, 1.0] {
+      let v = vMax * f
+      let label = v == 0 ? "0" : (time ? Spell.ms(v) : String(format: "%.3g", v))
+      guard label != previousLabel else { continue }
+      previousLabel = label
+      svg +=
+        "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(v)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(v)))\" class=\"grid\"/>"
+      svg +=
+        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(v) + 4))\" class=\"tick\" text-anchor=\"end\">\(html(label))</text>"
+    }
+    for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
+      let anchor = f == 0 ? "start" : (f == 1 ? "end" : "middle")
+      svg += "<text x=\"\(fmt(x(tMax * f)))\" y=\"\(fmt(chartHeight - 12))\" class=\"tick\" text-anchor=\"\(anchor)\">"
+      svg += "\(html(clockTime(tMax * f, scale: tMax)))</text>"
+    }
+    for (values, cls) in series {
+      var path = ""
+      var open = false
+      for i in 0..<n {
+        guard let v = values[i] else {
+          open = false
+          continue
+        }
+        path += (open ? " L" : (path.isEmpty ? "M" : " M")) + "\(fmt(x(times[i]))),\(fmt(y(v)))"
+        open = true
+      }
+      if !path.isEmpty { svg += "<path d=\"\(path)\" class=\"\(cls)\"/>" }
+    }
+    return svg + "</svg>"
   }
 
   /// A decade tick of the latency axis, each decade its own label: `1 ns` … `100 µs`, `1 ms`,

@@ -207,12 +207,35 @@ public struct RunReport: Codable, Sendable {
     public var timesMs: [Double]
     /// One column of values per gauge name.
     public var columns: [String: [Int64]]
+    /// Per latency, its median and 99th percentile over each interval ending at ``timesMs``
+    /// (`null` for an interval without samples). Absent in reports written before it existed.
+    public var latencies: [String: IntervalLatency]?
+    /// Per counter, its rate per simulated second over each interval ending at ``timesMs``.
+    public var rates: [String: [Double]]?
 
     /// Creates a series.
-    public init(intervalMs: Double, timesMs: [Double], columns: [String: [Int64]]) {
+    public init(
+      intervalMs: Double, timesMs: [Double], columns: [String: [Int64]], latencies: [String: IntervalLatency]? = nil,
+      rates: [String: [Double]]? = nil
+    ) {
       self.intervalMs = intervalMs
       self.timesMs = timesMs
       self.columns = columns
+      self.latencies = latencies
+      self.rates = rates
+    }
+  }
+
+  /// One latency over the run: its percentiles interval by interval.
+  public struct IntervalLatency: Codable, Sendable, Equatable {
+    /// Medians in milliseconds.
+    public var p50Ms: [Double?]
+    /// 99th percentiles in milliseconds.
+    public var p99Ms: [Double?]
+    /// Creates the columns.
+    public init(p50Ms: [Double?], p99Ms: [Double?]) {
+      self.p50Ms = p50Ms
+      self.p99Ms = p99Ms
     }
   }
 
@@ -331,7 +354,7 @@ public struct LatencySummary: Codable, Sendable, Equatable {
   }
 
   /// Nanoseconds as milliseconds rounded to the microsecond, as reports print them.
-  static func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
+  public static func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
 
   /// The histogram these buckets describe.
   public var histogram: Histogram? {

@@ -248,8 +248,24 @@ public struct SimulationRun {
     let ts = result.world.series
     var columns: [String: [Int64]] = [:]
     for name in ts.names { columns[name] = ts.column(name) }
+    let iv = result.world.intervals
+    func ms(_ ns: Int64) -> Double? { ns < 0 ? nil : LatencySummary.ms(UInt64(ns)) }
+    var intervalLatencies: [String: RunReport.IntervalLatency] = [:]
+    for (k, name) in IntervalSeries.latencyNames.enumerated() {
+      intervalLatencies[name] = RunReport.IntervalLatency(p50Ms: iv.p50[k].map(ms), p99Ms: iv.p99[k].map(ms))
+    }
+    var rates: [String: [Double]] = [:]
+    for (k, name) in IntervalSeries.counterNames.enumerated() {
+      var previous: Int64 = 0
+      rates[name] = zip(iv.times, iv.increases[k]).map { t, n in
+        defer { previous = t }
+        let seconds = Double(t - previous) / 1e9
+        return seconds > 0 ? (Double(n) / seconds * 1000).rounded() / 1000 : 0
+      }
+    }
     let series = RunReport.Series(
-      intervalMs: Double(ts.intervalNs) / 1e6, timesMs: ts.times.map { Double($0) / 1e6 }, columns: columns)
+      intervalMs: Double(ts.intervalNs) / 1e6, timesMs: ts.times.map { Double($0) / 1e6 }, columns: columns,
+      latencies: intervalLatencies, rates: rates)
     let simulatedSeconds = Double(result.simulated.nanoseconds) / 1e9
     let wall = max(result.wallSeconds, 1e-9)
     let speedup: Double = (simulatedSeconds / wall * 10).rounded() / 10

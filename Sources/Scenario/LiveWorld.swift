@@ -57,6 +57,8 @@ public struct LiveWorld: World {
   }
   /// Sampled gauges.
   public internal(set) var series: TimeSeries
+  /// Latency percentiles and counter rates per sampling interval.
+  public internal(set) var intervals: IntervalSeries
 
   /// Each user's `clients` stream (by user ID): its behaviour's decisions.
   var clientRandom: [SplitMix64]
@@ -162,6 +164,7 @@ public struct LiveWorld: World {
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
+    intervals = IntervalSeries(LiveMetrics())
     clientRandom = streams.entities("clients", layout.identities)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
     deviceRandom = streams.entities("devices", layout.identities)
@@ -329,6 +332,7 @@ public struct LiveWorld: World {
       series.append(
         atNs: scheduler.now.nanoseconds,
         LiveMetrics.gauges(seats: server.seats, runtime: runtime, downlinkPerSecond: rate))
+      intervals.sample(measured, atNs: scheduler.now.nanoseconds)
       checkViewerLists(sample: viewerCheckTurn)
       viewerCheckTurn &+= 1
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)

@@ -344,3 +344,52 @@ final class LockedCount: @unchecked Sendable {
     #expect(try store.importEntries(from: folder.appendingPathComponent("shard-1/history.sqlite").path) == 0)
   }
 }
+
+@Suite struct IntervalSeriesTests {
+  @Test func eachIntervalHoldsOnlyItsOwnSamples() {
+    var m = LiveMetrics()
+    var series = IntervalSeries(m)
+    for _ in 0..<100 { m.latencies[LiveMetrics.applyToResponse].record(UInt64(1_000_000)) }
+    m.counters.add(m.applications, 100)
+    series.sample(m, atNs: 10_000_000_000)
+    series.sample(m, atNs: 20_000_000_000)
+    for _ in 0..<100 { m.latencies[LiveMetrics.applyToResponse].record(UInt64(50_000_000)) }
+    m.counters.add(m.applications, 30)
+    series.sample(m, atNs: 30_000_000_000)
+    let k = IntervalSeries.latencyIndices.firstIndex(of: LiveMetrics.applyToResponse)!
+    func midpoint(_ v: UInt64) -> Int64 {
+      let i = Histogram.bucketIndex(v)
+      return Int64(Histogram.bucketLowerBound(i) + Histogram.bucketWidth(i) / 2)
+    }
+    // The third interval's median is 50 ms although the whole run's is 1 ms; the empty one has none.
+    #expect(series.p50[k] == [midpoint(1_000_000), -1, midpoint(50_000_000)])
+    #expect(series.p99[k] == [midpoint(1_000_000), -1, midpoint(50_000_000)])
+    let c = IntervalSeries.counterNames.firstIndex(of: "seat.applications")!
+    #expect(series.increases[c] == [100, 0, 30])
+  }
+
+  @Test func aRunsRatesAddUpToItsCountersAndItsPercentilesStayInRange() throws {
+    let (profile, data) = try repositoryProfile("smoke.json5")
+    let run = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: 3, duration: .minutes(4))
+    let report = run.report(run.execute(), startedAt: Date())
+    let ts = try #require(report.timeSeries)
+    let rates = try #require(ts.rates)
+    var previous = 0.0
+    let seconds = ts.timesMs.map { t in
+      defer { previous = t }
+      return (t - previous) / 1000
+    }
+    for name in IntervalSeries.counterNames {
+      let total = zip(rates[name]!, seconds).reduce(0) { $0 + $1.0 * $1.1 }
+      // Counted until the last sample; the counter runs on to the end (at most one interval more).
+      #expect(total <= Double(report.counters[name]!) + 0.5, "\(name)")
+      #expect(total >= Double(report.counters[name]!) * 0.8 - 1, "\(name): \(total) of \(report.counters[name]!)")
+    }
+    let apply = try #require(ts.latencies?["seat.apply_to_response"])
+    #expect(apply.p99Ms.compactMap { $0 }.count > 5)
+    for (p50, p99) in zip(apply.p50Ms, apply.p99Ms) {
+      #expect((p50 == nil) == (p99 == nil))
+      if let p50, let p99 { #expect(p50 <= p99 && p99 <= report.latencies["seat.apply_to_response"]!.maxMs! * 1.01) }
+    }
+  }
+}
