@@ -144,14 +144,14 @@ extension CapacityStudy {
       let v = top * f / scale
       svg +=
         "<line x1=\"\(HTMLReport.fmt(pad.left))\" y1=\"\(HTMLReport.fmt(y(v)))\" x2=\"\(HTMLReport.fmt(w - pad.right))\" y2=\"\(HTMLReport.fmt(y(v)))\" class=\"grid\"/>"
-      let label = unit == "%" ? String(format: "%.0f%%", top * f) : Spell.ms(top * f)
+      let label = f == 0 ? "0" : (unit == "%" ? String(format: "%.0f%%", top * f) : Spell.ms(top * f))
       svg +=
         "<text x=\"\(HTMLReport.fmt(pad.left - 4))\" y=\"\(HTMLReport.fmt(y(v) + 4))\" class=\"tick\" text-anchor=\"end\">\(HTMLReport.html(label))</text>"
     }
     var path = ""
     for (i, p) in ys.enumerated() where p.value.isFinite {
       svg +=
-        "<line x1=\"\(HTMLReport.fmt(x(i)))\" y1=\"\(HTMLReport.fmt(y(p.low)))\" x2=\"\(HTMLReport.fmt(x(i)))\" y2=\"\(HTMLReport.fmt(y(p.high)))\" class=\"marker\"/>"
+        "<line x1=\"\(HTMLReport.fmt(x(i)))\" y1=\"\(HTMLReport.fmt(y(max(p.low, 0))))\" x2=\"\(HTMLReport.fmt(x(i)))\" y2=\"\(HTMLReport.fmt(y(p.high)))\" class=\"marker\"/>"
       svg += "<circle cx=\"\(HTMLReport.fmt(x(i)))\" cy=\"\(HTMLReport.fmt(y(p.value)))\" r=\"3\" class=\"hit\"/>"
       path += (path.isEmpty ? "M" : " L") + "\(HTMLReport.fmt(x(i))),\(HTMLReport.fmt(y(p.value)))"
       svg +=
