@@ -14,7 +14,7 @@ enum CLI {
       stampede replay REPORT.json [--only room:ID|user:ID] [--trace FILE] [--perfetto FILE] [--out DIR]
       stampede shrink PROFILE --seed N [--mistake ID] [--budget R] [--nearby K] [--out FILE]
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
-      stampede merge SUMMARY.json... [--out FILE]
+      stampede merge SUMMARY.json... [--out FILE] [--history FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--vary ...] [--grid] [--seeds A..B] [--jobs J] [--out DIR]
       stampede compare A B [--fail-on "METRIC > +10%"]... [--alpha P] [--out DIR] [--markdown]
       stampede history [--profile NAME] [--metric M] [--kind K] [--last N] [--html FILE] [--flaky] [--json]
@@ -252,7 +252,7 @@ enum CLI {
       --json            print {"entries": [...], "flaky": [...]}
     """,
     "merge": """
-    stampede merge SUMMARY.json... [--out FILE]
+    stampede merge SUMMARY.json... [--out FILE] [--history FILE]
 
     Combines shard summaries of one sweep (same profile, same --seeds) into the summary of the
     whole range, bit-identical whatever the order and equal to an unsharded sweep (outside its
@@ -261,6 +261,9 @@ enum CLI {
     code is 2. Writes FILE (default: summary.json) and summary.md, summary.html, junit.xml beside it.
     The shards' failing-seed corpora (failing-seeds.jsonl beside each summary) are combined, without
     repeats, into failing-seeds.jsonl beside FILE, so `sweep --corpus` replays every shard's failures.
+    The shards' histories (history.sqlite beside each summary) are gathered, without repeats, into
+    the history (--history FILE; default reports/history.sqlite, or STAMPEDE_HISTORY), and the
+    merged sweep is recorded there.
     """,
     "capacity": """
     stampede capacity PROFILE --vary KEY=V1,V2,... [--vary KEY2=...] [--grid] [options]

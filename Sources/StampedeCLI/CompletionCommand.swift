@@ -7,7 +7,7 @@ enum CompletionCommand {
       "run",
       [
         "--seed=", "--out=", "--duration=", "--progress=", "--trace=", "--perfetto=", "--only=", "--quirk=",
-        "--mistake=", "--app=", "--counters=", "--set=", "--check-determinism", "--json", "--quiet",
+        "--mistake=", "--app=", "--counters=", "--set=", "--history=", "--check-determinism", "--json", "--quiet",
       ]
     ),
     (
@@ -22,11 +22,13 @@ enum CompletionCommand {
       "sweep",
       [
         "--seeds=", "--jobs=", "--shard=", "--shards=", "--out=", "--corpus-file=", "--mistake=", "--quirk=",
-        "--app=", "--recheck=", "--progress=", "--progress-every=", "--set=", "--quiet", "--corpus",
+        "--app=", "--recheck=", "--progress=", "--progress-every=", "--set=", "--history=", "--quiet", "--corpus",
       ]
     ),
-    ("merge", ["--out="]),
-    ("capacity", ["--vary=", "--seeds=", "--jobs=", "--out=", "--app=", "--set=", "--grid"]),
+    ("merge", ["--out=", "--history="]),
+    ("capacity", ["--vary=", "--seeds=", "--jobs=", "--out=", "--app=", "--set=", "--history=", "--grid"]),
+    ("compare", ["--fail-on=", "--alpha=", "--out=", "--history=", "--markdown", "--no-replay"]),
+    ("history", ["--history=", "--profile=", "--metric=", "--kind=", "--last=", "--html=", "--flaky", "--json"]),
     ("mistakes", ["--seeds=", "--profile=", "--jobs=", "--mistake=", "--json"]),
     ("validate", []),
     ("profile", ["--set=", "--template=", "--out=", "--json", "--as-written", "--force"]),
