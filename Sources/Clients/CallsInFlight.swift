@@ -12,6 +12,8 @@ public struct CallsInFlight {
   /// allocated reabstraction thunk.
   var completions: [CompletionSlot] = []
   var freeOps: [UInt32] = []
+  /// Per user (grown on demand): how many of its SDK calls await their answers.
+  @usableFromInline var liveByUser: [UInt32] = []
   /// Behaviour timers by slot.
   public private(set) var timers: [TimerRecord] = []
   var freeTimers: [UInt32] = []
@@ -26,6 +28,9 @@ public struct CallsInFlight {
   public mutating func allocate(_ op: PendingOperation, generation: UInt16) -> UInt32 {
     var record = OperationRecord(op)
     record.generation = generation
+    let u = Int(record.user)
+    if u >= liveByUser.count { liveByUser.append(contentsOf: repeatElement(0, count: u + 1 - liveByUser.count)) }
+    liveByUser[u] += 1
     if let slot = freeOps.popLast() {
       ops[Int(slot)] = record
       completions[Int(slot)] = CompletionSlot(op.completion)
@@ -43,6 +48,7 @@ public struct CallsInFlight {
     let op = ops[Int(slot)]
     precondition(op.live, "operation slot \(slot) is free")
     ops[Int(slot)].live = false
+    liveByUser[Int(op.user)] -= 1
     completion = completions[Int(slot)].take()
     freeOps.append(slot)
     return op
@@ -62,9 +68,9 @@ public struct CallsInFlight {
     ops.contains { $0.live && $0.user == user && $0.kind == .login }
   }
 
-  /// Sets `marks[user]` to `value` for every user with an SDK call awaiting its answer.
-  public func mark(usersInFlight marks: inout [Bool], _ value: Bool) {
-    for op in ops where op.live { marks[Int(op.user)] = value }
+  /// Whether `user` has an SDK call awaiting its answer.
+  @inlinable public func hasCallInFlight(_ user: UInt32) -> Bool {
+    Int(user) < liveByUser.count && liveByUser[Int(user)] > 0
   }
 
   public func usersInFlight() -> Set<UInt32> {

@@ -17,7 +17,7 @@ public struct Network {
   var downlinkAt: [Int64]
   var uplinkAt: [Int64]
   /// Notices on their way, by slot (a `clientNotice` event names the slot).
-  var notices: [Notice?] = []
+  @usableFromInline var notices: [Notice?] = []
   var freeNotices: [UInt32] = []
   /// Slots that carry a retransmission (`network.duplicate`): the client hears them, the oracles
   /// and metrics already counted the original.
@@ -136,6 +136,9 @@ public struct Network {
     if duplicate { duplicates.insert(slot) }
     return slot
   }
+
+  /// The user the notice in `slot` is on its way to.
+  @inlinable public func recipient(ofNotice slot: UInt32) -> UInt32 { notices[Int(slot)]!.user }
 
   /// The notice in `slot`, which is delivered now (the slot is freed), and whether it is a
   /// retransmission (looked up only when `mayBeDuplicate`).

@@ -47,12 +47,14 @@ public struct IntervalSeries: Sendable, Equatable {
   public mutating func sample(_ metrics: LiveMetrics, atNs: Int64) {
     times.append(atNs)
     for (k, index) in Self.latencyIndices.enumerated() {
-      let counts = metrics.latencies[index].counts
+      let h = metrics.latencies[index]
+      // Only the buckets between the smallest and the largest value ever recorded can hold counts.
+      let range = h.count == 0 ? 0..<0 : Histogram.bucketIndex(h.min)..<(Histogram.bucketIndex(h.max) + 1)
       var total: UInt64 = 0
-      for i in counts.indices { total += counts[i] - previousBuckets[k][i] }
-      p50[k].append(Self.quantile(counts, minus: previousBuckets[k], total: total, parts: 50, per: 100))
-      p99[k].append(Self.quantile(counts, minus: previousBuckets[k], total: total, parts: 99, per: 100))
-      if total > 0 { previousBuckets[k] = counts }
+      for i in range { total += h.counts[i] - previousBuckets[k][i] }
+      p50[k].append(Self.quantile(h.counts, minus: previousBuckets[k], range: range, total: total, parts: 50, per: 100))
+      p99[k].append(Self.quantile(h.counts, minus: previousBuckets[k], range: range, total: total, parts: 99, per: 100))
+      if total > 0 { for i in range { previousBuckets[k][i] = h.counts[i] } }
     }
     for (k, index) in counterIndices.enumerated() {
       let now = index >= 0 ? metrics.counters.values[index] : 0
@@ -61,14 +63,15 @@ public struct IntervalSeries: Sendable, Equatable {
     }
   }
 
-  /// The bucket midpoint at rank ⌈parts·total/per⌉ of `counts - previous`, `-1` when `total` is 0.
-  static func quantile(_ counts: [UInt64], minus previous: [UInt64], total: UInt64, parts: UInt64, per: UInt64)
-    -> Int64
-  {
+  /// The bucket midpoint at rank ⌈parts·total/per⌉ of `counts - previous` over `range` (outside
+  /// it both are 0), `-1` when `total` is 0.
+  static func quantile(
+    _ counts: [UInt64], minus previous: [UInt64], range: Range<Int>, total: UInt64, parts: UInt64, per: UInt64
+  ) -> Int64 {
     guard total > 0 else { return -1 }
     let rank = max(1, (total * parts + per - 1) / per)
     var seen: UInt64 = 0
-    for i in counts.indices {
+    for i in range {
       seen += counts[i] - previous[i]
       if seen >= rank { return Int64(Histogram.bucketLowerBound(i) + Histogram.bucketWidth(i) / 2) }
     }

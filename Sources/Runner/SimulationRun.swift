@@ -161,7 +161,17 @@ public struct SimulationRun {
   }
 
   /// A fresh world for this run, with the factory's behaviours.
+  /// Whether same-instant messages to a client are delivered as one event (the default). Tests
+  /// switch it off to show that batching changes no result, only the number of events.
+  public var batchesDeliveries = true
+
   func makeWorld() -> LiveWorld {
+    var world = makeWorldWithDefaults()
+    world.batchesDeliveries = batchesDeliveries
+    return world
+  }
+
+  func makeWorldWithDefaults() -> LiveWorld {
     let streams = RandomStreams(rootSeed: seed)
     guard let clients else { return LiveWorld(profile: profile, streams: streams) }
     let layout = Layout(profile: profile, streams: streams)

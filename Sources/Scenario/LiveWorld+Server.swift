@@ -195,11 +195,13 @@ extension LiveWorld {
       at = at + late
       network.holdDownlink(user, until: at)
     }
-    scheduler.schedule(at: at, event(.clientNotice, slot))
+    deliver(event(.clientNotice, slot), to: user, at: at, &scheduler)
     if notice.isSignalling, chaos.duplicates(to: user, scheduler.now) {
       // A retransmission: the same event again, right behind the first on the ordered channel.
       let copy = network.post(notice, duplicate: true)
-      scheduler.schedule(at: fifo(downlink: true, user, scheduler.now, channel: channel), event(.clientNotice, copy))
+      deliver(
+        event(.clientNotice, copy), to: user, at: fifo(downlink: true, user, scheduler.now, channel: channel),
+        &scheduler)
     }
   }
 

@@ -98,6 +98,13 @@ public struct LiveWorld: World {
   public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
+  /// Whether messages to one client at one instant are delivered as one event (see
+  /// ``DownlinkBatches``). Only tests switch it off, to show that it changes no result.
+  public var batchesDeliveries = true
+  /// The open batches of same-instant deliveries.
+  var batches: DownlinkBatches
+  /// Followers taken from a batch, reused between batches.
+  var followers: [Event] = []
 
   /// Builds the world for `profile` with its random streams drawn from `streams`. Behaviours default
   /// to the built-in correct clients.
@@ -166,6 +173,7 @@ public struct LiveWorld: World {
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
     intervals = IntervalSeries(LiveMetrics())
     clientRandom = streams.entities("clients", layout.identities)
+    batches = DownlinkBatches(users: layout.totalUsers)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
     deviceRandom = streams.entities("devices", layout.identities)
     workload = Workload(profile: profile, layout: layout, streams: streams)
@@ -229,11 +237,15 @@ public struct LiveWorld: World {
     case .serverCall:
       serverCall(slot: e.a, &scheduler)
     case .clientReply:
+      let user = inFlight.ops[Int(e.a)].user
       clientReply(slot: e.a, code: Int32(bitPattern: e.b), &scheduler)
+      deliverFollowers(of: e, user: user, &scheduler)
     case .deviceReply:
       deviceReply(slot: e.a, &scheduler)
     case .clientNotice:
+      let user = network.recipient(ofNotice: e.a)
       clientNotice(slot: e.a, &scheduler)
+      deliverFollowers(of: e, user: user, &scheduler)
     case .clientTimer:
       let t = inFlight.takeTimer(e.b)
       // A timer of a process that has since died never fires.
@@ -504,7 +516,35 @@ public struct LiveWorld: World {
     }
     let user = inFlight.ops[Int(slot)].user
     let at = fifo(downlink: true, user, scheduler.now, channel: LiveWorld.channel(of: inFlight.ops[Int(slot)].kind))
-    scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)))
+    deliver(event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: user, at: at, &scheduler)
+  }
+
+  /// Schedules a delivery to `user` over its ordered channel, or adds it to the batch of messages
+  /// that reach `user` at the same instant.
+  mutating func deliver(_ e: Event, to user: UInt32, at: SimInstant, _ scheduler: inout Scheduler) {
+    if batchesDeliveries && batches.join(e, user: user, at: at) { return }
+    scheduler.schedule(at: at, e)
+  }
+
+  /// After a delivery to `user`: the messages that reached it at the same instant behind it.
+  mutating func deliverFollowers(of e: Event, user: UInt32, _ scheduler: inout Scheduler) {
+    guard batchesDeliveries else { return }
+    let start = followers.count
+    batches.close(ledBy: e, user: user, now: scheduler.now, into: &followers)
+    guard followers.count > start else { return }
+    // Handled as their own events would have been, in channel order. (A follower's handler may
+    // lead nothing: its batch is closed.)
+    var i = start
+    while i < followers.count {
+      let f = followers[i]
+      if f.kind == LiveEvent.clientReply.rawValue {
+        clientReply(slot: f.a, code: Int32(bitPattern: f.b), &scheduler)
+      } else {
+        clientNotice(slot: f.a, &scheduler)
+      }
+      i += 1
+    }
+    followers.removeSubrange(start...)
   }
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {

@@ -25,8 +25,6 @@ struct UIWatch {
   var until: [Int64] = []
   /// The users a round checks (kept between rounds for its capacity).
   var due: [UInt32] = []
-  /// Per user, during a check: whether an SDK call of the user awaits its answer.
-  var busy: [Bool] = []
   /// Per user: whether the SDK reported the user's latest application as failed for want of an
   /// answer (-1), while the server may hold it.
   var lostApply: [Bool] = []
@@ -127,9 +125,6 @@ extension LiveWorld {
     }
     defer { swap(&due, &uiWatch.due) }
     guard !due.isEmpty else { return }
-    if uiWatch.busy.count < layout.totalUsers { uiWatch.busy = [Bool](repeating: false, count: layout.totalUsers) }
-    inFlight.mark(usersInFlight: &uiWatch.busy, true)
-    defer { inFlight.mark(usersInFlight: &uiWatch.busy, false) }
     let audienceUI = audienceStatusIsUI
     for u in due { checkUI(u, audienceUI: audienceUI, now: now) }
   }
@@ -160,7 +155,7 @@ extension LiveWorld {
       devices: captureOn && !seated && callState != .accept ? runtime.deviceNames(user: u) : "",
       // Quiet: nothing under way now, and its code has not run since the last check (a retry
       // that failed at once between two checks is activity all the same).
-      quiet: !uiWatch.busy[Int(u)] && !network.hasInFlight(u, now: now)
+      quiet: !inFlight.hasCallInFlight(u) && !network.hasInFlight(u, now: now)
         && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds - UIWatch.checkEvery.nanoseconds,
       answerMayBeLost: mayFailApplying
         && (uiWatch.droppedAnswer(u)

@@ -393,3 +393,44 @@ final class LockedCount: @unchecked Sendable {
     }
   }
 }
+
+/// Same-instant deliveries to one client as one event: fewer events, the same results.
+@Suite struct DownlinkBatchTests {
+  /// Counters, latency buckets, invariant results and resource figures of a report: everything it
+  /// decided, without the events and the trace hash, which batching changes.
+  static func results(_ r: RunReport) throws -> String {
+    var copy = r
+    copy.events = 0
+    copy.traceHash = ""
+    copy.wallSeconds = 0
+    copy.peakMemoryBytes = 0
+    copy.meta = .init(startedAt: "", speedup: 0, eventsPerSecond: 0, bytesPerUser: 0, allocator: "")
+    copy.invariants = copy.invariants.map { i in
+      var i = i
+      i.first?.excerpt = []
+      return i
+    }
+    return String(decoding: try copy.jsonData(), as: UTF8.self)
+  }
+
+  /// Chaos (duplicates, reordering, late answers, partitions) and the client mistakes, where
+  /// deliveries interleave most.
+  static let wide: [(String, UInt64)] =
+    (1...3).map { ("nightly-chaos.json5", UInt64($0)) } + (1...2).map { ("mistakes.json5", UInt64($0)) }
+
+  @Test(
+    arguments: wide + [
+      ("smoke.json5", UInt64(1)), ("smoke.json5", 7), ("seat-rush.json5", 2), ("nightly-chaos.json5", 1),
+      ("nightly-chaos.json5", 5), ("call-storm.json5", 3), ("flash-crowd-staffing.json5", 1),
+    ])
+  func batchingChangesNoResultAndSavesEvents(profile name: String, seed: UInt64) throws {
+    let (profile, data) = try repositoryProfile(name)
+    var run = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: seed, duration: .minutes(5))
+    let batched = run.report(run.execute(), startedAt: Date())
+    run.batchesDeliveries = false
+    let single = run.report(run.execute(), startedAt: Date())
+    #expect(
+      batched.events < single.events, "\(name) seed \(seed): \(batched.events) events batched, \(single.events) not")
+    #expect(try Self.results(batched) == Self.results(single), "\(name) seed \(seed)")
+  }
+}

@@ -1,0 +1,108 @@
+import SimKernel
+
+/// Messages to one client that arrive at the same instant, delivered as one event.
+///
+/// The ordered channel to a client often delivers several messages at once: a server change
+/// answers the caller and notifies it in the same step, and a later message never overtakes an
+/// earlier one, so its delivery time is clamped to the earlier one's. Each used to be its own
+/// event. Now the first message to a user at an instant is scheduled as before (the batch's
+/// leader), and every later one to that user at the same instant joins it as a follower; the
+/// leader's event delivers them all, in channel order, right after itself.
+///
+/// Nothing the model decides changes: each message's delivery time, its faults (drawn when it is
+/// sent) and its handling are those it had as an event of its own. What moves is the order among
+/// events at one instant: a follower is now handled before events of other users (or a timer of
+/// its own) that were scheduled between it and its leader for the same instant. Such ties were
+/// broken by scheduling order before too; the channel's order, which the SDK guarantees, is kept.
+struct DownlinkBatches {
+  /// Per user: the instant of its latest batch in nanoseconds (`-1`: none), the batch new
+  /// messages at that instant join. Delivery times on a channel never decrease, so only the
+  /// latest batch can grow; earlier ones wait for their leaders.
+  var openAt: [Int64]
+  /// Per user: the leader of its latest batch, as ``key(_:)``.
+  var leader: [UInt32]
+  /// Per user: the last follower of its latest batch (`-1`: none yet).
+  var tail: [Int32]
+  /// Per leader slot (notices and replies apart): its first follower (`-1`: none).
+  var noticeHead: [Int32] = []
+  var replyHead: [Int32] = []
+  /// Followers: the event each would have been, and the next follower of the same batch.
+  var events: [Event] = []
+  var next: [Int32] = []
+  var free: [Int32] = []
+
+  /// Batches for `users` users.
+  init(users: Int) {
+    openAt = [Int64](repeating: -1, count: users)
+    leader = [UInt32](repeating: 0, count: users)
+    tail = [Int32](repeating: -1, count: users)
+  }
+
+  static let replyBit: UInt32 = 1 << 31
+
+  /// A delivery event's identity: its slot, with the top bit set for a reply.
+  static func key(_ e: Event) -> UInt32 {
+    e.kind == LiveEvent.clientReply.rawValue ? e.a | replyBit : e.a
+  }
+
+  /// The first follower of the batch `key` leads.
+  func head(_ key: UInt32) -> Int32 {
+    let slot = Int(key & ~Self.replyBit)
+    if key & Self.replyBit != 0 { return slot < replyHead.count ? replyHead[slot] : -1 }
+    return slot < noticeHead.count ? noticeHead[slot] : -1
+  }
+
+  mutating func setHead(_ key: UInt32, _ value: Int32) {
+    let slot = Int(key & ~Self.replyBit)
+    if key & Self.replyBit != 0 {
+      if slot >= replyHead.count { replyHead.append(contentsOf: repeatElement(-1, count: slot + 1 - replyHead.count)) }
+      replyHead[slot] = value
+    } else {
+      if slot >= noticeHead.count {
+        noticeHead.append(contentsOf: repeatElement(-1, count: slot + 1 - noticeHead.count))
+      }
+      noticeHead[slot] = value
+    }
+  }
+
+  /// Whether `e`, a delivery to `user` due `at`, joins the batch of that instant (it is then
+  /// stored, not scheduled); otherwise it leads a new batch and must be scheduled.
+  mutating func join(_ e: Event, user: UInt32, at: SimInstant) -> Bool {
+    let u = Int(user)
+    guard openAt[u] == at.nanoseconds else {
+      openAt[u] = at.nanoseconds
+      leader[u] = Self.key(e)
+      tail[u] = -1
+      return false
+    }
+    let slot: Int32
+    if let f = free.popLast() {
+      slot = f
+      events[Int(f)] = e
+      next[Int(f)] = -1
+    } else {
+      slot = Int32(events.count)
+      events.append(e)
+      next.append(-1)
+    }
+    if tail[u] >= 0 { next[Int(tail[u])] = slot } else { setHead(leader[u], slot) }
+    tail[u] = slot
+    return true
+  }
+
+  /// After the delivery `e` to `user`: the followers of the batch it leads, appended to
+  /// `followers` in channel order (none if it leads no batch). The batch is closed.
+  mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout [Event]) {
+    let key = Self.key(e)
+    let u = Int(user)
+    if openAt[u] == now.nanoseconds && leader[u] == key { openAt[u] = -1 }
+    var i = head(key)
+    guard i >= 0 else { return }
+    setHead(key, -1)
+    while i >= 0 {
+      followers.append(events[Int(i)])
+      free.append(i)
+      i = next[Int(i)]
+    }
+  }
+}
