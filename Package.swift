@@ -2,8 +2,13 @@
 import PackageDescription
 
 /// The model is split into targets by concept; whole-program speed must not depend on that split, so
-/// release builds let the optimizer inline and specialize across target boundaries.
-let optimize: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+/// release builds let the optimizer inline and specialize across target boundaries. A run is one
+/// thread over value types: release builds leave out the dynamic exclusivity checks (a runtime call
+/// and a thread-local access set on every access to a class property), which debug builds, and so
+/// every test, keep.
+let optimize: [SwiftSetting] = [
+  .unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
 
 /// The SDK-compatible modules compile as app code does (Swift 5 language mode), since they hand
 /// app-owned closures and delegates around as the SDKs do.
@@ -53,7 +58,7 @@ let package = Package(
       name: "Runner",
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc",
-      ]),
+      ], swiftSettings: optimize),
     .target(
       name: "StampedeCLI",
       dependencies: [
