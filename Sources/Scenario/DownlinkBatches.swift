@@ -15,14 +15,18 @@ import SimKernel
 /// its own) that were scheduled between it and its leader for the same instant. Such ties were
 /// broken by scheduling order before too; the channel's order, which the SDK guarantees, is kept.
 struct DownlinkBatches {
-  /// Per user: the instant of its latest batch in nanoseconds (`-1`: none), the batch new
-  /// messages at that instant join. Delivery times on a channel never decrease, so only the
-  /// latest batch can grow; earlier ones wait for their leaders.
-  var openAt: [Int64]
-  /// Per user: the leader of its latest batch, as ``key(_:)``.
-  var leader: [UInt32]
-  /// Per user: the last follower of its latest batch (`-1`: none yet).
-  var tail: [Int32]
+  /// Per user, its latest batch (one 16-byte record, so a delivery touches one cache line).
+  struct Latest {
+    /// The batch's instant in nanoseconds (`-1`: none), the batch new messages at that instant
+    /// join. Delivery times on a channel never decrease, so only the latest batch can grow;
+    /// earlier ones wait for their leaders.
+    var openAt: Int64 = -1
+    /// Its leader, as ``DownlinkBatches/key(_:)``.
+    var leader: UInt32 = 0
+    /// Its last follower (`-1`: none yet).
+    var tail: Int32 = -1
+  }
+  var latest: [Latest]
   /// Per leader slot (notices and replies apart): its first follower (`-1`: none).
   var noticeHead: [Int32] = []
   var replyHead: [Int32] = []
@@ -33,9 +37,7 @@ struct DownlinkBatches {
 
   /// Batches for `users` users.
   init(users: Int) {
-    openAt = [Int64](repeating: -1, count: users)
-    leader = [UInt32](repeating: 0, count: users)
-    tail = [Int32](repeating: -1, count: users)
+    latest = [Latest](repeating: Latest(), count: users)
   }
 
   static let replyBit: UInt32 = 1 << 31
@@ -69,10 +71,8 @@ struct DownlinkBatches {
   /// stored, not scheduled); otherwise it leads a new batch and must be scheduled.
   mutating func join(_ e: Event, user: UInt32, at: SimInstant) -> Bool {
     let u = Int(user)
-    guard openAt[u] == at.nanoseconds else {
-      openAt[u] = at.nanoseconds
-      leader[u] = Self.key(e)
-      tail[u] = -1
+    guard latest[u].openAt == at.nanoseconds else {
+      latest[u] = Latest(openAt: at.nanoseconds, leader: Self.key(e), tail: -1)
       return false
     }
     let slot: Int32
@@ -85,8 +85,8 @@ struct DownlinkBatches {
       events.append(e)
       next.append(-1)
     }
-    if tail[u] >= 0 { next[Int(tail[u])] = slot } else { setHead(leader[u], slot) }
-    tail[u] = slot
+    if latest[u].tail >= 0 { next[Int(latest[u].tail)] = slot } else { setHead(latest[u].leader, slot) }
+    latest[u].tail = slot
     return true
   }
 
@@ -95,7 +95,7 @@ struct DownlinkBatches {
   mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout [Event]) {
     let key = Self.key(e)
     let u = Int(user)
-    if openAt[u] == now.nanoseconds && leader[u] == key { openAt[u] = -1 }
+    if latest[u].openAt == now.nanoseconds && latest[u].leader == key { latest[u].openAt = -1 }
     var i = head(key)
     guard i >= 0 else { return }
     setHead(key, -1)
