@@ -434,3 +434,30 @@ final class LockedCount: @unchecked Sendable {
     #expect(try Self.results(batched) == Self.results(single), "\(name) seed \(seed)")
   }
 }
+
+@Suite struct TrendPageTests {
+  @Test func thePageChartsTheMetricMarksFailuresAndListsDisagreeingSeeds() {
+    let points = [
+      TrendPage.Point(
+        id: 1, recordedAt: "2026-12-01T00:00:00Z", kind: "sweep", seeds: "1..10", build: "0.1.0 @abc", verdict: "pass",
+        value: 120, reportPath: "a/summary.json"),
+      TrendPage.Point(
+        id: 2, recordedAt: "2026-12-02T00:00:00Z", kind: "sweep", seeds: "1..10", build: "0.1.0 @def", verdict: "fail",
+        value: 180, reportPath: nil),
+      TrendPage.Point(
+        id: 3, recordedAt: "2026-12-03T00:00:00Z", kind: "run", seeds: "4", build: "0.1.0 @def", verdict: "pass",
+        value: nil, reportPath: nil),
+    ]
+    let html = TrendPage.render(
+      title: "stampede history: p", metric: "seat.apply_to_response.p99", timeValued: true, points: points,
+      flaky: ["determinism bug: p seed 4: …"])
+    #expect(html.contains("3 recorded run(s), 1 not passing"))
+    #expect(html.contains("1 seed(s) with disagreeing outcomes"))
+    // Two dots (the third entry has no value), the failing one red; newest first in the table.
+    #expect(html.components(separatedBy: "<circle").count - 1 == 2)
+    #expect(html.contains("class=\"miss\"") && html.contains("class=\"hit\""))
+    #expect(html.range(of: "<td class=\"n\">3</td>")!.lowerBound < html.range(of: "<td class=\"n\">1</td>")!.lowerBound)
+    #expect(html.contains("<a href=\"a/summary.json\">"))
+    #expect(html.contains("180.0 ms") && !html.contains("http"))
+  }
+}
