@@ -38,6 +38,10 @@ public struct SweepSummary: Codable, Sendable {
   public var failing: [FailingSeed]
   /// Events over all seeds.
   public var events: Int64
+  /// What every seed ran under besides the profile: client mistakes, SDK quirks, app code, as
+  /// `mistakes=a,b quirks=c app=x` (absent when none, and in summaries written before it existed).
+  /// Shards of one sweep share it; a merge refuses summaries that differ in it.
+  public var variant: String?
   /// Measurements of the machine; not part of the result.
   public var meta: Meta
 
@@ -284,6 +288,12 @@ extension SweepSummary {
             "summaries of different seed ranges (\(first.seeds.from)..\(first.seeds.to) and \(p.seeds.from)..\(p.seeds.to))"
         )
       }
+      guard (p.variant ?? "") == (first.variant ?? "") else {
+        throw MergeError(
+          description:
+            "summaries of sweeps run under different mistakes, quirks or apps ('\(first.variant ?? "")' and '\(p.variant ?? "")')"
+        )
+      }
       guard p.tool.version == first.tool.version else {
         throw MergeError(
           description: "summaries from different stampede versions (\(first.tool.version), \(p.tool.version))")
@@ -308,8 +318,10 @@ extension SweepSummary {
     for p in parts { totals.add(counters: p.counters, latencies: p.latencies, invariants: p.invariants) }
     let rows = parts.flatMap(\.runs).sorted { $0.seed < $1.seed }
     let meta = Meta(wallSeconds: parts.reduce(0) { $0 + $1.meta.wallSeconds }, jobs: parts.map(\.meta.jobs).max() ?? 1)
-    return assemble(
+    var merged = assemble(
       tool: first.tool, profile: first.profile, seeds: first.seeds, shard: nil, rows: rows, totals: totals, meta: meta)
+    merged.variant = first.variant
+    return merged
   }
 
   /// Pretty-printed JSON with sorted keys.

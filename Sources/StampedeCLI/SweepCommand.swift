@@ -111,7 +111,10 @@ enum SweepCommand {
     let progress = SweepProgress(
       mode: try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto"), total: Int(sweep.span?.count ?? 0),
       plainEvery: every)
-    let summary = sweep.execute(
+    let variant = HistoryRecording.variant(
+      mistakes: sweep.mistakes.map(\.rawValue), quirks: sweep.quirks.map(\.rawValue), app: sweep.app?.name,
+      duration: nil)
+    var summary = sweep.execute(
       finished: { report in
         progress.seedFinished(passed: report.verdict == "pass")
         if !quiet { lines.add(report.seed, SweepCommand.line(report)) }
@@ -122,6 +125,7 @@ enum SweepCommand {
       }, shouldStop: { interruptRequested != 0 })
     progress.finish()
     lines.flush()
+    if !variant.isEmpty { summary.variant = variant }
     do {
       try SweepReports.write(summary, to: out)
     } catch {
@@ -130,9 +134,6 @@ enum SweepCommand {
     }
     print(SweepCommand.footer(summary, folder: out))
     if interruptRequested == 0 {
-      let variant = HistoryRecording.variant(
-        mistakes: sweep.mistakes.map(\.rawValue), quirks: sweep.quirks.map(\.rawValue), app: sweep.app?.name,
-        duration: nil)
       // A shard records beside its summary, where merge finds it; a whole sweep in the history.
       HistoryRecording.record(
         options, variant: variant, reportPath: out + "/summary.json",
@@ -273,7 +274,7 @@ enum MergeCommand {
         printError("stampede: warning: the shards' histories were not gathered into \(history): \(error)")
       }
       if merged.missingSeeds.isEmpty {
-        HistoryRecording.record(options, variant: "", reportPath: out) { try $0.record(merged, $1) }
+        HistoryRecording.record(options, variant: merged.variant ?? "", reportPath: out) { try $0.record(merged, $1) }
       }
     }
     if !merged.missingSeeds.isEmpty {

@@ -461,3 +461,30 @@ final class LockedCount: @unchecked Sendable {
     #expect(html.contains("180.0 ms") && !html.contains("http"))
   }
 }
+
+@Suite struct SweepVariantTests {
+  @Test func shardsRunUnderDifferentMistakesAreNotMergedAndTheVariantIsKept() throws {
+    let folder = ProcessTool.temporaryFolder()
+    func shard(_ k: Int, _ extra: [String]) throws {
+      let r = try Tool.run(
+        [
+          "sweep", "profiles/smoke.json5", "--seeds", "1..2", "--shard", "\(k)/2", "--quiet", "--set",
+          "duration=\"2m\"",
+          "--out", folder.appendingPathComponent("s\(k)").path,
+        ] + extra)
+      #expect([0, 1, 3].contains(r.status), "\(r.stderr)")
+    }
+    try shard(1, ["--mistake", "host.stale-applicants"])
+    try shard(2, [])
+    let paths = [1, 2].map { folder.appendingPathComponent("s\($0)/summary.json").path }
+    let refused = try Tool.run(["merge"] + paths + ["--out", folder.appendingPathComponent("m/summary.json").path])
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("different mistakes, quirks or apps"), "\(refused.stderr)")
+    try shard(2, ["--mistake", "host.stale-applicants"])
+    let merged = try Tool.run(["merge"] + paths + ["--out", folder.appendingPathComponent("m/summary.json").path])
+    #expect([0, 1, 3].contains(merged.status), "\(merged.stderr)")
+    let summary = try JSONDecoder().decode(
+      SweepSummary.self, from: Data(contentsOf: folder.appendingPathComponent("m/summary.json")))
+    #expect(summary.variant == "mistakes=host.stale-applicants")
+  }
+}
