@@ -160,14 +160,16 @@ public struct SimulationRun {
       interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes)
   }
 
-  /// A fresh world for this run, with the factory's behaviours.
-  /// Whether same-instant messages to a client are delivered as one event (the default). Tests
-  /// switch it off to show that batching changes no result, only the number of events.
-  public var batchesDeliveries = true
+  /// Whether the world saves events where nothing can happen between them (the default): messages
+  /// that reach one client at one instant as one event, request timeouts as one timer per
+  /// timeout length. Tests switch it off to show that this changes no result, only the number of
+  /// events.
+  public var coalescesEvents = true
 
+  /// A fresh world for this run, with the factory's behaviours.
   func makeWorld() -> LiveWorld {
     var world = makeWorldWithDefaults()
-    world.batchesDeliveries = batchesDeliveries
+    world.coalescesEvents = coalescesEvents
     return world
   }
 

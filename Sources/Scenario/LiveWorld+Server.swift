@@ -177,7 +177,37 @@ extension LiveWorld {
       timeout = .zero  // filed as if the client had asked for none
     }
     server.armed(request: id, timeout: timeout)
-    if timeout > .zero { scheduler.schedule(after: timeout, event(.requestTimeout, id)) }
+    guard timeout > .zero else { return }
+    guard coalescesEvents else {
+      scheduler.schedule(after: timeout, event(.requestTimeout, id))
+      return
+    }
+    let deadline = scheduler.now + timeout
+    let line = timeoutLines.add(id, deadline: deadline.nanoseconds, length: timeout.nanoseconds)
+    if !timeoutLines.lines[line].armed {
+      timeoutLines.lines[line].armed = true
+      scheduler.schedule(at: deadline, event(.requestTimeout, id, UInt32(line + 1)))
+    }
+  }
+
+  /// A line's timer fired: each request due now that is still pending times out, as its own
+  /// timeout event would have made it; then the timer waits for the first request behind them
+  /// that is still pending (those answered meanwhile need no event at all).
+  mutating func timeoutLineFired(_ line: Int, _ scheduler: inout Scheduler) {
+    let now = scheduler.now
+    while let (id, deadline) = timeoutLines.lines[line].first, deadline <= now.nanoseconds {
+      timeoutLines.lines[line].removeFirst()
+      if server.seats.timeOut(request: id, now: now) { measured.counters.add(measured.timedOut) }
+      drainServer(&scheduler)
+    }
+    while let (id, _) = timeoutLines.lines[line].first, server.seats.requests[Int(id)].state != .pending {
+      timeoutLines.lines[line].removeFirst()
+    }
+    if let (id, deadline) = timeoutLines.lines[line].first {
+      scheduler.schedule(at: SimInstant(nanoseconds: deadline), event(.requestTimeout, id, UInt32(line + 1)))
+    } else {
+      timeoutLines.lines[line].armed = false
+    }
   }
 
   /// Sends a server event to its client over the client's ordered channel.

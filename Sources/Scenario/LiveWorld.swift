@@ -98,9 +98,13 @@ public struct LiveWorld: World {
   public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
-  /// Whether messages to one client at one instant are delivered as one event (see
-  /// ``DownlinkBatches``). Only tests switch it off, to show that it changes no result.
-  public var batchesDeliveries = true
+  /// Whether events are saved where nothing can happen between them: messages to one client at
+  /// one instant delivered as one event (``DownlinkBatches``), request timeouts kept in one timer
+  /// per timeout length (``TimeoutLines``). Only tests switch it off, to show that it changes no
+  /// result.
+  public var coalescesEvents = true
+  /// The requests' timeouts, one line per timeout length.
+  var timeoutLines = TimeoutLines()
   /// The open batches of same-instant deliveries.
   var batches: DownlinkBatches
   /// Followers taken from a batch, reused between batches.
@@ -254,8 +258,12 @@ public struct LiveWorld: World {
     case .applyIntent:
       run(e.a, .applyIntent, &scheduler)
     case .requestTimeout:
-      if server.seats.timeOut(request: e.a, now: scheduler.now) { measured.counters.add(measured.timedOut) }
-      drainServer(&scheduler)
+      guard e.b != 0 else {
+        if server.seats.timeOut(request: e.a, now: scheduler.now) { measured.counters.add(measured.timedOut) }
+        drainServer(&scheduler)
+        break
+      }
+      timeoutLineFired(Int(e.b - 1), &scheduler)
     case .coHostStart:
       if server.seats.connectCoHost(e.a, e.a + 1) == nil {
         measured.counters.add(measured.coHostSessions)
@@ -522,13 +530,13 @@ public struct LiveWorld: World {
   /// Schedules a delivery to `user` over its ordered channel, or adds it to the batch of messages
   /// that reach `user` at the same instant.
   mutating func deliver(_ e: Event, to user: UInt32, at: SimInstant, _ scheduler: inout Scheduler) {
-    if batchesDeliveries && batches.join(e, user: user, at: at) { return }
+    if coalescesEvents && batches.join(e, user: user, at: at) { return }
     scheduler.schedule(at: at, e)
   }
 
   /// After a delivery to `user`: the messages that reached it at the same instant behind it.
   mutating func deliverFollowers(of e: Event, user: UInt32, _ scheduler: inout Scheduler) {
-    guard batchesDeliveries else { return }
+    guard coalescesEvents else { return }
     let start = followers.count
     batches.close(ledBy: e, user: user, now: scheduler.now, into: &followers)
     guard followers.count > start else { return }

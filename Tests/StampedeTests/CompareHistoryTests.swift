@@ -394,7 +394,8 @@ final class LockedCount: @unchecked Sendable {
   }
 }
 
-/// Same-instant deliveries to one client as one event: fewer events, the same results.
+/// Same-instant deliveries to one client as one event, and request timeouts as one timer per
+/// timeout length: fewer events, the same results.
 @Suite struct DownlinkBatchTests {
   /// Counters, latency buckets, invariant results and resource figures of a report: everything it
   /// decided, without the events and the trace hash, which batching changes.
@@ -417,6 +418,7 @@ final class LockedCount: @unchecked Sendable {
   /// deliveries interleave most.
   static let wide: [(String, UInt64)] =
     (1...3).map { ("nightly-chaos.json5", UInt64($0)) } + (1...2).map { ("mistakes.json5", UInt64($0)) }
+    + [("flash-crowd.json5", 2)]
 
   @Test(
     arguments: wide + [
@@ -427,7 +429,7 @@ final class LockedCount: @unchecked Sendable {
     let (profile, data) = try repositoryProfile(name)
     var run = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: seed, duration: .minutes(5))
     let batched = run.report(run.execute(), startedAt: Date())
-    run.batchesDeliveries = false
+    run.coalescesEvents = false
     let single = run.report(run.execute(), startedAt: Date())
     #expect(
       batched.events < single.events, "\(name) seed \(seed): \(batched.events) events batched, \(single.events) not")

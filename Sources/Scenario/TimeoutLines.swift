@@ -1,0 +1,49 @@
+/// Requests' timeouts, one line per timeout length, each with one timer.
+///
+/// Every application and invitation used to arm its own timeout event, which nearly always fired
+/// long after the request was answered, changing nothing. Requests are filed in time order, so
+/// the deadlines of one timeout length come in order too: a line keeps them first-in first-out
+/// and arms one timer, at the deadline of its first request still pending. When it fires, the
+/// requests due then time out exactly as their own events would have made them; the timer then
+/// skips the requests answered meanwhile and waits for the next one still pending. A request
+/// answered before its deadline costs no event.
+struct TimeoutLines {
+  /// One timeout length's requests, in filing order.
+  struct Line {
+    /// The timeout length in nanoseconds.
+    var length: Int64
+    /// Request IDs and their deadlines (nanoseconds), from `head` on.
+    var ids: [UInt32] = []
+    var deadlines: [Int64] = []
+    var head = 0
+    /// Whether a timer event is pending for this line.
+    var armed = false
+
+    /// The first request waiting, with its deadline.
+    var first: (UInt32, Int64)? { head < ids.count ? (ids[head], deadlines[head]) : nil }
+
+    mutating func removeFirst() {
+      head += 1
+      // Drop the consumed prefix now and then (amortized O(1) per request).
+      if head >= 4096 && head * 2 >= ids.count {
+        ids.removeFirst(head)
+        deadlines.removeFirst(head)
+        head = 0
+      }
+    }
+  }
+
+  var lines: [Line] = []
+
+  /// Appends request `id`, due at `deadline`, to the line of its timeout `length`; returns the line.
+  mutating func add(_ id: UInt32, deadline: Int64, length: Int64) -> Int {
+    var line = lines.firstIndex { $0.length == length } ?? -1
+    if line < 0 {
+      lines.append(Line(length: length))
+      line = lines.count - 1
+    }
+    lines[line].ids.append(id)
+    lines[line].deadlines.append(deadline)
+    return line
+  }
+}
