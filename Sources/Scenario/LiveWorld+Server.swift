@@ -183,7 +183,8 @@ extension LiveWorld {
       return
     }
     let deadline = scheduler.now + timeout
-    let line = timeoutLines.add(id, deadline: deadline.nanoseconds, length: timeout.nanoseconds)
+    let line = timeoutLines.add(
+      id, room: server.seats.requests[Int(id)].room, deadline: deadline.nanoseconds, length: timeout.nanoseconds)
     if !timeoutLines.lines[line].armed {
       timeoutLines.lines[line].armed = true
       scheduler.schedule(at: deadline, event(.requestTimeout, id, UInt32(line + 1)))

@@ -1,4 +1,4 @@
-/// Requests' timeouts, one line per timeout length, each with one timer.
+/// Requests' timeouts, one line per room and timeout length, each with one timer.
 ///
 /// Every application and invitation used to arm its own timeout event, which nearly always fired
 /// long after the request was answered, changing nothing. Requests are filed in time order, so
@@ -6,12 +6,13 @@
 /// and arms one timer, at the deadline of its first request still pending. When it fires, the
 /// requests due then time out exactly as their own events would have made them; the timer then
 /// skips the requests answered meanwhile and waits for the next one still pending. A request
-/// answered before its deadline costs no event.
+/// answered before its deadline costs no event. Lines are per room, so that a room's events never
+/// depend on another room's requests (removing the other rooms leaves a room's life as it was).
 struct TimeoutLines {
   /// One timeout length's requests, in filing order.
   struct Line {
-    /// The timeout length in nanoseconds.
-    var length: Int64
+    /// The room and the timeout length in nanoseconds.
+    var key: Key
     /// Request IDs and their deadlines (nanoseconds), from `head` on.
     var ids: [UInt32] = []
     var deadlines: [Int64] = []
@@ -33,14 +34,26 @@ struct TimeoutLines {
     }
   }
 
-  var lines: [Line] = []
+  /// A line's room and timeout length.
+  struct Key: Hashable {
+    var room: UInt32
+    var length: Int64
+  }
 
-  /// Appends request `id`, due at `deadline`, to the line of its timeout `length`; returns the line.
-  mutating func add(_ id: UInt32, deadline: Int64, length: Int64) -> Int {
-    var line = lines.firstIndex { $0.length == length } ?? -1
-    if line < 0 {
-      lines.append(Line(length: length))
+  var lines: [Line] = []
+  var index: [Key: Int] = [:]
+
+  /// Appends request `id` of `room`, due at `deadline`, to the line of its room and timeout
+  /// `length`; returns the line.
+  mutating func add(_ id: UInt32, room: UInt32, deadline: Int64, length: Int64) -> Int {
+    let key = Key(room: room, length: length)
+    let line: Int
+    if let known = index[key] {
+      line = known
+    } else {
+      lines.append(Line(key: key))
       line = lines.count - 1
+      index[key] = line
     }
     lines[line].ids.append(id)
     lines[line].deadlines.append(deadline)
