@@ -58,6 +58,9 @@ public struct FlakySeed: Sendable, Equatable {
     case behaviourChange = "behaviour change"
     /// The same version and commit gave different results: determinism is broken.
     case determinismBug = "determinism bug"
+    /// Outcomes of one version disagree, but at least one was recorded without its commit, so
+    /// whether the build changed is not known.
+    case unknownBuild = "disagreement, build not recorded"
   }
   /// The profile's name.
   public var profileName: String
@@ -485,11 +488,21 @@ public final class HistoryStore {
             cause: .behaviourChange, outcomes: [row.outcome]))
       }
     }
-    // A determinism bug: two outcomes of one build that disagree.
+    // A determinism bug: two outcomes of one known build (version and commit) that disagree.
+    // Outcomes recorded without a commit may come from any build of their version.
+    func disagree(_ list: [FlakySeed.Outcome]) -> Bool {
+      Set(list.map(\.traceHash)).count > 1 || Set(list.map(\.verdict)).count > 1
+    }
     for i in out.indices {
-      let builds = Dictionary(grouping: out[i].outcomes) { "\($0.toolVersion)|\($0.gitCommit ?? "")" }
-      if builds.values.contains(where: { Set($0.map(\.traceHash)).count > 1 || Set($0.map(\.verdict)).count > 1 }) {
+      let known = out[i].outcomes.filter { $0.gitCommit != nil }
+      let builds = Dictionary(grouping: known) { "\($0.toolVersion)|\($0.gitCommit!)" }
+      if builds.values.contains(where: disagree) {
         out[i].cause = .determinismBug
+        continue
+      }
+      let byVersion = Dictionary(grouping: out[i].outcomes, by: \.toolVersion)
+      if byVersion.values.contains(where: { list in list.contains { $0.gitCommit == nil } && disagree(list) }) {
+        out[i].cause = .unknownBuild
       }
     }
     return out

@@ -196,12 +196,17 @@ import ToolSupport
     try store.record(
       Self.report(seed: 10, verdict: "fail", hash: "9999"),
       .init(variant: "mistakes=x", gitCommit: "c1", reportPath: nil))
+    // Seed 11: two runs of one version, one recorded without its commit: nobody knows the build.
+    try store.record(Self.report(seed: 11, verdict: "pass", hash: "1111"), plain)
+    try store.record(
+      Self.report(seed: 11, verdict: "pass", hash: "2222"), .init(variant: "", gitCommit: nil, reportPath: nil))
     let flaky = try store.flakySeeds()
-    #expect(flaky.map(\.seed) == [8, 9])
+    #expect(flaky.map(\.seed) == [8, 9, 11])
+    #expect(flaky.first { $0.seed == 11 }?.cause == .unknownBuild)
     #expect(flaky.first { $0.seed == 8 }?.cause == .determinismBug)
     #expect(flaky.first { $0.seed == 9 }?.cause == .behaviourChange)
     let entries = try store.entries(profile: "p")
-    #expect(entries.count == 8 && entries[0].id == first && entries[0].seed == 7 && entries[0].gitCommit == "c1")
+    #expect(entries.count == 10 && entries[0].id == first && entries[0].seed == 7 && entries[0].gitCommit == "c1")
     let side = try #require(try store.side(id: first))
     #expect(
       side.measured.latencies["seat.apply_to_response"]
