@@ -240,7 +240,8 @@ enum CLI {
 
     Seeds recorded more than once with the same resolved profile and variant (mistakes, quirks,
     app, duration) whose verdicts or trace hashes disagree are listed: under the same tool version
-    and commit that is a determinism bug, across versions or commits a behaviour change.
+    and commit that is a determinism bug, across versions or commits a behaviour change (and "build
+    not recorded" when an outcome was recorded without its commit).
 
     Options:
       --profile NAME    only this profile's entries
