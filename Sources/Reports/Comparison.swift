@@ -362,7 +362,7 @@ public struct Comparison: Sendable {
   }
 
   /// A rule's change as people read it: `+12.5%`, `+40.0 ms`, `+3`.
-  static func spellChange(_ r: RuleResult) -> String {
+  public static func spellChange(_ r: RuleResult) -> String {
     guard let c = r.change else { return "no value" }
     if r.rule.relative {
       return c.isInfinite ? (c > 0 ? "from 0 to above 0" : "to 0") : String(format: "%+.1f%%", c * 100)
@@ -371,14 +371,8 @@ public struct Comparison: Sendable {
     return String(format: "%+.4g", c)
   }
 
-  /// A rule's change as the terminal prints it.
-  public static func spellChangeText(_ r: RuleResult) -> String { spellChange(r) }
-
-  /// A p-value as the terminal prints it.
-  public static func spellPText(_ t: Statistics.TestResult?) -> String { spellP(t) }
-
   /// A p-value as reports print it.
-  static func spellP(_ t: Statistics.TestResult?) -> String {
+  public static func spellP(_ t: Statistics.TestResult?) -> String {
     guard let t else { return "–" }
     if t.p < 1e-4 { return "<0.0001" }
     return String(format: "%.4f", t.p)

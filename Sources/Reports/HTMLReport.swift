@@ -315,49 +315,42 @@ public enum HTMLReport {
 
   /// A line chart of one sampled gauge over simulated time.
   static func line(times: [Double], values: [Int64]) -> String {
-    let n = min(times.count, values.count)
-    guard n > 0 else { return "" }
-    let tMax = max(times[n - 1], 1)
-    let vMax = Double(max(values.prefix(n).max() ?? 1, 1))
-    let w = chartWidth - pad.left - pad.right
-    let h = chartHeight - pad.top - pad.bottom
-    func x(_ t: Double) -> Double { pad.left + t / tMax * w }
-    func y(_ v: Double) -> Double { pad.top + (1 - v / vMax) * h }
-    var svg = svgOpen("time series")
-    for (v, label) in valueTicks(max: vMax) {
-      svg +=
-        "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(v)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(v)))\" class=\"grid\"/>"
-      svg +=
-        "<text x=\"\(fmt(pad.left - 4))\" y=\"\(fmt(y(v) + 4))\" class=\"tick\" text-anchor=\"end\">\(label)</text>"
-    }
-    for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
-      let anchor = f == 0 ? "start" : (f == 1 ? "end" : "middle")
-      svg += "<text x=\"\(fmt(x(tMax * f)))\" y=\"\(fmt(chartHeight - 12))\" class=\"tick\" text-anchor=\"\(anchor)\">"
-      svg += "\(html(clockTime(tMax * f, scale: tMax)))</text>"
-    }
-    var path = ""
-    for i in 0..<n { path += (i == 0 ? "M" : " L") + "\(fmt(x(times[i]))),\(fmt(y(Double(values[i]))))" }
-    return svg + "<path d=\"\(path)\" class=\"curve\"/></svg>"
+    lines(
+      times: times, [(values.map { Double($0) }, "curve")], label: "time series", top: 1, ticks: valueTicks(max:))
   }
 
-  /// Lines over simulated time on one scale from 0: latencies (`time`, in ms) or rates. A `nil`
-  /// value (an interval without samples) breaks its line.
+  /// Lines over simulated time of latencies (`time`, in ms) or rates.
   static func lines(times: [Double], _ series: [(values: [Double?], cls: String)], time: Bool) -> String {
+    lines(
+      times: times, series, label: time ? "latency over time" : "rate over time", top: 1e-9,
+      ticks: { vMax in
+        var ticks: [(value: Double, label: String)] = []
+        for f in [0.0, 0.5, 1.0] {
+          let v = vMax * f
+          let label = v == 0 ? "0" : (time ? Spell.ms(v) : String(format: "%.3g", v))
+          if ticks.last?.label != label { ticks.append((v, label)) }
+        }
+        return ticks
+      })
+  }
+
+  /// Lines over simulated time on one scale from 0 to the largest value (at least `top`), with the
+  /// value ticks `ticks` gives for that scale. A `nil` value (an interval without samples) breaks
+  /// its line.
+  static func lines(
+    times: [Double], _ series: [(values: [Double?], cls: String)], label: String, top: Double,
+    ticks: (Double) -> [(value: Double, label: String)]
+  ) -> String {
     let n = min(times.count, series.map(\.values.count).min() ?? 0)
     guard n > 0 else { return "" }
     let tMax = max(times[n - 1], 1)
-    let vMax = max(series.flatMap { $0.values.prefix(n).compactMap { $0 } }.max() ?? 1, 1e-9)
+    let vMax = max(series.flatMap { $0.values.prefix(n).compactMap { $0 } }.max() ?? top, top)
     let w = chartWidth - pad.left - pad.right
     let h = chartHeight - pad.top - pad.bottom
     func x(_ t: Double) -> Double { pad.left + t / tMax * w }
     func y(_ v: Double) -> Double { pad.top + (1 - v / vMax) * h }
-    var svg = svgOpen(time ? "latency over time" : "rate over time")
-    var previousLabel = ""
-    for f in [0.0, 0.5, 1.0] {
-      let v = vMax * f
-      let label = v == 0 ? "0" : (time ? Spell.ms(v) : String(format: "%.3g", v))
-      guard label != previousLabel else { continue }
-      previousLabel = label
+    var svg = svgOpen(label)
+    for (v, label) in ticks(vMax) {
       svg +=
         "<line x1=\"\(fmt(pad.left))\" y1=\"\(fmt(y(v)))\" x2=\"\(fmt(pad.left + w))\" y2=\"\(fmt(y(v)))\" class=\"grid\"/>"
       svg +=

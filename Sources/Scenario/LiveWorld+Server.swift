@@ -177,7 +177,11 @@ extension LiveWorld {
       timeout = .zero  // filed as if the client had asked for none
     }
     server.armed(request: id, timeout: timeout)
-    guard timeout > .zero else { return }
+    if timeout > .zero { armTimeout(request: id, after: timeout, &scheduler) }
+  }
+
+  /// Arms the timeout of request `id`: its own event, or a place in its room's timeout line.
+  mutating func armTimeout(request id: UInt32, after timeout: SimDuration, _ scheduler: inout Scheduler) {
     guard coalescesEvents else {
       scheduler.schedule(after: timeout, event(.requestTimeout, id))
       return
@@ -191,15 +195,19 @@ extension LiveWorld {
     }
   }
 
-  /// A line's timer fired: each request due now that is still pending times out, as its own
-  /// timeout event would have made it; then the timer waits for the first request behind them
-  /// that is still pending (those answered meanwhile need no event at all).
+  /// Request `id`'s timeout is due: it times out if it is still pending.
+  mutating func expire(request id: UInt32, _ scheduler: inout Scheduler) {
+    if server.seats.timeOut(request: id, now: scheduler.now) { measured.counters.add(measured.timedOut) }
+    drainServer(&scheduler)
+  }
+
+  /// A line's timer fired: each request due now times out if still pending, as its own timeout
+  /// event would have made it; then the timer waits for the first request behind them that is
+  /// still pending (those answered meanwhile need no event at all).
   mutating func timeoutLineFired(_ line: Int, _ scheduler: inout Scheduler) {
-    let now = scheduler.now
-    while let (id, deadline) = timeoutLines.lines[line].first, deadline <= now.nanoseconds {
+    while let (id, deadline) = timeoutLines.lines[line].first, deadline <= scheduler.now.nanoseconds {
       timeoutLines.lines[line].removeFirst()
-      if server.seats.timeOut(request: id, now: now) { measured.counters.add(measured.timedOut) }
-      drainServer(&scheduler)
+      expire(request: id, &scheduler)
     }
     while let (id, _) = timeoutLines.lines[line].first, server.seats.requests[Int(id)].state != .pending {
       timeoutLines.lines[line].removeFirst()

@@ -100,10 +100,10 @@ public struct LiveWorld: World {
   public var _plantNondeterminism = false
   /// Whether events are saved where nothing can happen between them: messages to one client at
   /// one instant delivered as one event (``DownlinkBatches``), request timeouts kept in one timer
-  /// per timeout length (``TimeoutLines``). Only tests switch it off, to show that it changes no
-  /// result.
+  /// per room and timeout length (``TimeoutLines``). Only tests switch it off, to show that it
+  /// changes no result.
   public var coalescesEvents = true
-  /// The requests' timeouts, one line per timeout length.
+  /// The requests' timeouts, one line per room and timeout length.
   var timeoutLines = TimeoutLines()
   /// The open batches of same-instant deliveries.
   var batches: DownlinkBatches
@@ -175,7 +175,7 @@ public struct LiveWorld: World {
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
-    intervals = IntervalSeries(LiveMetrics())
+    intervals = IntervalSeries(m)
     clientRandom = streams.entities("clients", layout.identities)
     batches = DownlinkBatches(users: layout.totalUsers)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
@@ -258,12 +258,8 @@ public struct LiveWorld: World {
     case .applyIntent:
       run(e.a, .applyIntent, &scheduler)
     case .requestTimeout:
-      guard e.b != 0 else {
-        if server.seats.timeOut(request: e.a, now: scheduler.now) { measured.counters.add(measured.timedOut) }
-        drainServer(&scheduler)
-        break
-      }
-      timeoutLineFired(Int(e.b - 1), &scheduler)
+      // b = 0: the request's own timeout; otherwise the timer of timeout line b - 1.
+      if e.b == 0 { expire(request: e.a, &scheduler) } else { timeoutLineFired(Int(e.b - 1), &scheduler) }
     case .coHostStart:
       if server.seats.connectCoHost(e.a, e.a + 1) == nil {
         measured.counters.add(measured.coHostSessions)
@@ -497,62 +493,6 @@ public struct LiveWorld: World {
       i += 1
     }
     commands.reset()
-  }
-
-  /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency
-  /// draw, but never before the previous message on the same ordered channel.
-  /// A downlink message names its `channel`: `network.reorder` may hold it back so that later
-  /// messages of other channels overtake it.
-  mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant, channel: FaultChannel? = nil) -> SimInstant {
-    let cls = LiveWorld.channelClass(channel)
-    guard chaos.active else { return network.send(downlink: downlink, user, now, channelClass: cls) }
-    // Chaos decides; the network carries out the delay, the hold and the reordering.
-    var (extra, hold): (Int64, Int64) = (0, 0)
-    if chaos.actsOnMessages { (extra, hold) = chaos.messageFaults(user: user, downlink: downlink, now) }
-    if downlink, let channel, let by = chaos.reorder(to: user, channel: channel, now) {
-      measured.counters.add(measured.messagesReordered)
-      return network.sendHeldBack(user, now, channelClass: cls, by: by, extraNs: extra, holdUntilNs: hold)
-    }
-    return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold, channelClass: cls)
-  }
-
-  mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
-    if inFlight.ops[Int(slot)].answerLost {
-      let at = max(scheduler.now, inFlight.ops[Int(slot)].issuedAt + profile.network.requestTimeout)
-      scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
-      return
-    }
-    let user = inFlight.ops[Int(slot)].user
-    let at = fifo(downlink: true, user, scheduler.now, channel: LiveWorld.channel(of: inFlight.ops[Int(slot)].kind))
-    deliver(event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: user, at: at, &scheduler)
-  }
-
-  /// Schedules a delivery to `user` over its ordered channel, or adds it to the batch of messages
-  /// that reach `user` at the same instant.
-  mutating func deliver(_ e: Event, to user: UInt32, at: SimInstant, _ scheduler: inout Scheduler) {
-    if coalescesEvents && batches.join(e, user: user, at: at) { return }
-    scheduler.schedule(at: at, e)
-  }
-
-  /// After a delivery to `user`: the messages that reached it at the same instant behind it.
-  mutating func deliverFollowers(of e: Event, user: UInt32, _ scheduler: inout Scheduler) {
-    guard coalescesEvents else { return }
-    let start = followers.count
-    batches.close(ledBy: e, user: user, now: scheduler.now, into: &followers)
-    guard followers.count > start else { return }
-    // Handled as their own events would have been, in channel order. (A follower's handler may
-    // lead nothing: its batch is closed.)
-    var i = start
-    while i < followers.count {
-      let f = followers[i]
-      if f.kind == LiveEvent.clientReply.rawValue {
-        clientReply(slot: f.a, code: Int32(bitPattern: f.b), &scheduler)
-      } else {
-        clientNotice(slot: f.a, &scheduler)
-      }
-      i += 1
-    }
-    followers.removeSubrange(start...)
   }
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {

@@ -68,18 +68,9 @@ enum CompareCommand {
     if spec.hasPrefix("history:") || spec.hasPrefix("#") {
       let idText = spec.hasPrefix("#") ? String(spec.dropFirst()) : String(spec.dropFirst("history:".count))
       guard let id = Int64(idText) else { throw UsageError("\(spec): expected history:ID with ID a whole number") }
-      let path =
-        options.values["--history"] ?? ProcessInfo.processInfo.environment["STAMPEDE_HISTORY"]
-        ?? HistoryStore.defaultPath
-      let store: HistoryStore
-      do {
-        store = try HistoryStore(path: path, create: false)
-      } catch {
-        printError("stampede: \(error)")
-        return nil
-      }
+      guard let store = try HistoryRecording.existing(options) else { return nil }
       guard let entry = try store.entry(id: id) else {
-        printError("stampede: \(path) has no entry #\(id) (stampede history lists them)")
+        printError("stampede: \(store.path) has no entry #\(id) (stampede history lists them)")
         return nil
       }
       guard let side = try store.side(id: id) else {
@@ -154,12 +145,12 @@ enum CompareCommand {
     for r in c.rules {
       let verdict = r.regressed ? "REGRESSION" : (r.crossed ? "crossed, not significant" : "ok")
       lines.append(
-        "  rule \(r.rule.expression): \(Comparison.spellChangeText(r)), p \(Comparison.spellPText(r.test)): \(verdict)")
+        "  rule \(r.rule.expression): \(Comparison.spellChange(r)), p \(Comparison.spellP(r.test)): \(verdict)")
     }
     for r in c.significantLatencies.prefix(10) {
       lines.append(
         "  \(r.name): p50 \(Spell.ms(r.a?.p50Ms)) → \(Spell.ms(r.b?.p50Ms)), p99 \(Spell.ms(r.a?.p99Ms)) → "
-          + "\(Spell.ms(r.b?.p99Ms)) (\(r.deciding?.test ?? ""), p \(Comparison.spellPText(r.deciding)))")
+          + "\(Spell.ms(r.b?.p99Ms)) (\(r.deciding?.test ?? ""), p \(Comparison.spellP(r.deciding)))")
     }
     if !c.verdictChanges.isEmpty {
       let list = c.verdictChanges.prefix(10).map { "\($0.seed) \($0.a)→\($0.b)" }.joined(separator: ", ")

@@ -16,6 +16,20 @@ enum HistoryRecording {
     return chosen == "off" || chosen.isEmpty ? nil : chosen
   }
 
+  /// The history `options` choose, as `history` and `compare` read it: it must exist. Prints why
+  /// not and returns `nil` (exit 2) otherwise.
+  static func existing(_ options: Options) throws -> HistoryStore? {
+    guard let path = path(options) else {
+      throw UsageError("--history: history is off (STAMPEDE_HISTORY=off); name a file")
+    }
+    do {
+      return try HistoryStore(path: path, create: false)
+    } catch {
+      printError("stampede: \(error)")
+      return nil
+    }
+  }
+
   /// The commit being tested: `STAMPEDE_GIT_COMMIT`, the CI's own variable (GitHub, GitLab,
   /// Buildkite), else `git rev-parse HEAD` in the working folder; `nil` outside a repository.
   static func gitCommit() -> String? {
@@ -81,10 +95,6 @@ enum HistoryCommand {
     guard options.positional.isEmpty else {
       throw UsageError("history takes no positional arguments (got '\(options.positional[0])')")
     }
-    let path =
-      options.values["--history"] ?? ProcessInfo.processInfo.environment["STAMPEDE_HISTORY"]
-      ?? HistoryStore.defaultPath
-    guard path != "off" else { throw UsageError("--history: history is off (STAMPEDE_HISTORY=off); name a file") }
     if let kind = options.values["--kind"], !["run", "sweep", "shard", "capacity"].contains(kind) {
       throw UsageError("--kind: expected run, sweep, shard or capacity, got '\(kind)'")
     }
@@ -93,13 +103,8 @@ enum HistoryCommand {
       guard let n = Int(text), n >= 1 else { throw UsageError("--last: expected a whole number ≥ 1, got '\(text)'") }
       limit = n
     }
-    let store: HistoryStore
-    do {
-      store = try HistoryStore(path: path, create: false)
-    } catch {
-      printError("stampede: \(error)")
-      return .usage
-    }
+    guard let store = try HistoryRecording.existing(options) else { return .usage }
+    let path = store.path
     let profile = options.values["--profile"]
     let entries = try store.entries(profile: profile, kind: options.values["--kind"], limit: limit)
     if entries.isEmpty {
