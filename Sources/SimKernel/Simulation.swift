@@ -95,14 +95,13 @@ public struct Simulation: Sendable {
         reason = .endTime
         break
       }
-      let entry = local.queue.takeFirstDeferred().unsafelyUnwrapped
+      let entry = local.queue.popFirst().unsafelyUnwrapped
       local._now = SimInstant(nanoseconds: entry.time)
       let event = entry.event
       hash.add(time: entry.time, kind: event.kind, a: event.a, b: event.b)
       world.handle(event, scheduler: &local)
       executed += 1
     }
-    local.queue.settle()
     if reason == .endTime && local._now < end { local._now = end }
     scheduler = local
     _traceHash = hash
