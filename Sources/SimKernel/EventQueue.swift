@@ -4,22 +4,24 @@
   import Darwin
 #endif
 
-/// The pending events, ordered by `(time, seq)`: a radix heap over the 128-bit key.
+/// The pending events, ordered by `(time, seq)`: a radix heap over the 128-bit key, in 4-bit digits.
 ///
 /// A discrete-event run never schedules before the event it is handling, so every key pushed is
-/// at least the last key taken out. A radix heap exploits that: with `last` the most recently
-/// settled minimum, an entry lives in bucket *i*, where *i* is the highest bit in which its key
-/// differs from `last`. Every key in a lower bucket is smaller than every key in a higher one, so
-/// the minimum is in the lowest non-empty bucket. Taking it out scans that bucket once, makes its
-/// smallest key the new `last` and redistributes the rest into strictly lower buckets; the buckets
-/// above are untouched (their highest differing bit does not change). `push` is an append.
+/// at least the last key taken out. A radix heap exploits that. With `last` the most recently
+/// settled minimum, an entry lives in the bucket named by the first 4-bit digit (from the top) in
+/// which its key differs from `last` (the level) and its own value of that digit. Keys in a lower
+/// level are smaller than keys in a higher one, and within a level a smaller digit holds smaller
+/// keys, so the minimum is in the first non-empty bucket. Taking it out scans that bucket once,
+/// makes its smallest key the new `last` and moves the rest of the bucket to lower levels; every
+/// other bucket keeps its place. `push` is an append.
 ///
-/// Each entry moves down at most 127 times in its life and in practice a handful, through
-/// sequential memory, where a binary heap pays one dependent, cache-missing step per level on every
-/// pop. The order is exactly that of a heap on `(time, seq)`: keys are unique (every entry gets the
-/// next sequence number), so equal times run in scheduling order and trace hashes do not depend on
-/// the queue. A push below `last`, which the run loop never makes but a caller may between two
-/// `run` calls, rebuilds the buckets around the new key: correct, and O(n).
+/// An entry moves down a level at a time, through sequential memory, and stops moving once it is
+/// alone in its bucket: a few moves in its life, where a binary heap pays a dependent,
+/// cache-missing step per level on every pop. The order is exactly that of a heap on
+/// `(time, seq)`: keys are unique (every entry gets the next sequence number), so equal times run
+/// in scheduling order and trace hashes do not depend on the queue. A push below `last`, which
+/// the run loop never makes but a caller may between two `run` calls, rebuilds the buckets around
+/// the new key: correct, and O(n).
 @frozen
 public struct EventQueue: Sendable {
   /// The buckets; copied on write.
@@ -31,9 +33,9 @@ public struct EventQueue: Sendable {
   /// unsigned order is signed order.
   @usableFromInline var lastTime: UInt64
   @usableFromInline var lastOrder: UInt64
-  /// Which buckets are non-empty: bit *i* of `lowMask` for bucket *i* < 64, of `highMask` for 64 + *i*.
-  @usableFromInline var lowMask: UInt64
-  @usableFromInline var highMask: UInt64
+  /// Which levels have a non-empty bucket (bit *L* for level *L*); which digits of a level do is
+  /// in `buckets.digitMasks`.
+  @usableFromInline var levelMask: UInt32
   @usableFromInline var _count: Int
   @usableFromInline var nextSeq: UInt64
 
@@ -49,8 +51,7 @@ public struct EventQueue: Sendable {
     hasHead = false
     lastTime = 0
     lastOrder = 0
-    lowMask = 0
-    highMask = 0
+    levelMask = 0
     _count = 0
     nextSeq = 0
   }
@@ -65,22 +66,24 @@ public struct EventQueue: Sendable {
   @inlinable @inline(__always)
   static func flip(_ time: Int64) -> UInt64 { UInt64(bitPattern: time) ^ (1 << 63) }
 
-  /// The bucket of a key above `last`: the index of the highest bit in which they differ, counting
-  /// the order word as bits 0–63 and the time word as bits 64–127.
+  /// The bucket of a key above `last`, as `level * 16 + digit`: the level is the 4-bit digit in
+  /// which they first differ from the top (the order word's digits are levels 0–15, the time
+  /// word's 16–31), the digit is the key's own value there.
   @inlinable @inline(__always)
   func bucket(time: UInt64, order: UInt64) -> Int {
     let tx = time ^ lastTime
-    if tx != 0 { return 127 &- tx.leadingZeroBitCount }
-    return 63 &- (order ^ lastOrder).leadingZeroBitCount
+    if tx != 0 {
+      let level = (63 &- tx.leadingZeroBitCount) >> 2
+      return (16 &+ level) << 4 | Int(truncatingIfNeeded: time >> UInt64(level << 2)) & 15
+    }
+    let level = (63 &- (order ^ lastOrder).leadingZeroBitCount) >> 2
+    return level << 4 | Int(truncatingIfNeeded: order >> UInt64(level << 2)) & 15
   }
 
   @inlinable @inline(__always)
   mutating func mark(_ index: Int) {
-    if index < 64 {
-      lowMask |= 1 &<< UInt64(index)
-    } else {
-      highMask |= 1 &<< UInt64(index &- 64)
-    }
+    buckets.digitMasks[index >> 4] |= 1 &<< UInt16(index & 15)
+    levelMask |= 1 &<< UInt32(index >> 4)
   }
 
   @inlinable @inline(__always)
@@ -141,16 +144,17 @@ public struct EventQueue: Sendable {
   @inlinable
   mutating func settle() {
     makeUnique()
-    let index = lowMask != 0 ? lowMask.trailingZeroBitCount : 64 &+ highMask.trailingZeroBitCount
-    if index < 64 {
-      lowMask &= ~(1 &<< UInt64(index))
-    } else {
-      highMask &= ~(1 &<< UInt64(index &- 64))
-    }
+    let level = levelMask.trailingZeroBitCount
+    let digits = buckets.digitMasks[level]
+    let index = level << 4 | digits.trailingZeroBitCount
+    let rest = digits & (digits &- 1)
+    buckets.digitMasks[level] = rest
+    if rest == 0 { levelMask &= ~(1 &<< UInt32(level)) }
     let slot = buckets.slots.advanced(by: index)
     let items = slot.pointee.items.unsafelyUnwrapped
     let n = slot.pointee.count
     slot.pointee.count = 0
+    defer { buckets.release(emptied: slot, pending: _count) }
     var best = 0
     var bestTime = items[0].time
     var bestOrder = items[0].order
@@ -195,8 +199,8 @@ public struct EventQueue: Sendable {
       for k in 0..<slot.count { all.append(slot.items.unsafelyUnwrapped[k]) }
       buckets.slots[index].count = 0
     }
-    lowMask = 0
-    highMask = 0
+    buckets.clearMasks()
+    levelMask = 0
     head = entry
     hasHead = true
     lastTime = EventQueue.flip(entry.time)
@@ -213,8 +217,8 @@ public struct EventQueue: Sendable {
   public mutating func removeAll() {
     makeUnique()
     for index in 0..<RadixBuckets.bucketCount { buckets.slots[index].count = 0 }
-    lowMask = 0
-    highMask = 0
+    buckets.clearMasks()
+    levelMask = 0
     hasHead = false
     _count = 0
   }
@@ -226,8 +230,9 @@ public struct EventQueue: Sendable {
     if hasHead && (EventQueue.flip(head.time) != lastTime || head.order != lastOrder) { return false }
     for index in 0..<RadixBuckets.bucketCount {
       let slot = buckets.slots[index]
-      let marked = index < 64 ? lowMask >> UInt64(index) & 1 == 1 : highMask >> UInt64(index - 64) & 1 == 1
+      let marked = buckets.digitMasks[index >> 4] >> UInt16(index & 15) & 1 == 1
       if marked != (slot.count > 0) { return false }
+      if (levelMask >> UInt32(index >> 4) & 1 == 1) != (buckets.digitMasks[index >> 4] != 0) { return false }
       for k in 0..<slot.count {
         let e = slot.items.unsafelyUnwrapped[k]
         if bucket(time: EventQueue.flip(e.time), order: e.order) != index { return false }
@@ -249,34 +254,45 @@ public struct RadixSlot {
   public var capacity: Int
 }
 
-/// The radix queue's 128 buckets, in one block of slot headers; each bucket's storage grows by
+/// The radix queue's 512 buckets (32 levels of 16 digits), in one block of slot headers; each bucket's storage grows by
 /// doubling and keeps its room when emptied.
 public final class RadixBuckets: @unchecked Sendable {
-  /// 64 bits of order and 64 of time.
-  public static let bucketCount = 128
+  /// 32 levels of 4-bit digits (16 of order, 16 of time), 16 digits each.
+  public static let bucketCount = 512
   /// The slot headers.
   @usableFromInline let slots: UnsafeMutablePointer<RadixSlot>
+  /// For each level, which of its 16 digits' buckets are non-empty.
+  @usableFromInline let digitMasks: UnsafeMutablePointer<UInt16>
 
   @usableFromInline
   init() {
     slots = .allocate(capacity: RadixBuckets.bucketCount)
     slots.initialize(repeating: RadixSlot(items: nil, count: 0, capacity: 0), count: RadixBuckets.bucketCount)
+    digitMasks = .allocate(capacity: 32)
+    digitMasks.initialize(repeating: 0, count: 32)
   }
 
   deinit {
     for index in 0..<RadixBuckets.bucketCount { free(slots[index].items) }
     slots.deallocate()
+    digitMasks.deallocate()
   }
+
+  /// Marks every bucket empty.
+  @usableFromInline
+  func clearMasks() { digitMasks.update(repeating: 0, count: 32) }
 
   /// A copy with the same entries in the same buckets.
   @usableFromInline
   func copy() -> RadixBuckets {
     let other = RadixBuckets()
+    other.digitMasks.update(from: digitMasks, count: 32)
     for index in 0..<RadixBuckets.bucketCount where slots[index].count > 0 {
       let n = slots[index].count
       let items = malloc(n * MemoryLayout<QueueEntry>.stride)!.bindMemory(to: QueueEntry.self, capacity: n)
       items.update(from: slots[index].items.unsafelyUnwrapped, count: n)
       other.slots[index] = RadixSlot(items: items, count: n, capacity: n)
+      other.totalCapacity += n
     }
     return other
   }
@@ -291,12 +307,32 @@ public final class RadixBuckets: @unchecked Sendable {
     slot.pointee.count = n &+ 1
   }
 
+  /// Entries a bucket always keeps room for when it empties.
+  public static let keptCapacity = 1024
+  /// The room held in all buckets, in entries.
+  @usableFromInline var totalCapacity = 0
+
+  /// Frees the storage of an emptied bucket larger than ``keptCapacity`` while the buckets hold
+  /// room for more than three times the `pending` entries, so that the room held follows the
+  /// queue rather than the sum of every bucket's peak, without freeing and regrowing in a steady
+  /// state.
+  @inlinable @inline(__always)
+  func release(emptied slot: UnsafeMutablePointer<RadixSlot>, pending: Int) {
+    if slot.pointee.capacity > RadixBuckets.keptCapacity && totalCapacity > 3 &* pending {
+      totalCapacity &-= slot.pointee.capacity
+      free(slot.pointee.items)
+      slot.pointee.items = nil
+      slot.pointee.capacity = 0
+    }
+  }
+
   @usableFromInline
   func grow(_ slot: UnsafeMutablePointer<RadixSlot>) {
     let capacity = max(16, slot.pointee.capacity * 2)
     let raw = realloc(slot.pointee.items, capacity * MemoryLayout<QueueEntry>.stride)
     guard let raw else { fatalError("event queue: out of memory for \(capacity) entries") }
     slot.pointee.items = raw.bindMemory(to: QueueEntry.self, capacity: capacity)
+    totalCapacity += capacity - slot.pointee.capacity
     slot.pointee.capacity = capacity
   }
 }
