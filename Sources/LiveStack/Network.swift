@@ -11,11 +11,8 @@ import SimKernel
 public struct Network {
   /// The one-way latency of a message.
   let latency: Distribution
-  /// The `network` stream of each user (by user ID): one latency draw per message to or from it.
-  var random: [SplitMix64]
-  /// Per user: the delivery time of the last message to it, and from it (nanoseconds).
-  var downlinkAt: [Int64]
-  var uplinkAt: [Int64]
+  /// Each user's channels (by user ID), in one record so that a message touches one cache line.
+  var links: [Link]
   /// Notices on their way, by slot (a `clientNotice` event names the slot).
   @usableFromInline var notices: [Notice?] = []
   var freeNotices: [UInt32] = []
@@ -33,19 +30,22 @@ public struct Network {
   /// A network of `random.count` clients with one-way latency `latency`, each user's messages
   /// drawing from its own generator in `random`.
   public init(latency: Distribution, random: [SplitMix64]) {
-    let users = random.count
     self.latency = latency
-    self.random = random
-    downlinkAt = [Int64](repeating: 0, count: users)
-    uplinkAt = [Int64](repeating: 0, count: users)
+    links = random.map { Link(random: $0, downlinkAt: 0, uplinkAt: 0) }
   }
 
-  /// Sends a message now to (`downlink`) or from `user`: returns its delivery time, a latency draw
-  /// plus `extraNs` later, no sooner than `holdUntilNs`, and never before the previous message on
-  /// the same channel.
+  /// One user's two channels.
+  struct Link {
+    /// The user's `network` stream: one latency draw per message to or from it.
+    var random: SplitMix64
+    /// The delivery time of the last message to the user, and from it (nanoseconds).
+    var downlinkAt: Int64
+    var uplinkAt: Int64
+  }
+
   /// Whether a message to or from `user` is still on its way at `now`.
   public func hasInFlight(_ user: UInt32, now: SimInstant) -> Bool {
-    downlinkAt[Int(user)] > now.nanoseconds || uplinkAt[Int(user)] > now.nanoseconds
+    links[Int(user)].downlinkAt > now.nanoseconds || links[Int(user)].uplinkAt > now.nanoseconds
       || heldBack(user, after: now.nanoseconds)
   }
 
@@ -70,16 +70,16 @@ public struct Network {
     downlink: Bool, _ user: UInt32, _ now: SimInstant, extraNs: Int64 = 0, holdUntilNs: Int64 = 0,
     channelClass: UInt8 = 0
   ) -> SimInstant {
-    var t = now.nanoseconds &+ latency.sampleDuration(&random[Int(user)]).nanoseconds &+ extraNs
-    t = max(t, holdUntilNs)
     let u = Int(user)
+    var t = now.nanoseconds &+ latency.sampleDuration(&links[u].random).nanoseconds &+ extraNs
+    t = max(t, holdUntilNs)
     if downlink {
-      t = max(t, downlinkAt[u])
+      t = max(t, links[u].downlinkAt)
       if !classHolds.isEmpty { t = max(t, classHold(user, channelClass, now)) }
-      downlinkAt[u] = t
+      links[u].downlinkAt = t
     } else {
-      t = max(t, uplinkAt[u])
-      uplinkAt[u] = t
+      t = max(t, links[u].uplinkAt)
+      links[u].uplinkAt = t
     }
     return SimInstant(nanoseconds: t)
   }
@@ -114,12 +114,12 @@ public struct Network {
 
   /// Holds the channel to `user` until `instant`: nothing sent to it later arrives sooner.
   public mutating func holdDownlink(_ user: UInt32, until instant: SimInstant) {
-    downlinkAt[Int(user)] = instant.nanoseconds
+    links[Int(user)].downlinkAt = instant.nanoseconds
   }
 
   /// Whether nothing sent to or from `user` is still on its way at `now`.
   public func isQuiet(_ user: UInt32, at now: SimInstant) -> Bool {
-    uplinkAt[Int(user)] <= now.nanoseconds && downlinkAt[Int(user)] <= now.nanoseconds
+    links[Int(user)].uplinkAt <= now.nanoseconds && links[Int(user)].downlinkAt <= now.nanoseconds
       && !heldBack(user, after: now.nanoseconds)
   }
 

@@ -74,7 +74,9 @@ public struct Simulation: Sendable {
 
   /// Executes events until the next one is due after `end`, `maxEvents` have run in this call, or no
   /// event is pending.
-  @inlinable
+  /// Never inlined into its caller, so that its specialization for each world stays one function
+  /// (which `scripts/count-instructions` measures by name).
+  @inlinable @inline(never)
   public mutating func run<W: World>(_ world: inout W, until end: SimInstant, maxEvents: Int64 = .max) -> StopReason {
     precondition(maxEvents >= 0, "maxEvents must not be negative")
     var local = scheduler
