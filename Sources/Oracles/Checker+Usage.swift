@@ -10,14 +10,18 @@ extension Checker {
     switch op.kind {
     case .openLocalMicrophone, .openLocalCamera:
       let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
-      let key = UInt64(op.user) << 1 | UInt64(device.rawValue)
-      if runtime.isOn(device, user: op.user) || devicesOpening.contains(key) {
+      let u = Int(op.user)
+      let bit = UInt8(1) << device.rawValue
+      if u >= devicesOpening.count {
+        devicesOpening.append(contentsOf: repeatElement(0, count: u + 1 - devicesOpening.count))
+      }
+      if runtime.isOn(device, user: op.user) || devicesOpening[u] & bit != 0 {
         log.record(
           .openedOnce, at: now, entities: ["user:\(op.user)"],
           "user \(op.user) opened its \(device) while it was already \(runtime.isOn(device, user: op.user) ? "on" : "opening")"
         )
       }
-      devicesOpening.insert(key)
+      devicesOpening[u] |= bit
     case .placeCall:
       let callees = runtime.callLists.peek(op.calleeList)
       var why: String?
@@ -57,7 +61,7 @@ extension Checker {
 
   /// The phone answered `user`'s open call for `device` (the device is no longer opening).
   public mutating func observeDeviceAnswered(user: UInt32, _ device: CaptureDevice) {
-    devicesOpening.remove(UInt64(user) << 1 | UInt64(device.rawValue))
+    if Int(user) < devicesOpening.count { devicesOpening[Int(user)] &= ~(UInt8(1) << device.rawValue) }
   }
 
   /// `notice` reached `user` (a viewer if `audience`), subscribed to `subscribed`: a client that

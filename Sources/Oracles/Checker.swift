@@ -20,8 +20,8 @@ public struct Checker: Sendable {
   /// Per flat seat: occupant + 1 when the seat was locked (0: empty or unlocked).
   var lockedOccupant: [UInt32]
   let seatBase: [Int]
-  /// Capture devices being opened, as user << 1 | device (`device.opened-once`).
-  var devicesOpening: Set<UInt64> = []
+  /// Per user: the capture devices being opened, bit `device.rawValue` (`device.opened-once`).
+  var devicesOpening: [UInt8] = []
   /// When faults stop acting (nanoseconds; 0 without faults). What a fault may have delayed is
   /// not held to its bound until then: each check below names its heal exemption.
   public var healAtNs: Int64 = 0

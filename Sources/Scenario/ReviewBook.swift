@@ -31,7 +31,10 @@ struct ReviewBook {
 
   /// Request `id` was filed: an application starts waiting for a reviewer.
   mutating func filed(_ id: UInt32, application: Bool, now: SimInstant) {
-    if awaiting.count <= Int(id) { awaiting += [Bool](repeating: false, count: Int(id) + 1 - awaiting.count) }
+    // Request IDs only grow: extend in place (a temporary array per filing cost an allocation).
+    if awaiting.count <= Int(id) {
+      awaiting.append(contentsOf: repeatElement(false, count: Int(id) + 1 - awaiting.count))
+    }
     guard application else { return }
     awaiting[Int(id)] = true
     waiting.add(1, at: now.nanoseconds)

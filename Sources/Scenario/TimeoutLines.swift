@@ -42,18 +42,26 @@ struct TimeoutLines {
 
   var lines: [Line] = []
   var index: [Key: Int] = [:]
+  /// Per room: the line it used last, plus one (0: none yet). A room nearly always uses one
+  /// timeout length, so this answers without hashing.
+  var lastLine: [Int32] = []
 
   /// Appends request `id` of `room`, due at `deadline`, to the line of its room and timeout
   /// `length`; returns the line.
   mutating func add(_ id: UInt32, room: UInt32, deadline: Int64, length: Int64) -> Int {
-    let key = Key(room: room, length: length)
-    let line: Int
-    if let known = index[key] {
-      line = known
-    } else {
-      lines.append(Line(key: key))
-      line = lines.count - 1
-      index[key] = line
+    let r = Int(room)
+    if r >= lastLine.count { lastLine.append(contentsOf: repeatElement(0, count: r + 1 - lastLine.count)) }
+    var line = Int(lastLine[r]) - 1
+    if line < 0 || lines[line].key.length != length {
+      let key = Key(room: room, length: length)
+      if let known = index[key] {
+        line = known
+      } else {
+        lines.append(Line(key: key))
+        line = lines.count - 1
+        index[key] = line
+      }
+      lastLine[r] = Int32(line + 1)
     }
     lines[line].ids.append(id)
     lines[line].deadlines.append(deadline)
