@@ -71,10 +71,12 @@ public final class ReviewDesk {
   /// Makes room for `slots` staff slots and room `room`.
   func ensure(slots: Int, room: UInt32) {
     if reviewing.count < slots {
-      reviewing += [[UInt32]](repeating: [], count: slots - reviewing.count)
-      answering += [[UInt32]](repeating: [], count: slots - answering.count)
+      reviewing.append(contentsOf: repeatElement([], count: slots - reviewing.count))
+      answering.append(contentsOf: repeatElement([], count: slots - answering.count))
     }
-    if claimed.count <= Int(room) { claimed += [[UInt32]](repeating: [], count: Int(room) + 1 - claimed.count) }
+    if claimed.count <= Int(room) {
+      claimed.append(contentsOf: repeatElement([], count: Int(room) + 1 - claimed.count))
+    }
   }
 
   /// Removes one `guest` from `list`.

@@ -97,8 +97,8 @@ extension Checker {
     // timing record, which would miss the cache for every user checked).
     if mismatch == .zero && (u >= uiTiming.count || !uiTiming[u]) { return raw == .zero }
     if u >= uiSince.count {
-      uiSince += [SIMD8<Int64>](repeating: .zero, count: u + 1 - uiSince.count)
-      uiTiming += [Bool](repeating: false, count: u + 1 - uiTiming.count)
+      uiSince.append(contentsOf: repeatElement(.zero, count: u + 1 - uiSince.count))
+      uiTiming.append(contentsOf: repeatElement(false, count: u + 1 - uiTiming.count))
     }
     var since = uiSince[u]
     for i in 0..<Checker.uiChecks.count {

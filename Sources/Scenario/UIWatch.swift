@@ -31,7 +31,7 @@ struct UIWatch {
 
   mutating func noteApplyAnswer(_ user: UInt32, lost: Bool) {
     let u = Int(user)
-    if u >= lostApply.count { lostApply += [Bool](repeating: false, count: u + 1 - lostApply.count) }
+    if u >= lostApply.count { lostApply.append(contentsOf: repeatElement(false, count: u + 1 - lostApply.count)) }
     lostApply[u] = lost
   }
 
@@ -43,7 +43,9 @@ struct UIWatch {
 
   mutating func noteDroppedAnswer(_ user: UInt32) {
     let u = Int(user)
-    if u >= answerDropped.count { answerDropped += [Bool](repeating: false, count: u + 1 - answerDropped.count) }
+    if u >= answerDropped.count {
+      answerDropped.append(contentsOf: repeatElement(false, count: u + 1 - answerDropped.count))
+    }
     answerDropped[u] = true
   }
 
@@ -56,7 +58,7 @@ struct UIWatch {
   mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
     if u >= until.count {
-      until += [Int64](repeating: 0, count: u + 1 - until.count)
+      until.append(contentsOf: repeatElement(0, count: u + 1 - until.count))
     }
     until[u] = max(end.nanoseconds, 1)
     due(u)
@@ -64,7 +66,7 @@ struct UIWatch {
 
   /// Makes `u` due for a check at the next round.
   mutating func due(_ u: Int) {
-    if u >> 6 >= bits.count { bits += [UInt64](repeating: 0, count: (u >> 6) + 1 - bits.count) }
+    if u >> 6 >= bits.count { bits.append(contentsOf: repeatElement(0, count: (u >> 6) + 1 - bits.count)) }
     let bit: UInt64 = 1 << UInt64(u & 63)
     if bits[u >> 6] & bit == 0 {
       bits[u >> 6] |= bit

@@ -21,7 +21,7 @@ public struct LevelGauge: Sendable {
     level = newLevel
     if newLevel > peak {
       peak = newLevel
-      if timeAt.count <= newLevel { timeAt += [Int64](repeating: 0, count: newLevel + 1 - timeAt.count) }
+      if timeAt.count <= newLevel { timeAt.append(contentsOf: repeatElement(0, count: newLevel + 1 - timeAt.count)) }
     }
   }
 
