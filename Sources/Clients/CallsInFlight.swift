@@ -26,6 +26,14 @@ public struct CallsInFlight {
 
   /// Stores SDK call `op`, made by a process of generation `generation`; returns its slot.
   public mutating func allocate(_ op: PendingOperation, generation: UInt16) -> UInt32 {
+    var op = op
+    return allocate(op, completion: op.completion.take(), generation: generation)
+  }
+
+  /// Takes a free slot for `op`, whose completion is passed apart (moved out of the operation, so
+  /// that the operation is copied without retaining it); returns the slot.
+  public mutating func allocate(_ op: PendingOperation, completion: consuming Completion?, generation: UInt16) -> UInt32
+  {
     var record = OperationRecord(op)
     record.generation = generation
     let u = Int(record.user)
@@ -33,11 +41,11 @@ public struct CallsInFlight {
     liveByUser[u] += 1
     if let slot = freeOps.popLast() {
       ops[Int(slot)] = record
-      completions[Int(slot)] = CompletionSlot(op.completion)
+      completions[Int(slot)] = CompletionSlot(completion)
       return slot
     }
     ops.append(record)
-    completions.append(CompletionSlot(op.completion))
+    completions.append(CompletionSlot(completion))
     return UInt32(ops.count - 1)
   }
 

@@ -26,7 +26,7 @@ public final class CommandQueue {
   public var count: Int { counts[0] }
 
   /// Appends a command.
-  public func append(_ command: ClientCommand) {
+  public func append(_ command: consuming ClientCommand) {
     if counts[0] == counts[1] {
       let bigger = UnsafeMutablePointer<ClientCommand>.allocate(capacity: counts[1] * 2)
       bigger.moveInitialize(from: storage.pointee, count: counts[0])

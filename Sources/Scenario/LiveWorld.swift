@@ -433,9 +433,11 @@ public struct LiveWorld: World {
     while i < commands.count {
       switch commands.take(i) {
       case .operation(var op):
+        // The completion travels apart, so that copies of the operation retain nothing.
+        let completion = op.completion.take()
         let refusedLocally = runtime.prepare(&op)
         if checking { checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
-        let slot = inFlight.allocate(op, generation: generation(of: op.user))
+        let slot = inFlight.allocate(op, completion: completion, generation: generation(of: op.user))
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
           scheduler.schedule(after: .zero, event(.clientReply, slot, UInt32(bitPattern: refusedLocally.rawValue)))
