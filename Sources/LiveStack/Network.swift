@@ -71,16 +71,19 @@ public struct Network {
     channelClass: UInt8 = 0
   ) -> SimInstant {
     let u = Int(user)
-    var t = now.nanoseconds &+ latency.sampleDuration(&links[u].random).nanoseconds &+ extraNs
+    // Read, update and store the record once (one uniqueness check on the table, not three).
+    var link = links[u]
+    var t = now.nanoseconds &+ latency.sampleDuration(&link.random).nanoseconds &+ extraNs
     t = max(t, holdUntilNs)
     if downlink {
-      t = max(t, links[u].downlinkAt)
+      t = max(t, link.downlinkAt)
       if !classHolds.isEmpty { t = max(t, classHold(user, channelClass, now)) }
-      links[u].downlinkAt = t
+      link.downlinkAt = t
     } else {
-      t = max(t, links[u].uplinkAt)
-      links[u].uplinkAt = t
+      t = max(t, link.uplinkAt)
+      link.uplinkAt = t
     }
+    links[u] = link
     return SimInstant(nanoseconds: t)
   }
 

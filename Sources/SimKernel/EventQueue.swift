@@ -154,6 +154,14 @@ public struct EventQueue: Sendable {
     let items = slot.pointee.items.unsafelyUnwrapped
     let n = slot.pointee.count
     slot.pointee.count = 0
+    if n == 1 {
+      // Alone in its bucket: it is the minimum, and nothing moves.
+      head = items[0]
+      hasHead = true
+      lastTime = EventQueue.flip(head.time)
+      lastOrder = head.order
+      return
+    }
     defer { buckets.release(emptied: slot, pending: _count) }
     var best = 0
     var bestTime = items[0].time
