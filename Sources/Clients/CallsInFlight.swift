@@ -37,7 +37,7 @@ public struct CallsInFlight {
     var record = OperationRecord(op)
     record.generation = generation
     let u = Int(record.user)
-    if u >= liveByUser.count { liveByUser.append(contentsOf: repeatElement(0, count: u + 1 - liveByUser.count)) }
+    liveByUser.grow(toInclude: u, filling: 0)
     liveByUser[u] += 1
     if let slot = freeOps.popLast() {
       ops[Int(slot)] = record

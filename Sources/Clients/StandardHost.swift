@@ -70,13 +70,9 @@ public final class ReviewDesk {
 
   /// Makes room for `slots` staff slots and room `room`.
   func ensure(slots: Int, room: UInt32) {
-    if reviewing.count < slots {
-      reviewing.append(contentsOf: repeatElement([], count: slots - reviewing.count))
-      answering.append(contentsOf: repeatElement([], count: slots - answering.count))
-    }
-    if claimed.count <= Int(room) {
-      claimed.append(contentsOf: repeatElement([], count: Int(room) + 1 - claimed.count))
-    }
+    reviewing.grow(toInclude: slots - 1, filling: [])
+    answering.grow(toInclude: slots - 1, filling: [])
+    claimed.grow(toInclude: Int(room), filling: [])
   }
 
   /// Removes one `guest` from `list`.

@@ -7,9 +7,7 @@ extension Checker {
   /// A terminal answer to `request` (accepted, rejected, no response) reached its client.
   public mutating func observeTerminalAnswer(request: UInt32, user: UInt32, at now: SimInstant) {
     let i = Int(request)
-    if i >= terminalAnswers.count {
-      terminalAnswers.append(contentsOf: repeatElement(0, count: i + 1 - terminalAnswers.count))
-    }
+    terminalAnswers.grow(toInclude: i, filling: 0)
     terminalAnswers[i] &+= 1
     if terminalAnswers[i] > 1 {
       log.record(

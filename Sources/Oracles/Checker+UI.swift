@@ -96,10 +96,8 @@ extension Checker {
     // The common case: the UI agrees and agreed (read from one byte a user, not the 64-byte
     // timing record, which would miss the cache for every user checked).
     if mismatch == .zero && (u >= uiTiming.count || !uiTiming[u]) { return raw == .zero }
-    if u >= uiSince.count {
-      uiSince.append(contentsOf: repeatElement(.zero, count: u + 1 - uiSince.count))
-      uiTiming.append(contentsOf: repeatElement(false, count: u + 1 - uiTiming.count))
-    }
+    uiSince.grow(toInclude: u, filling: .zero)
+    uiTiming.grow(toInclude: u, filling: false)
     var since = uiSince[u]
     for i in 0..<Checker.uiChecks.count {
       if mismatch[i] == 0 {

@@ -12,9 +12,7 @@ extension Checker {
       let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
       let u = Int(op.user)
       let bit = UInt8(1) << device.rawValue
-      if u >= devicesOpening.count {
-        devicesOpening.append(contentsOf: repeatElement(0, count: u + 1 - devicesOpening.count))
-      }
+      devicesOpening.grow(toInclude: u, filling: 0)
       if runtime.isOn(device, user: op.user) || devicesOpening[u] & bit != 0 {
         log.record(
           .openedOnce, at: now, entities: ["user:\(op.user)"],

@@ -57,12 +57,10 @@ struct DownlinkBatches {
   mutating func setHead(_ key: UInt32, _ value: Int32) {
     let slot = Int(key & ~Self.replyBit)
     if key & Self.replyBit != 0 {
-      if slot >= replyHead.count { replyHead.append(contentsOf: repeatElement(-1, count: slot + 1 - replyHead.count)) }
+      replyHead.grow(toInclude: slot, filling: -1)
       replyHead[slot] = value
     } else {
-      if slot >= noticeHead.count {
-        noticeHead.append(contentsOf: repeatElement(-1, count: slot + 1 - noticeHead.count))
-      }
+      noticeHead.grow(toInclude: slot, filling: -1)
       noticeHead[slot] = value
     }
   }

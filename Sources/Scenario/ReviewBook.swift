@@ -31,10 +31,7 @@ struct ReviewBook {
 
   /// Request `id` was filed: an application starts waiting for a reviewer.
   mutating func filed(_ id: UInt32, application: Bool, now: SimInstant) {
-    // Request IDs only grow: extend in place (a temporary array per filing cost an allocation).
-    if awaiting.count <= Int(id) {
-      awaiting.append(contentsOf: repeatElement(false, count: Int(id) + 1 - awaiting.count))
-    }
+    awaiting.grow(toInclude: Int(id), filling: false)
     guard application else { return }
     awaiting[Int(id)] = true
     waiting.add(1, at: now.nanoseconds)

@@ -1,3 +1,5 @@
+import SimKernel
+
 /// Requests' timeouts, one line per room and timeout length, each with one timer.
 ///
 /// Every application and invitation used to arm its own timeout event, which nearly always fired
@@ -50,7 +52,7 @@ struct TimeoutLines {
   /// `length`; returns the line.
   mutating func add(_ id: UInt32, room: UInt32, deadline: Int64, length: Int64) -> Int {
     let r = Int(room)
-    if r >= lastLine.count { lastLine.append(contentsOf: repeatElement(0, count: r + 1 - lastLine.count)) }
+    lastLine.grow(toInclude: r, filling: 0)
     var line = Int(lastLine[r]) - 1
     if line < 0 || lines[line].key.length != length {
       let key = Key(room: room, length: length)

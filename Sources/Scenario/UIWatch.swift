@@ -31,7 +31,7 @@ struct UIWatch {
 
   mutating func noteApplyAnswer(_ user: UInt32, lost: Bool) {
     let u = Int(user)
-    if u >= lostApply.count { lostApply.append(contentsOf: repeatElement(false, count: u + 1 - lostApply.count)) }
+    lostApply.grow(toInclude: u, filling: false)
     lostApply[u] = lost
   }
 
@@ -43,9 +43,7 @@ struct UIWatch {
 
   mutating func noteDroppedAnswer(_ user: UInt32) {
     let u = Int(user)
-    if u >= answerDropped.count {
-      answerDropped.append(contentsOf: repeatElement(false, count: u + 1 - answerDropped.count))
-    }
+    answerDropped.grow(toInclude: u, filling: false)
     answerDropped[u] = true
   }
 
@@ -57,16 +55,14 @@ struct UIWatch {
 
   mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
-    if u >= until.count {
-      until.append(contentsOf: repeatElement(0, count: u + 1 - until.count))
-    }
+    until.grow(toInclude: u, filling: 0)
     until[u] = max(end.nanoseconds, 1)
     due(u)
   }
 
   /// Makes `u` due for a check at the next round.
   mutating func due(_ u: Int) {
-    if u >> 6 >= bits.count { bits.append(contentsOf: repeatElement(0, count: (u >> 6) + 1 - bits.count)) }
+    bits.grow(toInclude: u >> 6, filling: 0)
     let bit: UInt64 = 1 << UInt64(u & 63)
     if bits[u >> 6] & bit == 0 {
       bits[u >> 6] |= bit

@@ -42,8 +42,8 @@ public struct EventQueue: Sendable {
   /// The largest sequence number an entry can hold (48 bits).
   public static let maxSeq: UInt64 = (1 << 48) - 1
 
-  /// Creates an empty queue. `capacity` is accepted for symmetry with other containers; buckets
-  /// grow geometrically and keep their room.
+  /// Creates an empty queue. `capacity` is accepted for callers that size their containers up
+  /// front; the buckets grow by doubling and give large blocks back as the queue shrinks.
   @inlinable
   public init(reservingCapacity capacity: Int = 0) {
     buckets = RadixBuckets()
@@ -101,10 +101,7 @@ public struct EventQueue: Sendable {
     let t = EventQueue.flip(time)
     if _count == 1 {
       // The only entry: it is the minimum.
-      head = entry
-      hasHead = true
-      lastTime = t
-      lastOrder = entry.order
+      makeHead(entry)
       return
     }
     if t < lastTime || (t == lastTime && entry.order < lastOrder) {
@@ -154,15 +151,12 @@ public struct EventQueue: Sendable {
     let items = slot.pointee.items.unsafelyUnwrapped
     let n = slot.pointee.count
     slot.pointee.count = 0
+    defer { buckets.release(emptied: slot, pending: _count) }
     if n == 1 {
       // Alone in its bucket: it is the minimum, and nothing moves.
-      head = items[0]
-      hasHead = true
-      lastTime = EventQueue.flip(head.time)
-      lastOrder = head.order
+      makeHead(items[0])
       return
     }
-    defer { buckets.release(emptied: slot, pending: _count) }
     var best = 0
     var bestTime = items[0].time
     var bestOrder = items[0].order
@@ -177,10 +171,7 @@ public struct EventQueue: Sendable {
       }
       i &+= 1
     }
-    head = items[best]
-    hasHead = true
-    lastTime = EventQueue.flip(bestTime)
-    lastOrder = bestOrder
+    makeHead(items[best])
     // Every other entry of the bucket moves to a strictly lower bucket, never to this one, so the
     // bucket's own storage is read while the others are appended to.
     i = 0
@@ -193,6 +184,15 @@ public struct EventQueue: Sendable {
       }
       i &+= 1
     }
+  }
+
+  /// Makes `entry` the head and its key `last`.
+  @inlinable @inline(__always)
+  mutating func makeHead(_ entry: QueueEntry) {
+    head = entry
+    hasHead = true
+    lastTime = EventQueue.flip(entry.time)
+    lastOrder = entry.order
   }
 
   /// Re-buckets every entry around `entry`, which is below `last` and becomes the head.
@@ -209,10 +209,7 @@ public struct EventQueue: Sendable {
     }
     buckets.clearMasks()
     levelMask = 0
-    head = entry
-    hasHead = true
-    lastTime = EventQueue.flip(entry.time)
-    lastOrder = entry.order
+    makeHead(entry)
     for e in all {
       let to = bucket(time: EventQueue.flip(e.time), order: e.order)
       buckets.append(e, to: to)
@@ -262,8 +259,8 @@ public struct RadixSlot {
   public var capacity: Int
 }
 
-/// The radix queue's 512 buckets (32 levels of 16 digits), in one block of slot headers; each bucket's storage grows by
-/// doubling and keeps its room when emptied.
+/// The radix queue's 512 buckets (32 levels of 16 digits), in one block of slot headers. Each
+/// bucket's storage grows by doubling; see ``release(emptied:pending:)`` for when it is given back.
 public final class RadixBuckets: @unchecked Sendable {
   /// 32 levels of 4-bit digits (16 of order, 16 of time), 16 digits each.
   public static let bucketCount = 512

@@ -21,7 +21,7 @@ public struct LevelGauge: Sendable {
     level = newLevel
     if newLevel > peak {
       peak = newLevel
-      if timeAt.count <= newLevel { timeAt.append(contentsOf: repeatElement(0, count: newLevel + 1 - timeAt.count)) }
+      timeAt.grow(toInclude: newLevel, filling: 0)
     }
   }
 
