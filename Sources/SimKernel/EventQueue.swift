@@ -4,11 +4,11 @@
   import Darwin
 #endif
 
-/// The pending events, ordered by `(time, seq)`: a radix heap over the 128-bit key, in 4-bit digits.
+/// The pending events, ordered by `(time, seq)`: a radix heap over the 128-bit key, in 8-bit digits.
 ///
 /// A discrete-event run never schedules before the event it is handling, so every key pushed is
 /// at least the last key taken out. A radix heap exploits that. With `last` the most recently
-/// settled minimum, an entry lives in the bucket named by the first 4-bit digit (from the top) in
+/// settled minimum, an entry lives in the bucket named by the first 8-bit digit (from the top) in
 /// which its key differs from `last` (the level) and its own value of that digit. Keys in a lower
 /// level are smaller than keys in a higher one, and within a level a smaller digit holds smaller
 /// keys, so the minimum is in the first non-empty bucket. Taking it out scans that bucket once,
@@ -66,24 +66,28 @@ public struct EventQueue: Sendable {
   @inlinable @inline(__always)
   static func flip(_ time: Int64) -> UInt64 { UInt64(bitPattern: time) ^ (1 << 63) }
 
-  /// The bucket of a key above `last`, as `level * 16 + digit`: the level is the 4-bit digit in
-  /// which they first differ from the top (the order word's digits are levels 0–15, the time
-  /// word's 16–31), the digit is the key's own value there.
+  /// The bucket of a key above `last`, as `level << digitBits | digit`: the level is the digit in
+  /// which they first differ from the top (the order word's digits are the low levels, the time
+  /// word's the high ones), the digit is the key's own value there.
   @inlinable @inline(__always)
   func bucket(time: UInt64, order: UInt64) -> Int {
     let tx = time ^ lastTime
     if tx != 0 {
-      let level = (63 &- tx.leadingZeroBitCount) >> 2
-      return (16 &+ level) << 4 | Int(truncatingIfNeeded: time >> UInt64(level << 2)) & 15
+      let level = (63 &- tx.leadingZeroBitCount) / RadixBuckets.digitBits
+      return (RadixBuckets.levelsPerWord &+ level) << RadixBuckets.digitBits
+        | Int(truncatingIfNeeded: time >> UInt64(level &* RadixBuckets.digitBits)) & RadixBuckets.digitMask
     }
-    let level = (63 &- (order ^ lastOrder).leadingZeroBitCount) >> 2
-    return level << 4 | Int(truncatingIfNeeded: order >> UInt64(level << 2)) & 15
+    let level = (63 &- (order ^ lastOrder).leadingZeroBitCount) / RadixBuckets.digitBits
+    return level << RadixBuckets.digitBits
+      | Int(truncatingIfNeeded: order >> UInt64(level &* RadixBuckets.digitBits)) & RadixBuckets.digitMask
   }
 
   @inlinable @inline(__always)
   mutating func mark(_ index: Int) {
-    buckets.digitMasks[index >> 4] |= 1 &<< UInt16(index & 15)
-    levelMask |= 1 &<< UInt32(index >> 4)
+    let level = index >> RadixBuckets.digitBits
+    let digit = index & RadixBuckets.digitMask
+    buckets.digitMasks[level &* RadixBuckets.maskWords &+ digit >> 6] |= 1 &<< UInt64(digit & 63)
+    levelMask |= 1 &<< UInt32(level)
   }
 
   @inlinable @inline(__always)
@@ -142,11 +146,25 @@ public struct EventQueue: Sendable {
   mutating func settle() {
     makeUnique()
     let level = levelMask.trailingZeroBitCount
-    let digits = buckets.digitMasks[level]
-    let index = level << 4 | digits.trailingZeroBitCount
+    let words = buckets.digitMasks.advanced(by: level &* RadixBuckets.maskWords)
+    var w = 0
+    while words[w] == 0 { w &+= 1 }
+    let digits = words[w]
+    let index = level << RadixBuckets.digitBits | w << 6 | digits.trailingZeroBitCount
     let rest = digits & (digits &- 1)
-    buckets.digitMasks[level] = rest
-    if rest == 0 { levelMask &= ~(1 &<< UInt32(level)) }
+    words[w] = rest
+    if rest == 0 {
+      var empty = true
+      var k = w &+ 1
+      while k < RadixBuckets.maskWords {
+        if words[k] != 0 {
+          empty = false
+          break
+        }
+        k &+= 1
+      }
+      if empty { levelMask &= ~(1 &<< UInt32(level)) }
+    }
     let slot = buckets.slots.advanced(by: index)
     let items = slot.pointee.items.unsafelyUnwrapped
     let n = slot.pointee.count
@@ -235,9 +253,13 @@ public struct EventQueue: Sendable {
     if hasHead && (EventQueue.flip(head.time) != lastTime || head.order != lastOrder) { return false }
     for index in 0..<RadixBuckets.bucketCount {
       let slot = buckets.slots[index]
-      let marked = buckets.digitMasks[index >> 4] >> UInt16(index & 15) & 1 == 1
+      let level = index >> RadixBuckets.digitBits
+      let digit = index & RadixBuckets.digitMask
+      let words = buckets.digitMasks.advanced(by: level * RadixBuckets.maskWords)
+      let marked = words[digit >> 6] >> UInt64(digit & 63) & 1 == 1
       if marked != (slot.count > 0) { return false }
-      if (levelMask >> UInt32(index >> 4) & 1 == 1) != (buckets.digitMasks[index >> 4] != 0) { return false }
+      let levelEmpty = (0..<RadixBuckets.maskWords).allSatisfy { words[$0] == 0 }
+      if (levelMask >> UInt32(level) & 1 == 1) == levelEmpty { return false }
       for k in 0..<slot.count {
         let e = slot.items.unsafelyUnwrapped[k]
         if bucket(time: EventQueue.flip(e.time), order: e.order) != index { return false }
@@ -259,22 +281,33 @@ public struct RadixSlot {
   public var capacity: Int
 }
 
-/// The radix queue's 512 buckets (32 levels of 16 digits), in one block of slot headers. Each
+/// The radix queue's 4,096 buckets (16 levels of 256 digits), in one block of slot headers. Each
 /// bucket's storage grows by doubling; see ``release(emptied:pending:)`` for when it is given back.
 public final class RadixBuckets: @unchecked Sendable {
-  /// 32 levels of 4-bit digits (16 of order, 16 of time), 16 digits each.
-  public static let bucketCount = 512
+  /// The width of a digit in bits.
+  public static let digitBits = 8
+  /// The values a digit takes: the buckets of a level.
+  public static let digitCount = 1 << digitBits
+  @usableFromInline static let digitMask = digitCount - 1
+  /// The levels of one 64-bit word of the key (the top one may be narrower).
+  public static let levelsPerWord = (64 + digitBits - 1) / digitBits
+  /// The levels: the order word's, then the time word's.
+  public static let levels = 2 * levelsPerWord
+  /// The number of buckets.
+  public static let bucketCount = levels << digitBits
+  /// The 64-bit words of one level's digit mask.
+  @usableFromInline static let maskWords = (digitCount + 63) / 64
   /// The slot headers.
   @usableFromInline let slots: UnsafeMutablePointer<RadixSlot>
-  /// For each level, which of its 16 digits' buckets are non-empty.
-  @usableFromInline let digitMasks: UnsafeMutablePointer<UInt16>
+  /// For each level, which of its digits' buckets are non-empty (``maskWords`` words a level).
+  @usableFromInline let digitMasks: UnsafeMutablePointer<UInt64>
 
   @usableFromInline
   init() {
     slots = .allocate(capacity: RadixBuckets.bucketCount)
     slots.initialize(repeating: RadixSlot(items: nil, count: 0, capacity: 0), count: RadixBuckets.bucketCount)
-    digitMasks = .allocate(capacity: 32)
-    digitMasks.initialize(repeating: 0, count: 32)
+    digitMasks = .allocate(capacity: RadixBuckets.levels * RadixBuckets.maskWords)
+    digitMasks.initialize(repeating: 0, count: RadixBuckets.levels * RadixBuckets.maskWords)
   }
 
   deinit {
@@ -285,13 +318,13 @@ public final class RadixBuckets: @unchecked Sendable {
 
   /// Marks every bucket empty.
   @usableFromInline
-  func clearMasks() { digitMasks.update(repeating: 0, count: 32) }
+  func clearMasks() { digitMasks.update(repeating: 0, count: RadixBuckets.levels * RadixBuckets.maskWords) }
 
   /// A copy with the same entries in the same buckets.
   @usableFromInline
   func copy() -> RadixBuckets {
     let other = RadixBuckets()
-    other.digitMasks.update(from: digitMasks, count: 32)
+    other.digitMasks.update(from: digitMasks, count: RadixBuckets.levels * RadixBuckets.maskWords)
     for index in 0..<RadixBuckets.bucketCount where slots[index].count > 0 {
       let n = slots[index].count
       let items = malloc(n * MemoryLayout<QueueEntry>.stride)!.bindMemory(to: QueueEntry.self, capacity: n)
@@ -313,7 +346,7 @@ public final class RadixBuckets: @unchecked Sendable {
   }
 
   /// Entries a bucket always keeps room for when it empties.
-  public static let keptCapacity = 1024
+  public static let keptCapacity = (1 << 19) / bucketCount
   /// The room held in all buckets, in entries.
   @usableFromInline var totalCapacity = 0
 
