@@ -4,25 +4,22 @@ import SimKernel
 /// The SDK calls in flight and the behaviours' timers, each in a slot table with a free list. An
 /// event names a slot (`Event` carries no payloads), so a slot stays live until its event is
 /// handled.
+///
+/// The tables live in one ``Storage`` object behind raw pointers: every call in a run goes
+/// through here twice (filed, then answered), and plain loads and stores there cost neither the
+/// uniqueness check of an array write nor the retain and release of copying a completion (a
+/// completion is moved in when filed and moved out when answered). Like the clients' SDK state,
+/// the tables have reference semantics: a copy of `CallsInFlight` shares them.
 public struct CallsInFlight {
-  /// SDK calls by slot (a freed slot has `live == false`).
-  public private(set) var ops: [OperationRecord] = []
-  /// Completions of the calls in flight, by slot. Kept inside a struct: array elements of function
-  /// type are stored at maximal abstraction, which wraps every store and load in a freshly
-  /// allocated reabstraction thunk.
-  var completions: [CompletionSlot] = []
-  var freeOps: [UInt32] = []
-  /// Per user (grown on demand): how many of its SDK calls await their answers.
-  @usableFromInline var liveByUser: [UInt32] = []
-  /// Behaviour timers by slot.
-  public private(set) var timers: [TimerRecord] = []
-  var freeTimers: [UInt32] = []
-  /// The call each successful `calls()` created, by operation slot, until its answer arrives
-  /// (looked up by key only).
-  var placedCalls: [UInt32: UInt32] = [:]
+  @usableFromInline let storage = Storage()
 
   /// No calls and no timers.
   public init() {}
+
+  /// SDK calls by slot (a freed slot has `live == false`).
+  public var ops: OperationTable { OperationTable(storage: storage) }
+  /// Behaviour timers by slot.
+  public var timers: TimerTable { TimerTable(storage: storage) }
 
   /// Stores SDK call `op`, made by a process of generation `generation`; returns its slot.
   public mutating func allocate(_ op: PendingOperation, generation: UInt16) -> UInt32 {
@@ -36,35 +33,44 @@ public struct CallsInFlight {
   {
     var record = OperationRecord(op)
     record.generation = generation
-    let u = Int(record.user)
-    liveByUser.grow(toInclude: u, filling: 0)
-    liveByUser[u] += 1
-    if let slot = freeOps.popLast() {
-      ops[Int(slot)] = record
-      completions[Int(slot)] = CompletionSlot(completion)
-      return slot
+    let s = storage
+    s.countCall(of: record.user, by: 1)
+    let slot: Int
+    if s.freeOpCount > 0 {
+      s.freeOpCount &-= 1
+      slot = Int(s.freeOps[s.freeOpCount])
+    } else {
+      if s.opCount == s.opCapacity { s.growOps() }
+      slot = s.opCount
+      s.opCount &+= 1
     }
-    ops.append(record)
-    completions.append(CompletionSlot(completion))
-    return UInt32(ops.count - 1)
+    s.ops[slot] = record
+    (s.completions + slot).initialize(to: CompletionSlot(fn: completion))
+    return UInt32(slot)
   }
 
   /// Frees operation `slot`, returning its record; its completion is moved into `completion`.
   /// (Returned separately: a tuple holding a closure is destroyed through the runtime's generic
   /// path, which costs hundreds of instructions.)
   public mutating func take(_ slot: UInt32, completion: inout Completion?) -> OperationRecord {
-    let op = ops[Int(slot)]
-    precondition(op.live, "operation slot \(slot) is free")
-    ops[Int(slot)].live = false
-    liveByUser[Int(op.user)] -= 1
-    completion = completions[Int(slot)].take()
-    freeOps.append(slot)
+    let s = storage
+    let i = Int(slot)
+    precondition(i < s.opCount && s.ops[i].live, "operation slot \(slot) is free")
+    let op = s.ops[i]
+    s.ops[i].live = false
+    s.countCall(of: op.user, by: -1)
+    completion = (s.completions + i).move().fn
+    s.freeOps[s.freeOpCount] = slot
+    s.freeOpCount &+= 1
     return op
   }
 
   /// The call in `slot` will get no answer (`network.loss`, a vanishing outage): the SDK times it
   /// out.
-  public mutating func loseAnswer(_ slot: UInt32) { ops[Int(slot)].answerLost = true }
+  public mutating func loseAnswer(_ slot: UInt32) {
+    precondition(Int(slot) < storage.opCount, "operation slot \(slot) out of range")
+    storage.ops[Int(slot)].answerLost = true
+  }
 
   /// Whether `user` has a `joinLive` awaiting its answer (a scan: for rare events only).
   public func isJoining(_ user: UInt32) -> Bool {
@@ -78,7 +84,7 @@ public struct CallsInFlight {
 
   /// Whether `user` has an SDK call awaiting its answer.
   @inlinable public func hasCallInFlight(_ user: UInt32) -> Bool {
-    Int(user) < liveByUser.count && liveByUser[Int(user)] > 0
+    Int(user) < storage.userCapacity && storage.liveByUser[Int(user)] > 0
   }
 
   public func usersInFlight() -> Set<UInt32> {
@@ -90,18 +96,137 @@ public struct CallsInFlight {
   /// Stores a timer's tag and argument; the `clientTimer` event carries the returned slot.
   public mutating func addTimer(tag: UInt32, arg: UInt32, generation: UInt16 = 0) -> UInt32 {
     let record = TimerRecord(tag: tag, arg: arg, generation: generation)
-    if let free = freeTimers.popLast() {
-      timers[Int(free)] = record
+    let s = storage
+    if s.freeTimerCount > 0 {
+      s.freeTimerCount &-= 1
+      let free = s.freeTimers[s.freeTimerCount]
+      s.timers[Int(free)] = record
       return free
     }
-    timers.append(record)
-    return UInt32(timers.count - 1)
+    if s.timerCount == s.timerCapacity { s.growTimers() }
+    s.timers[s.timerCount] = record
+    s.timerCount &+= 1
+    return UInt32(s.timerCount &- 1)
   }
 
   /// Frees timer `slot`, returning what it holds.
   public mutating func takeTimer(_ slot: UInt32) -> TimerRecord {
-    freeTimers.append(slot)
-    return timers[Int(slot)]
+    let s = storage
+    precondition(Int(slot) < s.timerCount, "timer slot \(slot) out of range")
+    s.freeTimers[s.freeTimerCount] = slot
+    s.freeTimerCount &+= 1
+    return s.timers[Int(slot)]
+  }
+
+  /// The slot tables of ``CallsInFlight``, in raw storage that grows by doubling. A live
+  /// operation slot holds an initialized completion; a free one holds none.
+  public final class Storage {
+    @usableFromInline var ops: UnsafeMutablePointer<OperationRecord>
+    var completions: UnsafeMutablePointer<CompletionSlot>
+    /// Free operation slots (a stack), with room for every slot.
+    var freeOps: UnsafeMutablePointer<UInt32>
+    @usableFromInline var opCount = 0
+    var opCapacity = 0
+    var freeOpCount = 0
+    /// Per user (grown on demand): how many of its SDK calls await their answers.
+    @usableFromInline var liveByUser: UnsafeMutablePointer<UInt32>
+    @usableFromInline var userCapacity = 0
+    @usableFromInline var timers: UnsafeMutablePointer<TimerRecord>
+    var freeTimers: UnsafeMutablePointer<UInt32>
+    @usableFromInline var timerCount = 0
+    var timerCapacity = 0
+    var freeTimerCount = 0
+    /// The call each successful `calls()` created, by operation slot, until its answer arrives
+    /// (looked up by key only).
+    var placedCalls: [UInt32: UInt32] = [:]
+
+    init() {
+      ops = .allocate(capacity: 0)
+      completions = .allocate(capacity: 0)
+      freeOps = .allocate(capacity: 0)
+      liveByUser = .allocate(capacity: 0)
+      timers = .allocate(capacity: 0)
+      freeTimers = .allocate(capacity: 0)
+    }
+
+    deinit {
+      for i in 0..<opCount where ops[i].live { (completions + i).deinitialize(count: 1) }
+      ops.deallocate()
+      completions.deallocate()
+      freeOps.deallocate()
+      liveByUser.deallocate()
+      timers.deallocate()
+      freeTimers.deallocate()
+    }
+
+    func countCall(of user: UInt32, by change: Int32) {
+      let u = Int(user)
+      if u >= userCapacity {
+        let capacity = max(u + 1, userCapacity * 2, 64)
+        let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        bigger.update(from: liveByUser, count: userCapacity)
+        (bigger + userCapacity).initialize(repeating: 0, count: capacity - userCapacity)
+        liveByUser.deallocate()
+        liveByUser = bigger
+        userCapacity = capacity
+      }
+      liveByUser[u] = liveByUser[u] &+ UInt32(bitPattern: change)
+    }
+
+    func growOps() {
+      let capacity = max(64, opCapacity * 2)
+      let moreOps = UnsafeMutablePointer<OperationRecord>.allocate(capacity: capacity)
+      moreOps.moveInitialize(from: ops, count: opCount)
+      ops.deallocate()
+      ops = moreOps
+      // Live slots hold a completion, free ones none: move each live one across.
+      let moreCompletions = UnsafeMutablePointer<CompletionSlot>.allocate(capacity: capacity)
+      for i in 0..<opCount where ops[i].live { (moreCompletions + i).moveInitialize(from: completions + i, count: 1) }
+      completions.deallocate()
+      completions = moreCompletions
+      let moreFree = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+      moreFree.moveInitialize(from: freeOps, count: freeOpCount)
+      freeOps.deallocate()
+      freeOps = moreFree
+      opCapacity = capacity
+    }
+
+    func growTimers() {
+      let capacity = max(64, timerCapacity * 2)
+      let more = UnsafeMutablePointer<TimerRecord>.allocate(capacity: capacity)
+      more.moveInitialize(from: timers, count: timerCount)
+      timers.deallocate()
+      timers = more
+      let moreFree = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+      moreFree.moveInitialize(from: freeTimers, count: freeTimerCount)
+      freeTimers.deallocate()
+      freeTimers = moreFree
+      timerCapacity = capacity
+    }
+  }
+}
+
+/// The operation slots of ``CallsInFlight``, read-only (a freed slot has `live == false`).
+public struct OperationTable: RandomAccessCollection {
+  @usableFromInline unowned(unsafe) let storage: CallsInFlight.Storage
+  init(storage: CallsInFlight.Storage) { self.storage = storage }
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { storage.opCount }
+  @inlinable public subscript(slot: Int) -> OperationRecord {
+    precondition(slot >= 0 && slot < storage.opCount, "operation slot out of range")
+    return storage.ops[slot]
+  }
+}
+
+/// The timer slots of ``CallsInFlight``, read-only.
+public struct TimerTable: RandomAccessCollection {
+  @usableFromInline unowned(unsafe) let storage: CallsInFlight.Storage
+  init(storage: CallsInFlight.Storage) { self.storage = storage }
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { storage.timerCount }
+  @inlinable public subscript(slot: Int) -> TimerRecord {
+    precondition(slot >= 0 && slot < storage.timerCount, "timer slot out of range")
+    return storage.timers[slot]
   }
 }
 
@@ -116,26 +241,11 @@ public struct TimerRecord: Sendable {
   public var generation: UInt16
 }
 
-/// One stored completion (see ``CallsInFlight``).
+/// One stored completion (see ``CallsInFlight``). Kept inside a struct: a pointer to a function
+/// type stores it at maximal abstraction, which wraps every store and load in a freshly
+/// allocated reabstraction thunk.
 struct CompletionSlot {
-  var fn: Completion
-  var isSet: Bool
-
-  nonisolated(unsafe) static let none: Completion = { _, _ in }
-
-  init(_ fn: Completion?) {
-    self.fn = fn ?? CompletionSlot.none
-    isSet = fn != nil
-  }
-
-  /// Moves the completion out, leaving the slot empty.
-  mutating func take() -> Completion? {
-    guard isSet else { return nil }
-    let f = fn
-    fn = CompletionSlot.none
-    isSet = false
-    return f
-  }
+  var fn: Completion?
 }
 
 /// An SDK call in flight, without its completion (kept apart so that copying a record never
@@ -214,8 +324,8 @@ extension OperationRecord {
 
 extension CallsInFlight {
   /// The `calls()` in `slot` created call `call`; its answer will tell the SDK.
-  public mutating func placed(_ slot: UInt32, call: UInt32) { placedCalls[slot] = call }
+  public mutating func placed(_ slot: UInt32, call: UInt32) { storage.placedCalls[slot] = call }
 
   /// The call the `calls()` in `slot` created, if it did; forgotten once taken.
-  public mutating func takePlaced(_ slot: UInt32) -> UInt32? { placedCalls.removeValue(forKey: slot) }
+  public mutating func takePlaced(_ slot: UInt32) -> UInt32? { storage.placedCalls.removeValue(forKey: slot) }
 }

@@ -11,6 +11,9 @@ import SimKernel
 public struct Network {
   /// The one-way latency of a message.
   let latency: Distribution
+  /// The latency in nanoseconds when it is a constant (which draws nothing), else -1: the common
+  /// case skips the distribution's dispatch on every message.
+  let constantLatencyNs: Int64
   /// Each user's channels (by user ID), in one record so that a message touches one cache line.
   var links: [Link]
   /// Notices on their way, by slot (a `clientNotice` event names the slot).
@@ -31,6 +34,12 @@ public struct Network {
   /// drawing from its own generator in `random`.
   public init(latency: Distribution, random: [SplitMix64]) {
     self.latency = latency
+    if case .constant = latency {
+      var none = SplitMix64(seed: 0)
+      constantLatencyNs = latency.sampleDuration(&none).nanoseconds
+    } else {
+      constantLatencyNs = -1
+    }
     links = random.map { Link(random: $0, downlinkAt: 0, uplinkAt: 0) }
   }
 
@@ -73,7 +82,8 @@ public struct Network {
     let u = Int(user)
     // Read, update and store the record once (one uniqueness check on the table, not three).
     var link = links[u]
-    var t = now.nanoseconds &+ latency.sampleDuration(&link.random).nanoseconds &+ extraNs
+    let delay = constantLatencyNs >= 0 ? constantLatencyNs : latency.sampleDuration(&link.random).nanoseconds
+    var t = now.nanoseconds &+ delay &+ extraNs
     t = max(t, holdUntilNs)
     if downlink {
       t = max(t, link.downlinkAt)
