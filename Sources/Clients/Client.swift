@@ -98,7 +98,7 @@ public struct Client {
 
 func call(
   _ runtime: ClientRuntime, _ user: UInt32, _ kind: OperationKind, target: UInt32 = 0, seat: Int = -1,
-  policy: MovePolicy = .abortWhenOccupied, timeout: SimDuration = .zero, _ completion: Completion?
+  policy: MovePolicy = .abortWhenOccupied, timeout: SimDuration = .zero, _ completion: consuming Completion?
 ) {
   runtime.commands.append(
     .operation(
@@ -124,50 +124,50 @@ public struct CoGuestStore {
   /// out. The completion fires when the request is sent or at its final outcome, as the profile's
   /// `seats.applyCompletion` says.
   public func applyForSeat(
-    seatIndex: Int = -1, timeout: SimDuration, extraInfo: String? = nil, completion: Completion? = nil
+    seatIndex: Int = -1, timeout: SimDuration, extraInfo: String? = nil, completion: consuming Completion? = nil
   ) {
     call(runtime, user, .applyForSeat, seat: seatIndex, timeout: timeout, completion)
   }
 
   /// Audience: withdraws the pending application. Fails with -2311 if an answer won the race.
-  public func cancelApplication(completion: Completion? = nil) {
+  public func cancelApplication(completion: consuming Completion? = nil) {
     call(runtime, user, .cancelApplication, completion)
   }
 
   /// Audience: accepts the invitation sent by `inviterID`.
-  public func acceptInvitation(inviterID: UInt32, completion: Completion? = nil) {
+  public func acceptInvitation(inviterID: UInt32, completion: consuming Completion? = nil) {
     call(runtime, user, .acceptInvitation, target: inviterID, completion)
   }
 
   /// Audience: declines the invitation sent by `inviterID`.
-  public func rejectInvitation(inviterID: UInt32, completion: Completion? = nil) {
+  public func rejectInvitation(inviterID: UInt32, completion: consuming Completion? = nil) {
     call(runtime, user, .rejectInvitation, target: inviterID, completion)
   }
 
   /// Leaves the caller's own seat. It takes no user: kicking a guest is
   /// `LiveSeatStore.kickUserOutOfSeat`.
-  public func disConnect(completion: Completion? = nil) { call(runtime, user, .disConnect, completion) }
+  public func disConnect(completion: consuming Completion? = nil) { call(runtime, user, .disConnect, completion) }
 
   /// Host or admin: accepts `userID`'s application. Fails with -2311 if another host processed it.
-  public func acceptApplication(userID: UInt32, completion: Completion? = nil) {
+  public func acceptApplication(userID: UInt32, completion: consuming Completion? = nil) {
     call(runtime, user, .acceptApplication, target: userID, completion)
   }
 
   /// Host or admin: rejects `userID`'s application.
-  public func rejectApplication(userID: UInt32, completion: Completion? = nil) {
+  public func rejectApplication(userID: UInt32, completion: consuming Completion? = nil) {
     call(runtime, user, .rejectApplication, target: userID, completion)
   }
 
   /// Host or admin: invites `userID` to seat `seatIndex` (-1: any). `timeout` zero: no timeout.
   public func inviteToSeat(
     userID: UInt32, seatIndex: Int = -1, timeout: SimDuration, extraInfo: String? = nil,
-    completion: Completion? = nil
+    completion: consuming Completion? = nil
   ) {
     call(runtime, user, .inviteToSeat, target: userID, seat: seatIndex, timeout: timeout, completion)
   }
 
   /// Host or admin: withdraws the invitation to `inviteeID`.
-  public func cancelInvitation(inviteeID: UInt32, completion: Completion? = nil) {
+  public func cancelInvitation(inviteeID: UInt32, completion: consuming Completion? = nil) {
     call(runtime, user, .cancelInvitation, target: inviteeID, completion)
   }
 
@@ -261,25 +261,27 @@ public struct LiveSeatStore {
   }
 
   /// Takes seat `index` (-1: any) directly: free mode, or staff.
-  public func takeSeat(index: Int = -1, completion: Completion? = nil) {
+  public func takeSeat(index: Int = -1, completion: consuming Completion? = nil) {
     call(runtime, user, .takeSeat, seat: index, completion)
   }
   /// Leaves the caller's seat.
-  public func leaveSeat(completion: Completion? = nil) { call(runtime, user, .leaveSeat, completion) }
+  public func leaveSeat(completion: consuming Completion? = nil) { call(runtime, user, .leaveSeat, completion) }
   /// Locks seat `index`: its occupant stays, nobody new may sit.
-  public func lockSeat(index: Int, completion: Completion? = nil) {
+  public func lockSeat(index: Int, completion: consuming Completion? = nil) {
     call(runtime, user, .lockSeat, seat: index, completion)
   }
   /// Unlocks seat `index`.
-  public func unlockSeat(index: Int, completion: Completion? = nil) {
+  public func unlockSeat(index: Int, completion: consuming Completion? = nil) {
     call(runtime, user, .unlockSeat, seat: index, completion)
   }
   /// Removes `userID` from its seat.
-  public func kickUserOutOfSeat(userID: UInt32, completion: Completion? = nil) {
+  public func kickUserOutOfSeat(userID: UInt32, completion: consuming Completion? = nil) {
     call(runtime, user, .kickUserOutOfSeat, target: userID, completion)
   }
   /// Moves `userID` to seat `targetIndex`, resolving an occupied target by `policy`.
-  public func moveUserToSeat(userID: UInt32, targetIndex: Int, policy: MovePolicy, completion: Completion? = nil) {
+  public func moveUserToSeat(
+    userID: UInt32, targetIndex: Int, policy: MovePolicy, completion: consuming Completion? = nil
+  ) {
     call(runtime, user, .moveUserToSeat, target: userID, seat: targetIndex, policy: policy, completion)
   }
 }
@@ -291,11 +293,11 @@ public struct DeviceStore {
   unowned(unsafe) let runtime: ClientRuntime
 
   /// Opens the microphone. May fail with -1105 (denied) or -1106 (occupied).
-  public func openLocalMicrophone(completion: Completion? = nil) {
+  public func openLocalMicrophone(completion: consuming Completion? = nil) {
     call(runtime, user, .openLocalMicrophone, completion)
   }
   /// Opens the camera. May fail with -1101 (denied) or -1102 (occupied).
-  public func openLocalCamera(isFront: Bool = true, completion: Completion? = nil) {
+  public func openLocalCamera(isFront: Bool = true, completion: consuming Completion? = nil) {
     call(runtime, user, .openLocalCamera, completion)
   }
   /// Closes the microphone at once.
@@ -318,9 +320,9 @@ public struct LoginStore {
   /// came before.
   public func subscribeEvents() { runtime.clients[Int(user)].subscriptions.insert(.loginEvents) }
   /// Logs in (`login(sdkAppID, userID, userSig)`).
-  public func login(completion: Completion? = nil) { call(runtime, user, .login, completion) }
+  public func login(completion: consuming Completion? = nil) { call(runtime, user, .login, completion) }
   /// Logs out.
-  public func logout(completion: Completion? = nil) { call(runtime, user, .logout, completion) }
+  public func logout(completion: consuming Completion? = nil) { call(runtime, user, .logout, completion) }
   /// Whether the SDK believes it is logged in.
   public var isLogin: Bool { runtime.clients[Int(user)].loggedIn }
 }
@@ -335,11 +337,11 @@ public struct LiveListStore {
   /// Subscribes to live events (the live ending).
   public func subscribe() { runtime.clients[Int(user)].subscriptions.insert(.liveEvents) }
   /// Enters this client's room.
-  public func joinLive(completion: Completion? = nil) { call(runtime, user, .joinLive, completion) }
+  public func joinLive(completion: consuming Completion? = nil) { call(runtime, user, .joinLive, completion) }
   /// Leaves the room: a pending application or invitation fails and a seat is vacated.
-  public func leaveLive(completion: Completion? = nil) { call(runtime, user, .leaveLive, completion) }
+  public func leaveLive(completion: consuming Completion? = nil) { call(runtime, user, .leaveLive, completion) }
   /// Owner: ends the live for everyone.
-  public func endLive(completion: Completion? = nil) { call(runtime, user, .endLive, completion) }
+  public func endLive(completion: consuming Completion? = nil) { call(runtime, user, .endLive, completion) }
   /// Whether the SDK believes it is in the room.
   public var isInRoom: Bool { runtime.clients[Int(user)].joinedRoom == room + 1 }
 }
@@ -367,26 +369,26 @@ public struct CallStore {
   /// already in a call.
   public func calls(
     participantIds: [UInt32], mediaType: CallMediaType, timeout: SimDuration = .zero, userData: String = "",
-    completion: Completion? = nil
+    completion: consuming Completion? = nil
   ) {
     let packed = OperationPacking.placeCall(
       calleeList: runtime.callLists.store(participantIds, userData: userData), mediaType: mediaType)
     call(runtime, user, .placeCall, target: packed.target, seat: packed.seat, timeout: timeout, completion)
   }
   /// `accept()`: answers the ringing call.
-  public func accept(completion: Completion? = nil) { call(runtime, user, .acceptCall, completion) }
+  public func accept(completion: consuming Completion? = nil) { call(runtime, user, .acceptCall, completion) }
   /// `reject()`: declines the ringing call.
-  public func reject(completion: Completion? = nil) { call(runtime, user, .rejectCall, completion) }
+  public func reject(completion: consuming Completion? = nil) { call(runtime, user, .rejectCall, completion) }
   /// `hangup()`: cancels an unanswered call, or leaves a connected one.
-  public func hangup(completion: Completion? = nil) { call(runtime, user, .hangupCall, completion) }
+  public func hangup(completion: consuming Completion? = nil) { call(runtime, user, .hangupCall, completion) }
   /// `invite(participantIds)`: rings `participantIds` into the running group call this user is
   /// connected in. Fails with -1203 outside a connected group call, -1202 for a bad list (someone
   /// already in the call, or more than nine in all).
-  public func invite(participantIds: [UInt32], completion: Completion? = nil) {
+  public func invite(participantIds: [UInt32], completion: consuming Completion? = nil) {
     call(runtime, user, .inviteToCall, target: runtime.callLists.store(participantIds), completion)
   }
   /// `join(callId)`: joins a started group call.
-  public func join(callId: UInt32, completion: Completion? = nil) {
+  public func join(callId: UInt32, completion: consuming Completion? = nil) {
     call(runtime, user, .joinCall, target: callId, completion)
   }
 
@@ -406,7 +408,7 @@ public struct TUILoginStore {
   unowned(unsafe) let runtime: ClientRuntime
 
   /// `TUILogin.login(sdkAppID, userID, userSig)`. Fails with -1201 unless the IM login succeeded.
-  public func login(completion: Completion? = nil) { call(runtime, user, .tuiLogin, completion) }
+  public func login(completion: consuming Completion? = nil) { call(runtime, user, .tuiLogin, completion) }
   /// Whether TUILogin succeeded in this process.
   public var isLogin: Bool { runtime.phoneSystem?.isTUILoggedIn(user) ?? false }
 }
@@ -419,7 +421,7 @@ public struct TIMPushStore {
 
   /// `setVOIP(config: {certificateID, token})`: uploads the VoIP token. The backend records it only
   /// for a logged-in user with a non-zero certificate and token.
-  public func setVOIP(certificateID: UInt32, token: UInt16, completion: Completion? = nil) {
+  public func setVOIP(certificateID: UInt32, token: UInt16, completion: consuming Completion? = nil) {
     let packed = OperationPacking.setVOIP(certificateID: certificateID, token: token)
     call(runtime, user, .setVOIP, target: packed.target, seat: packed.seat, completion)
   }

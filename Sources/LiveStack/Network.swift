@@ -15,10 +15,12 @@ public struct Network {
   /// case skips the distribution's dispatch on every message.
   let constantLatencyNs: Int64
   /// Each user's channels (by user ID), in one record so that a message touches one cache line.
-  var links: [Link]
+  /// (Every message reads and writes its user's record and its slot: the tables are columns, and
+  /// a copy of a `Network` shares them.)
+  let links: Column<Link>
   /// Notices on their way, by slot (a `clientNotice` event names the slot).
-  @usableFromInline var notices: [Notice?] = []
-  var freeNotices: [UInt32] = []
+  @usableFromInline let notices = Column<Notice?>(reservingCapacity: 0)
+  let freeNotices = Column<UInt32>(reservingCapacity: 0)
   /// Slots that carry a retransmission (`network.duplicate`): the client hears them, the oracles
   /// and metrics already counted the original.
   var duplicates = Set<UInt32>()
@@ -40,7 +42,7 @@ public struct Network {
     } else {
       constantLatencyNs = -1
     }
-    links = random.map { Link(random: $0, downlinkAt: 0, uplinkAt: 0) }
+    links = Column(random.map { Link(random: $0, downlinkAt: 0, uplinkAt: 0) })
   }
 
   /// One user's two channels.

@@ -26,18 +26,19 @@ struct DownlinkBatches {
     /// Its last follower (`-1`: none yet).
     var tail: Int32 = -1
   }
-  var latest: [Latest]
+  /// (The tables are columns: every message to a client passes through here.)
+  let latest: Column<Latest>
   /// Per leader slot (notices and replies apart): its first follower (`-1`: none).
-  var noticeHead: [Int32] = []
-  var replyHead: [Int32] = []
+  let noticeHead = Column<Int32>(reservingCapacity: 0)
+  let replyHead = Column<Int32>(reservingCapacity: 0)
   /// Followers: the event each would have been, and the next follower of the same batch.
-  var events: [Event] = []
-  var next: [Int32] = []
-  var free: [Int32] = []
+  let events = Column<Event>(reservingCapacity: 0)
+  let next = Column<Int32>(reservingCapacity: 0)
+  let free = Column<Int32>(reservingCapacity: 0)
 
   /// Batches for `users` users.
   init(users: Int) {
-    latest = [Latest](repeating: Latest(), count: users)
+    latest = Column(repeating: Latest(), count: users)
   }
 
   static let replyBit: UInt32 = 1 << 31

@@ -61,9 +61,9 @@ public struct LiveWorld: World {
   public internal(set) var intervals: IntervalSeries
 
   /// Each user's `clients` stream (by user ID): its behaviour's decisions.
-  var clientRandom: [SplitMix64]
+  let clientRandom: Column<SplitMix64>
   /// Each user's `devices` stream (by user ID): its devices' open times and failures.
-  var deviceRandom: [SplitMix64]
+  let deviceRandom: Column<SplitMix64>
   /// Arrivals, the flash crowd and co-hosting.
   var workload: Workload
   /// The hosts and admins as reviewers: the wait for review and their load.
@@ -176,10 +176,10 @@ public struct LiveWorld: World {
     checker.healAtNs = chaos.chaosEnd
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
     intervals = IntervalSeries(m)
-    clientRandom = streams.entities("clients", layout.identities)
+    clientRandom = Column(streams.entities("clients", layout.identities))
     batches = DownlinkBatches(users: layout.totalUsers)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
-    deviceRandom = streams.entities("devices", layout.identities)
+    deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
     reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
     limitedServices = profile.server.named.contains { $0.settings.isLimited }

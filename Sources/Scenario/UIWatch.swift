@@ -18,11 +18,11 @@ struct UIWatch {
   /// The users due for a check at the next round, one bit each (word `u >> 6`, bit `u & 63`):
   /// the watched users but those at peace. A round walks them in ID order, so that the per-user
   /// tables it reads are read front to back.
-  var bits: [UInt64] = []
+  let bits = Column<UInt64>(reservingCapacity: 0)
   /// How many users are due.
   var count = 0
   /// Per user: watched until (nanoseconds; 0: not watched).
-  var until: [Int64] = []
+  let until = Column<Int64>(reservingCapacity: 0)
   /// The users a round checks (kept between rounds for its capacity).
   var due: [UInt32] = []
   /// Per user: whether the SDK reported the user's latest application as failed for want of an

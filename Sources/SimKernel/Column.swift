@@ -1,13 +1,18 @@
-/// A fixed-size array of plain values with reference semantics, indexed by dense IDs.
+/// An array of plain values with reference semantics, indexed by dense IDs.
 ///
 /// Shared state that many parts of a world read and write (the SDK state of every simulated
-/// client) lives in columns so that an access costs one bounds check, without the dynamic
-/// exclusivity check a class's `var` array property pays on every access. `T` must be a trivial
-/// type (no references), which the initializer checks.
+/// client, the per-message tables of the network and the deliveries) lives in columns so that an
+/// access costs one bounds check, without the dynamic exclusivity check a class's `var` array
+/// property pays on every access, or the uniqueness check of a copy-on-write array's every write.
+/// `T` must be a trivial type (no references), which the initializer checks. A column grows in
+/// place (``append(_:)``, ``grow(toInclude:filling:)``); a copy of the reference shares it.
 public final class Column<T> {
-  @usableFromInline let base: UnsafeMutablePointer<T>
+  @usableFromInline var base: UnsafeMutablePointer<T>
+  @usableFromInline var _count: Int
   /// Number of elements.
-  public let count: Int
+  @inlinable public var count: Int { _count }
+  /// Room for elements before the storage is reallocated.
+  @usableFromInline var capacity: Int
 
   /// A column of `count` copies of `value`.
   public init(repeating value: T, count: Int) {
@@ -15,7 +20,27 @@ public final class Column<T> {
     precondition(_isPOD(T.self), "columns hold plain values only")
     base = UnsafeMutablePointer<T>.allocate(capacity: max(1, count))
     base.initialize(repeating: value, count: count)
-    self.count = count
+    _count = count
+    capacity = max(1, count)
+  }
+
+  /// An empty column with room for `capacity` elements.
+  public convenience init(reservingCapacity capacity: Int) {
+    precondition(_isPOD(T.self), "columns hold plain values only")
+    self.init(unsafeUninitializedCapacity: max(1, capacity))
+  }
+
+  /// A column of `elements`, in order.
+  public convenience init(_ elements: [T]) {
+    precondition(_isPOD(T.self), "columns hold plain values only")
+    self.init(unsafeUninitializedCapacity: max(1, elements.count))
+    for e in elements { append(e) }
+  }
+
+  init(unsafeUninitializedCapacity capacity: Int) {
+    base = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+    _count = 0
+    self.capacity = capacity
   }
 
   deinit { base.deallocate() }
@@ -31,6 +56,48 @@ public final class Column<T> {
       precondition(index >= 0 && index < count, "column index out of range")
       base[index] = newValue
     }
+  }
+
+  /// Whether the column has no elements.
+  @inlinable public var isEmpty: Bool { count == 0 }
+
+  /// Appends `value`.
+  @inlinable
+  public func append(_ value: T) {
+    if count == capacity { reserve(count + 1) }
+    (base + count).initialize(to: value)
+    _count += 1
+  }
+
+  /// Removes and returns the last element, if any.
+  @inlinable
+  public func popLast() -> T? {
+    guard count > 0 else { return nil }
+    _count -= 1
+    return base[_count]
+  }
+
+  /// Grows the column with `value` until `index` is valid (nothing if it already is).
+  @inlinable
+  public func grow(toInclude index: Int, filling value: T) {
+    guard index >= count else { return }
+    if index >= capacity { reserve(index + 1) }
+    (base + count).initialize(repeating: value, count: index + 1 - count)
+    _count = index + 1
+  }
+
+  /// Removes every element, keeping the storage.
+  public func removeAll() { _count = 0 }
+
+  /// Makes room for at least `minimum` elements (doubling).
+  @usableFromInline
+  func reserve(_ minimum: Int) {
+    let bigger = max(minimum, capacity * 2, 16)
+    let storage = UnsafeMutablePointer<T>.allocate(capacity: bigger)
+    storage.moveInitialize(from: base, count: count)
+    base.deallocate()
+    base = storage
+    capacity = bigger
   }
 
   /// The elements as an array (for tests and reports).
