@@ -89,7 +89,7 @@ public struct LiveWorld: World {
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight = CallsInFlight()
   /// The app UIs the UI oracles look at now.
-  var uiWatch = UIWatch()
+  var uiWatch = UIWatch(users: 0)
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
   /// something else is, so that a quiet world ends.
   var periodicPending = 0
@@ -178,6 +178,7 @@ public struct LiveWorld: World {
     intervals = IntervalSeries(m)
     clientRandom = Column(streams.entities("clients", layout.identities))
     batches = DownlinkBatches(users: layout.totalUsers)
+    uiWatch = UIWatch(users: layout.totalUsers)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
     deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)

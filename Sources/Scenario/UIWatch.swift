@@ -53,6 +53,14 @@ struct UIWatch {
 
   func droppedAnswer(_ user: UInt32) -> Bool { Int(user) < answerDropped.count && answerDropped[Int(user)] }
 
+  /// Makes room for users `0..<users` up front (the tables still grow for any user beyond).
+  init(users: Int) {
+    if users > 0 {
+      until.grow(toInclude: users - 1, filling: 0)
+      bits.grow(toInclude: (users - 1) >> 6, filling: 0)
+    }
+  }
+
   mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
     until.grow(toInclude: u, filling: 0)

@@ -78,11 +78,15 @@ public final class Column<T> {
   }
 
   /// Grows the column with `value` until `index` is valid (nothing if it already is).
-  @inlinable
+  @inlinable @inline(__always)
   public func grow(toInclude index: Int, filling value: T) {
-    guard index >= count else { return }
+    if index >= _count { extend(toInclude: index, filling: value) }
+  }
+
+  @usableFromInline
+  func extend(toInclude index: Int, filling value: T) {
     if index >= capacity { reserve(index + 1) }
-    (base + count).initialize(repeating: value, count: index + 1 - count)
+    (base + _count).initialize(repeating: value, count: index + 1 - _count)
     _count = index + 1
   }
 

@@ -15,6 +15,12 @@
 /// makes its smallest key the new `last` and moves the rest of the bucket to lower levels; every
 /// other bucket keeps its place. `push` is an append.
 ///
+/// The buckets sort by time alone. Entries due at the time of `last` wait in a first-in
+/// first-out run of their own (`now`), in sequence order: a push at that time has the newest
+/// sequence number, so it simply joins the end, and while `now` holds entries its first is the
+/// minimum. Bursts of events at one instant (a crowd arriving together, answers sent at once)
+/// thus cost an append and a read each, and never move through the buckets.
+///
 /// An entry moves down a level at a time, through sequential memory, and stops moving once it is
 /// alone in its bucket: a few moves in its life, where a binary heap pays a dependent,
 /// cache-missing step per level on every pop. The order is exactly that of a heap on
@@ -66,20 +72,21 @@ public struct EventQueue: Sendable {
   @inlinable @inline(__always)
   static func flip(_ time: Int64) -> UInt64 { UInt64(bitPattern: time) ^ (1 << 63) }
 
-  /// The bucket of a key above `last`, as `level << digitBits | digit`: the level is the digit in
-  /// which they first differ from the top (the order word's digits are the low levels, the time
-  /// word's the high ones), the digit is the key's own value there.
+  /// The bucket of a time after `last`'s, as `level << digitBits | digit`: the level is the digit
+  /// in which the times first differ from the top, the digit is the time's own value there.
   @inlinable @inline(__always)
-  func bucket(time: UInt64, order: UInt64) -> Int {
-    let tx = time ^ lastTime
-    if tx != 0 {
-      let level = (63 &- tx.leadingZeroBitCount) / RadixBuckets.digitBits
-      return (RadixBuckets.levelsPerWord &+ level) << RadixBuckets.digitBits
-        | Int(truncatingIfNeeded: time >> UInt64(level &* RadixBuckets.digitBits)) & RadixBuckets.digitMask
-    }
-    let level = (63 &- (order ^ lastOrder).leadingZeroBitCount) / RadixBuckets.digitBits
+  func bucket(time: UInt64) -> Int {
+    let level = (63 &- (time ^ lastTime).leadingZeroBitCount) / RadixBuckets.digitBits
     return level << RadixBuckets.digitBits
-      | Int(truncatingIfNeeded: order >> UInt64(level &* RadixBuckets.digitBits)) & RadixBuckets.digitMask
+      | Int(truncatingIfNeeded: time >> UInt64(level &* RadixBuckets.digitBits)) & RadixBuckets.digitMask
+  }
+
+  /// Files `entry`, whose time `t` (flipped) is after `last`'s, in its bucket.
+  @inlinable @inline(__always)
+  mutating func file(_ entry: QueueEntry, flippedTime t: UInt64) {
+    let index = bucket(time: t)
+    buckets.append(entry, to: index)
+    mark(index)
   }
 
   @inlinable @inline(__always)
@@ -113,9 +120,12 @@ public struct EventQueue: Sendable {
       return
     }
     makeUnique()
-    let index = bucket(time: t, order: entry.order)
-    buckets.append(entry, to: index)
-    mark(index)
+    if t == lastTime {
+      // At the time of `last`, with the newest sequence number: the end of `now`.
+      buckets.appendNow(entry)
+    } else {
+      file(entry, flippedTime: t)
+    }
   }
 
   /// The earliest pending entry, if any.
@@ -140,11 +150,20 @@ public struct EventQueue: Sendable {
     return head
   }
 
-  /// Makes the smallest key in the lowest non-empty bucket the new `last` and the head, and
-  /// redistributes the rest of that bucket below it. Requires a pending entry and no head.
+  /// Makes the first entry of `now`, else the smallest key in the lowest non-empty bucket, the new
+  /// `last` and the head, and redistributes the rest of that bucket below it. Requires a pending
+  /// entry and no head.
   @inlinable
   mutating func settle() {
     makeUnique()
+    if buckets.nowStart != buckets.nowEnd {
+      // Due at the time of `last`, in sequence order: the first is the minimum.
+      let e = buckets.popNow(pending: _count)
+      head = e
+      hasHead = true
+      lastOrder = e.order
+      return
+    }
     let level = levelMask.trailingZeroBitCount
     let words = buckets.digitMasks.advanced(by: level &* RadixBuckets.maskWords)
     var w = 0
@@ -169,7 +188,16 @@ public struct EventQueue: Sendable {
     let items = slot.pointee.items.unsafelyUnwrapped
     let n = slot.pointee.count
     slot.pointee.count = 0
-    defer { buckets.release(emptied: slot, pending: _count) }
+    defer {
+      buckets.release(emptied: slot, pending: _count)
+      // Buckets emptied while the queue was large kept their blocks: each halving of the queue
+      // gives those back too.
+      if _count > buckets.sweptAt {
+        buckets.sweptAt = _count
+      } else if _count &* 2 < buckets.sweptAt && buckets.totalCapacity > 3 &* _count {
+        buckets.sweep(pending: _count)
+      }
+    }
     if n == 1 {
       // Alone in its bucket: it is the minimum, and nothing moves.
       makeHead(items[0])
@@ -190,18 +218,28 @@ public struct EventQueue: Sendable {
       i &+= 1
     }
     makeHead(items[best])
-    // Every other entry of the bucket moves to a strictly lower bucket, never to this one, so the
-    // bucket's own storage is read while the others are appended to.
+    // Every other entry of the bucket moves to a strictly lower bucket, never to this one, or to
+    // `now` (empty until here) if due at the minimum's time; the bucket's own storage is read
+    // while the others are appended to. Entries of one time sit in a bucket in the order they
+    // reached it, not always their sequence order: `now` is sorted if they came out of order.
+    var inOrder = true
+    var previous = lastOrder
     i = 0
     while i < n {
       if i != best {
         let e = items[i]
-        let to = bucket(time: EventQueue.flip(e.time), order: e.order)
-        buckets.append(e, to: to)
-        mark(to)
+        let t = EventQueue.flip(e.time)
+        if t == lastTime {
+          if e.order < previous { inOrder = false }
+          previous = e.order
+          buckets.appendNow(e)
+        } else {
+          file(e, flippedTime: t)
+        }
       }
       i &+= 1
     }
+    if !inOrder { buckets.sortNow() }
   }
 
   /// Makes `entry` the head and its key `last`.
@@ -220,6 +258,8 @@ public struct EventQueue: Sendable {
     var all: [QueueEntry] = []
     all.reserveCapacity(_count &- 1)
     if hasHead { all.append(head) }
+    for k in buckets.nowStart..<buckets.nowEnd { all.append(buckets.nowItems.unsafelyUnwrapped[k]) }
+    buckets.clearNow()
     for index in 0..<RadixBuckets.bucketCount {
       let slot = buckets.slots[index]
       for k in 0..<slot.count { all.append(slot.items.unsafelyUnwrapped[k]) }
@@ -229,10 +269,10 @@ public struct EventQueue: Sendable {
     levelMask = 0
     makeHead(entry)
     for e in all {
-      let to = bucket(time: EventQueue.flip(e.time), order: e.order)
-      buckets.append(e, to: to)
-      mark(to)
+      let t = EventQueue.flip(e.time)
+      if t == lastTime { buckets.appendNow(e) } else { file(e, flippedTime: t) }
     }
+    buckets.sortNow()
   }
 
   /// Removes every pending event; sequence numbers keep counting.
@@ -240,6 +280,7 @@ public struct EventQueue: Sendable {
   public mutating func removeAll() {
     makeUnique()
     for index in 0..<RadixBuckets.bucketCount { buckets.slots[index].count = 0 }
+    buckets.clearNow()
     buckets.clearMasks()
     levelMask = 0
     hasHead = false
@@ -251,6 +292,13 @@ public struct EventQueue: Sendable {
   public func isValid() -> Bool {
     var seen = hasHead ? 1 : 0
     if hasHead && (EventQueue.flip(head.time) != lastTime || head.order != lastOrder) { return false }
+    var previous = lastOrder
+    for k in buckets.nowStart..<buckets.nowEnd {
+      let e = buckets.nowItems.unsafelyUnwrapped[k]
+      if EventQueue.flip(e.time) != lastTime || e.order <= previous { return false }
+      previous = e.order
+      seen += 1
+    }
     for index in 0..<RadixBuckets.bucketCount {
       let slot = buckets.slots[index]
       let level = index >> RadixBuckets.digitBits
@@ -262,7 +310,8 @@ public struct EventQueue: Sendable {
       if (levelMask >> UInt32(level) & 1 == 1) == levelEmpty { return false }
       for k in 0..<slot.count {
         let e = slot.items.unsafelyUnwrapped[k]
-        if bucket(time: EventQueue.flip(e.time), order: e.order) != index { return false }
+        let t = EventQueue.flip(e.time)
+        if t <= lastTime || bucket(time: t) != index { return false }
       }
       seen += slot.count
     }
@@ -281,18 +330,17 @@ public struct RadixSlot {
   public var capacity: Int
 }
 
-/// The radix queue's 4,096 buckets (16 levels of 256 digits), in one block of slot headers. Each
-/// bucket's storage grows by doubling; see ``release(emptied:pending:)`` for when it is given back.
+/// The radix queue's 2,048 buckets (8 levels of 256 digits of the time), in one block of slot
+/// headers, and the run of entries due at the time of the last minimum (`now`). Each bucket's
+/// storage grows by doubling; see ``release(emptied:pending:)`` for when it is given back.
 public final class RadixBuckets: @unchecked Sendable {
   /// The width of a digit in bits.
   public static let digitBits = 8
   /// The values a digit takes: the buckets of a level.
   public static let digitCount = 1 << digitBits
   @usableFromInline static let digitMask = digitCount - 1
-  /// The levels of one 64-bit word of the key (the top one may be narrower).
-  public static let levelsPerWord = (64 + digitBits - 1) / digitBits
-  /// The levels: the order word's, then the time word's.
-  public static let levels = 2 * levelsPerWord
+  /// The levels: the digits of the 64-bit time (the top one may be narrower).
+  public static let levels = (64 + digitBits - 1) / digitBits
   /// The number of buckets.
   public static let bucketCount = levels << digitBits
   /// The 64-bit words of one level's digit mask.
@@ -311,6 +359,7 @@ public final class RadixBuckets: @unchecked Sendable {
   }
 
   deinit {
+    free(nowItems)
     for index in 0..<RadixBuckets.bucketCount { free(slots[index].items) }
     slots.deallocate()
     digitMasks.deallocate()
@@ -325,6 +374,16 @@ public final class RadixBuckets: @unchecked Sendable {
   func copy() -> RadixBuckets {
     let other = RadixBuckets()
     other.digitMasks.update(from: digitMasks, count: RadixBuckets.levels * RadixBuckets.maskWords)
+    let pendingNow = nowEnd - nowStart
+    if pendingNow > 0 {
+      let items = malloc(pendingNow * MemoryLayout<QueueEntry>.stride)!.bindMemory(
+        to: QueueEntry.self, capacity: pendingNow)
+      items.update(from: nowItems.unsafelyUnwrapped + nowStart, count: pendingNow)
+      other.nowItems = items
+      other.nowEnd = pendingNow
+      other.nowCapacity = pendingNow
+      other.totalCapacity += pendingNow
+    }
     for index in 0..<RadixBuckets.bucketCount where slots[index].count > 0 {
       let n = slots[index].count
       let items = malloc(n * MemoryLayout<QueueEntry>.stride)!.bindMemory(to: QueueEntry.self, capacity: n)
@@ -345,6 +404,76 @@ public final class RadixBuckets: @unchecked Sendable {
     slot.pointee.count = n &+ 1
   }
 
+  /// The entries due at the time of the last minimum, in sequence order: `nowItems[nowStart..<nowEnd]`.
+  @usableFromInline var nowItems: UnsafeMutablePointer<QueueEntry>?
+  @usableFromInline var nowStart = 0
+  @usableFromInline var nowEnd = 0
+  @usableFromInline var nowCapacity = 0
+
+  /// Appends `entry` to `now`.
+  @inlinable @inline(__always)
+  func appendNow(_ entry: QueueEntry) {
+    if nowEnd == nowCapacity { makeRoomNow() }
+    nowItems.unsafelyUnwrapped[nowEnd] = entry
+    nowEnd &+= 1
+  }
+
+  /// Removes and returns the first entry of `now` (which must hold one); an emptied run starts
+  /// again at the front, and gives a large block back as an emptied bucket does.
+  @inlinable @inline(__always)
+  func popNow(pending: Int) -> QueueEntry {
+    let e = nowItems.unsafelyUnwrapped[nowStart]
+    nowStart &+= 1
+    if nowStart == nowEnd {
+      nowStart = 0
+      nowEnd = 0
+      if nowCapacity > RadixBuckets.keptCapacity && totalCapacity > 3 &* pending { releaseNow() }
+    }
+    return e
+  }
+
+  /// Empties `now`.
+  @usableFromInline
+  func clearNow() {
+    nowStart = 0
+    nowEnd = 0
+  }
+
+  /// Sorts `now` by sequence number.
+  @usableFromInline
+  func sortNow() {
+    guard nowEnd - nowStart > 1 else { return }
+    var run = UnsafeMutableBufferPointer(start: nowItems.unsafelyUnwrapped + nowStart, count: nowEnd - nowStart)
+    run.sort { $0.order < $1.order }
+  }
+
+  @usableFromInline
+  func releaseNow() {
+    totalCapacity -= nowCapacity
+    free(nowItems)
+    nowItems = nil
+    nowCapacity = 0
+  }
+
+  /// Room for one more entry at the end of `now`: its entries move to the front, or it doubles.
+  @usableFromInline
+  func makeRoomNow() {
+    if nowStart > 0 {
+      let n = nowEnd - nowStart
+      let items = nowItems.unsafelyUnwrapped
+      memmove(items, items + nowStart, n * MemoryLayout<QueueEntry>.stride)
+      nowStart = 0
+      nowEnd = n
+      if n < nowCapacity { return }
+    }
+    let capacity = max(16, nowCapacity * 2)
+    let raw = realloc(nowItems, capacity * MemoryLayout<QueueEntry>.stride)
+    guard let raw else { fatalError("event queue: out of memory for \(capacity) entries") }
+    nowItems = raw.bindMemory(to: QueueEntry.self, capacity: capacity)
+    totalCapacity += capacity - nowCapacity
+    nowCapacity = capacity
+  }
+
   /// Entries a bucket always keeps room for when it empties.
   public static let keptCapacity = (1 << 19) / bucketCount
   /// The room held in all buckets, in entries.
@@ -362,6 +491,22 @@ public final class RadixBuckets: @unchecked Sendable {
       slot.pointee.items = nil
       slot.pointee.capacity = 0
     }
+  }
+
+  /// The pending count at the last ``sweep(pending:)`` (or the largest seen since).
+  @usableFromInline var sweptAt = 0
+
+  /// Gives back the blocks above ``keptCapacity`` of every empty bucket.
+  @usableFromInline
+  func sweep(pending: Int) {
+    for index in 0..<RadixBuckets.bucketCount
+    where slots[index].count == 0 && slots[index].capacity > RadixBuckets.keptCapacity {
+      totalCapacity -= slots[index].capacity
+      free(slots[index].items)
+      slots[index].items = nil
+      slots[index].capacity = 0
+    }
+    sweptAt = pending
   }
 
   @usableFromInline
