@@ -176,7 +176,8 @@ public final class ClientRuntime {
   /// Each room's audience user IDs.
   public let audienceRange: [Range<UInt32>]
   /// The simulated time of the event being handled (one cell).
-  let clock = Column<SimInstant>(repeating: .zero, count: 1)
+  let clockColumn = Column<SimInstant>(repeating: .zero, count: 1)
+  let clock: ColumnView<SimInstant>
   /// The simulated time of the event being handled.
   public var now: SimInstant {
     get { clock[0] }
@@ -184,11 +185,15 @@ public final class ClientRuntime {
   }
   /// Each user's SDK state and UI status, 28 bytes a user, kept together so that handling one
   /// event for a user touches one cache line.
-  public let clients: Column<ClientState>
+  /// (Views of columns the runtime owns: a client's code reaches them through an unowned
+  /// reference, and a view costs no retain per access.)
+  public let clients: ColumnView<ClientState>
   /// How many users show each status, indexed by `CoGuestStatus.rawValue`.
-  public let statusCounts: Column<Int>
+  public let statusCounts: ColumnView<Int>
   /// Capture devices on across all users.
-  public let devicesOn: Column<Int>
+  public let devicesOn: ColumnView<Int>
+  let owned: [Column<Int>]
+  let clientColumn: Column<ClientState>
   /// Per staff member: the applicants list (`CoGuestStore.state.applicants`).
   @exclusivity(unchecked) public var applicants: [[UInt32]] { didSet { staffListsVersion &+= 1 } }
   /// Per staff member: the invitees list (`CoGuestStore.state.invitees`).
@@ -200,6 +205,8 @@ public final class ClientRuntime {
   @exclusivity(unchecked) public private(set) var staffListsVersion: UInt64 = 0
   /// Calls and timers requested during the current callback.
   public let commands = CommandQueue()
+
+  deinit { commands.deallocate() }
   /// How long the SDK waits for an answer before it reports -1 (`network.requestTimeout`).
   public var requestTimeout = SDKTiming.requestTimeout
   /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
@@ -247,10 +254,15 @@ public final class ClientRuntime {
     applyHandleDead = [Bool](repeating: false, count: handles)
     self.audienceRange = audienceRange
     ui = UIProbes(userCount: userCount)
-    let clients = Column(repeating: ClientState(), count: userCount)
-    statusCounts = Column(repeating: 0, count: CoGuestStatus.allCases.count)
-    statusCounts[Int(CoGuestStatus.away.rawValue)] = userCount
-    devicesOn = Column(repeating: 0, count: 1)
+    clientColumn = Column(repeating: ClientState(), count: userCount)
+    let clients = clientColumn.view
+    let counts = Column(repeating: 0, count: CoGuestStatus.allCases.count)
+    counts[Int(CoGuestStatus.away.rawValue)] = userCount
+    let on = Column(repeating: 0, count: 1)
+    owned = [counts, on]
+    statusCounts = counts.view
+    devicesOn = on.view
+    clock = clockColumn.view
     var views: [[UInt32]] = []
     for (i, s) in staff.enumerated() {
       clients[Int(s.user)].staffSlot = Int32(i)

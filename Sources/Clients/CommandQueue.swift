@@ -1,8 +1,11 @@
 import SimKernel
 
 /// The commands clients issue during one callback, in order: a growable buffer whose bookkeeping
-/// sits behind constant pointers, so appending from a shared reference costs no exclusivity check.
-public final class CommandQueue {
+/// sits behind constant pointers, so appending through a copy of the queue costs neither an
+/// exclusivity check nor a retain. A queue is a handle: copies share the buffer, and its owner
+/// frees it once with ``deallocate()``.
+@frozen
+public struct CommandQueue {
   let storage: UnsafeMutablePointer<UnsafeMutablePointer<ClientCommand>>
   let counts: UnsafeMutablePointer<Int>  // [count, capacity]
 
@@ -15,7 +18,8 @@ public final class CommandQueue {
     counts[1] = 16
   }
 
-  deinit {
+  /// Frees the buffer and any commands not taken; no copy of the queue may be used after.
+  public func deallocate() {
     storage.pointee.deinitialize(count: counts[0])
     storage.pointee.deallocate()
     storage.deallocate()

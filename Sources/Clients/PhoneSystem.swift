@@ -245,7 +245,7 @@ public final class PhoneSystem {
   public init(phones: Range<UInt32>, limits: ConversationLimits, runtime: ClientRuntime? = nil) {
     self.phones = phones
     self.limits = limits
-    clock = runtime?.clock ?? Column(repeating: .zero, count: 1)
+    clock = runtime?.clockColumn ?? Column(repeating: .zero, count: 1)
     cells = Column(repeating: Cell(), count: phones.count)
   }
 

@@ -107,3 +107,39 @@ public final class Column<T> {
   /// The elements as an array (for tests and reports).
   public var elements: [T] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }
+
+extension Column {
+  /// A view of the column's elements that holds no reference to it: reading or writing through
+  /// it costs no retain of the column. Valid while the column lives and does not grow (the owner
+  /// keeps the column, and hands out the view).
+  @inlinable public var view: ColumnView<T> { ColumnView(base: base, count: _count) }
+}
+
+/// The elements of a fixed-size ``Column``, by raw pointer (see ``Column/view``).
+@frozen
+public struct ColumnView<T> {
+  @usableFromInline let base: UnsafeMutablePointer<T>
+  /// Number of elements.
+  public let count: Int
+
+  @inlinable init(base: UnsafeMutablePointer<T>, count: Int) {
+    self.base = base
+    self.count = count
+  }
+
+  /// The element at `index`.
+  @inlinable
+  public subscript(index: Int) -> T {
+    get {
+      precondition(index >= 0 && index < count, "column index out of range")
+      return base[index]
+    }
+    nonmutating set {
+      precondition(index >= 0 && index < count, "column index out of range")
+      base[index] = newValue
+    }
+  }
+
+  /// The elements as an array (for tests and reports).
+  public var elements: [T] { Array(UnsafeBufferPointer(start: base, count: count)) }
+}

@@ -13,8 +13,26 @@ import Testing
     #expect(Column<UInt8>(repeating: 0, count: 0).elements.isEmpty)
   }
 
+  @Test func aColumnGrowsInPlaceAndItsViewSharesItsElements() {
+    let column = Column<Int32>(reservingCapacity: 0)
+    for i in 0..<100 as Range<Int32> { column.append(i) }
+    #expect(column.count == 100 && column[99] == 99)
+    column.grow(toInclude: 149, filling: -1)
+    #expect(column.count == 150 && column[100] == -1 && column[149] == -1 && column[42] == 42)
+    column.grow(toInclude: 10, filling: 7)  // already valid: nothing changes
+    #expect(column.count == 150 && column[10] == 10)
+    #expect(column.popLast() == -1 && column.count == 149)
+    let view = column.view
+    view[5] = 500
+    #expect(column[5] == 500 && view.count == 149 && view.elements == column.elements)
+    column.removeAll()
+    #expect(column.isEmpty && column.popLast() == nil)
+    #expect(Column([3, 1, 2] as [UInt8]).elements == [3, 1, 2])
+  }
+
   @Test func theCommandQueueGrowsAndKeepsTheOrderOfCommands() {
     let queue = CommandQueue()
+    defer { queue.deallocate() }
     for i in 0..<100 as Range<UInt32> {
       queue.append(.timer(user: i, delay: .milliseconds(Int64(i)), tag: i, arg: 0))
     }
