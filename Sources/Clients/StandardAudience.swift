@@ -120,12 +120,12 @@ public final class StandardAudience: ClientBehavior {
   @exclusivity(unchecked) public var mistakes = MistakeSet()
   /// Per viewer: subscriptions made (the re-subscribing mistake multiplies handlers).
   lazy var subscriptionCount = Column<UInt8>(repeating: 1, count: epoch.count)
-  let applies: Column<UInt8>
-  let epoch: Column<UInt32>
+  let applies: ColumnView<UInt8>
+  let epoch: ColumnView<UInt32>
   /// Per viewer: the calls under way, as bits: ``micOpening``, ``cameraOpening`` (a session that
   /// begins while an open of the last one is still under way waits for it instead of opening the
   /// device a second time), ``invitationUnanswered``, ``invitationAnswered``.
-  let underWay: Column<UInt8>
+  let underWay: ColumnView<UInt8>
   static let micOpening: UInt8 = 1
   static let cameraOpening: UInt8 = 2
   /// An accepted invitation whose `acceptInvitation` answer has not come, and whose seat has not
@@ -144,13 +144,17 @@ public final class StandardAudience: ClientBehavior {
   @exclusivity(unchecked) var applicationMayStand: [UInt32: Int64] = [:]
   /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
   /// application goes out while one is: it could reach the server after the new one and cancel it.
-  let cancelsOut: Column<UInt8>
+  let cancelsOut: ColumnView<UInt8>
   /// Per viewer: `applyForSeat` calls whose answer has not come. An application answer that
   /// arrives while the last one's has not is about an earlier application: the server answers
   /// `applyForSeat` as soon as it files it, before any answer to it, on the same co-guest channel.
-  let appliesUnanswered: Column<UInt8>
+  let appliesUnanswered: ColumnView<UInt8>
   /// Per viewer: when it last applied (milliseconds).
-  let appliedAtMs: Column<UInt32>
+  let appliedAtMs: ColumnView<UInt32>
+  /// The columns behind the views above (completions reach them through an unowned reference to
+  /// the behaviour, and a view costs no retain per access).
+  let bytes: [Column<UInt8>]
+  let words: [Column<UInt32>]
 
   /// Timer tags.
   enum Tag: UInt32 {
@@ -161,12 +165,14 @@ public final class StandardAudience: ClientBehavior {
   /// Creates the behaviour for `userCount` users.
   public init(settings: AudienceSettings, userCount: Int) {
     self.settings = settings
-    applies = Column(repeating: 0, count: userCount)
-    epoch = Column(repeating: 0, count: userCount)
-    underWay = Column(repeating: 0, count: userCount)
-    cancelsOut = Column(repeating: 0, count: userCount)
-    appliesUnanswered = Column(repeating: 0, count: userCount)
-    appliedAtMs = Column(repeating: 0, count: userCount)
+    bytes = (0..<4).map { _ in Column(repeating: 0, count: userCount) }
+    words = (0..<2).map { _ in Column(repeating: 0, count: userCount) }
+    applies = bytes[0].view
+    underWay = bytes[1].view
+    cancelsOut = bytes[2].view
+    appliesUnanswered = bytes[3].view
+    epoch = words[0].view
+    appliedAtMs = words[1].view
   }
 
   /// `true`: a built-in viewer's status is its UI, and the UI oracles hold it to the truth.
@@ -181,19 +187,25 @@ public final class StandardAudience: ClientBehavior {
     client.login.subscribeEvents()
     client.liveList.subscribe()
     if callSettings != nil { client.callStore.subscribe() }
-    client.login.login { [unowned self] c, result in
-      guard case .success = result else {
-        c.status = .left
-        return
-      }
-      c.liveList.joinLive { [unowned self] c, result in
-        guard case .success = result else {
-          c.status = .left
-          return
-        }
-        self.joined(&c)
-      }
+    client.login.login(completion: loggedIn)
+  }
+
+  /// The answer to a viewer's login: on to its room (made once, shared by every viewer).
+  lazy var loggedIn: Completion = { [unowned(unsafe) self] c, result in
+    guard case .success = result else {
+      c.status = .left
+      return
     }
+    c.liveList.joinLive(completion: self.roomJoined)
+  }
+
+  /// The answer to a viewer's `joinLive`.
+  lazy var roomJoined: Completion = { [unowned(unsafe) self] c, result in
+    guard case .success = result else {
+      c.status = .left
+      return
+    }
+    self.joined(&c)
   }
 
   func joined(_ c: inout Client) {
