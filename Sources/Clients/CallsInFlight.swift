@@ -11,10 +11,11 @@ import SimKernel
 /// completion is moved in when filed and moved out when answered). Like the clients' SDK state,
 /// the tables have reference semantics: a copy of `CallsInFlight` shares them.
 public struct CallsInFlight {
-  @usableFromInline let storage = Storage()
+  @usableFromInline let storage: Storage
 
-  /// No calls and no timers.
-  public init() {}
+  /// No calls and no timers, for the clients in `clients` (whose records count each one's calls
+  /// awaiting answers).
+  public init(clients: ColumnView<ClientState>) { storage = Storage(clients: clients) }
 
   /// SDK calls by slot (a freed slot has `live == false`).
   public var ops: OperationTable { OperationTable(storage: storage) }
@@ -84,7 +85,7 @@ public struct CallsInFlight {
 
   /// Whether `user` has an SDK call awaiting its answer.
   @inlinable public func hasCallInFlight(_ user: UInt32) -> Bool {
-    Int(user) < storage.userCapacity && storage.liveByUser[Int(user)] > 0
+    storage.clients[Int(user)].callsInFlight > 0
   }
 
   public func usersInFlight() -> Set<UInt32> {
@@ -128,9 +129,8 @@ public struct CallsInFlight {
     @usableFromInline var opCount = 0
     var opCapacity = 0
     var freeOpCount = 0
-    /// Per user (grown on demand): how many of its SDK calls await their answers.
-    @usableFromInline var liveByUser: UnsafeMutablePointer<UInt32>
-    @usableFromInline var userCapacity = 0
+    /// The clients' records, which count each one's calls awaiting answers.
+    @usableFromInline let clients: ColumnView<ClientState>
     @usableFromInline var timers: UnsafeMutablePointer<TimerRecord>
     var freeTimers: UnsafeMutablePointer<UInt32>
     @usableFromInline var timerCount = 0
@@ -140,11 +140,11 @@ public struct CallsInFlight {
     /// (looked up by key only).
     var placedCalls: [UInt32: UInt32] = [:]
 
-    init() {
+    init(clients: ColumnView<ClientState>) {
+      self.clients = clients
       ops = .allocate(capacity: 0)
       completions = .allocate(capacity: 0)
       freeOps = .allocate(capacity: 0)
-      liveByUser = .allocate(capacity: 0)
       timers = .allocate(capacity: 0)
       freeTimers = .allocate(capacity: 0)
     }
@@ -154,23 +154,13 @@ public struct CallsInFlight {
       ops.deallocate()
       completions.deallocate()
       freeOps.deallocate()
-      liveByUser.deallocate()
       timers.deallocate()
       freeTimers.deallocate()
     }
 
+    @inline(__always)
     func countCall(of user: UInt32, by change: Int32) {
-      let u = Int(user)
-      if u >= userCapacity {
-        let capacity = max(u + 1, userCapacity * 2, 64)
-        let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        bigger.update(from: liveByUser, count: userCapacity)
-        (bigger + userCapacity).initialize(repeating: 0, count: capacity - userCapacity)
-        liveByUser.deallocate()
-        liveByUser = bigger
-        userCapacity = capacity
-      }
-      liveByUser[u] = liveByUser[u] &+ UInt32(bitPattern: change)
+      clients[Int(user)].callsInFlight &+= UInt16(truncatingIfNeeded: change)
     }
 
     func growOps() {

@@ -157,6 +157,9 @@ public struct ClientState: Sendable {
   /// Bumped whenever the SDK leaves its room (`leaveLive`, `logout`): a `joinLive` asked for
   /// before carries the old value, and its late answer no longer puts the SDK in the room.
   public var roomEpoch: UInt8 = 0
+  /// How many of its SDK calls await their answers (kept by ``CallsInFlight``, here so that a
+  /// call's bookkeeping touches the record its handling reads anyway).
+  public internal(set) var callsInFlight: UInt16 = 0
 
   /// A client that has not arrived.
   public init() {}

@@ -87,7 +87,7 @@ public struct LiveWorld: World {
   var messagingRandom: [SplitMix64] = []
 
   /// The SDK calls in flight and the behaviours' timers.
-  public internal(set) var inFlight = CallsInFlight()
+  public internal(set) var inFlight: CallsInFlight
   /// The app UIs the UI oracles look at now.
   var uiWatch = UIWatch(users: 0)
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
@@ -125,6 +125,7 @@ public struct LiveWorld: World {
       ownerSeat: s.keepOwnerOnSeat)
     let users = layout.totalUsers
     runtime = ClientRuntime(layout: layout, settings: settings, quirks: profile.quirks)
+    inFlight = CallsInFlight(clients: runtime.clients)
     runtime.requestTimeout = profile.network.requestTimeout
     let standard = StandardClients(
       audience: profile.audience, host: profile.host, admin: profile.admin, phone: profile.calls?.phone,
