@@ -215,9 +215,15 @@ public final class StandardHost: ClientBehavior {
     let slot = Int(c.runtime.clients[Int(c.user)].staffSlot)
     let tracked = settings.reviewAtOnce != nil && slot >= 0 && slot < desk.answering.count
     if tracked { desk.answering[slot].append(guest) }
-    let done: Completion = { [desk] c, result in
-      if tracked { desk.remove(guest, from: &desk.answering[slot]) }
-      then?(&c, result)
+    // A completion of its own only when there is something to do besides `then`.
+    let done: Completion?
+    if tracked {
+      done = { [desk] c, result in
+        desk.remove(guest, from: &desk.answering[slot])
+        then?(&c, result)
+      }
+    } else {
+      done = then
     }
     if accept {
       c.coGuest.acceptApplication(userID: guest, completion: done)

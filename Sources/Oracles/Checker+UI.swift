@@ -38,6 +38,7 @@ extension Checker {
     public var quiet: Bool = true
 
     /// Facts.
+    @inlinable
     public init(
       status: CoGuestStatus?, pending: Bool, seated: Bool, microphoneOn: Bool, callScreen: Bool?,
       callState: CallParticipantState, captureOn: Bool = false, devices: String = "capture devices",
