@@ -100,11 +100,10 @@ func call(
   _ runtime: ClientRuntime, _ user: UInt32, _ kind: OperationKind, target: UInt32 = 0, seat: Int = -1,
   policy: MovePolicy = .abortWhenOccupied, timeout: SimDuration = .zero, _ completion: consuming Completion?
 ) {
-  runtime.commands.append(
-    .operation(
-      PendingOperation(
-        user: user, kind: kind, target: target, seat: Int16(clamping: seat), policy: policy, timeout: timeout,
-        issuedAt: runtime.now, completion: completion)))
+  // The queue and the clock are plain values: read here, the runtime is not retained for the call.
+  runtime.commands.appendOperation(
+    user: user, kind: kind, target: target, seat: Int16(clamping: seat), policy: policy, timeout: timeout,
+    issuedAt: runtime.now, completion: completion)
 }
 
 /// `CoGuestStore`: applications and invitations.

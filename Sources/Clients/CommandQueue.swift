@@ -1,3 +1,4 @@
+import LiveStack
 import SimKernel
 
 /// The commands clients issue during one callback, in order: a growable buffer whose bookkeeping
@@ -31,14 +32,32 @@ public struct CommandQueue {
 
   /// Appends a command.
   public func append(_ command: consuming ClientCommand) {
-    if counts[0] == counts[1] {
-      let bigger = UnsafeMutablePointer<ClientCommand>.allocate(capacity: counts[1] * 2)
-      bigger.moveInitialize(from: storage.pointee, count: counts[0])
-      storage.pointee.deallocate()
-      storage.pointee = bigger
-      counts[1] *= 2
-    }
+    if counts[0] == counts[1] { grow() }
     (storage.pointee + counts[0]).initialize(to: command)
+    counts[0] += 1
+  }
+
+  /// Doubles the room for commands.
+  func grow() {
+    let bigger = UnsafeMutablePointer<ClientCommand>.allocate(capacity: counts[1] * 2)
+    bigger.moveInitialize(from: storage.pointee, count: counts[0])
+    storage.pointee.deallocate()
+    storage.pointee = bigger
+    counts[1] *= 2
+  }
+
+  /// Appends an SDK call, built in place.
+  @inline(__always)
+  public func appendOperation(
+    user: UInt32, kind: OperationKind, target: UInt32, seat: Int16, policy: MovePolicy, timeout: SimDuration,
+    issuedAt: SimInstant, completion: consuming Completion?
+  ) {
+    if counts[0] == counts[1] { grow() }
+    (storage.pointee + counts[0]).initialize(
+      to: .operation(
+        PendingOperation(
+          user: user, kind: kind, target: target, seat: seat, policy: policy, timeout: timeout, issuedAt: issuedAt,
+          completion: completion)))
     counts[0] += 1
   }
 
