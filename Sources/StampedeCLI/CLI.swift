@@ -350,8 +350,8 @@ enum CLI {
             exponential(500ms), 40 ms network). Reports applications answered per wall second (in
             the event loop and for the whole run), events per application, events/s and the
             stack/kernel ratio at the same mean queue size; with --instructions, the instructions
-            the event loop executes (callgrind: exact for the same binary), per event and per
-            application.
+            the live world's event loop executes (callgrind: exact for the same binary; the kernel
+            loop run for the ratio is left out), per event and per application.
     all     kernel, stack, sweep and faults (the default is kernel).
 
     Options:
