@@ -18,9 +18,9 @@ public struct CallsInFlight {
   public init(clients: ColumnView<ClientState>) { storage = Storage(clients: clients) }
 
   /// SDK calls by slot (a freed slot has `live == false`).
-  public var ops: OperationTable { OperationTable(storage: storage) }
+  public var ops: SlotTable<OperationRecord> { SlotTable(base: storage.ops, count: storage.opCount) }
   /// Behaviour timers by slot.
-  public var timers: TimerTable { TimerTable(storage: storage) }
+  public var timers: SlotTable<TimerRecord> { SlotTable(base: storage.timers, count: storage.timerCount) }
 
   /// Stores SDK call `op`, made by a process of generation `generation`; returns its slot.
   public mutating func allocate(_ op: PendingOperation, generation: UInt16) -> UInt32 {
@@ -165,58 +165,46 @@ public struct CallsInFlight {
 
     func growOps() {
       let capacity = max(64, opCapacity * 2)
-      let moreOps = UnsafeMutablePointer<OperationRecord>.allocate(capacity: capacity)
-      moreOps.moveInitialize(from: ops, count: opCount)
-      ops.deallocate()
-      ops = moreOps
+      Storage.regrow(&ops, count: opCount, to: capacity)
+      Storage.regrow(&freeOps, count: freeOpCount, to: capacity)
       // Live slots hold a completion, free ones none: move each live one across.
       let moreCompletions = UnsafeMutablePointer<CompletionSlot>.allocate(capacity: capacity)
       for i in 0..<opCount where ops[i].live { (moreCompletions + i).moveInitialize(from: completions + i, count: 1) }
       completions.deallocate()
       completions = moreCompletions
-      let moreFree = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-      moreFree.moveInitialize(from: freeOps, count: freeOpCount)
-      freeOps.deallocate()
-      freeOps = moreFree
       opCapacity = capacity
     }
 
     func growTimers() {
       let capacity = max(64, timerCapacity * 2)
-      let more = UnsafeMutablePointer<TimerRecord>.allocate(capacity: capacity)
-      more.moveInitialize(from: timers, count: timerCount)
-      timers.deallocate()
-      timers = more
-      let moreFree = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-      moreFree.moveInitialize(from: freeTimers, count: freeTimerCount)
-      freeTimers.deallocate()
-      freeTimers = moreFree
+      Storage.regrow(&timers, count: timerCount, to: capacity)
+      Storage.regrow(&freeTimers, count: freeTimerCount, to: capacity)
       timerCapacity = capacity
+    }
+
+    /// Moves the first `count` elements of `buffer` into a new block of room `capacity`.
+    static func regrow<T>(_ buffer: inout UnsafeMutablePointer<T>, count: Int, to capacity: Int) {
+      let more = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+      more.moveInitialize(from: buffer, count: count)
+      buffer.deallocate()
+      buffer = more
     }
   }
 }
 
-/// The operation slots of ``CallsInFlight``, read-only (a freed slot has `live == false`).
-public struct OperationTable: RandomAccessCollection {
-  @usableFromInline unowned(unsafe) let storage: CallsInFlight.Storage
-  init(storage: CallsInFlight.Storage) { self.storage = storage }
-  public var startIndex: Int { 0 }
-  public var endIndex: Int { storage.opCount }
-  @inlinable public subscript(slot: Int) -> OperationRecord {
-    precondition(slot >= 0 && slot < storage.opCount, "operation slot out of range")
-    return storage.ops[slot]
+/// A read-only view of a slot table of ``CallsInFlight``, as it stands when taken (a freed
+/// operation slot has `live == false`).
+public struct SlotTable<Element>: RandomAccessCollection {
+  @usableFromInline let base: UnsafeMutablePointer<Element>
+  public let endIndex: Int
+  init(base: UnsafeMutablePointer<Element>, count: Int) {
+    self.base = base
+    endIndex = count
   }
-}
-
-/// The timer slots of ``CallsInFlight``, read-only.
-public struct TimerTable: RandomAccessCollection {
-  @usableFromInline unowned(unsafe) let storage: CallsInFlight.Storage
-  init(storage: CallsInFlight.Storage) { self.storage = storage }
   public var startIndex: Int { 0 }
-  public var endIndex: Int { storage.timerCount }
-  @inlinable public subscript(slot: Int) -> TimerRecord {
-    precondition(slot >= 0 && slot < storage.timerCount, "timer slot out of range")
-    return storage.timers[slot]
+  @inlinable public subscript(slot: Int) -> Element {
+    precondition(slot >= 0 && slot < endIndex, "slot out of range")
+    return base[slot]
   }
 }
 

@@ -190,22 +190,14 @@ public final class StandardAudience: ClientBehavior {
     client.login.login(completion: loggedIn)
   }
 
-  /// The answer to a viewer's login: on to its room (made once, shared by every viewer).
+  /// The answer to a viewer's login: on to its room, or gone (made once, shared by every viewer).
   lazy var loggedIn: Completion = { [unowned(unsafe) self] c, result in
-    guard case .success = result else {
-      c.status = .left
-      return
-    }
-    c.liveList.joinLive(completion: self.roomJoined)
+    if case .success = result { c.liveList.joinLive(completion: self.roomJoined) } else { c.status = .left }
   }
 
   /// The answer to a viewer's `joinLive`.
   lazy var roomJoined: Completion = { [unowned(unsafe) self] c, result in
-    guard case .success = result else {
-      c.status = .left
-      return
-    }
-    self.joined(&c)
+    if case .success = result { self.joined(&c) } else { c.status = .left }
   }
 
   func joined(_ c: inout Client) {

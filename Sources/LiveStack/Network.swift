@@ -82,7 +82,7 @@ public struct Network {
     channelClass: UInt8 = 0
   ) -> SimInstant {
     let u = Int(user)
-    // Read, update and store the record once (one uniqueness check on the table, not three).
+    // Read, update and store the record once.
     var link = links[u]
     let delay = constantLatencyNs >= 0 ? constantLatencyNs : latency.sampleDuration(&link.random).nanoseconds
     var t = now.nanoseconds &+ delay &+ extraNs

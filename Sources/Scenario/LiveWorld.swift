@@ -89,7 +89,7 @@ public struct LiveWorld: World {
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight: CallsInFlight
   /// The app UIs the UI oracles look at now.
-  var uiWatch = UIWatch(users: 0)
+  var uiWatch: UIWatch
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
   /// something else is, so that a quiet world ends.
   var periodicPending = 0
