@@ -22,16 +22,11 @@ public struct CallsInFlight {
   /// Behaviour timers by slot.
   public var timers: SlotTable<TimerRecord> { SlotTable(base: storage.timers, count: storage.timerCount) }
 
-  /// Stores SDK call `op`, made by a process of generation `generation`; returns its slot.
-  public mutating func allocate(_ op: PendingOperation, generation: UInt16) -> UInt32 {
-    var op = op
-    return allocate(op, completion: op.completion.take(), generation: generation)
-  }
-
-  /// Takes a free slot for `op`, whose completion is passed apart (moved out of the operation, so
-  /// that the operation is copied without retaining it); returns the slot.
-  public mutating func allocate(_ op: PendingOperation, completion: consuming Completion?, generation: UInt16) -> UInt32
-  {
+  /// Stores SDK call `op` with its completion, if any, made by a process of generation
+  /// `generation`; returns its slot.
+  public mutating func allocate(
+    _ op: PendingOperation, completion: consuming Completion? = nil, generation: UInt16
+  ) -> UInt32 {
     var record = OperationRecord(op)
     record.generation = generation
     let s = storage
@@ -222,8 +217,9 @@ public struct TimerRecord: Sendable {
 /// One stored completion (see ``CallsInFlight``). Kept inside a struct: a pointer to a function
 /// type stores it at maximal abstraction, which wraps every store and load in a freshly
 /// allocated reabstraction thunk.
-struct CompletionSlot {
-  var fn: Completion?
+@usableFromInline struct CompletionSlot {
+  @usableFromInline var fn: Completion?
+  @usableFromInline init(fn: consuming Completion?) { self.fn = fn }
 }
 
 /// An SDK call in flight, without its completion (kept apart so that copying a record never

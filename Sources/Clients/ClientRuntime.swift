@@ -84,8 +84,10 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   public var hasCalleeList: Bool { self == .placeCall || self == .inviteToCall }
 }
 
-/// One SDK call in flight: what was asked, and what to run when the answer arrives.
-public struct PendingOperation {
+/// One SDK call as made: what was asked. Its completion travels apart (beside it in
+/// ``CommandQueue``, then in ``CallsInFlight``), so that the operation is a plain value whose
+/// copies touch no reference count.
+public struct PendingOperation: Sendable {
   /// The calling user.
   public var user: UInt32
   /// Which call.
@@ -100,13 +102,11 @@ public struct PendingOperation {
   public var timeout: SimDuration
   /// When the call was made.
   public var issuedAt: SimInstant
-  /// The completion, if one was given.
-  public var completion: Completion?
 
   /// Creates a call.
   public init(
     user: UInt32, kind: OperationKind, target: UInt32, seat: Int16, policy: MovePolicy, timeout: SimDuration,
-    issuedAt: SimInstant, completion: Completion?
+    issuedAt: SimInstant
   ) {
     self.user = user
     self.kind = kind
@@ -115,7 +115,6 @@ public struct PendingOperation {
     self.policy = policy
     self.timeout = timeout
     self.issuedAt = issuedAt
-    self.completion = completion
   }
 }
 

@@ -8,12 +8,17 @@ import SimKernel
 @frozen
 public struct CommandQueue {
   let storage: UnsafeMutablePointer<UnsafeMutablePointer<ClientCommand>>
+  // The operations' completions, beside their commands: a command is then built and moved without
+  // copying (and retaining) the closure it carries. (In a struct: see `CompletionSlot`.)
+  let sides: UnsafeMutablePointer<UnsafeMutablePointer<CompletionSlot>>
   let counts: UnsafeMutablePointer<Int>  // [count, capacity]
 
   /// An empty queue.
   public init() {
     storage = .allocate(capacity: 1)
     storage.initialize(to: .allocate(capacity: 16))
+    sides = .allocate(capacity: 1)
+    sides.initialize(to: .allocate(capacity: 16))
     counts = .allocate(capacity: 2)
     counts.initialize(repeating: 0, count: 2)
     counts[1] = 16
@@ -24,15 +29,20 @@ public struct CommandQueue {
     storage.pointee.deinitialize(count: counts[0])
     storage.pointee.deallocate()
     storage.deallocate()
+    sides.pointee.deinitialize(count: counts[0])
+    sides.pointee.deallocate()
+    sides.deallocate()
     counts.deallocate()
   }
 
   /// Commands waiting.
   public var count: Int { counts[0] }
 
-  /// Appends a command.
+  /// Appends a command (an operation so appended has no completion: see
+  /// ``appendOperation(user:kind:target:seat:policy:timeout:issuedAt:completion:)``).
   public func append(_ command: consuming ClientCommand) {
     if counts[0] == counts[1] { grow() }
+    (sides.pointee + counts[0]).initialize(to: CompletionSlot(fn: nil))
     (storage.pointee + counts[0]).initialize(to: command)
     counts[0] += 1
   }
@@ -43,28 +53,34 @@ public struct CommandQueue {
     bigger.moveInitialize(from: storage.pointee, count: counts[0])
     storage.pointee.deallocate()
     storage.pointee = bigger
+    let biggerSides = UnsafeMutablePointer<CompletionSlot>.allocate(capacity: counts[1] * 2)
+    biggerSides.moveInitialize(from: sides.pointee, count: counts[0])
+    sides.pointee.deallocate()
+    sides.pointee = biggerSides
     counts[1] *= 2
   }
 
-  /// Appends an SDK call, built in place.
+  /// Appends an SDK call, built in place, with its completion.
   @inline(__always)
   public func appendOperation(
     user: UInt32, kind: OperationKind, target: UInt32, seat: Int16, policy: MovePolicy, timeout: SimDuration,
     issuedAt: SimInstant, completion: consuming Completion?
   ) {
     if counts[0] == counts[1] { grow() }
+    (sides.pointee + counts[0]).initialize(to: CompletionSlot(fn: completion))
     (storage.pointee + counts[0]).initialize(
       to: .operation(
         PendingOperation(
-          user: user, kind: kind, target: target, seat: seat, policy: policy, timeout: timeout, issuedAt: issuedAt,
-          completion: completion)))
+          user: user, kind: kind, target: target, seat: seat, policy: policy, timeout: timeout, issuedAt: issuedAt)))
     counts[0] += 1
   }
 
   /// Removes and returns the command at `index` (left uninitialized until ``reset()``); each index
-  /// must be taken exactly once, then the queue reset.
-  public func take(_ index: Int) -> ClientCommand {
+  /// must be taken exactly once, then the queue reset. An operation's completion, if it has one,
+  /// is moved into `completion` (otherwise `completion` is set to nil).
+  public func take(_ index: Int, completion: inout Completion?) -> ClientCommand {
     precondition(index >= 0 && index < counts[0], "command index out of range")
+    completion = (sides.pointee + index).move().fn
     return (storage.pointee + index).move()
   }
 

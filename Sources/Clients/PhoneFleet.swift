@@ -560,7 +560,6 @@ extension PendingOperation {
     -> PendingOperation
   {
     PendingOperation(
-      user: user, kind: kind, target: target, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: at,
-      completion: nil)
+      user: user, kind: kind, target: target, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: at)
   }
 }

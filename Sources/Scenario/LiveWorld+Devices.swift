@@ -32,7 +32,7 @@ extension LiveWorld {
     } else {
       runtime.setDevice(device, user: op.user, on: true)
     }
-    complete(op, completion, error, &scheduler)
+    complete(op, &completion, error, &scheduler)
   }
 
   /// A viewer's app enters the background or comes back (`audience.background`); the next step

@@ -432,14 +432,14 @@ public struct LiveWorld: World {
   mutating func executeCommands(_ scheduler: inout Scheduler) {
     var i = 0
     let commands = runtime.commands
+    var completion: Completion?
     while i < commands.count {
-      switch commands.take(i) {
+      // The completion travels apart, so that copies of the operation retain nothing.
+      switch commands.take(i, completion: &completion) {
       case .operation(var op):
-        // The completion travels apart, so that copies of the operation retain nothing.
-        let completion = op.completion.take()
         let refusedLocally = runtime.prepare(&op)
         if checking { checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
-        let slot = inFlight.allocate(op, completion: completion, generation: generation(of: op.user))
+        let slot = inFlight.allocate(op, completion: completion.take(), generation: generation(of: op.user))
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
           scheduler.schedule(after: .zero, event(.clientReply, slot, UInt32(bitPattern: refusedLocally.rawValue)))
@@ -552,7 +552,7 @@ public struct LiveWorld: World {
     default:
       break
     }
-    complete(op, completion, error, &scheduler)
+    complete(op, &completion, error, &scheduler)
   }
 
   /// A client's `joinLive` succeeded: its SDK enters the room (see `ClientRuntime.enteredRoom`);
@@ -572,10 +572,12 @@ public struct LiveWorld: World {
     }
   }
 
+  /// Runs `op`'s completion, moved out of `completion` (so the closure is neither copied nor
+  /// retained), or, without one, what follows any change to the client.
   mutating func complete(
-    _ op: OperationRecord, _ completion: Completion?, _ error: SeatError?, _ scheduler: inout Scheduler
+    _ op: OperationRecord, _ completion: inout Completion?, _ error: SeatError?, _ scheduler: inout Scheduler
   ) {
-    if let completion {
+    if let completion = completion.take() {
       let result: Result<Void, SeatError> = error.map { .failure($0) } ?? .success(())
       withClient(op.user, &scheduler) { _, c in completion(&c, result) }
     } else {

@@ -34,8 +34,10 @@ final class HostBench {
 
   func collect() {
     let commands = runtime.commands
+    var completion: Completion? = nil
     for i in 0..<commands.count {
-      if case .timer(_, let delay, let tag, let arg) = commands.take(i), tag == AppHost.jobTag {
+      if case .timer(_, let delay, let tag, let arg) = commands.take(i, completion: &completion), tag == AppHost.jobTag
+      {
         queue.append((now.nanoseconds + delay.nanoseconds, order, arg))
         order += 1
       }

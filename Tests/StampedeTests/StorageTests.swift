@@ -1,3 +1,4 @@
+import LiveStack
 import Testing
 
 @testable import Clients
@@ -38,23 +39,41 @@ import Testing
     }
     #expect(queue.count == 100)
     var users: [UInt32] = []
+    var none: Completion? = nil
     for i in 0..<queue.count {
-      if case .timer(let user, _, _, _) = queue.take(i) { users.append(user) }
+      if case .timer(let user, _, _, _) = queue.take(i, completion: &none) { users.append(user) }
+      #expect(none == nil)
     }
     queue.reset()
     #expect(users == Array(0..<100))
     #expect(queue.count == 0)
-    var completions = 0
-    queue.append(
-      .operation(
-        PendingOperation(
-          user: 1, kind: .login, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: .zero,
-          completion: { _, _ in completions += 1 })))
-    guard case .operation(let op) = queue.take(0) else {
-      Issue.record("expected an operation")
-      return
+    // Completions travel beside their operations, through the queue's growth, each with its own
+    // operation; an operation appended as a plain command has none.
+    let runtime = ClientRuntime(
+      layout: Layout(viewers: [1], staffPerRoom: 1, phoneCount: 0),
+      settings: RoomSettings(maxSeatCount: 1, packageLimit: 1, seatMode: .apply), quirks: [])
+    var client = Client(user: 0, room: 0, role: .owner, runtime: runtime, random: SplitMix64(seed: 0))
+    var ran: [UInt32] = []
+    for i in 0..<40 as Range<UInt32> {
+      if i % 3 == 0 {
+        queue.append(.operation(.system(i, .login, at: .zero)))
+      } else {
+        queue.appendOperation(
+          user: i, kind: .applyForSeat, target: 0, seat: -1, policy: .abortWhenOccupied, timeout: .zero,
+          issuedAt: .zero, completion: { _, _ in ran.append(i) })
+      }
+    }
+    for i in 0..<40 {
+      var completion: Completion? = nil
+      guard case .operation(let op) = queue.take(i, completion: &completion) else {
+        Issue.record("expected an operation")
+        return
+      }
+      #expect(op.user == UInt32(i) && op.kind == (i % 3 == 0 ? .login : .applyForSeat))
+      #expect((completion == nil) == (i % 3 == 0))
+      completion?(&client, .success(()))
     }
     queue.reset()
-    #expect(op.kind == .login && op.completion != nil)
+    #expect(ran == (0..<40).filter { $0 % 3 != 0 })
   }
 }
