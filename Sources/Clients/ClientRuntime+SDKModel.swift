@@ -80,11 +80,11 @@ extension ClientRuntime {
     case .inviteToSeat:
       if error == nil { withStaffSlot(op.user) { invitees[$0].append(op.target) } }
     case .cancelInvitation:
-      withStaffSlot(op.user) { slot in invitees[slot].removeAll { $0 == op.target } }
+      withStaffSlot(op.user) { slot in invitees[slot].removeEvery(op.target) }
       if quirk(.cancelInvitationFalseSuccess) { return nil }
     case .acceptApplication, .rejectApplication:
       if error == nil || error == .alreadyProcessed {
-        withStaffSlot(op.user) { slot in applicants[slot].removeAll { $0 == op.target } }
+        withStaffSlot(op.user) { slot in applicants[slot].removeEvery(op.target) }
       }
     default:
       break
@@ -138,9 +138,9 @@ extension ClientRuntime {
     case .onGuestApplicationReceived(let guest):
       if !applicants[slot].contains(guest) { applicants[slot].append(guest) }
     case .onGuestApplicationCancelled(let guest), .onGuestApplicationProcessedByOtherHost(let guest, _):
-      applicants[slot].removeAll { $0 == guest }
+      applicants[slot].removeEvery(guest)
     case .onHostInvitationResponded(_, let guest), .onHostInvitationNoResponse(let guest, _):
-      invitees[slot].removeAll { $0 == guest }
+      invitees[slot].removeEvery(guest)
     }
   }
 
@@ -149,9 +149,9 @@ extension ClientRuntime {
   public func receivedListUpdate(_ notice: Notice) {
     switch notice {
     case .applicantRemoved(let host, let guest):
-      withStaffSlot(host) { slot in applicants[slot].removeAll { $0 == guest } }
+      withStaffSlot(host) { slot in applicants[slot].removeEvery(guest) }
     case .inviteeRemoved(let host, let guest):
-      withStaffSlot(host) { slot in invitees[slot].removeAll { $0 == guest } }
+      withStaffSlot(host) { slot in invitees[slot].removeEvery(guest) }
     case .invitationRemoved(let guest, let host):
       let u = Int(guest)
       if clients[u].invitation == host + 1 && !quirk(.staleInvitation) { clients[u].invitation = 0 }

@@ -23,8 +23,8 @@ extension StandardAudience {
     if change.seated {
       underWay[u] &= ~StandardAudience.invitationUnanswered
       if c.status == .applying {
-        let timeout = settings.applyTimeout > .zero ? settings.applyTimeout : .seconds(30)
-        applicationMayStand[c.user] = Int64(appliedAtMs[u]) * 1_000_000 + timeout.nanoseconds
+        underWay[u] |= StandardAudience.listedWhileApplying
+        mayStandFromMs[u] = appliedAtMs[u]
       } else {
         answerCame(&c)  // a seat of its own: no application waits behind it
       }
@@ -52,14 +52,16 @@ extension StandardAudience {
   /// The application's answer came (or its session is over): a seat the list gives from now on
   /// is not taken for an earlier session's.
   func answerCame(_ c: inout Client) {
-    if !applicationMayStand.isEmpty { applicationMayStand[c.user] = nil }
+    underWay[Int(c.user)] &= ~StandardAudience.listedWhileApplying
   }
 
   /// Until when the application of a viewer the seat list seated while it applied could still
   /// stand (`nil`: the viewer is not such a one).
   @inline(__always)
   func listedApplication(_ user: UInt32) -> Int64? {
-    applicationMayStand.isEmpty ? nil : applicationMayStand[user]
+    guard underWay[Int(user)] & StandardAudience.listedWhileApplying != 0 else { return nil }
+    let timeout = settings.applyTimeout > .zero ? settings.applyTimeout : .seconds(30)
+    return Int64(mayStandFromMs[Int(user)]) * 1_000_000 + timeout.nanoseconds
   }
 
   /// In the background iOS suspends camera capture: the camera is closed (the microphone goes on),

@@ -134,14 +134,17 @@ public final class StandardAudience: ClientBehavior {
   /// The viewer answered the invitation it holds: a second think timer for it (the invitation
   /// event came twice) does not answer again, even while the SDK still lists it.
   static let invitationAnswered: UInt8 = 32
+  /// The seat list seated the viewer while it applied, before any answer to the application came
+  /// (see ``mayStandFromMs``).
+  static let listedWhileApplying: UInt8 = 64
   /// The viewer shows "applying" for an application it gave up on whose cancel got no answer: once
   /// that application ends, it does not apply again for it.
   static let withdrawing: UInt8 = 4
   /// Per viewer the seat list seated while it was applying, before any answer to the application
-  /// came (the seat may be an earlier session's, held back on the seat-list channel): until when
-  /// the application could still stand (its timeout from the apply). Few viewers at a time, so a
-  /// dictionary.
-  @exclusivity(unchecked) var applicationMayStand: [UInt32: Int64] = [:]
+  /// came (the seat may be an earlier session's, held back on the seat-list channel; flagged
+  /// ``listedWhileApplying``): when that application was made (milliseconds). It could still
+  /// stand until its timeout from then.
+  let mayStandFromMs: ColumnView<UInt32>
   /// Per viewer: cancels of its applications still unanswered or waiting to be sent again. No new
   /// application goes out while one is: it could reach the server after the new one and cancel it.
   let cancelsOut: ColumnView<UInt8>
@@ -166,13 +169,14 @@ public final class StandardAudience: ClientBehavior {
   public init(settings: AudienceSettings, userCount: Int) {
     self.settings = settings
     bytes = (0..<4).map { _ in Column(repeating: 0, count: userCount) }
-    words = (0..<2).map { _ in Column(repeating: 0, count: userCount) }
+    words = (0..<3).map { _ in Column(repeating: 0, count: userCount) }
     applies = bytes[0].view
     underWay = bytes[1].view
     cancelsOut = bytes[2].view
     appliesUnanswered = bytes[3].view
     epoch = words[0].view
     appliedAtMs = words[1].view
+    mayStandFromMs = words[2].view
   }
 
   /// `true`: a built-in viewer's status is its UI, and the UI oracles hold it to the truth.

@@ -114,20 +114,25 @@ extension LiveWorld {
   mutating func checkViewerLists(sample k: Int) {
     guard checking else { return }
     let now = runtime.now
-    let seats = server.seats
-    let feed = server.feed
+    // The seat service is read in place (a copy of it would retain each of its tables).
     for room in 0..<UInt32(layout.rooms) {
       let audience = layout.audience(of: room)
       guard !audience.isEmpty else { continue }
       let u = audience.lowerBound + UInt32(k % audience.count)
-      guard runtime.clients[Int(u)].joinedRoom == room + 1, seats.room(of: u) == room,
-        feed.isSettled(room: room, viewer: u, now: now)
+      guard runtime.clients[Int(u)].joinedRoom == room + 1, server.seats.room(of: u) == room,
+        server.feed.isSettled(room: room, viewer: u, now: now)
       else { continue }
       let me = u + 1
-      let truth: (Int) -> UInt32 = { seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0 }
-      guard !feed.viewAgrees(room: room, viewer: u, now: now, ignoring: me, truth: truth) else { continue }
-      let seen = feed.view(room: room, viewer: u, now: now).map { $0 == me ? 0 : $0 }
-      let all = (0..<seats.settings[Int(room)].seatCount).map { truth($0) == me ? 0 : truth($0) }
+      guard
+        !server.feed.viewAgrees(
+          room: room, viewer: u, now: now, ignoring: me,
+          truth: { server.seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0 })
+      else { continue }
+      let seen = server.feed.view(room: room, viewer: u, now: now).map { $0 == me ? 0 : $0 }
+      let all = (0..<server.seats.settings[Int(room)].seatCount).map { seat -> UInt32 in
+        let o = server.seats.occupant(room: room, seat: seat).map { $0 + 1 } ?? 0
+        return o == me ? 0 : o
+      }
       checker.observeViewerSeatList(user: u, room: room, seen: seen, server: all, at: now)
     }
   }

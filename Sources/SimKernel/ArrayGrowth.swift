@@ -6,3 +6,22 @@ extension Array {
     if index >= count { append(contentsOf: repeatElement(value, count: index + 1 - count)) }
   }
 }
+
+extension Array where Element: Equatable {
+  /// Removes every element equal to `value`, keeping the order of the others and the capacity (for
+  /// short lists, cheaper than `removeAll(where:)`).
+  @inlinable
+  public mutating func removeEvery(_ value: Element) {
+    var kept = 0
+    var i = 0
+    let n = count
+    while i < n {
+      if self[i] != value {
+        if kept != i { self[kept] = self[i] }
+        kept &+= 1
+      }
+      i &+= 1
+    }
+    if kept < n { removeLast(n &- kept) }
+  }
+}
