@@ -40,9 +40,9 @@ public struct SeatService: Sendable {
   /// Occupied seats across all rooms right now.
   public private(set) var occupiedTotal = 0
   /// Seat changes since the last ``drain()``.
-  public private(set) var changes: [SeatChange] = []
+  public private(set) var changes: ScratchList<SeatChange> = []
   /// Requests that ended since the last ``drain()``.
-  public private(set) var ended: [UInt32] = []
+  public private(set) var ended: ScratchList<UInt32> = []
 
   /// Creates the service for `rooms` rooms, all live, and `userCount` users, all outside any room.
   public init(rooms: [RoomSettings], userCount: Int) {
@@ -69,8 +69,8 @@ public struct SeatService: Sendable {
 
   /// Empties ``changes`` and ``ended`` (keeping their capacity).
   public mutating func drain() {
-    if !changes.isEmpty { changes.removeAll(keepingCapacity: true) }
-    if !ended.isEmpty { ended.removeAll(keepingCapacity: true) }
+    changes.removeAll()
+    ended.removeAll()
   }
 
   // MARK: - Queries

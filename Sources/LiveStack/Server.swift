@@ -31,7 +31,7 @@ public struct Server {
   /// Room messaging: each room's seat list as every member sees it (see ``RoomFeed``).
   public let feed: RoomFeed
   /// What the last operations caused, not yet sent (see ``Outgoing``).
-  public var outbox: [Outgoing] = []
+  public var outbox: ScratchList<Outgoing> = []
   /// How long the server keeps a room member whose heartbeat stopped.
   public static let presenceTimeout = SimDuration.seconds(30)
   /// Per user: its latest application as request ID + 1 (0 = none).

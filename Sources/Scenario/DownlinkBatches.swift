@@ -91,7 +91,7 @@ struct DownlinkBatches {
 
   /// After the delivery `e` to `user`: the followers of the batch it leads, appended to
   /// `followers` in channel order (none if it leads no batch). The batch is closed.
-  mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout [Event]) {
+  mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout ScratchList<Event>) {
     let key = Self.key(e)
     let u = Int(user)
     if latest[u].openAt == now.nanoseconds && latest[u].leader == key { latest[u].openAt = -1 }

@@ -59,6 +59,6 @@ extension LiveWorld {
       }
       i += 1
     }
-    followers.removeSubrange(start...)
+    followers.removeLast(followers.count - start)
   }
 }

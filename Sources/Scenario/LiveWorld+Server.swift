@@ -362,7 +362,7 @@ extension LiveWorld {
       }
       i += 1
     }
-    server.outbox.removeAll(keepingCapacity: true)
+    server.outbox.removeAll()
   }
 
   /// A server event reaches its client: the SDK updates its state, then the behaviour hears of it if

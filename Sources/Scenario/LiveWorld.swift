@@ -108,7 +108,7 @@ public struct LiveWorld: World {
   /// The open batches of same-instant deliveries.
   var batches: DownlinkBatches
   /// Followers taken from a batch, reused between batches.
-  var followers: [Event] = []
+  var followers: ScratchList<Event> = []
 
   /// Builds the world for `profile` with its random streams drawn from `streams`. Behaviours default
   /// to the built-in correct clients.

@@ -77,3 +77,44 @@ import Testing
     #expect(ran == (0..<40).filter { $0 % 3 != 0 })
   }
 }
+
+@Suite struct ScratchListTests {
+  @Test func aScratchListKeepsOrderThroughGrowthAndEmptying() {
+    var list: ScratchList<Int> = []
+    #expect(list.isEmpty && list.count == 0)
+    for i in 0..<100 { list.append(i) }
+    #expect(Array(list) == Array(0..<100))
+    list.removeLast(40)
+    #expect(Array(list) == Array(0..<60) && list.last == 59)
+    list.removeAll()
+    #expect(list.isEmpty)
+    list.append(7)
+    #expect(list == [7])
+    #expect(list.description == "[7]")
+  }
+
+  @Test func aCopyOfAScratchListIsAValue() {
+    var a: ScratchList<String> = ["x", "y"]
+    var b = a
+    b.append("z")
+    #expect(Array(a) == ["x", "y"] && Array(b) == ["x", "y", "z"])
+    let c = a
+    a.removeAll()
+    #expect(a.isEmpty && Array(c) == ["x", "y"])
+    var d = b
+    d.removeLast(2)
+    #expect(Array(d) == ["x"] && Array(b) == ["x", "y", "z"])
+    // Elements with references are released when removed (no leak, no double free).
+    final class Token {}
+    weak var gone: Token?
+    var tokens = ScratchList<Token>()
+    do {
+      let t = Token()
+      gone = t
+      tokens.append(t)
+    }
+    #expect(gone != nil)
+    tokens.removeAll()
+    #expect(gone == nil)
+  }
+}
