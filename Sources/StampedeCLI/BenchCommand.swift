@@ -164,8 +164,11 @@ enum BenchCommand {
   /// `Scenario`), which names no other world's loop.
   static let stackLoopPattern = "*SimulationV3run*Scenario*"
 
-  /// The target of `bench stack`: stack events/s at least this share of kernel holds/s.
-  static let stackTargetRatio = 0.3
+  /// The target of `bench stack`'s seat-rush run: stack events/s at least this share of kernel
+  /// holds/s at the same queue size.
+  static let stackTargetRatio = 0.5
+  /// The same target for its call-storm run.
+  static let callTargetRatio = 0.3
 
   /// The profile a benchmark runs: `option`'s value, else `file` found from the repository.
   static func benchProfile(_ options: Options, option: String, file: String, bench: String) throws
@@ -192,11 +195,11 @@ enum BenchCommand {
   }
 
   /// The kernel comparison `bench stack` prints for both variants.
-  static func printKernel(_ r: StackBenchResult) {
+  static func printKernel(_ r: StackBenchResult, target: Double) {
     print(
       String(
         format: "       kernel hold at queue %d: %.2fM ops/s; ratio %.3fx (target >= %.1fx: %@)", r.meanPending,
-        r.kernelOpsPerSecond / 1e6, r.ratio, stackTargetRatio, r.ratio >= stackTargetRatio ? "met" : "MISSED"))
+        r.kernelOpsPerSecond / 1e6, r.ratio, target, r.ratio >= target ? "met" : "MISSED"))
   }
 
   /// What checking costs, when it was measured.
@@ -228,7 +231,7 @@ enum BenchCommand {
         String(
           format: "stack  %@ x%d rooms x%d viewers, %@: %.2fM events/s (%lld events, mean queue %d)",
           profile.name, rooms, audience, duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
-      printKernel(r)
+      printKernel(r, target: stackTargetRatio)
       print(
         String(
           format:
@@ -267,7 +270,7 @@ enum BenchCommand {
         String(
           format: "calls  %@ x%d phones, %@: %.2fM events/s (%lld events, mean queue %d)", profile.name, callers,
           duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
-      printKernel(r)
+      printKernel(r, target: callTargetRatio)
       print(
         String(
           format:

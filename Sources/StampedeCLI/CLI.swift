@@ -330,7 +330,7 @@ enum CLI {
             invocation; equal trace hashes prove the two loops did the same work.
     stack   profiles/seat-rush.json5 scaled to 1,000 rooms of 100 viewers for one simulated hour,
             then the kernel's hold loop at the stack run's mean queue size for as many events, in
-            the same process. Targets: stack events/s >= 0.3x kernel holds/s; peak heap <= 2 KiB
+            the same process. Targets: stack events/s >= 0.5x kernel holds/s; peak heap <= 2 KiB
             per audience member (from jemalloc). Then the call-heavy variant: profiles/call-storm.json5
             with 100,000 phones (callers and callees) for the same duration, against the kernel the
             same way. Targets: >= 0.3x kernel; peak heap <= 1 KiB per phone user.
