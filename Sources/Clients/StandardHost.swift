@@ -131,9 +131,9 @@ public final class StandardHost: ClientBehavior {
     client.liveSeat.subscribe()
     client.login.subscribeEvents()
     client.liveList.subscribe()
-    client.login.login { [unowned self] c, result in
+    client.login.login { [unowned(unsafe) self] c, result in
       guard case .success = result else { return }
-      c.liveList.joinLive { [unowned self] c, result in
+      c.liveList.joinLive { [unowned(unsafe) self] c, result in
         guard case .success = result else { return }
         c.status = .idle
         // Applications listed at join wait for this reviewer too.
@@ -252,7 +252,7 @@ public final class StandardHost: ClientBehavior {
     case .invite:
       if let guest = c.randomAudienceMember() {
         c.coGuest.inviteToSeat(userID: guest, seatIndex: -1, timeout: settings.inviteTimeout) {
-          [unowned self] c, result in
+          [unowned(unsafe) self] c, result in
           // No answer (-1): the server may have filed it all the same. Cancel it, so that the
           // invitation cannot outlive what this host knows of it.
           if case .failure(.failed) = result { self.cancelInvitation(guest, &c) }
@@ -316,7 +316,9 @@ public final class StandardHost: ClientBehavior {
       answer(accept: false, guest, &c)
       return
     }
-    answer(accept: true, guest, &c) { [unowned self] c, result in
+    // The completions hold `self` unowned and unchecked: the behaviour outlives every call it
+    // makes, and a checked reference would cost two reference-count operations per decision.
+    answer(accept: true, guest, &c) { [unowned(unsafe) self] c, result in
       guard case .failure(let error) = result, error != .alreadyProcessed, error != .refused else { return }
       // No seat could be given: tell the applicant now rather than leave it waiting (if it still
       // waits: it may have cancelled or timed out meanwhile).
