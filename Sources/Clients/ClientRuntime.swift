@@ -70,10 +70,15 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   case inviteToCall
 
   /// Whether the call is answered by the phone rather than the server.
-  public var isLocal: Bool { self == .openLocalMicrophone || self == .openLocalCamera }
+  @inlinable public var isLocal: Bool {
+    switch self {
+    case .openLocalMicrophone, .openLocalCamera: return true
+    default: return false
+    }
+  }
 
   /// Whether it is a `CallStore` call.
-  public var isCallStore: Bool {
+  @inlinable public var isCallStore: Bool {
     switch self {
     case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall, .inviteToCall: return true
     default: return false
@@ -81,7 +86,12 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   }
 
   /// Whether its participant list waits in ``ClientRuntime/callLists`` (`calls` and `invite`).
-  public var hasCalleeList: Bool { self == .placeCall || self == .inviteToCall }
+  @inlinable public var hasCalleeList: Bool {
+    switch self {
+    case .placeCall, .inviteToCall: return true
+    default: return false
+    }
+  }
 }
 
 /// One SDK call as made: what was asked. Its completion travels apart (beside it in

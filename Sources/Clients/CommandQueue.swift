@@ -84,6 +84,6 @@ public struct CommandQueue {
     return (storage.pointee + index).move()
   }
 
-  /// Forgets the commands taken with ``take(_:)``; call after taking every one.
+  /// Forgets the commands taken with ``take(_:completion:)``; call after taking every one.
   public func reset() { counts[0] = 0 }
 }
