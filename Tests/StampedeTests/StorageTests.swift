@@ -93,6 +93,19 @@ import Testing
     #expect(list.description == "[7]")
   }
 
+  @Test func removeEveryDropsEachEqualElementAndKeepsTheOrder() {
+    var list: [UInt32] = [4, 7, 4, 1, 4, 9]
+    list.removeEvery(4)
+    #expect(list == [7, 1, 9])
+    list.removeEvery(5)
+    #expect(list == [7, 1, 9])
+    list.removeEvery(9)
+    #expect(list == [7, 1])
+    var same: [UInt32] = [3, 3, 3]
+    same.removeEvery(3)
+    #expect(same.isEmpty)
+  }
+
   @Test func aCopyOfAScratchListIsAValue() {
     var a: ScratchList<String> = ["x", "y"]
     var b = a
