@@ -160,8 +160,8 @@ public struct CallsInFlight {
 
     func growOps() {
       let capacity = max(64, opCapacity * 2)
-      Storage.regrow(&ops, count: opCount, to: capacity)
-      Storage.regrow(&freeOps, count: freeOpCount, to: capacity)
+      ops = ops.movedToNewBlock(count: opCount, capacity: capacity)
+      freeOps = freeOps.movedToNewBlock(count: freeOpCount, capacity: capacity)
       // Live slots hold a completion, free ones none: move each live one across.
       let moreCompletions = UnsafeMutablePointer<CompletionSlot>.allocate(capacity: capacity)
       for i in 0..<opCount where ops[i].live { (moreCompletions + i).moveInitialize(from: completions + i, count: 1) }
@@ -172,17 +172,9 @@ public struct CallsInFlight {
 
     func growTimers() {
       let capacity = max(64, timerCapacity * 2)
-      Storage.regrow(&timers, count: timerCount, to: capacity)
-      Storage.regrow(&freeTimers, count: freeTimerCount, to: capacity)
+      timers = timers.movedToNewBlock(count: timerCount, capacity: capacity)
+      freeTimers = freeTimers.movedToNewBlock(count: freeTimerCount, capacity: capacity)
       timerCapacity = capacity
-    }
-
-    /// Moves the first `count` elements of `buffer` into a new block of room `capacity`.
-    static func regrow<T>(_ buffer: inout UnsafeMutablePointer<T>, count: Int, to capacity: Int) {
-      let more = UnsafeMutablePointer<T>.allocate(capacity: capacity)
-      more.moveInitialize(from: buffer, count: count)
-      buffer.deallocate()
-      buffer = more
     }
   }
 }

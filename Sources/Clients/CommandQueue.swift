@@ -49,14 +49,8 @@ public struct CommandQueue {
 
   /// Doubles the room for commands.
   func grow() {
-    let bigger = UnsafeMutablePointer<ClientCommand>.allocate(capacity: counts[1] * 2)
-    bigger.moveInitialize(from: storage.pointee, count: counts[0])
-    storage.pointee.deallocate()
-    storage.pointee = bigger
-    let biggerSides = UnsafeMutablePointer<CompletionSlot>.allocate(capacity: counts[1] * 2)
-    biggerSides.moveInitialize(from: sides.pointee, count: counts[0])
-    sides.pointee.deallocate()
-    sides.pointee = biggerSides
+    storage.pointee = storage.pointee.movedToNewBlock(count: counts[0], capacity: counts[1] * 2)
+    sides.pointee = sides.pointee.movedToNewBlock(count: counts[0], capacity: counts[1] * 2)
     counts[1] *= 2
   }
 

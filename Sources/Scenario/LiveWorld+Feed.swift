@@ -123,16 +123,11 @@ extension LiveWorld {
         server.feed.isSettled(room: room, viewer: u, now: now)
       else { continue }
       let me = u + 1
-      guard
-        !server.feed.viewAgrees(
-          room: room, viewer: u, now: now, ignoring: me,
-          truth: { server.seats.occupant(room: room, seat: $0).map { $0 + 1 } ?? 0 })
-      else { continue }
+      // The server's list as the feed lists it (occupant + 1 per seat).
+      func truth(_ seat: Int) -> UInt32 { server.seats.occupant(room: room, seat: seat).map { $0 + 1 } ?? 0 }
+      guard !server.feed.viewAgrees(room: room, viewer: u, now: now, ignoring: me, truth: truth) else { continue }
       let seen = server.feed.view(room: room, viewer: u, now: now).map { $0 == me ? 0 : $0 }
-      let all = (0..<server.seats.settings[Int(room)].seatCount).map { seat -> UInt32 in
-        let o = server.seats.occupant(room: room, seat: seat).map { $0 + 1 } ?? 0
-        return o == me ? 0 : o
-      }
+      let all = (0..<server.seats.settings[Int(room)].seatCount).map { truth($0) == me ? 0 : truth($0) }
       checker.observeViewerSeatList(user: u, room: room, seen: seen, server: all, at: now)
     }
   }

@@ -25,3 +25,16 @@ extension Array where Element: Equatable {
     if kept < n { removeLast(n &- kept) }
   }
 }
+
+extension UnsafeMutablePointer {
+  /// Moves the first `count` elements into a new block with room for `capacity`, frees this
+  /// block, and returns the new one: how the growable tables (columns, scratch lists, the command
+  /// queue, the calls in flight) make room.
+  @inlinable
+  public func movedToNewBlock(count: Int, capacity: Int) -> UnsafeMutablePointer<Pointee> {
+    let more = UnsafeMutablePointer<Pointee>.allocate(capacity: capacity)
+    more.moveInitialize(from: self, count: count)
+    deallocate()
+    return more
+  }
+}

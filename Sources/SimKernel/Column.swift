@@ -97,10 +97,7 @@ public final class Column<T> {
   @usableFromInline
   func reserve(_ minimum: Int) {
     let bigger = max(minimum, capacity * 2, 16)
-    let storage = UnsafeMutablePointer<T>.allocate(capacity: bigger)
-    storage.moveInitialize(from: base, count: count)
-    base.deallocate()
-    base = storage
+    base = base.movedToNewBlock(count: count, capacity: bigger)
     capacity = bigger
   }
 

@@ -19,10 +19,16 @@ public struct ScratchList<Element> {
     for e in elements { append(e) }
   }
 
+  /// Makes the elements this list's alone (copies them if a copy of the list shares them).
+  @inlinable @inline(__always)
+  mutating func makeUnique() {
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(capacity: storage.capacity) }
+  }
+
   /// Adds `element` at the end.
   @inlinable @inline(__always)
   public mutating func append(_ element: Element) {
-    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(capacity: storage.capacity) }
+    makeUnique()
     if storage.count == storage.capacity { storage.grow() }
     (storage.base + storage.count).initialize(to: element)
     storage.count &+= 1
@@ -46,7 +52,7 @@ public struct ScratchList<Element> {
   public mutating func removeLast(_ k: Int) {
     precondition(k >= 0 && k <= storage.count, "can't remove that many elements")
     guard k > 0 else { return }
-    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(capacity: storage.capacity) }
+    makeUnique()
     (storage.base + (storage.count &- k)).deinitialize(count: k)
     storage.count &-= k
   }
@@ -113,10 +119,7 @@ final class ScratchListStorage<Element> {
   /// Doubles the room.
   @usableFromInline
   func grow() {
-    let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-    bigger.moveInitialize(from: base, count: count)
-    base.deallocate()
-    base = bigger
+    base = base.movedToNewBlock(count: count, capacity: capacity * 2)
     capacity *= 2
   }
 }
