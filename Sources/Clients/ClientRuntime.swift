@@ -329,7 +329,7 @@ public final class ClientRuntime {
 
   /// The capture devices of `user` that are on, named for messages ("microphone", "camera",
   /// "microphone and camera").
-  public func deviceNames(user: UInt32) -> String {
+  public func deviceNames(user: UInt32) -> StaticString {
     switch (isOn(.microphone, user: user), isOn(.camera, user: user)) {
     case (true, true): return "microphone and camera"
     case (true, false): return "microphone"

@@ -31,7 +31,8 @@ extension Checker {
     /// application's timeout and the SDK's request timeout have passed.
     public var answerMayBeLost: Bool = false
     /// The capture devices that are on, named ("microphone", "camera", "microphone and camera").
-    public var devices: String = "capture devices"
+    /// A static string, so that the facts copy without reference counting.
+    public var devices: StaticString = "capture devices"
     /// Whether nothing is on its way to or from the user's client (no message in the network, no
     /// SDK call awaiting its answer). A UI is judged only while its client is quiet: until then
     /// the app may simply not have heard yet.
@@ -41,7 +42,7 @@ extension Checker {
     @inlinable
     public init(
       status: CoGuestStatus?, pending: Bool, seated: Bool, microphoneOn: Bool, callScreen: Bool?,
-      callState: CallParticipantState, captureOn: Bool = false, devices: String = "capture devices",
+      callState: CallParticipantState, captureOn: Bool = false, devices: StaticString = "capture devices",
       quiet: Bool = true, answerMayBeLost: Bool = false
     ) {
       self.devices = devices

@@ -55,12 +55,20 @@ extension LiveWorld {
   /// held for it go out, and the worker takes the next room.
   mutating func broadcastSent(room: UInt32, _ scheduler: inout Scheduler) {
     let now = scheduler.now
-    let seats = server.seats
-    var released: [Notice] = []
-    let (this, next) = server.feed.sent(
-      room: room, members: { seats.memberCount[Int($0)] }, now: now,
-      serviceNs: { broadcastServiceNs($0) }, release: { released.append($0) })
-    for notice in released { send(notice, &scheduler) }
+    // Only the member counts are read (a copy of the seat service would retain each of its
+    // tables), and the released notices wait in a list kept between broadcasts.
+    let memberCount = server.seats.memberCount
+    let feed = server.feed
+    let start = releasedNotices.count
+    let (this, next) = feed.sent(
+      room: room, members: { memberCount[Int($0)] }, now: now,
+      serviceNs: { broadcastServiceNs($0) }, release: { releasedNotices.append($0) })
+    var i = start
+    while i < releasedNotices.count {
+      send(releasedNotices[i], &scheduler)
+      i += 1
+    }
+    releasedNotices.removeLast(releasedNotices.count - start)
     broadcastReachesWatchers(room: room, sentAt: now, &scheduler)
     schedule(this, room: room, &scheduler)
     if let next { schedule(next.step, room: next.room, &scheduler) }

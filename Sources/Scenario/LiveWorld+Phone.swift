@@ -41,7 +41,7 @@ extension LiveWorld {
       if chaos.outage(user: user, service: .push, now) != nil {
         return measured.countLostPush(.outage)
       }
-      guard services[3] != nil else { return sendPush(to: user, call: call, &scheduler) }
+      guard hasCapacity & 1 << 3 != 0 else { return sendPush(to: user, call: call, &scheduler) }
       // The push backend has a capacity: the push waits for a worker, or is turned away.
       let slot: UInt32
       if let free = freePushSlots.popLast() {
@@ -51,7 +51,7 @@ extension LiveWorld {
         slot = UInt32(pushQueue.count)
         pushQueue.append((user, call))
       }
-      switch services[3]!.arrive(slot: slot, user: user, room: layout.homeRoom[Int(user)], now: now) {
+      switch services[3].arrive(slot: slot, user: user, room: layout.homeRoom[Int(user)], now: now) {
       case .serve: scheduler.schedule(after: serviceTime(3, user: user), event(.pushServed, slot))
       case .queued: break
       case .refused:

@@ -12,8 +12,8 @@ extension LiveWorld {
     if limitedServices {
       let op = inFlight.ops[Int(slot)]
       let i = LiveWorld.serviceIndex(of: op.kind)
-      if services[i] != nil {
-        switch services[i]!.arrive(slot: slot, user: op.user, room: layout.homeRoom[Int(op.user)], now: scheduler.now) {
+      if hasCapacity & 1 << i != 0 {
+        switch services[i].arrive(slot: slot, user: op.user, room: layout.homeRoom[Int(op.user)], now: scheduler.now) {
         case .serve:
           scheduler.schedule(after: serviceTime(i, slot: slot), event(.serverServed, slot, UInt32(i)))
         case .queued:
@@ -50,7 +50,7 @@ extension LiveWorld {
 
   /// How long service `i` takes for a request of `user` (drawn from the user's `service` stream).
   mutating func serviceTime(_ i: Int, user: UInt32) -> SimDuration {
-    services[i]!.settings.serviceTime.sampleDuration(&serviceRandom[Int(user)])
+    services[i].settings.serviceTime.sampleDuration(&serviceRandom[Int(user)])
   }
 
   /// A request is carried out (at once, or when a worker of its service finishes it): the server

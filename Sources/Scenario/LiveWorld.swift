@@ -70,8 +70,12 @@ public struct LiveWorld: World {
   var reviews: ReviewBook
   /// Guests seated across all rooms, over time (the `room.seats` resource).
   var seated = LevelGauge()
-  /// The server's services with a capacity (seats, login, calls, push), `nil` where unlimited.
-  var services: [ServiceQueue?] = [nil, nil, nil, nil]
+  /// The server's services (seats, login, calls, push); only those in `hasCapacity` are used.
+  /// (Not optionals: reading one through `!` copied the whole queue, retaining each of its tables.)
+  var services = [ServiceQueue](
+    repeating: ServiceQueue(settings: .unlimited, users: 0, rooms: 0), count: 4)
+  /// Which services have a capacity: bit `i` for `services[i]`.
+  var hasCapacity: UInt8 = 0
   /// VoIP pushes waiting for or being sent by the push backend (`server.push`), by slot.
   public internal(set) var pushQueue: [(user: UInt32, call: UInt32)] = []
   var freePushSlots: [UInt32] = []
@@ -109,6 +113,8 @@ public struct LiveWorld: World {
   var batches: DownlinkBatches
   /// Followers taken from a batch, reused between batches.
   var followers: ScratchList<Event> = []
+  /// The notices a room's broadcast released (kept between broadcasts for its capacity).
+  var releasedNotices: ScratchList<Notice> = []
 
   /// Builds the world for `profile` with its random streams drawn from `streams`. Behaviours default
   /// to the built-in correct clients.
@@ -188,6 +194,7 @@ public struct LiveWorld: World {
     if limitedServices {
       for (i, s) in profile.server.named.enumerated() where s.settings.isLimited {
         services[i] = ServiceQueue(settings: s.settings, users: users, rooms: layout.rooms)
+        hasCapacity |= 1 << i
       }
       serviceRandom = streams.entities("service", layout.identities)
     }
@@ -309,7 +316,7 @@ public struct LiveWorld: World {
       // Only the request queued then: a slot reused since holds a younger request.
       let op = inFlight.ops[Int(e.a)]
       if op.live, op.issuedAt + profile.network.requestTimeout <= scheduler.now,
-        services[Int(e.b)]!.cancel(slot: e.a, now: scheduler.now)
+        services[Int(e.b)].cancel(slot: e.a, now: scheduler.now)
       {
         if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
         measured.countError(.failed)
@@ -319,13 +326,13 @@ public struct LiveWorld: World {
       let push = pushQueue[Int(e.a)]
       freePushSlots.append(e.a)
       sendPush(to: push.user, call: push.call, &scheduler)
-      if let next = services[3]!.finished(now: scheduler.now) {
+      if let next = services[3].finished(now: scheduler.now) {
         scheduler.schedule(
           after: serviceTime(3, user: pushQueue[Int(next)].user), event(.pushServed, next))
       }
     case .serverServed:
       serve(slot: e.a, &scheduler)
-      if let next = services[Int(e.b)]!.finished(now: scheduler.now) {
+      if let next = services[Int(e.b)].finished(now: scheduler.now) {
         scheduler.schedule(after: serviceTime(Int(e.b), slot: next), event(.serverServed, next, e.b))
       }
     case .uiCheck:
