@@ -474,32 +474,45 @@ extension OperationRecord: OperationArguments {}
 /// What app UIs show, as their probes report it (the built-in clients' status is their UI and is
 /// not recorded here).
 public final class UIProbes {
-  @exclusivity(unchecked) var probed: [Bool]
-  /// Per user: whether the call screen is up (-1: no call-screen probe).
-  @exclusivity(unchecked) public private(set) var callScreen: [Int8]
-  /// Per user: whether the co-guest status comes from a probe.
-  @exclusivity(unchecked) public private(set) var statusProbed: [Bool]
+  /// Per user, one byte (a check reads one table, not three): ``statusBit``, and the call screen
+  /// in the bits of ``screenMask`` (``screenDown`` or ``screenUp``; neither: no call-screen
+  /// probe). Any bit set: some probe reads the user's UI.
+  @exclusivity(unchecked) var bits: [UInt8]
+  static let statusBit: UInt8 = 1
+  static let screenDown: UInt8 = 2
+  static let screenUp: UInt8 = 4
+  static let screenMask: UInt8 = 6
 
   init(userCount: Int) {
-    probed = [Bool](repeating: false, count: userCount)
-    callScreen = [Int8](repeating: -1, count: userCount)
-    statusProbed = [Bool](repeating: false, count: userCount)
+    bits = [UInt8](repeating: 0, count: userCount)
   }
 
   /// Whether any probe reads `user`'s UI.
   @inline(__always)
-  public func isProbed(_ user: UInt32) -> Bool { probed[Int(user)] }
+  public func isProbed(_ user: UInt32) -> Bool { bits[Int(user)] != 0 }
+
+  /// Whether `user`'s co-guest status comes from a probe.
+  @inline(__always)
+  public func isStatusProbed(_ user: UInt32) -> Bool { bits[Int(user)] & UIProbes.statusBit != 0 }
+
+  /// Whether `user`'s call screen is up: 1 up, 0 down, -1 no call-screen probe.
+  @inline(__always)
+  public func callScreen(of user: UInt32) -> Int8 {
+    switch bits[Int(user)] & UIProbes.screenMask {
+    case UIProbes.screenUp: return 1
+    case UIProbes.screenDown: return 0
+    default: return -1
+    }
+  }
 
   /// Records that `user`'s co-guest status (``ClientState/status``) is read from its UI.
   public func noteStatusProbe(_ user: UInt32) {
-    probed[Int(user)] = true
-    statusProbed[Int(user)] = true
+    bits[Int(user)] |= UIProbes.statusBit
   }
 
   /// Records whether `user`'s call screen is up.
   public func setCallScreen(_ user: UInt32, shown: Bool) {
-    probed[Int(user)] = true
-    callScreen[Int(user)] = shown ? 1 : 0
+    bits[Int(user)] = bits[Int(user)] & ~UIProbes.screenMask | (shown ? UIProbes.screenUp : UIProbes.screenDown)
   }
 }
 

@@ -17,7 +17,7 @@ public struct Network {
   /// Each user's channels (by user ID), in one record so that a message touches one cache line.
   /// (Every message reads and writes its user's record and its slot: the tables are columns, and
   /// a copy of a `Network` shares them.)
-  let links: Column<Link>
+  package let links: Column<Link>
   /// Notices on their way, by slot (a `clientNotice` event names the slot).
   @usableFromInline let notices = Column<Notice?>(reservingCapacity: 0)
   let freeNotices = Column<UInt32>(reservingCapacity: 0)
@@ -46,12 +46,31 @@ public struct Network {
   }
 
   /// One user's two channels.
-  struct Link {
+  package struct Link {
     /// The user's `network` stream: one latency draw per message to or from it.
     var random: SplitMix64
     /// The delivery time of the last message to the user, and from it (nanoseconds).
     var downlinkAt: Int64
     var uplinkAt: Int64
+    /// The latest batch of messages reaching the user at one instant, which the world delivers
+    /// as one event (kept here, beside the channel's delivery time, so that sending a message
+    /// and joining its batch touch one record).
+    package var batch = DownlinkBatch()
+  }
+
+  /// The latest batch of deliveries to a user at one instant: its instant in nanoseconds (`-1`:
+  /// none open), the event that leads it and its last follower (`-1`: none yet), as the world's
+  /// batching numbers them.
+  package struct DownlinkBatch {
+    package var openAt: Int64 = -1
+    package var leader: UInt32 = 0
+    package var tail: Int32 = -1
+
+    package init(openAt: Int64 = -1, leader: UInt32 = 0, tail: Int32 = -1) {
+      self.openAt = openAt
+      self.leader = leader
+      self.tail = tail
+    }
   }
 
   /// Whether a message to or from `user` is still on its way at `now`.

@@ -72,24 +72,25 @@ public struct ServiceQueue: Sendable {
   /// Requests served, and their total wait for a worker (nanoseconds).
   public private(set) var served: UInt64 = 0
   public private(set) var waitedNs: Int64 = 0
-  /// Per user and per room: the second of the last request and how many came in it.
-  var userSecond: [Int64] = []
-  var userCount: [UInt32] = []
-  var roomSecond: [Int64] = []
-  var roomCount: [UInt32] = []
-  var appSecond: Int64 = -1
-  var appCount: UInt32 = 0
+  /// A rate limit's one-second window: the second of the last request and how many came in it.
+  /// (One record, so that a user's check reads one cache line.)
+  struct Window {
+    var second: Int64 = -1
+    var count: UInt32 = 0
+  }
+  /// Per user, per room and for the whole app: the current window.
+  var userWindow: [Window] = []
+  var roomWindow: [Window] = []
+  var appWindow = Window()
 
   /// A service for `users` users in `rooms` rooms (one more for phones).
   public init(settings: ServiceSettings, users: Int, rooms: Int) {
     self.settings = settings
     if settings.perUser != nil {
-      userSecond = [Int64](repeating: -1, count: users)
-      userCount = [UInt32](repeating: 0, count: users)
+      userWindow = [Window](repeating: Window(), count: users)
     }
     if settings.perRoom != nil {
-      roomSecond = [Int64](repeating: -1, count: rooms + 1)
-      roomCount = [UInt32](repeating: 0, count: rooms + 1)
+      roomWindow = [Window](repeating: Window(), count: rooms + 1)
     }
   }
 
@@ -104,28 +105,28 @@ public struct ServiceQueue: Sendable {
   }
 
   /// Counts one request in a one-second window; whether it stays within `limit`.
-  static func within(_ limit: Int?, second: Int64, _ last: inout Int64, _ count: inout UInt32) -> Bool {
+  static func within(_ limit: Int?, second: Int64, _ window: inout Window) -> Bool {
     guard let limit else { return true }
-    if last != second {
-      last = second
-      count = 0
+    if window.second != second {
+      window.second = second
+      window.count = 0
     }
-    count &+= 1
-    return count <= UInt32(limit)
+    window.count &+= 1
+    return window.count <= UInt32(limit)
   }
 
   /// A request in operation slot `slot` from `user` of `room` arrives at `now`.
   public mutating func arrive(slot: UInt32, user: UInt32, room: UInt32, now: SimInstant) -> Admission {
     let second = now.nanoseconds / 1_000_000_000
     var refusal: ServiceRefusal?
-    if settings.perApp != nil && !ServiceQueue.within(settings.perApp, second: second, &appSecond, &appCount) {
+    if settings.perApp != nil && !ServiceQueue.within(settings.perApp, second: second, &appWindow) {
       refusal = .rateApp
     } else if settings.perRoom != nil
-      && !ServiceQueue.within(settings.perRoom, second: second, &roomSecond[Int(room)], &roomCount[Int(room)])
+      && !ServiceQueue.within(settings.perRoom, second: second, &roomWindow[Int(room)])
     {
       refusal = .rateRoom
     } else if settings.perUser != nil
-      && !ServiceQueue.within(settings.perUser, second: second, &userSecond[Int(user)], &userCount[Int(user)])
+      && !ServiceQueue.within(settings.perUser, second: second, &userWindow[Int(user)])
     {
       refusal = .rateUser
     }

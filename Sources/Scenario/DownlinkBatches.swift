@@ -1,3 +1,4 @@
+import LiveStack
 import SimKernel
 
 /// Messages to one client that arrive at the same instant, delivered as one event.
@@ -15,19 +16,12 @@ import SimKernel
 /// its own) that were scheduled between it and its leader for the same instant. Such ties were
 /// broken by scheduling order before too; the channel's order, which the SDK guarantees, is kept.
 struct DownlinkBatches {
-  /// Per user, its latest batch (one 16-byte record, so a delivery touches one cache line).
-  struct Latest {
-    /// The batch's instant in nanoseconds (`-1`: none), the batch new messages at that instant
-    /// join. Delivery times on a channel never decrease, so only the latest batch can grow;
-    /// earlier ones wait for their leaders.
-    var openAt: Int64 = -1
-    /// Its leader, as ``DownlinkBatches/key(_:)``.
-    var leader: UInt32 = 0
-    /// Its last follower (`-1`: none yet).
-    var tail: Int32 = -1
-  }
+  /// Per user, its latest batch: the instant (the batch new messages at that instant join;
+  /// delivery times on a channel never decrease, so only the latest batch can grow, and earlier
+  /// ones wait for their leaders), its leader (as ``DownlinkBatches/key(_:)``) and its last
+  /// follower. It lives in the user's network record, which the message's send has just read.
   /// (The tables are columns: every message to a client passes through here.)
-  let latest: Column<Latest>
+  let links: Column<Network.Link>
   /// Per leader slot (notices and replies apart): its first follower (`-1`: none).
   let noticeHead = Column<Int32>(reservingCapacity: 0)
   let replyHead = Column<Int32>(reservingCapacity: 0)
@@ -36,9 +30,9 @@ struct DownlinkBatches {
   let next = Column<Int32>(reservingCapacity: 0)
   let free = Column<Int32>(reservingCapacity: 0)
 
-  /// Batches for `users` users.
-  init(users: Int) {
-    latest = Column(repeating: Latest(), count: users)
+  /// Batches for the users of `network`.
+  init(network: Network) {
+    links = network.links
   }
 
   static let replyBit: UInt32 = 1 << 31
@@ -70,8 +64,9 @@ struct DownlinkBatches {
   /// stored, not scheduled); otherwise it leads a new batch and must be scheduled.
   mutating func join(_ e: Event, user: UInt32, at: SimInstant) -> Bool {
     let u = Int(user)
-    guard latest[u].openAt == at.nanoseconds else {
-      latest[u] = Latest(openAt: at.nanoseconds, leader: Self.key(e), tail: -1)
+    let latest = links[u].batch
+    guard latest.openAt == at.nanoseconds else {
+      links[u].batch = Network.DownlinkBatch(openAt: at.nanoseconds, leader: Self.key(e), tail: -1)
       return false
     }
     let slot: Int32
@@ -84,8 +79,8 @@ struct DownlinkBatches {
       events.append(e)
       next.append(-1)
     }
-    if latest[u].tail >= 0 { next[Int(latest[u].tail)] = slot } else { setHead(latest[u].leader, slot) }
-    latest[u].tail = slot
+    if latest.tail >= 0 { next[Int(latest.tail)] = slot } else { setHead(latest.leader, slot) }
+    links[u].batch.tail = slot
     return true
   }
 
@@ -94,7 +89,8 @@ struct DownlinkBatches {
   mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout ScratchList<Event>) {
     let key = Self.key(e)
     let u = Int(user)
-    if latest[u].openAt == now.nanoseconds && latest[u].leader == key { latest[u].openAt = -1 }
+    let latest = links[u].batch
+    if latest.openAt == now.nanoseconds && latest.leader == key { links[u].batch.openAt = -1 }
     var i = head(key)
     guard i >= 0 else { return }
     setHead(key, -1)

@@ -184,9 +184,9 @@ public struct LiveWorld: World {
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
     intervals = IntervalSeries(m)
     clientRandom = Column(streams.entities("clients", layout.identities))
-    batches = DownlinkBatches(users: layout.totalUsers)
     uiWatch = UIWatch(users: layout.totalUsers)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
+    batches = DownlinkBatches(network: network)
     deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
     reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
@@ -432,7 +432,7 @@ public struct LiveWorld: World {
     checker.observeClient(
       user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
       inCall: runtime.clients[Int(user)].callState == .accept,
-      sawOwnLeave: sawOwnLeave && seen < 0, probedUI: runtime.ui.statusProbed[Int(user)],
+      sawOwnLeave: sawOwnLeave && seen < 0, probedUI: runtime.ui.isStatusProbed(user),
       devices: runtime.deviceNames(user: user), at: now)
   }
 
