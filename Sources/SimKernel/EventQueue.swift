@@ -188,19 +188,10 @@ public struct EventQueue: Sendable {
     let items = slot.pointee.items.unsafelyUnwrapped
     let n = slot.pointee.count
     slot.pointee.count = 0
-    defer {
-      buckets.release(emptied: slot, pending: _count)
-      // Buckets emptied while the queue was large kept their blocks: each halving of the queue
-      // gives those back too.
-      if _count > buckets.sweptAt {
-        buckets.sweptAt = _count
-      } else if _count &* 2 < buckets.sweptAt && buckets.totalCapacity > 3 &* _count {
-        buckets.sweep(pending: _count)
-      }
-    }
     if n == 1 {
       // Alone in its bucket: it is the minimum, and nothing moves.
       makeHead(items[0])
+      emptied(slot)
       return
     }
     var best = 0
@@ -240,6 +231,20 @@ public struct EventQueue: Sendable {
       i &+= 1
     }
     if !inOrder { buckets.sortNow() }
+    emptied(slot)
+  }
+
+  /// After `slot`'s bucket was emptied (and its entries moved): its block goes back if large, and
+  /// buckets emptied while the queue was large give theirs back at each halving of the queue.
+  /// (Inlined: a `defer` here was a call per pop.)
+  @inlinable @inline(__always)
+  mutating func emptied(_ slot: UnsafeMutablePointer<RadixSlot>) {
+    if slot.pointee.capacity > RadixBuckets.keptCapacity { buckets.release(emptied: slot, pending: _count) }
+    if _count > buckets.sweptAt {
+      buckets.sweptAt = _count
+    } else if _count &* 2 < buckets.sweptAt && buckets.totalCapacity > 3 &* _count {
+      buckets.sweep(pending: _count)
+    }
   }
 
   /// Makes `entry` the head and its key `last`.
