@@ -165,3 +165,39 @@ import Testing
     #expect(d.log.first[InvariantID.captureOnlyWhileSeated.rawValue]!.message.hasPrefix("user 2 has its microphone on"))
   }
 }
+
+/// The probes' per-user byte: each flag is kept apart from the others and from other users.
+@Suite struct UIProbeTableTests {
+  @Test func eachFlagIsKeptApartPerUser() {
+    let probes = UIProbes(userCount: 4)
+    #expect(
+      (0..<4).allSatisfy { !probes.isProbed($0) && !probes.isStatusProbed($0) && probes.callScreen(of: $0) == -1 })
+    probes.setCallScreen(1, shown: true)
+    #expect(probes.isProbed(1) && !probes.isStatusProbed(1) && probes.callScreen(of: 1) == 1)
+    probes.noteStatusProbe(1)
+    #expect(probes.isStatusProbed(1) && probes.callScreen(of: 1) == 1)
+    probes.setCallScreen(1, shown: false)
+    #expect(probes.isStatusProbed(1) && probes.callScreen(of: 1) == 0)
+    probes.noteStatusProbe(2)
+    #expect(probes.isProbed(2) && probes.callScreen(of: 2) == -1)
+    #expect(!probes.isProbed(0) && !probes.isProbed(3))
+  }
+}
+
+/// A service's rate limits: one window per user, counted per second.
+@Suite struct ServiceRateWindowTests {
+  @Test func aUsersWindowCountsItsOwnRequestsPerSecond() {
+    let settings = ServiceSettings(
+      workers: nil, serviceTime: .constant(0), queueLimit: nil, perUser: 2, perRoom: nil, perApp: nil)
+    var q = ServiceQueue(settings: settings, users: 3, rooms: 1)
+    func arrive(_ user: UInt32, atMs ms: Int64) -> ServiceQueue.Admission {
+      q.arrive(slot: 0, user: user, room: 0, now: SimInstant(nanoseconds: ms * 1_000_000))
+    }
+    #expect(arrive(0, atMs: 0) == .serve && arrive(0, atMs: 10) == .serve)
+    #expect(arrive(0, atMs: 20) == .refused(.rateUser))
+    // Another user has a window of its own; the next second opens a new one.
+    #expect(arrive(1, atMs: 30) == .serve)
+    #expect(arrive(0, atMs: 1_000) == .serve)
+    #expect(q.refused[ServiceRefusal.allCases.firstIndex(of: .rateUser)!] == 1)
+  }
+}
