@@ -56,6 +56,10 @@ public struct Network {
     /// as one event (kept here, beside the channel's delivery time, so that sending a message
     /// and joining its batch touch one record).
     package var batch = DownlinkBatch()
+    /// The user's `service` stream, kept by the world: the service times of its requests. A
+    /// request reaches the server a latency after its send read this record, so the draw
+    /// usually finds it in the cache.
+    package var service = SplitMix64(seed: 0)
   }
 
   /// The latest batch of deliveries to a user at one instant: its instant in nanoseconds (`-1`:

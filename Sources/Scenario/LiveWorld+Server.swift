@@ -50,7 +50,7 @@ extension LiveWorld {
 
   /// How long service `i` takes for a request of `user` (drawn from the user's `service` stream).
   mutating func serviceTime(_ i: Int, user: UInt32) -> SimDuration {
-    services[i].settings.serviceTime.sampleDuration(&serviceRandom[Int(user)])
+    services[i].settings.serviceTime.sampleDuration(&network.links[Int(user)].service)
   }
 
   /// A request is carried out (at once, or when a worker of its service finishes it): the server

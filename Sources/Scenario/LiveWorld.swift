@@ -81,8 +81,6 @@ public struct LiveWorld: World {
   var freePushSlots: [UInt32] = []
   /// Whether any service has a capacity.
   let limitedServices: Bool
-  /// Each user's `service` stream: the service times of its requests.
-  var serviceRandom: [SplitMix64] = []
   /// When the last time-series sample was taken (nanoseconds), and room messaging's downlink then.
   var lastSample: (ns: Int64, downlink: UInt64) = (0, 0)
   /// Which viewer of each room the next sampled seat-list check looks at.
@@ -196,7 +194,8 @@ public struct LiveWorld: World {
         services[i] = ServiceQueue(settings: s.settings, users: users, rooms: layout.rooms)
         hasCapacity |= 1 << i
       }
-      serviceRandom = streams.entities("service", layout.identities)
+      // Each user's `service` stream, the service times of its requests, in its network record.
+      for (u, g) in streams.entities("service", layout.identities).enumerated() { network.links[u].service = g }
     }
   }
 
