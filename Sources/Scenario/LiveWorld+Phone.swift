@@ -41,7 +41,7 @@ extension LiveWorld {
       if chaos.outage(user: user, service: .push, now) != nil {
         return measured.countLostPush(.outage)
       }
-      guard hasCapacity & 1 << 3 != 0 else { return sendPush(to: user, call: call, &scheduler) }
+      guard isLimited(3) else { return sendPush(to: user, call: call, &scheduler) }
       // The push backend has a capacity: the push waits for a worker, or is turned away.
       let slot: UInt32
       if let free = freePushSlots.popLast() {

@@ -9,10 +9,10 @@ extension LiveWorld {
   /// An SDK call reaches the server: a service with a capacity admits, queues or refuses it;
   /// otherwise it is carried out at once.
   mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
-    if limitedServices {
+    if hasCapacity != 0 {
       let op = inFlight.ops[Int(slot)]
       let i = LiveWorld.serviceIndex(of: op.kind)
-      if hasCapacity & 1 << i != 0 {
+      if isLimited(i) {
         switch services[i].arrive(slot: slot, user: op.user, room: layout.homeRoom[Int(op.user)], now: scheduler.now) {
         case .serve:
           scheduler.schedule(after: serviceTime(i, slot: slot), event(.serverServed, slot, UInt32(i)))
@@ -33,6 +33,10 @@ extension LiveWorld {
     }
     serve(slot: slot, &scheduler)
   }
+
+  /// Whether service `i` (seats, login, calls, push) has a capacity, and so a queue.
+  @inline(__always)
+  func isLimited(_ i: Int) -> Bool { hasCapacity & 1 << i != 0 }
 
   /// Which capacity (`server.seats`, `server.login`, `server.calls`, by index) serves `kind`.
   static func serviceIndex(of kind: OperationKind) -> Int {

@@ -74,13 +74,11 @@ public struct LiveWorld: World {
   /// (Not optionals: reading one through `!` copied the whole queue, retaining each of its tables.)
   var services = [ServiceQueue](
     repeating: ServiceQueue(settings: .unlimited, users: 0, rooms: 0), count: 4)
-  /// Which services have a capacity: bit `i` for `services[i]`.
+  /// Which services have a capacity: bit `i` for `services[i]` (zero: none has).
   var hasCapacity: UInt8 = 0
   /// VoIP pushes waiting for or being sent by the push backend (`server.push`), by slot.
   public internal(set) var pushQueue: [(user: UInt32, call: UInt32)] = []
   var freePushSlots: [UInt32] = []
-  /// Whether any service has a capacity.
-  let limitedServices: Bool
   /// When the last time-series sample was taken (nanoseconds), and room messaging's downlink then.
   var lastSample: (ns: Int64, downlink: UInt64) = (0, 0)
   /// Which viewer of each room the next sampled seat-list check looks at.
@@ -188,12 +186,11 @@ public struct LiveWorld: World {
     deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
     reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
-    limitedServices = profile.server.named.contains { $0.settings.isLimited }
-    if limitedServices {
-      for (i, s) in profile.server.named.enumerated() where s.settings.isLimited {
-        services[i] = ServiceQueue(settings: s.settings, users: users, rooms: layout.rooms)
-        hasCapacity |= 1 << i
-      }
+    for (i, s) in profile.server.named.enumerated() where s.settings.isLimited {
+      services[i] = ServiceQueue(settings: s.settings, users: users, rooms: layout.rooms)
+      hasCapacity |= 1 << i
+    }
+    if hasCapacity != 0 {
       // Each user's `service` stream, the service times of its requests, in its network record.
       for (u, g) in streams.entities("service", layout.identities).enumerated() { network.links[u].service = g }
     }

@@ -141,12 +141,13 @@ extension LiveWorld {
     let ui = runtime.ui
     let client = runtime.clients[Int(u)]
     let status = client.status
-    let atRest = (status == .idle || status == .left || status == .away) && ui.callScreen(of: u) != 1
+    let callScreen = ui.callScreen(of: u)
+    let atRest = (status == .idle || status == .left || status == .away) && callScreen != 1
     let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
     if settled { uiWatch.unwatch(u) }
     // A killed app shows nothing.
     let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
-    let screen = alive ? ui.callScreen(of: u) : -1
+    let screen = alive ? callScreen : -1
     let shown = ui.isStatusProbed(u) || (audienceUI && layout.role(of: u) == .audience && !isPhoneUser(u))
     let pending = server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)
     let seated = server.seats.seat(of: u) != nil

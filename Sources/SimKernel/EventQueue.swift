@@ -239,7 +239,7 @@ public struct EventQueue: Sendable {
   /// (Inlined: a `defer` here was a call per pop.)
   @inlinable @inline(__always)
   mutating func emptied(_ slot: UnsafeMutablePointer<RadixSlot>) {
-    if slot.pointee.capacity > RadixBuckets.keptCapacity { buckets.release(emptied: slot, pending: _count) }
+    buckets.release(emptied: slot, pending: _count)
     if _count > buckets.sweptAt {
       buckets.sweptAt = _count
     } else if _count &* 2 < buckets.sweptAt && buckets.totalCapacity > 3 &* _count {
