@@ -37,12 +37,16 @@ let package = Package(
       pkgConfig: "jemalloc",
       providers: [.apt(["libjemalloc-dev"])]
     ),
+    // The options the program gives jemalloc (transparent huge pages), read before main.
+    .target(name: "CJemallocSettings"),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    .target(name: "SimKernel", swiftSettings: optimize),
+    // A header-only module: the processor's prefetch hint, which Swift does not expose.
+    .systemLibrary(name: "CPrefetch"),
+    .target(name: "SimKernel", dependencies: ["CPrefetch"], swiftSettings: optimize),
     .target(name: "LiveStack", dependencies: ["SimKernel"], swiftSettings: optimize),
     .target(name: "Clients", dependencies: ["SimKernel", "LiveStack"], swiftSettings: optimize),
     .target(name: "Chaos", dependencies: ["SimKernel", "LiveStack"], swiftSettings: optimize),
@@ -58,6 +62,7 @@ let package = Package(
       name: "Runner",
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc",
+        "CJemallocSettings",
       ], swiftSettings: optimize),
     .target(
       name: "StampedeCLI",

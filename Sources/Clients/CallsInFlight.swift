@@ -105,6 +105,19 @@ public struct CallsInFlight {
     return UInt32(s.timerCount &- 1)
   }
 
+  /// Hints that timer `slot` is about to be taken (see ``prefetchHint(_:)``).
+  @inlinable
+  public func prefetchTimer(_ slot: UInt32) {
+    if Int(slot) < storage.timerCount { prefetchHint(storage.timers + Int(slot)) }
+  }
+
+  /// The record in operation `slot`, if the slot is in the table, live or not (for prefetching: a
+  /// free slot holds its last operation).
+  @inlinable
+  public func record(inSlot slot: UInt32) -> OperationRecord? {
+    Int(slot) < storage.opCount ? storage.ops[Int(slot)] : nil
+  }
+
   /// Frees timer `slot`, returning what it holds.
   public mutating func takeTimer(_ slot: UInt32) -> TimerRecord {
     let s = storage

@@ -154,6 +154,8 @@ public struct CallService: Sendable {
 
   /// `user`'s state.
   public func state(of user: UInt32) -> CallParticipantState { userState[Int(user)] }
+  /// Hints that `user`'s call state is about to be read.
+  public func prefetchState(of user: UInt32) { userState.prefetch(Int(user)) }
 
   /// `calls(participantIds, mediaType, params)`: `caller` calls `callees`. Callees in another call
   /// end at once with `lineBusy`, callees not reachable with `offline`; if nobody is left to ring,

@@ -177,6 +177,10 @@ public struct Network {
 
   /// The user the notice in `slot` is on its way to.
   @inlinable public func recipient(ofNotice slot: UInt32) -> UInt32 { notices[Int(slot)]!.user }
+  /// The recipient of the notice in `slot`, if one is there (for prefetching).
+  @inlinable public func recipientIfPending(ofNotice slot: UInt32) -> UInt32? {
+    Int(slot) < notices.count ? notices[Int(slot)]?.user : nil
+  }
 
   /// The notice in `slot`, which is delivered now (the slot is freed), and whether it is a
   /// retransmission (looked up only when `mayBeDuplicate`).

@@ -101,6 +101,11 @@ public struct SeatService: Sendable {
 
   /// Whether seat `index` of `room` is locked.
   public func isLocked(room: UInt32, seat index: Int) -> Bool { seatLocked[seatBase[Int(room)] + index] }
+  /// Hints that `user`'s seat and pending application are about to be read.
+  public func prefetchSeatState(of user: UInt32) {
+    userSeat.prefetch(Int(user))
+    userApplication.prefetch(Int(user))
+  }
 
   /// The pending application of `user`, if any.
   public func pendingApplication(of user: UInt32) -> UInt32? {

@@ -83,6 +83,11 @@ public struct ServiceQueue: Sendable {
   var roomWindow: [Window] = []
   var appWindow = Window()
 
+  /// Hints that `user`'s rate window is about to be read (when the service limits users' rates).
+  /// Changes nothing; `mutating` only so that a call on an element of an array of services works
+  /// in place instead of on a copy of the whole queue.
+  public mutating func prefetchWindow(of user: UInt32) { userWindow.prefetch(Int(user)) }
+
   /// A service for `users` users in `rooms` rooms (one more for phones).
   public init(settings: ServiceSettings, users: Int, rooms: Int) {
     self.settings = settings

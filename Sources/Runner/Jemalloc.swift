@@ -1,4 +1,5 @@
 import CJemalloc
+import CJemallocSettings
 
 #if canImport(Glibc)
   import Glibc
@@ -12,6 +13,19 @@ public enum Jemalloc {
     var pointer: UnsafePointer<CChar>? = nil
     var size = MemoryLayout<UnsafePointer<CChar>?>.size
     guard mallctl("version", &pointer, &size, nil, 0) == 0, let pointer else { return nil }
+    return String(cString: pointer)
+  }
+
+  /// The options the program gives jemalloc (`malloc_conf`), which `MALLOC_CONF` in the
+  /// environment can override.
+  public static var programSettings: String { String(cString: stampede_jemalloc_settings()) }
+
+  /// jemalloc's transparent-huge-page mode in effect (`opt.thp`: "always", "default" or "never"),
+  /// or `nil` if `mallctl` does not answer.
+  public static var transparentHugePages: String? {
+    var pointer: UnsafePointer<CChar>? = nil
+    var size = MemoryLayout<UnsafePointer<CChar>?>.size
+    guard mallctl("opt.thp", &pointer, &size, nil, 0) == 0, let pointer else { return nil }
     return String(cString: pointer)
   }
 

@@ -150,6 +150,28 @@ public struct EventQueue: Sendable {
     return head
   }
 
+  /// A cheap guess at the entry that runs next, for prefetching its records while the current one
+  /// runs: the first entry due now, else the first entry of the lowest non-empty bucket (exact
+  /// when that bucket holds one entry, as it mostly does near the front). Reads the queue and
+  /// changes nothing; `nil` without a head-less pending entry.
+  @inlinable @inline(__always)
+  public func upcomingGuess() -> QueueEntry? {
+    if hasHead { return head }
+    if buckets.nowStart != buckets.nowEnd { return buckets.nowItems.unsafelyUnwrapped[buckets.nowStart] }
+    if levelMask == 0 { return nil }
+    let level = levelMask.trailingZeroBitCount
+    let words = buckets.digitMasks.advanced(by: level &* RadixBuckets.maskWords)
+    var w = 0
+    while words[w] == 0 {
+      w &+= 1
+      if w == RadixBuckets.maskWords { return nil }
+    }
+    let index = level << RadixBuckets.digitBits | w << 6 | words[w].trailingZeroBitCount
+    let slot = buckets.slots.advanced(by: index)
+    guard slot.pointee.count > 0 else { return nil }
+    return slot.pointee.items.unsafelyUnwrapped[0]
+  }
+
   /// Makes the first entry of `now`, else the smallest key in the lowest non-empty bucket, the new
   /// `last` and the head, and redistributes the rest of that bucket below it. Requires a pending
   /// entry and no head.

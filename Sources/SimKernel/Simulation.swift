@@ -39,6 +39,23 @@ public struct Scheduler: Sendable {
 public protocol World {
   /// Handles `event` at `scheduler.now`, scheduling whatever follows from it.
   mutating func handle(_ event: Event, scheduler: inout Scheduler)
+
+  /// Whether the run loop hands the world a guess at the next event (``prefetch(_:)``) before each
+  /// event it handles. `false` by default, which compiles the guess out of the world's loop.
+  static var prefetchesNextEvent: Bool { get }
+
+  /// Starts loading the records `next` will use, while the current event runs. A hint: it must
+  /// change nothing (`next` is a guess, and may run later than another event or not at all), so
+  /// a world computes the same trace with and without it. Declared `mutating` only so that the
+  /// loop calls it on the world in place: a large world would otherwise be copied for each call.
+  mutating func prefetch(_ next: Event)
+}
+
+extension World {
+  /// No prefetching by default.
+  @inlinable public static var prefetchesNextEvent: Bool { false }
+  /// No prefetching by default.
+  @inlinable public mutating func prefetch(_ next: Event) {}
 }
 
 /// Why `Simulation.run` returned.
@@ -101,6 +118,7 @@ public struct Simulation: Sendable {
       local._now = SimInstant(nanoseconds: entry.time)
       let event = entry.event
       hash.add(time: entry.time, kind: event.kind, a: event.a, b: event.b)
+      if W.prefetchesNextEvent, let next = local.queue.upcomingGuess() { world.prefetch(next.event) }
       world.handle(event, scheduler: &local)
       executed += 1
     }

@@ -458,6 +458,15 @@ enum Tool {
     #expect(block.count == 4 << 20)
   }
 
+  /// The program's jemalloc options reach jemalloc: huge pages for its memory (unless the
+  /// environment overrides them, as a user may).
+  @Test func jemallocUsesTheProgramsHugePageSetting() {
+    #expect(Jemalloc.programSettings.contains("thp:always"))
+    if ProcessInfo.processInfo.environment["MALLOC_CONF"] == nil {
+      #expect(Jemalloc.transparentHugePages == "always")
+    }
+  }
+
   @Test func runningTwiceInOneProcessGivesTheSameHash() throws {
     let (profile, data) = try Profile.load(path: repositoryRoot.appendingPathComponent("profiles/smoke.json5").path)
     let a = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: 5, duration: .minutes(3))

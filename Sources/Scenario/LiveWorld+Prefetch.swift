@@ -1,0 +1,48 @@
+import Clients
+import LiveStack
+import SimKernel
+
+extension LiveWorld {
+  /// The run loop hands the live world its next event before each one it handles.
+  public static var prefetchesNextEvent: Bool { true }
+
+  /// Starts loading the per-user records the next event will read, while the current one runs.
+  ///
+  /// With a million users those records are spread over hundreds of megabytes, and an event that
+  /// loads them only when it starts waits for memory several times over. The next event is known
+  /// one event ahead (``EventQueue/upcomingGuess()``): its user (named by the event, or by the
+  /// operation or notice it carries, whose small tables stay in the cache) is looked up, and its
+  /// client record, random stream, network record and UI-settle time are hinted, with the timer a
+  /// timer event takes, and the home room and rate window a request reaching the server reads. Hints change nothing, so the trace is the same with and without them.
+  /// (`mutating` only so that the run loop calls it without copying the world.)
+  public mutating func prefetch(_ next: Event) {
+    let user: UInt32
+    switch LiveEvent(rawValue: next.kind) {
+    case .clientTimer:
+      inFlight.prefetchTimer(next.b)
+      user = next.a
+    case .clientStart, .applyIntent, .audienceRejoin, .hostReenter, .presenceLost:
+      user = next.a
+    case .serverCall:
+      guard let op = inFlight.record(inSlot: next.a) else { return }
+      user = op.user
+      layout.homeRoom.prefetch(Int(user))
+      let i = LiveWorld.serviceIndex(of: op.kind)
+      if isLimited(i) { services[i].prefetchWindow(of: user) }
+    case .clientReply, .serverServed, .deviceReply:
+      guard let op = inFlight.record(inSlot: next.a) else { return }
+      user = op.user
+    case .clientNotice:
+      guard let u = network.recipientIfPending(ofNotice: next.a) else { return }
+      user = u
+    default:
+      return
+    }
+    let i = Int(user)
+    runtime.clients.prefetch(i)
+    clientRandom.prefetch(i)
+    network.links.prefetch(i)
+    // A client callback ends by noting when the user's UI settles (the UI oracles).
+    if checking { uiWatch.until.prefetch(i) }
+  }
+}
