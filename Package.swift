@@ -38,7 +38,8 @@ let package = Package(
       providers: [.apt(["libjemalloc-dev"])]
     ),
     // The options the program gives jemalloc (transparent huge pages), read before main.
-    .target(name: "CJemallocSettings"),
+    // (DWARF 4 debug information, which valgrind reads: `make instructions`, `bench seats --instructions`.)
+    .target(name: "CJemallocSettings", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",

@@ -3,8 +3,11 @@ import LiveStack
 import SimKernel
 
 extension LiveWorld {
-  /// The run loop hands the live world its next event before each one it handles.
-  public static var prefetchesNextEvent: Bool { true }
+  /// The population from which the run loop hands the live world its next event before each one
+  /// it handles. Below it the per-user tables mostly stay in the caches, and the hints cost more
+  /// than they save: measured on copies of capacity-1m, no gain at 100,000 users, 4-9% at
+  /// 300,000 and about 9% at a million (docs/DESIGN.md).
+  public static let prefetchFromUsers = 200_000
 
   /// Starts loading the per-user records the next event will read, while the current one runs.
   ///
@@ -13,26 +16,29 @@ extension LiveWorld {
   /// one event ahead (``EventQueue/upcomingGuess()``): its user (named by the event, or by the
   /// operation or notice it carries, whose small tables stay in the cache) is looked up, and its
   /// client record, random stream, network record and UI-settle time are hinted, with the timer a
-  /// timer event takes, and the home room and rate window a request reaching the server reads. Hints change nothing, so the trace is the same with and without them.
-  /// (`mutating` only so that the run loop calls it without copying the world.)
+  /// timer event takes, and the home room and rate window a request reaching the server reads.
+  /// Hints change nothing, so the trace is the same with and without them. (`mutating` only so
+  /// that the run loop calls it without copying the world.)
   public mutating func prefetch(_ next: Event) {
     let user: UInt32
-    switch LiveEvent(rawValue: next.kind) {
-    case .clientTimer:
+    // (On the raw kind: the hint must cost little, and the enum's initializer is a call.)
+    switch next.kind {
+    case LiveEvent.clientTimer.rawValue:
       inFlight.prefetchTimer(next.b)
       user = next.a
-    case .clientStart, .applyIntent, .audienceRejoin, .hostReenter, .presenceLost:
+    case LiveEvent.clientStart.rawValue, LiveEvent.applyIntent.rawValue, LiveEvent.audienceRejoin.rawValue,
+      LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue:
       user = next.a
-    case .serverCall:
+    case LiveEvent.serverCall.rawValue:
       guard let op = inFlight.record(inSlot: next.a) else { return }
       user = op.user
       layout.homeRoom.prefetch(Int(user))
       let i = LiveWorld.serviceIndex(of: op.kind)
       if isLimited(i) { services[i].prefetchWindow(of: user) }
-    case .clientReply, .serverServed, .deviceReply:
+    case LiveEvent.clientReply.rawValue, LiveEvent.serverServed.rawValue, LiveEvent.deviceReply.rawValue:
       guard let op = inFlight.record(inSlot: next.a) else { return }
       user = op.user
-    case .clientNotice:
+    case LiveEvent.clientNotice.rawValue:
       guard let u = network.recipientIfPending(ofNotice: next.a) else { return }
       user = u
     default:

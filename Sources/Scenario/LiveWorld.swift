@@ -134,6 +134,7 @@ public struct LiveWorld: World {
       phones: layout.phones, userCount: users, mistakes: profile.mistakes)
     self.audience = audience ?? standard.audience
     audienceStatusIsUI = self.audience.statusIsUI
+    prefetchesNextEvent = users >= LiveWorld.prefetchFromUsers
     self.host = host ?? standard.host
     self.admin = admin ?? standard.admin
     self.phone = phone ?? standard.phone
@@ -215,6 +216,10 @@ public struct LiveWorld: World {
 
   /// Whether the viewers' behaviour shows its status as its UI (the built-in viewers).
   let audienceStatusIsUI: Bool
+
+  /// Whether the run loop hints each next event's records (see ``prefetch(_:)``): from
+  /// ``LiveWorld/prefetchFromUsers`` users on, whose tables far outgrow the processor's caches.
+  public internal(set) var prefetchesNextEvent: Bool
 
   /// Whether `user` is a viewer whose status is its UI.
   func statusIsUI(_ user: UInt32) -> Bool {

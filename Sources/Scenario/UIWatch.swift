@@ -132,11 +132,11 @@ extension LiveWorld {
     defer { swap(&due, &uiWatch.due) }
     guard !due.isEmpty else { return }
     let audienceUI = audienceStatusIsUI
-    // The users are spread over large tables: each check hints the records of the user a few
-    // places ahead, so that they arrive while the checks in between run.
+    // The users are spread over large tables: in a large world each check hints the records of
+    // the user a few places ahead, so that they arrive while the checks in between run.
     let ahead = 8
     for k in 0..<due.count {
-      if k + ahead < due.count { prefetchUI(of: due[k + ahead]) }
+      if prefetchesNextEvent && k + ahead < due.count { prefetchUI(of: due[k + ahead]) }
       checkUI(due[k], audienceUI: audienceUI, now: now)
     }
   }

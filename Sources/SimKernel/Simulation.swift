@@ -41,8 +41,9 @@ public protocol World {
   mutating func handle(_ event: Event, scheduler: inout Scheduler)
 
   /// Whether the run loop hands the world a guess at the next event (``prefetch(_:)``) before each
-  /// event it handles. `false` by default, which compiles the guess out of the world's loop.
-  static var prefetchesNextEvent: Bool { get }
+  /// event it handles (read once per event). `false` by default, which compiles the guess out of
+  /// the world's loop.
+  var prefetchesNextEvent: Bool { get }
 
   /// Starts loading the records `next` will use, while the current event runs. A hint: it must
   /// change nothing (`next` is a guess, and may run later than another event or not at all), so
@@ -53,7 +54,7 @@ public protocol World {
 
 extension World {
   /// No prefetching by default.
-  @inlinable public static var prefetchesNextEvent: Bool { false }
+  @inlinable public var prefetchesNextEvent: Bool { false }
   /// No prefetching by default.
   @inlinable public mutating func prefetch(_ next: Event) {}
 }
@@ -118,7 +119,7 @@ public struct Simulation: Sendable {
       local._now = SimInstant(nanoseconds: entry.time)
       let event = entry.event
       hash.add(time: entry.time, kind: event.kind, a: event.a, b: event.b)
-      if W.prefetchesNextEvent, let next = local.queue.upcomingGuess() { world.prefetch(next.event) }
+      if world.prefetchesNextEvent, let next = local.queue.upcomingGuess() { world.prefetch(next.event) }
       world.handle(event, scheduler: &local)
       executed += 1
     }

@@ -250,7 +250,7 @@ struct RecordingWorld: World {
     struct Prefetching: World {
       var inner = RecordingWorld()
       var guesses: [Event] = []
-      static var prefetchesNextEvent: Bool { true }
+      var prefetchesNextEvent: Bool { true }
       mutating func handle(_ event: Event, scheduler: inout Scheduler) { inner.handle(event, scheduler: &scheduler) }
       mutating func prefetch(_ next: Event) { guesses.append(next) }
     }
@@ -278,7 +278,7 @@ struct RecordingWorld: World {
     #expect(w2.guesses.count == 3_999)
     let right = zip(w2.guesses, w1.seen.dropFirst()).filter { $0.0 == $0.1.event }.count
     #expect(right >= 3_200, "right \(right)")
-    #expect(!RecordingWorld.prefetchesNextEvent)
+    #expect(!RecordingWorld().prefetchesNextEvent)
   }
 
   @Test func traceHashDependsOnTimeKindAndEntities() {

@@ -286,3 +286,42 @@ import Testing
     #expect(s.violations == 0)
   }
 }
+
+/// The hints a large world gives the processor about its next event change nothing it computes.
+@Suite struct PrefetchTests {
+  /// capacity-1m scaled down (server capacities with rate limits, calls and pushes, UI checks),
+  /// run with the hints off and forced on: the same trace, metrics and verdicts.
+  @Test func hintingTheNextEventLeavesTheRunUnchanged() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/capacity-1m.json5").path
+    var profile = try Profile.load(path: path).profile
+    profile.population.rooms = 30
+    profile.calls!.users = 600
+    profile.duration = .minutes(25)
+    func run(hinting: Bool) -> (hash: TraceHash, events: Int64, connected: UInt64?, violations: Int) {
+      var world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1))
+      #expect(!world.prefetchesNextEvent, "a small world gives no hints by itself")
+      world.prefetchesNextEvent = hinting
+      var sim = Simulation()
+      world.start(&sim.scheduler)
+      _ = sim.run(&world, until: .zero + profile.duration)
+      return (sim.traceHash, sim.executedCount, world.metrics.counters.value("seat.connected"), world.checker.log.total)
+    }
+    let plain = run(hinting: false)
+    let hinted = run(hinting: true)
+    #expect(plain.events > 50_000)
+    #expect((plain.connected ?? 0) > 0)
+    #expect(hinted.hash == plain.hash)
+    #expect(hinted.events == plain.events)
+    #expect(hinted.connected == plain.connected)
+    #expect(hinted.violations == plain.violations)
+  }
+
+  @Test func aWorldOfTheThresholdsSizeHintsByItself() throws {
+    var profile = try Profile.parse(Data(minimalProfile.utf8))
+    profile.population.rooms = 2
+    profile.population.audiencePerRoom = .constant(Double(LiveWorld.prefetchFromUsers / 2))
+    #expect(LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1)).prefetchesNextEvent)
+    profile.population.audiencePerRoom = .constant(Double(LiveWorld.prefetchFromUsers / 2 - 10))
+    #expect(!LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1)).prefetchesNextEvent)
+  }
+}
