@@ -155,17 +155,17 @@ extension LiveWorld {
   /// Compares `user`'s UI with the server (see ``checkUIs()``), and stops watching it once it is
   /// at rest and its window has passed; notes when it found the UI at peace.
   mutating func checkUI(_ u: UInt32, audienceUI: Bool, now: SimInstant) {
-    let ui = runtime.ui
+    // (The probes are read through the runtime each time: a local copy of them retains their table.)
     let client = runtime.clients[Int(u)]
     let status = client.status
-    let callScreen = ui.callScreen(of: u)
+    let callScreen = runtime.ui.callScreen(of: u)
     let atRest = (status == .idle || status == .left || status == .away) && callScreen != 1
     let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
     if settled { uiWatch.unwatch(u) }
     // A killed app shows nothing.
     let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
     let screen = alive ? callScreen : -1
-    let shown = ui.isStatusProbed(u) || (audienceUI && layout.role(of: u) == .audience && !isPhoneUser(u))
+    let shown = runtime.ui.isStatusProbed(u) || (audienceUI && layout.role(of: u) == .audience && !isPhoneUser(u))
     let pending = server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)
     let seated = server.seats.seat(of: u) != nil
     let callState = server.calls.state(of: u)

@@ -37,16 +37,17 @@ struct Workload {
     for r in 0..<UInt32(layout.rooms) {
       let viewers = layout.audience(of: r)
       times.removeAll(keepingCapacity: true)
-      for u in viewers { times.append((arrivalTime(of: u, layout: layout).nanoseconds, u)) }
+      for u in viewers { times.append((arrivalTime(of: u, room: r, layout: layout).nanoseconds, u)) }
       times.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
       for (k, t) in times.enumerated() { arrivalOrder[Int(viewers.lowerBound) + k] = t.1 }
     }
   }
 
-  /// When viewer `user` arrives: a uniform time over the pattern's span (poisson), or the square
-  /// root of one (ramp: density growing linearly from zero), drawn from the viewer's own generator.
-  func arrivalTime(of user: UInt32, layout: Layout) -> SimInstant {
-    var rng = SplitMix64(seed: RandomStreams.entitySeed(stream: arrivalSeed, layout.identity(of: user)))
+  /// When viewer `user` of `room` arrives: a uniform time over the pattern's span (poisson), or the
+  /// square root of one (ramp: density growing linearly from zero), drawn from the viewer's own
+  /// generator.
+  func arrivalTime(of user: UInt32, room: UInt32, layout: Layout) -> SimInstant {
+    var rng = SplitMix64(seed: RandomStreams.entitySeed(stream: arrivalSeed, layout.identity(of: user, inRoom: room)))
     let u = rng.nextUnit()
     let over: SimDuration
     let fraction: Double
@@ -73,7 +74,7 @@ struct Workload {
   func nextArrival(room r: UInt32, layout: Layout) -> SimInstant? {
     let viewers = layout.audience(of: r)
     guard arrival != .closed, Int(arrivalNext[Int(r)]) < viewers.count else { return nil }
-    return arrivalTime(of: arrivalOrder[Int(viewers.lowerBound + arrivalNext[Int(r)])], layout: layout)
+    return arrivalTime(of: arrivalOrder[Int(viewers.lowerBound + arrivalNext[Int(r)])], room: r, layout: layout)
   }
 
   /// The rooms that start co-hosting with the next room, and after how long.

@@ -85,6 +85,16 @@ import Testing
     #expect(tail.identity(of: 0) == wide.identity(of: wide.roomBase[2]))
     #expect(tail.identity(of: tail.roomBase[1] + 3) == wide.identity(of: wide.roomBase[3] + 3))
     #expect(tail.identity(of: tail.phones.lowerBound + 1) == wide.identity(of: wide.phones.lowerBound + 5))
+    // Given the room, a member's identity is the same without reading its home room; and every
+    // member's differs.
+    var seen = Set<UInt64>()
+    for room in 0..<UInt32(wide.rooms) {
+      for u in wide.staff(of: room).lowerBound..<wide.audience(of: room).upperBound {
+        #expect(wide.identity(of: u, inRoom: room) == wide.identity(of: u))
+        seen.insert(wide.identity(of: u, inRoom: room))
+      }
+    }
+    #expect(seen.count == 19 + 4 * 2)
   }
 
   @Test func removingLaterViewersKeepsEveryEarlierViewersArrivalTime() throws {
@@ -100,7 +110,9 @@ import Testing
       for (k, u) in smallLayout.audience(of: room).enumerated() {
         let same = bigLayout.audience(of: room).lowerBound + UInt32(k)
         #expect(smallLayout.identity(of: u) == bigLayout.identity(of: same))
-        #expect(small.arrivalTime(of: u, layout: smallLayout) == big.arrivalTime(of: same, layout: bigLayout))
+        #expect(
+          small.arrivalTime(of: u, room: room, layout: smallLayout)
+            == big.arrivalTime(of: same, room: room, layout: bigLayout))
       }
     }
     // The order in which a room's viewers arrive is by time: each next arrival is no sooner.
