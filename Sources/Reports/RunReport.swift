@@ -287,7 +287,7 @@ public struct RunReport: Codable, Sendable {
     public var eventsPerSecond: Double
     /// Peak heap bytes per simulated user.
     public var bytesPerUser: Double
-    /// jemalloc version, or `unavailable`.
+    /// jemalloc's version and huge-page mode, or `unavailable`.
     public var allocator: String
     /// Creates the meta block.
     public init(startedAt: String, speedup: Double, eventsPerSecond: Double, bytesPerUser: Double, allocator: String) {

@@ -29,6 +29,13 @@ public enum Jemalloc {
     return String(cString: pointer)
   }
 
+  /// What a report names as the allocator: jemalloc's version and its huge-page mode (speed
+  /// figures taken with and without huge pages differ), or `nil` if `mallctl` does not answer.
+  public static var summary: String? {
+    guard let version else { return nil }
+    return "jemalloc \(version) (huge pages: \(transparentHugePages ?? "unknown"))"
+  }
+
   /// Whether jemalloc serves this process's allocations: 1 MiB allocated through the Swift runtime
   /// (which calls `malloc`) must show up in jemalloc's per-thread allocation counter.
   public static var isProcessAllocator: Bool {

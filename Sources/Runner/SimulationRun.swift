@@ -283,7 +283,7 @@ public struct SimulationRun {
     let speedup: Double = (simulatedSeconds / wall * 10).rounded() / 10
     let eventsPerSecond: Double = (Double(result.events) / wall).rounded()
     let bytesPerUser: Double = (Double(result.peakMemoryBytes) / Double(max(1, population.total))).rounded()
-    let allocator: String = Jemalloc.version.map { "jemalloc " + $0 } ?? "unavailable"
+    let allocator: String = Jemalloc.summary ?? "unavailable"
     let meta = RunReport.Meta(
       startedAt: ISO8601DateFormatter().string(from: startedAt), speedup: speedup,
       eventsPerSecond: eventsPerSecond, bytesPerUser: bytesPerUser, allocator: allocator)

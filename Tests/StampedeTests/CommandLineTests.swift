@@ -464,7 +464,9 @@ enum Tool {
     #expect(Jemalloc.programSettings.contains("thp:always"))
     if ProcessInfo.processInfo.environment["MALLOC_CONF"] == nil {
       #expect(Jemalloc.transparentHugePages == "always")
+      #expect(Jemalloc.summary?.hasSuffix("(huge pages: always)") == true)
     }
+    #expect(Jemalloc.summary?.hasPrefix("jemalloc \(Jemalloc.version ?? "?")") == true)
   }
 
   @Test func runningTwiceInOneProcessGivesTheSameHash() throws {
