@@ -42,7 +42,7 @@ public struct Network {
     } else {
       constantLatencyNs = -1
     }
-    links = Column(random.map { Link(random: $0, downlinkAt: 0, uplinkAt: 0) })
+    links = Column(count: random.count) { Link(random: random[$0], downlinkAt: 0, uplinkAt: 0) }
   }
 
   /// One user's two channels.

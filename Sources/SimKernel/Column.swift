@@ -32,11 +32,24 @@ public final class Column<T> {
     self.init(unsafeUninitializedCapacity: max(1, capacity))
   }
 
-  /// A column of `elements`, in order.
+  /// A column of `elements`, in order (copied in one block).
   public convenience init(_ elements: [T]) {
     precondition(_isPOD(T.self), "columns hold plain values only")
     self.init(unsafeUninitializedCapacity: max(1, elements.count))
-    for e in elements { append(e) }
+    elements.withUnsafeBufferPointer { source in
+      if let start = source.baseAddress { base.initialize(from: start, count: source.count) }
+    }
+    _count = elements.count
+  }
+
+  /// A column of `count` elements, element `i` being `element(i)`, written in place (a table of
+  /// a million records is built without an array of them first).
+  public convenience init(count: Int, _ element: (Int) -> T) {
+    precondition(count >= 0, "a column cannot have a negative size")
+    precondition(_isPOD(T.self), "columns hold plain values only")
+    self.init(unsafeUninitializedCapacity: max(1, count))
+    for i in 0..<count { (base + i).initialize(to: element(i)) }
+    _count = count
   }
 
   init(unsafeUninitializedCapacity capacity: Int) {

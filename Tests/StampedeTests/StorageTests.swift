@@ -29,6 +29,27 @@ import Testing
     column.removeAll()
     #expect(column.isEmpty && column.popLast() == nil)
     #expect(Column([3, 1, 2] as [UInt8]).elements == [3, 1, 2])
+    let empty = Column([] as [UInt8])
+    #expect(empty.isEmpty)
+    empty.append(9)
+    #expect(empty.elements == [9])
+    let squares = Column<Int64>(count: 1_000) { Int64($0 * $0) }
+    #expect(squares.count == 1_000 && squares[999] == 998_001 && squares[0] == 0)
+    squares.append(-1)
+    #expect(squares.count == 1_001 && squares[1_000] == -1 && squares[31] == 961)
+    #expect(Column<UInt8>(count: 0) { _ in 1 }.isEmpty)
+  }
+
+  /// Hints never change a value and ignore indexes out of range.
+  @Test func prefetchingAnElementChangesNothing() {
+    let column = Column<Int32>(count: 64) { Int32($0) }
+    for i in [-1, 0, 63, 64, 1 << 40] { column.prefetch(i) }
+    column.view.prefetch(3)
+    column.view.prefetch(-5)
+    let array = [1, 2, 3]
+    for i in [-1, 0, 2, 3] { array.prefetch(i) }
+    #expect(column.elements == (0..<64).map { Int32($0) })
+    #expect(array == [1, 2, 3])
   }
 
   @Test func theCommandQueueGrowsAndKeepsTheOrderOfCommands() {
