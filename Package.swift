@@ -37,15 +37,12 @@ let package = Package(
       pkgConfig: "jemalloc",
       providers: [.apt(["libjemalloc-dev"])]
     ),
-    // The options the program gives jemalloc (transparent huge pages), read before main.
-    // (DWARF 4 debug information, which valgrind reads: `make instructions`, `bench seats --instructions`.)
-    .target(name: "CJemallocSettings", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    // A header-only module: the processor's prefetch hint, which Swift does not expose.
+    // A header-only module: the processor's prefetch hint and the kernel's huge-page advice.
     .systemLibrary(name: "CPrefetch"),
     .target(name: "SimKernel", dependencies: ["CPrefetch"], swiftSettings: optimize),
     .target(name: "LiveStack", dependencies: ["SimKernel"], swiftSettings: optimize),
@@ -63,7 +60,6 @@ let package = Package(
       name: "Runner",
       dependencies: [
         "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc",
-        "CJemallocSettings",
       ], swiftSettings: optimize),
     .target(
       name: "StampedeCLI",

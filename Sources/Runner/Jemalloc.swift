@@ -1,5 +1,5 @@
 import CJemalloc
-import CJemallocSettings
+import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -16,24 +16,24 @@ public enum Jemalloc {
     return String(cString: pointer)
   }
 
-  /// The options the program gives jemalloc (`malloc_conf`), which `MALLOC_CONF` in the
-  /// environment can override.
-  public static var programSettings: String { String(cString: stampede_jemalloc_settings()) }
-
-  /// jemalloc's transparent-huge-page mode in effect (`opt.thp`: "always", "default" or "never"),
-  /// or `nil` if `mallctl` does not answer.
-  public static var transparentHugePages: String? {
-    var pointer: UnsafePointer<CChar>? = nil
-    var size = MemoryLayout<UnsafePointer<CChar>?>.size
-    guard mallctl("opt.thp", &pointer, &size, nil, 0) == 0, let pointer else { return nil }
-    return String(cString: pointer)
+  /// The system's transparent-huge-page mode (`always`, `madvise` or `never`, from
+  /// /sys/kernel/mm/transparent_hugepage/enabled), or `nil` where the kernel does not say. Large
+  /// per-user tables ask for huge pages (`UnsafeMutablePointer.allocateTable`), which takes
+  /// effect under `always` and `madvise`.
+  public static var systemHugePages: String? {
+    // (Read to the end: sysfs files report no size.)
+    guard let handle = FileHandle(forReadingAtPath: "/sys/kernel/mm/transparent_hugepage/enabled") else { return nil }
+    defer { try? handle.close() }
+    let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]") else { return nil }
+    return String(text[text.index(after: open)..<close])
   }
 
-  /// What a report names as the allocator: jemalloc's version and its huge-page mode (speed
-  /// figures taken with and without huge pages differ), or `nil` if `mallctl` does not answer.
+  /// What a report names as the allocator: jemalloc's version and the system's huge-page mode
+  /// (speed figures with and without huge pages differ), or `nil` if `mallctl` does not answer.
   public static var summary: String? {
     guard let version else { return nil }
-    return "jemalloc \(version) (huge pages: \(transparentHugePages ?? "unknown"))"
+    return "jemalloc \(version) (transparent huge pages: \(systemHugePages ?? "unknown"))"
   }
 
   /// Whether jemalloc serves this process's allocations: 1 MiB allocated through the Swift runtime

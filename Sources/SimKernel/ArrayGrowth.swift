@@ -1,3 +1,5 @@
+import CPrefetch
+
 extension Array {
   /// Extends the array with copies of `value` until `index` is a valid index, in place (no
   /// temporary array); does nothing if it already is. For tables indexed by IDs that only grow.
@@ -32,9 +34,26 @@ extension UnsafeMutablePointer {
   /// queue, the calls in flight) make room.
   @inlinable
   public func movedToNewBlock(count: Int, capacity: Int) -> UnsafeMutablePointer<Pointee> {
-    let more = UnsafeMutablePointer<Pointee>.allocate(capacity: capacity)
+    let more = UnsafeMutablePointer<Pointee>.allocateTable(capacity: capacity)
     more.moveInitialize(from: self, count: count)
     deallocate()
     return more
+  }
+}
+
+extension UnsafeMutablePointer {
+  /// The size from which a table's block asks for huge pages.
+  public static var hugeTableBytes: Int { 4 << 20 }
+
+  /// A block for `capacity` elements of a per-entity table. A block of ``hugeTableBytes`` or more
+  /// asks the kernel for transparent huge pages: a table read at random by a million users then
+  /// costs a TLB miss per read far less often. Only tables ask: the event queue's buckets, freed
+  /// and grown again all run long, ran slower on huge pages (docs/DESIGN.md).
+  @inlinable
+  public static func allocateTable(capacity: Int) -> UnsafeMutablePointer<Pointee> {
+    let block = allocate(capacity: capacity)
+    let bytes = capacity &* MemoryLayout<Pointee>.stride
+    if bytes >= hugeTableBytes { stampede_advise_huge_pages(UnsafeMutableRawPointer(block), bytes) }
+    return block
   }
 }

@@ -20,7 +20,7 @@ public final class Column<T> {
   public init(repeating value: T, count: Int) {
     precondition(count >= 0, "a column cannot have a negative size")
     precondition(_isPOD(T.self), "columns hold plain values only")
-    base = UnsafeMutablePointer<T>.allocate(capacity: max(1, count))
+    base = UnsafeMutablePointer<T>.allocateTable(capacity: max(1, count))
     base.initialize(repeating: value, count: count)
     _count = count
     capacity = max(1, count)
@@ -53,7 +53,7 @@ public final class Column<T> {
   }
 
   init(unsafeUninitializedCapacity capacity: Int) {
-    base = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+    base = UnsafeMutablePointer<T>.allocateTable(capacity: capacity)
     _count = 0
     self.capacity = capacity
   }

@@ -458,15 +458,39 @@ enum Tool {
     #expect(block.count == 4 << 20)
   }
 
-  /// The program's jemalloc options reach jemalloc: huge pages for its memory (unless the
-  /// environment overrides them, as a user may).
-  @Test func jemallocUsesTheProgramsHugePageSetting() {
-    #expect(Jemalloc.programSettings.contains("thp:always"))
-    if ProcessInfo.processInfo.environment["MALLOC_CONF"] == nil {
-      #expect(Jemalloc.transparentHugePages == "always")
-      #expect(Jemalloc.summary?.hasSuffix("(huge pages: always)") == true)
+  /// A large table's block asks the kernel for huge pages (its mapping carries the `hg` flag in
+  /// /proc/self/smaps); the report names the system's mode.
+  @Test func largeTablesAskForHugePages() throws {
+    #expect(Jemalloc.summary?.hasPrefix("jemalloc \(Jemalloc.version ?? "?") (transparent huge pages: ") == true)
+    if FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled") {
+      #expect(["always", "madvise", "never"].contains(Jemalloc.systemHugePages ?? "?"))
     }
-    #expect(Jemalloc.summary?.hasPrefix("jemalloc \(Jemalloc.version ?? "?")") == true)
+    guard let mode = Jemalloc.systemHugePages, mode != "never" else { return }
+    func advised(_ address: UnsafeMutableRawPointer) throws -> Bool {
+      let target = UInt(bitPattern: address)
+      // (Read to the end: the file reports no size.)
+      let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+      defer { try? handle.close() }
+      let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+      var inside = false
+      for line in smaps.split(separator: "\n") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
+          let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+          inside = bounds.count == 2 && bounds[0] <= target && target < bounds[1]
+        } else if inside && line.hasPrefix("VmFlags:") {
+          return fields.contains("hg")
+        }
+      }
+      return false
+    }
+    let count = 8 << 20 / MemoryLayout<Int64>.stride
+    let big = UnsafeMutablePointer<Int64>.allocateTable(capacity: count)
+    defer { big.deallocate() }
+    big.initialize(repeating: 1, count: count)
+    // The first whole 2 MiB page inside the block.
+    let start = (UInt(bitPattern: big) + (2 << 20) - 1) & ~((2 << 20) - 1)
+    #expect(try advised(UnsafeMutableRawPointer(bitPattern: start)!))
   }
 
   @Test func runningTwiceInOneProcessGivesTheSameHash() throws {
