@@ -141,9 +141,10 @@ extension LiveWorld {
     }
   }
 
-  /// Hints the per-user records ``checkUI(_:audienceUI:now:)`` reads first.
+  /// Hints the per-user records ``checkUI(_:audienceUI:now:)`` reads first. (`mutating` only so
+  /// that the check loop calls it on the world in place, never on a copy of it.)
   @inline(__always)
-  func prefetchUI(of u: UInt32) {
+  mutating func prefetchUI(of u: UInt32) {
     let i = Int(u)
     runtime.clients.prefetch(i)
     uiWatch.until.prefetch(i)

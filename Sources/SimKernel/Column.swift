@@ -122,9 +122,7 @@ public final class Column<T> {
   /// Hints that element `index` is about to be used (see ``prefetchHint(_:)``); an index out of
   /// range is ignored.
   @inlinable @inline(__always)
-  public func prefetch(_ index: Int) {
-    if UInt(bitPattern: index) < UInt(bitPattern: _count) { prefetchHint(base + index) }
-  }
+  public func prefetch(_ index: Int) { view.prefetch(index) }
 }
 
 extension Column {
