@@ -46,7 +46,8 @@ extension LiveWorld {
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil, detail: "login ended: \(what)", onServer: true)
     case .arrival:
-      return .init(kind: name, room: e.a, users: [], request: nil, detail: "next arrival", onServer: false)
+      return .init(
+        kind: name, room: e.a, users: [e.b], request: nil, detail: "arrives; app starts", onServer: false)
     case .serverCall, .serverServed, .serviceTimeout, .clientReply, .deviceReply:
       let op = inFlight.ops[Int(e.a)]
       var users = [op.user]

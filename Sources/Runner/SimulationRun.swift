@@ -162,7 +162,7 @@ public struct SimulationRun {
 
   /// Whether the world saves events where nothing can happen between them (the default): messages
   /// that reach one client at one instant as one event, request timeouts as one timer per
-  /// timeout length. Tests switch it off to show that this changes no result, only the number of
+  /// timeout length, an arriving viewer's app started in its arrival's event. Tests switch it off to show that this changes no result, only the number of
   /// events.
   public var coalescesEvents = true
 

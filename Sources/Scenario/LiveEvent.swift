@@ -2,9 +2,10 @@ import SimKernel
 
 /// The event kinds of the live world. `a` and `b` name the entities in the comment.
 public enum LiveEvent: UInt16, CaseIterable, Sendable {
-  /// a = user: the client starts (arrives); its behaviour logs in and joins.
+  /// a = user: the client starts (staff, phones and viewers who are all there at time zero); its
+  /// behaviour logs in and joins.
   case clientStart = 1
-  /// a = room: the next viewer of the room's arrival process arrives.
+  /// a = room, b = user: the room's next viewer arrives and its app starts, in this one event.
   case arrival
   /// a = operation slot: an SDK call reaches the server.
   case serverCall

@@ -26,6 +26,8 @@ extension LiveWorld {
     case LiveEvent.clientTimer.rawValue:
       inFlight.prefetchTimer(next.b)
       user = next.a
+    case LiveEvent.arrival.rawValue:
+      user = next.b
     case LiveEvent.clientStart.rawValue, LiveEvent.applyIntent.rawValue, LiveEvent.audienceRejoin.rawValue,
       LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue:
       user = next.a

@@ -100,8 +100,8 @@ public struct LiveWorld: World {
   public var _plantNondeterminism = false
   /// Whether events are saved where nothing can happen between them: messages to one client at
   /// one instant delivered as one event (``DownlinkBatches``), request timeouts kept in one timer
-  /// per room and timeout length (``TimeoutLines``). Only tests switch it off, to show that it
-  /// changes no result.
+  /// per room and timeout length (``TimeoutLines``), an arriving viewer's app started in its
+  /// arrival's event. Only tests switch it off, to show that it changes no result.
   public var coalescesEvents = true
   /// The requests' timeouts, one line per room and timeout length.
   var timeoutLines = TimeoutLines()
@@ -229,16 +229,22 @@ public struct LiveWorld: World {
   @inline(__always)
   func event(_ kind: LiveEvent, _ a: UInt32, _ b: UInt32 = 0) -> Event { kind.with(a, b) }
 
+  /// `user`'s app starts: its behaviour's start, and for a viewer the first of its trips to the
+  /// background when the profile sends apps there.
+  mutating func startClient(_ user: UInt32, _ scheduler: inout Scheduler) {
+    run(user, .start, &scheduler)
+    if let every = profile.audience.backgroundEvery, layout.role(of: user) == .audience, !layout.isPhone(user) {
+      scheduler.schedule(after: every.sampleDuration(&viewerAppRandom[Int(user)]), event(.viewerApp, user, 1))
+    }
+  }
+
   /// Handles one event.
   public mutating func handle(_ e: Event, scheduler: inout Scheduler) {
     guard let kind = LiveEvent(rawValue: e.kind) else { preconditionFailure("unknown event kind \(e.kind)") }
     runtime.now = scheduler.now
     switch kind {
     case .clientStart:
-      run(e.a, .start, &scheduler)
-      if let every = profile.audience.backgroundEvery, layout.role(of: e.a) == .audience, !layout.isPhone(e.a) {
-        scheduler.schedule(after: every.sampleDuration(&viewerAppRandom[Int(e.a)]), event(.viewerApp, e.a, 1))
-      }
+      startClient(e.a, &scheduler)
     case .viewerApp:
       viewerApp(e.a, toBackground: e.b == 1, &scheduler)
     case .backgroundCheck:
@@ -247,7 +253,11 @@ public struct LiveWorld: World {
           user: e.a, cameraOn: runtime.isOn(.camera, user: e.a), since: since, at: scheduler.now)
       }
     case .arrival:
-      workload.arrival(room: e.a, layout: layout, &scheduler)
+      // The viewer's app starts in its arrival's event (docs/DESIGN.md, "Fewer events").
+      if !coalescesEvents { scheduler.schedule(after: .zero, event(.clientStart, e.b)) }
+      let user = workload.arrival(room: e.a, layout: layout, &scheduler)
+      assert(user == e.b, "arrival of user \(e.b) in room \(e.a) found user \(user) next")
+      if coalescesEvents { startClient(user, &scheduler) }
     case .serverCall:
       serverCall(slot: e.a, &scheduler)
     case .clientReply:

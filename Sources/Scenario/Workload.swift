@@ -72,9 +72,23 @@ struct Workload {
 
   /// When the next viewer of `room` arrives, or nil if all have (or the room is closed).
   func nextArrival(room r: UInt32, layout: Layout) -> SimInstant? {
+    nextArrivingViewer(room: r, layout: layout)?.at
+  }
+
+  /// The next viewer of `room` to arrive and when, or nil if all have (or the room is closed).
+  func nextArrivingViewer(room r: UInt32, layout: Layout) -> (user: UInt32, at: SimInstant)? {
     let viewers = layout.audience(of: r)
     guard arrival != .closed, Int(arrivalNext[Int(r)]) < viewers.count else { return nil }
-    return arrivalTime(of: arrivalOrder[Int(viewers.lowerBound + arrivalNext[Int(r)])], room: r, layout: layout)
+    let user = arrivalOrder[Int(viewers.lowerBound + arrivalNext[Int(r)])]
+    return (user, arrivalTime(of: user, room: r, layout: layout))
+  }
+
+  /// Schedules the arrival of `room`'s next viewer, if one is still to come. The event names the
+  /// room and the viewer (so that traces of that viewer show it).
+  mutating func scheduleNextArrival(room r: UInt32, layout: Layout, _ scheduler: inout Scheduler) {
+    if let next = nextArrivingViewer(room: r, layout: layout) {
+      scheduler.schedule(at: max(next.at, scheduler.now), LiveEvent.arrival.with(r, next.user))
+    }
   }
 
   /// The rooms that start co-hosting with the next room, and after how long.
@@ -96,18 +110,19 @@ struct Workload {
       guard !viewers.isEmpty else { continue }
       if arrival == .closed {
         for u in viewers { scheduler.schedule(after: .zero, LiveEvent.clientStart.with(u)) }
-      } else if let at = nextArrival(room: r, layout: layout) {
-        scheduler.schedule(at: max(at, scheduler.now), LiveEvent.arrival.with(r))
+      } else {
+        scheduleNextArrival(room: r, layout: layout, &scheduler)
       }
     }
   }
 
-  /// The next viewer of `room` arrives now; its successor is scheduled.
-  mutating func arrival(room: UInt32, layout: Layout, _ scheduler: inout Scheduler) {
-    scheduler.schedule(after: .zero, LiveEvent.clientStart.with(arrive(room: room, layout: layout)))
-    if let at = nextArrival(room: room, layout: layout) {
-      scheduler.schedule(at: max(at, scheduler.now), LiveEvent.arrival.with(room))
-    }
+  /// The next viewer of `room` arrives now: it is counted as arrived and its successor is
+  /// scheduled. Returns the viewer, whose app the world starts in the same event (nothing can
+  /// happen to a viewer between its arrival and its app's start: docs/DESIGN.md).
+  mutating func arrival(room: UInt32, layout: Layout, _ scheduler: inout Scheduler) -> UInt32 {
+    let user = arrive(room: room, layout: layout)
+    scheduleNextArrival(room: room, layout: layout, &scheduler)
+    return user
   }
 
   /// Schedules the flash crowd and the co-hosting sessions.

@@ -1,4 +1,5 @@
 import Foundation
+import LiveStack
 import Metrics
 import Testing
 import ToolSupport
@@ -399,8 +400,8 @@ final class LockedCount: @unchecked Sendable {
   }
 }
 
-/// Same-instant deliveries to one client as one event, and request timeouts as one timer per
-/// timeout length: fewer events, the same results.
+/// Same-instant deliveries to one client as one event, request timeouts as one timer per timeout
+/// length, and a viewer's arrival and app start as one event: fewer events, the same results.
 @Suite struct DownlinkBatchTests {
   /// Counters, latency buckets, invariant results and resource figures of a report: everything it
   /// decided, without the events and the trace hash, which batching changes.
@@ -439,6 +440,33 @@ final class LockedCount: @unchecked Sendable {
     #expect(
       batched.events < single.events, "\(name) seed \(seed): \(batched.events) events batched, \(single.events) not")
     #expect(try Self.results(batched) == Self.results(single), "\(name) seed \(seed)")
+  }
+
+  /// The viewers who arrive over time start their apps in their arrivals' events, which name
+  /// them; with the savings off, each arrival is followed by its own `clientStart`.
+  @Test func anArrivingViewerStartsInItsArrivalsEvent() throws {
+    let (profile, data) = try repositoryProfile("smoke.json5")
+    var run = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: 3, duration: .minutes(5))
+    func starts(_ run: SimulationRun) -> (arrived: [UInt32], started: [UInt32], layout: Layout) {
+      let recorder = TraceRecorder(filter: TraceFilter(), jsonl: nil, keep: true)
+      let result = run.execute(observer: recorder)
+      func users(_ kind: String) -> [UInt32] {
+        recorder.records.filter { $0.description.kind == kind }.map { $0.description.users[0] }
+      }
+      return (users("arrival"), users("clientStart"), result.world.layout)
+    }
+    let fused = starts(run)
+    let layout = fused.layout
+    // Smoke's viewers arrive over two minutes: all of them within the five.
+    let viewers = (0..<UInt32(layout.rooms)).flatMap { Array(layout.audience(of: $0)) }
+    #expect(!viewers.isEmpty)
+    #expect(fused.arrived.sorted() == viewers.sorted())
+    #expect(fused.started.allSatisfy { layout.role(of: $0) != .audience || layout.isPhone($0) })
+    run.coalescesEvents = false
+    let single = starts(run)
+    #expect(single.arrived == fused.arrived)
+    #expect(single.started.count == fused.started.count + viewers.count)
+    #expect(Set(single.started).isSuperset(of: viewers))
   }
 }
 

@@ -39,7 +39,8 @@ import Testing
     }
     #expect(only.records.map(\.index) == expected.map(\.index))
     #expect(!expected.isEmpty && expected.count < all.records.count)
-    #expect(only.records.contains { $0.description.users.first == user && $0.description.kind == "clientStart" })
+    // A viewer arriving over time starts in its arrival's event, which names it.
+    #expect(only.records.contains { $0.description.users.first == user && $0.description.kind == "arrival" })
     #expect(TraceFilter.parse(["call:3"]) == nil)
     #expect(TraceFilter.parse(["user:x"]) == nil)
   }
