@@ -168,16 +168,34 @@ public struct ColumnView<T> {
   }
 }
 
-/// Asks the processor to start loading the cache line at `address` for reading and writing, and
-/// goes on at once. A hint only: it never faults and changes no value, so code that hints the
-/// records of the next event computes exactly what it computes without hints, only sooner when
-/// those records were out of the cache.
+/// Asks the processor to start loading the record at `address` for reading and writing, and goes
+/// on at once. A hint only: it never faults and changes no value, so code that hints the records
+/// of the next event computes exactly what it computes without hints, only sooner when those
+/// records were out of the cache.
+///
+/// A record whose stride does not divide the 64-byte cache line (a 48-byte network link, a 28-byte
+/// client state) straddles two lines at some indices; both its first and its last byte are
+/// hinted, so that the second line is not left to miss (decided at compile time per type: a
+/// record that never straddles costs one hint). Records longer than two lines are hinted at their
+/// ends only.
 @inlinable @inline(__always)
-public func prefetchHint<T>(_ address: UnsafePointer<T>) { stampede_prefetch(UnsafeRawPointer(address)) }
+public func prefetchHint<T>(_ address: UnsafePointer<T>) {
+  let raw = UnsafeRawPointer(address)
+  stampede_prefetch(raw)
+  if recordMayStraddleLines(T.self) { stampede_prefetch(raw + (MemoryLayout<T>.size &- 1)) }
+}
 
 /// ``prefetchHint(_:)`` for a mutable pointer.
 @inlinable @inline(__always)
-public func prefetchHint<T>(_ address: UnsafeMutablePointer<T>) { stampede_prefetch(UnsafeRawPointer(address)) }
+public func prefetchHint<T>(_ address: UnsafeMutablePointer<T>) { prefetchHint(UnsafePointer(address)) }
+
+/// Whether a record of type `T`, at some index of a table, spans two 64-byte cache lines (its
+/// stride does not divide the line, or it is longer than one). Constant for each type.
+@inlinable @inline(__always)
+public func recordMayStraddleLines<T>(_ type: T.Type) -> Bool {
+  let stride = MemoryLayout<T>.stride
+  return MemoryLayout<T>.size > 1 && (stride > 64 || 64 % stride != 0)
+}
 
 extension Array {
   /// Hints that element `index` is about to be used (see ``prefetchHint(_:)``); an index out of

@@ -50,6 +50,24 @@ import Testing
     for i in [-1, 0, 2, 3] { array.prefetch(i) }
     #expect(column.elements == (0..<64).map { Int32($0) })
     #expect(array == [1, 2, 3])
+    // A record of a stride that does not divide the cache line is hinted at both ends, up to its
+    // last byte (the last record of a 48-byte table ends where its block ends).
+    struct Wide { var a: (Int64, Int64, Int64, Int64, Int64, Int64) }
+    let wide = Column<Wide>(count: 5) { i in Wide(a: (Int64(i), 0, 0, 0, 0, -1)) }
+    for i in 0..<6 { wide.prefetch(i) }
+    #expect(wide.elements.map(\.a.0) == [0, 1, 2, 3, 4])
+  }
+
+  /// Which record sizes can span two cache lines: those whose stride does not divide 64, and
+  /// those longer than a line; never a byte.
+  @Test func recordsThatStraddleCacheLinesAreKnownPerType() {
+    #expect(!recordMayStraddleLines(UInt8.self))
+    #expect(!recordMayStraddleLines(Int64.self))
+    #expect(!recordMayStraddleLines((Int64, Int64, Int64, Int64).self))
+    #expect(recordMayStraddleLines((Int64, Int64, Int64).self))
+    #expect(recordMayStraddleLines((Int32, Int32, Int32).self))
+    #expect(recordMayStraddleLines((Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int8).self))
+    #expect(recordMayStraddleLines(Network.Link.self))
   }
 
   @Test func theCommandQueueGrowsAndKeepsTheOrderOfCommands() {
