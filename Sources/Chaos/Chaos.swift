@@ -13,6 +13,13 @@ import SimKernel
 public struct Chaos {
   /// Entries by kind index.
   @usableFromInline let entries: [[FaultEntry]]
+  /// Each entry's span, when it can act (nanoseconds, `[start, end)`, the end no later than
+  /// ``chaosEnd``): entry `j` of kind index `k` at `spans[spanStart[k] + j]`. Kept flat and apart
+  /// from the entries, so that the test at every message reads two integers per entry instead
+  /// of copying entries out of nested arrays.
+  let spans: [FaultSpan]
+  /// Per kind index, where its entries' spans begin in ``spans``.
+  let spanStart: [Int]
   /// The configured kinds.
   public let kinds: FaultKindSet
   /// Whether any kind is configured (the hot paths test this first).
@@ -50,7 +57,20 @@ public struct Chaos {
     self.kinds = kinds
     active = !kinds.isEmpty
     actsOnMessages = kinds.contains(.networkDelay) || kinds.contains(.networkPartition)
-    chaosEnd = plan.isEmpty ? 0 : duration.nanoseconds - plan.heal.nanoseconds
+    let chaosEnd = plan.isEmpty ? 0 : duration.nanoseconds - plan.heal.nanoseconds
+    self.chaosEnd = chaosEnd
+    var spans: [FaultSpan] = []
+    var spanStart: [Int] = []
+    for kindEntries in entries {
+      spanStart.append(spans.count)
+      for entry in kindEntries {
+        let start = entry.at?.nanoseconds ?? 0
+        let end = min(entry.duration.map { start + $0.nanoseconds } ?? chaosEnd, chaosEnd)
+        spans.append(FaultSpan(start: start, end: end))
+      }
+    }
+    self.spans = spans
+    self.spanStart = spanStart
     var saltRandom = swarmRandom
     salt = saltRandom.next()
     self.layout = layout
@@ -124,13 +144,14 @@ public struct Chaos {
   mutating func firing(_ kind: FaultKind, user: UInt32, _ now: SimInstant, channel: FaultChannel? = nil) -> Int? {
     guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
     let k = kind.index
-    for i in entries[k].indices {
+    let t = now.nanoseconds
+    let first = spanStart[k]
+    for i in 0..<entries[k].count {
+      // A rate fault may also be limited to a window.
+      let span = spans[first &+ i]
+      if t < span.start || t >= span.end { continue }
       let entry = entries[k][i]
       if let channel, entry.channel != .all && entry.channel != channel { continue }
-      // A rate fault may also be limited to a window.
-      let start = entry.at?.nanoseconds ?? 0
-      if now.nanoseconds < start { continue }
-      if let d = entry.duration, now.nanoseconds >= start + d.nanoseconds { continue }
       guard covers(entry.target, user) else { continue }
       if random[slot(kind, user)].chance(entry.rate) {
         injected[k] &+= 1
@@ -146,16 +167,17 @@ public struct Chaos {
   {
     guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
     let k = kind.index
-    for i in entries[k].indices {
+    let t = now.nanoseconds
+    let first = spanStart[k]
+    for i in 0..<entries[k].count {
+      let span = spans[first &+ i]
+      guard t >= span.start, t < span.end else { continue }
       let entry = entries[k][i]
-      let start = entry.at?.nanoseconds ?? 0
-      let end = min(entry.duration.map { start + $0.nanoseconds } ?? chaosEnd, chaosEnd)
-      guard now.nanoseconds >= start, now.nanoseconds < end else { continue }
       if entry.service != .all && service != .all && entry.service != service { continue }
       guard covers(entry.target, user) else { continue }
-      if entry.rate != Ratio(1, 1)! && !random[slot(kind, user)].chance(entry.rate) { continue }
+      if entry.rate != .one && !random[slot(kind, user)].chance(entry.rate) { continue }
       injected[k] &+= 1
-      return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: end, vanish: entry.vanish)
+      return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: span.end, vanish: entry.vanish)
     }
     return nil
   }
@@ -175,6 +197,12 @@ public struct Chaos {
   public mutating func draw(below bound: UInt64, _ kind: FaultKind, user: UInt32) -> UInt64 {
     random[slot(kind, user)].next(below: bound)
   }
+}
+
+/// When a fault entry can act: `[start, end)` in nanoseconds of simulated time.
+struct FaultSpan {
+  var start: Int64
+  var end: Int64
 }
 
 /// An active fault window, as it applies to one opportunity.

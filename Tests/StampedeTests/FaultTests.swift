@@ -181,4 +181,40 @@ import Testing
     #expect(results == ["t=11s failure(LiveStack.SeatError.failed)"])
     #expect(s.counter("fault.network.loss") >= 1)
   }
+
+  /// A window acts from its start up to (not at) its end; one without a duration lasts until the
+  /// heal; a rate fault limited to a window fires only inside it; nothing acts once healing began.
+  @Test func faultWindowsOpenAndCloseOnTheirBoundaries() {
+    var plan = FaultPlan()
+    plan.heal = .minutes(2)
+    var early = FaultEntry(kind: .networkDelay, rate: .one)
+    early.at = .seconds(10)
+    early.duration = .seconds(5)
+    early.extra = .seconds(1)
+    var late = FaultEntry(kind: .networkDelay, rate: .one)
+    late.at = .minutes(7)
+    late.extra = .seconds(3)
+    var rejections = FaultEntry(kind: .seatRejection, rate: .one)
+    rejections.at = .seconds(30)
+    rejections.duration = .seconds(10)
+    plan.entries = [early, late, rejections]
+    let layout = Layout(viewers: [3], staffPerRoom: 1, phoneCount: 0)
+    var chaos = Chaos(plan: plan, duration: .minutes(10), layout: layout, streams: RandomStreams(rootSeed: 1))
+    func at(_ ms: Int64) -> SimInstant { .zero + .milliseconds(ms) }
+    func extra(_ ms: Int64) -> Int64 { chaos.messageFaults(user: 1, downlink: true, at(ms)).extraNs }
+    func fires(_ ms: Int64) -> Bool { chaos.fires(.seatRejection, user: 1, at(ms)) }
+    #expect(extra(9_999) == 0)
+    #expect(extra(10_000) == 1_000_000_000)
+    #expect(extra(14_999) == 1_000_000_000)
+    #expect(extra(15_000) == 0)
+    #expect(extra(420_000) == 3_000_000_000)
+    let window = chaos.window(.networkDelay, user: 1, at(420_000))
+    #expect(window?.endNs == SimDuration.minutes(8).nanoseconds)
+    #expect(extra(479_999) == 3_000_000_000)
+    #expect(extra(480_000) == 0)
+    #expect(fires(29_999) == false)
+    #expect(fires(30_000))
+    #expect(fires(39_999))
+    #expect(fires(40_000) == false)
+  }
 }
