@@ -20,6 +20,11 @@ public struct Chaos {
   let spans: [FaultSpan]
   /// Per kind index, where its entries' spans begin in ``spans``.
   let spanStart: [Int]
+  /// Per kind index, a stretch of time `[from, until)` in which none of its entries can act,
+  /// found at the last opportunity that fell outside every span: an opportunity inside it
+  /// (nearly every message, outside the fault windows) is answered without looking at the
+  /// entries. Reading it changes no decision; it is rebuilt whenever an opportunity falls outside.
+  var quiet: [FaultSpan]
   /// The configured kinds.
   public let kinds: FaultKindSet
   /// Whether any kind is configured (the hot paths test this first).
@@ -71,6 +76,7 @@ public struct Chaos {
     }
     self.spans = spans
     self.spanStart = spanStart
+    quiet = [FaultSpan](repeating: FaultSpan(start: 0, end: 0), count: entries.count)
     var saltRandom = swarmRandom
     salt = saltRandom.next()
     self.layout = layout
@@ -145,6 +151,7 @@ public struct Chaos {
     guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
     let k = kind.index
     let t = now.nanoseconds
+    if isQuiet(k, t) { return nil }
     let first = spanStart[k]
     for i in 0..<entries[k].count {
       // A rate fault may also be limited to a window.
@@ -168,6 +175,7 @@ public struct Chaos {
     guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
     let k = kind.index
     let t = now.nanoseconds
+    if isQuiet(k, t) { return nil }
     let first = spanStart[k]
     for i in 0..<entries[k].count {
       let span = spans[first &+ i]
@@ -180,6 +188,28 @@ public struct Chaos {
       return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: span.end, vanish: entry.vanish)
     }
     return nil
+  }
+
+  /// Whether no entry of kind index `k` can act at `t`: inside the last quiet stretch found, or
+  /// else outside every span, in which case the stretch from `t` to the next span's start (or to
+  /// the end of chaos) is kept. A span that could act anywhere in that stretch would have to
+  /// contain `t` or start inside the stretch, and neither holds.
+  @inline(__always)
+  mutating func isQuiet(_ k: Int, _ t: Int64) -> Bool {
+    let known = quiet[k]
+    if t >= known.start && t < known.end { return true }
+    var next = chaosEnd
+    let first = spanStart[k]
+    for i in 0..<entries[k].count {
+      let span = spans[first &+ i]
+      if span.start > t {
+        next = min(next, span.start)
+      } else if t < span.end {
+        return false
+      }
+    }
+    quiet[k] = FaultSpan(start: t, end: next)
+    return true
   }
 
   /// A server message of `channel` to `user` (`network.reorder`): how long it is held back (1 ms

@@ -212,6 +212,13 @@ import Testing
     #expect(window?.endNs == SimDuration.minutes(8).nanoseconds)
     #expect(extra(479_999) == 3_000_000_000)
     #expect(extra(480_000) == 0)
+    // Back in time (a quiet stretch found later never hides an earlier window).
+    #expect(extra(20_000) == 0)
+    #expect(extra(12_000) == 1_000_000_000)
+    #expect(extra(9_000) == 0)
+    #expect(extra(10_500) == 1_000_000_000)
+    #expect(extra(300_000) == 0)
+    #expect(extra(419_999) == 0)
     #expect(fires(29_999) == false)
     #expect(fires(30_000))
     #expect(fires(39_999))
