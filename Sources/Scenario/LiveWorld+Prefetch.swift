@@ -34,7 +34,6 @@ extension LiveWorld {
     case LiveEvent.serverCall.rawValue:
       guard let op = inFlight.record(inSlot: next.a) else { return }
       user = op.user
-      layout.homeRoom.prefetch(Int(user))
       let i = LiveWorld.serviceIndex(of: op.kind)
       if isLimited(i) { services[i].prefetchWindow(of: user) }
     case LiveEvent.clientReply.rawValue, LiveEvent.serverServed.rawValue, LiveEvent.deviceReply.rawValue:
@@ -47,6 +46,9 @@ extension LiveWorld {
       return
     }
     let i = Int(user)
+    // Who the user is and where (read by the client dispatch and the server alike).
+    layout.homeRoom.prefetch(i)
+    layout.roles.prefetch(i)
     runtime.clients.prefetch(i)
     clientRandom.prefetch(i)
     network.links.prefetch(i)

@@ -16,6 +16,8 @@ public struct LevelGauge: Sendable {
   /// The level becomes `newLevel` at `nowNs` (never before the last change).
   public mutating func set(_ newLevel: Int, at nowNs: Int64) {
     precondition(newLevel >= 0, "a level is never negative")
+    // The same level goes on: its time accrues when it next changes (or at the end), the same sum.
+    if newLevel == level { return }
     timeAt[level] &+= max(0, nowNs - sinceNs)
     sinceNs = max(sinceNs, nowNs)
     level = newLevel

@@ -292,3 +292,40 @@ struct RecordingWorld: World {
     #expect(base.description.count == 16)
   }
 }
+
+/// The time-weighted level of a count (busy servers, queue length).
+@Suite struct LevelGaugeTests {
+  @Test func timeAtEachLevelMeanQuantileAndPeak() {
+    var g = LevelGauge()
+    g.set(2, at: 10)  // 0 for 10 ns
+    g.add(1, at: 30)  // 2 for 20 ns
+    g.add(-3, at: 40)  // 3 for 10 ns
+    // 0 until 100: 60 ns more at 0.
+    #expect(g.times(untilNs: 100) == [70, 0, 20, 10])
+    #expect(g.peak == 3 && g.level == 0)
+    #expect(abs(g.mean(untilNs: 100) - 0.7) < 1e-12)
+    #expect(g.quantile(0.5, untilNs: 100) == 0)
+    #expect(g.quantile(0.8, untilNs: 100) == 2)
+    #expect(g.quantile(1.0, untilNs: 100) == 3)
+    #expect(abs(g.utilisation(capacity: 2, untilNs: 100) - 0.35) < 1e-12)
+  }
+
+  /// Setting the level it already holds changes nothing: the time at that level is the same sum.
+  @Test func settingTheSameLevelAgainChangesNothing() {
+    var plain = LevelGauge()
+    var repeated = LevelGauge()
+    var level = 0
+    var t: Int64 = 0
+    var rng = SplitMix64(seed: 9)
+    for _ in 0..<1_000 {
+      t += Int64(rng.next(below: 50))
+      let next = max(0, level + Int(rng.next(below: 3)) - 1)
+      if next != level { plain.set(next, at: t) }
+      repeated.set(next, at: t)
+      level = next
+    }
+    #expect(plain.times(untilNs: t + 7) == repeated.times(untilNs: t + 7))
+    #expect(plain.peak == repeated.peak && plain.level == repeated.level)
+    #expect(plain.times(untilNs: t + 7).reduce(0, +) == t + 7)
+  }
+}
