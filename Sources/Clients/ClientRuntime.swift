@@ -477,19 +477,27 @@ public final class UIProbes {
   /// Per user, one byte (a check reads one table, not three): ``statusBit``, and the call screen
   /// in the bits of ``screenMask`` (``screenDown`` or ``screenUp``; neither: no call-screen
   /// probe). Any bit set: some probe reads the user's UI.
-  @exclusivity(unchecked) var bits: [UInt8]
+  let bits: ColumnView<UInt8>
+  /// The table behind ``bits`` (a view reads and hints it without retaining anything).
+  let column: Column<UInt8>
   static let statusBit: UInt8 = 1
   static let screenDown: UInt8 = 2
   static let screenUp: UInt8 = 4
   static let screenMask: UInt8 = 6
 
   init(userCount: Int) {
-    bits = [UInt8](repeating: 0, count: userCount)
+    column = Column(repeating: 0, count: userCount)
+    bits = column.view
   }
 
   /// Whether any probe reads `user`'s UI.
   @inline(__always)
   public func isProbed(_ user: UInt32) -> Bool { bits[Int(user)] != 0 }
+
+  /// Hints that `user`'s byte is about to be read (see ``prefetchHint(_:)``): every client
+  /// callback ends by asking whether a probe reads the user's UI.
+  @inline(__always)
+  public func prefetch(_ user: UInt32) { bits.prefetch(Int(user)) }  // (a view: no retain per hint)
 
   /// Whether `user`'s co-guest status comes from a probe.
   @inline(__always)

@@ -52,7 +52,11 @@ extension LiveWorld {
     runtime.clients.prefetch(i)
     clientRandom.prefetch(i)
     network.links.prefetch(i)
-    // A client callback ends by noting when the user's UI settles (the UI oracles).
-    if checking { uiWatch.until.prefetch(i) }
+    // A client callback ends by asking whether a probe reads the user's UI and noting when it
+    // settles (the UI oracles).
+    if checking {
+      runtime.ui.prefetch(user)
+      uiWatch.until.prefetch(i)
+    }
   }
 }

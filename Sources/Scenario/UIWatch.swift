@@ -147,6 +147,7 @@ extension LiveWorld {
   mutating func prefetchUI(of u: UInt32) {
     let i = Int(u)
     runtime.clients.prefetch(i)
+    runtime.ui.prefetch(u)
     uiWatch.until.prefetch(i)
     network.links.prefetch(i)
     server.seats.prefetchSeatState(of: u)

@@ -181,6 +181,9 @@ import Testing
     probes.noteStatusProbe(2)
     #expect(probes.isProbed(2) && probes.callScreen(of: 2) == -1)
     #expect(!probes.isProbed(0) && !probes.isProbed(3))
+    // Hints, in range or not, change no flag.
+    for u: UInt32 in [0, 1, 3, 4, 1 << 30] { probes.prefetch(u) }
+    #expect(probes.isStatusProbed(1) && probes.callScreen(of: 1) == 0 && probes.isProbed(2) && !probes.isProbed(3))
   }
 }
 
