@@ -151,12 +151,9 @@ public struct Chaos {
     guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
     let k = kind.index
     let t = now.nanoseconds
-    if isQuiet(k, t) { return nil }
-    let first = spanStart[k]
-    for i in 0..<entries[k].count {
-      // A rate fault may also be limited to a window.
-      let span = spans[first &+ i]
-      if t < span.start || t >= span.end { continue }
+    // A rate fault may also be limited to a window.
+    guard let from = firstActive(k, t) else { return nil }
+    for i in from..<entries[k].count where spans[spanStart[k] &+ i].contains(t) {
       let entry = entries[k][i]
       if let channel, entry.channel != .all && entry.channel != channel { continue }
       guard covers(entry.target, user) else { continue }
@@ -175,41 +172,35 @@ public struct Chaos {
     guard isOn(kind), now.nanoseconds < chaosEnd else { return nil }
     let k = kind.index
     let t = now.nanoseconds
-    if isQuiet(k, t) { return nil }
-    let first = spanStart[k]
-    for i in 0..<entries[k].count {
-      let span = spans[first &+ i]
-      guard t >= span.start, t < span.end else { continue }
+    guard let from = firstActive(k, t) else { return nil }
+    for i in from..<entries[k].count where spans[spanStart[k] &+ i].contains(t) {
       let entry = entries[k][i]
       if entry.service != .all && service != .all && entry.service != service { continue }
       guard covers(entry.target, user) else { continue }
       if entry.rate != .one && !random[slot(kind, user)].chance(entry.rate) { continue }
       injected[k] &+= 1
-      return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: span.end, vanish: entry.vanish)
+      let end = spans[spanStart[k] &+ i].end
+      return FaultWindow(extra: entry.extra, direction: entry.direction, endNs: end, vanish: entry.vanish)
     }
     return nil
   }
 
-  /// Whether no entry of kind index `k` can act at `t`: inside the last quiet stretch found, or
-  /// else outside every span, in which case the stretch from `t` to the next span's start (or to
-  /// the end of chaos) is kept. A span that could act anywhere in that stretch would have to
-  /// contain `t` or start inside the stretch, and neither holds.
+  /// The first of kind index `k`'s entries whose span contains `t`, or nil when none does. Inside
+  /// the last quiet stretch found it answers nil at once; outside every span it keeps the stretch
+  /// from `t` to the next span's start (or to the end of chaos) as the new one: a span that could
+  /// act anywhere in it would have to contain `t` or start inside it, and neither holds.
   @inline(__always)
-  mutating func isQuiet(_ k: Int, _ t: Int64) -> Bool {
-    let known = quiet[k]
-    if t >= known.start && t < known.end { return true }
+  mutating func firstActive(_ k: Int, _ t: Int64) -> Int? {
+    if quiet[k].contains(t) { return nil }
     var next = chaosEnd
     let first = spanStart[k]
     for i in 0..<entries[k].count {
       let span = spans[first &+ i]
-      if span.start > t {
-        next = min(next, span.start)
-      } else if t < span.end {
-        return false
-      }
+      if span.contains(t) { return i }
+      if span.start > t { next = min(next, span.start) }
     }
     quiet[k] = FaultSpan(start: t, end: next)
-    return true
+    return nil
   }
 
   /// A server message of `channel` to `user` (`network.reorder`): how long it is held back (1 ms
@@ -233,6 +224,8 @@ public struct Chaos {
 struct FaultSpan {
   var start: Int64
   var end: Int64
+  /// Whether `t` falls in `[start, end)`.
+  @inline(__always) func contains(_ t: Int64) -> Bool { t >= start && t < end }
 }
 
 /// An active fault window, as it applies to one opportunity.

@@ -497,7 +497,7 @@ public final class UIProbes {
   /// Hints that `user`'s byte is about to be read (see ``prefetchHint(_:)``): every client
   /// callback ends by asking whether a probe reads the user's UI.
   @inline(__always)
-  public func prefetch(_ user: UInt32) { bits.prefetch(Int(user)) }  // (a view: no retain per hint)
+  public func prefetch(_ user: UInt32) { bits.prefetch(Int(user)) }
 
   /// Whether `user`'s co-guest status comes from a probe.
   @inline(__always)

@@ -35,6 +35,15 @@ extension LiveWorld {
     complete(op, &completion, error, &scheduler)
   }
 
+  /// `user`'s app starts: its behaviour's start, and for a viewer the first of its trips to the
+  /// background when the profile sends apps there.
+  mutating func startClient(_ user: UInt32, _ scheduler: inout Scheduler) {
+    run(user, .start, &scheduler)
+    if let every = profile.audience.backgroundEvery, layout.role(of: user) == .audience, !layout.isPhone(user) {
+      scheduler.schedule(after: every.sampleDuration(&viewerAppRandom[Int(user)]), event(.viewerApp, user, 1))
+    }
+  }
+
   /// A viewer's app enters the background or comes back (`audience.background`); the next step
   /// follows while the viewer stays in its room.
   mutating func viewerApp(_ user: UInt32, toBackground: Bool, _ scheduler: inout Scheduler) {

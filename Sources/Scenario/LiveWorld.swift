@@ -229,15 +229,6 @@ public struct LiveWorld: World {
   @inline(__always)
   func event(_ kind: LiveEvent, _ a: UInt32, _ b: UInt32 = 0) -> Event { kind.with(a, b) }
 
-  /// `user`'s app starts: its behaviour's start, and for a viewer the first of its trips to the
-  /// background when the profile sends apps there.
-  mutating func startClient(_ user: UInt32, _ scheduler: inout Scheduler) {
-    run(user, .start, &scheduler)
-    if let every = profile.audience.backgroundEvery, layout.role(of: user) == .audience, !layout.isPhone(user) {
-      scheduler.schedule(after: every.sampleDuration(&viewerAppRandom[Int(user)]), event(.viewerApp, user, 1))
-    }
-  }
-
   /// Handles one event.
   public mutating func handle(_ e: Event, scheduler: inout Scheduler) {
     guard let kind = LiveEvent(rawValue: e.kind) else { preconditionFailure("unknown event kind \(e.kind)") }
