@@ -79,6 +79,7 @@ public final class CallStore {
       CallState(selfInfo: CallParticipantInfo(id: VirtualIDs.userID(bridge.user), status: .none), callId: ""))
     events.onSubscriberCountChange = { bridge.subscribe(.callEvents, $0 > 0) }
     statePublisher.refresher = { [unowned self] in self.refresh() }
+    AtomicXUser.mirrorWatching(of: statePublisher, bridge)
   }
 
   /// The current user's instance.

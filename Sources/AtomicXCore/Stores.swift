@@ -36,21 +36,47 @@ final class AtomicXUser {
     host.existingSingleton(.atomicX, of: user) ?? host.run(as: user) { current }
   }
 
-  /// Some state publisher gained or lost subscribers: the SDK keeps the seat list flowing while any
-  /// is watched.
+  /// Whether any co-guest store's state is watched; likewise for the other kinds below. They
+  /// mirror the stores' publishers, kept up to date as subscriptions come and go
+  /// (``watchingChanged()``), so that settling a user reads them here, beside the object's
+  /// header, and never touches a store that nothing watches.
+  private var watchesCoGuest = false
+  private var watchesLiveSeat = false
+  private var watchesDevice = false
+  private var watchesCall = false
+  private var watchesLogin = false
+
+  /// Some state publisher of this user's stores gained or lost subscribers: the flags above follow.
+  func watchingChanged() {
+    watchesCoGuest = coGuest.contains { $0.statePublisher.watched }
+    watchesLiveSeat = liveSeat.contains { $0.statePublisher.watched }
+    watchesDevice = device?.statePublisher.watched ?? false
+    watchesCall = call?.statePublisher.watched ?? false
+    watchesLogin = login?.statePublisher.watched ?? false
+  }
+
+  /// Hooks `publisher` (of a `.shared` store of the user of `bridge`) to ``watchingChanged()``.
+  static func mirrorWatching<S>(of publisher: StatePublisher<S>, _ bridge: Bridge) {
+    publisher.onSubscriberCountChange = { _ in
+      let sdk: AtomicXUser? = bridge.host.existingSingleton(.atomicX, of: bridge.user)
+      sdk?.watchingChanged()
+    }
+  }
+
+  /// A co-guest or live-seat state gained or lost subscribers: the SDK keeps the seat list flowing
+  /// while any is watched.
   func stateSubscribersChanged() {
-    let watched =
-      coGuest.contains { $0.statePublisher.hasSubscribers } || liveSeat.contains { $0.statePublisher.hasSubscribers }
-    bridge.subscribe(.seatList, watched)
+    watchingChanged()
+    bridge.subscribe(.seatList, watchesCoGuest || watchesLiveSeat)
   }
 
   /// Brings every watched state up to date.
   func settle() {
-    for s in coGuest where s.statePublisher.watched { s.refresh() }
-    for s in liveSeat where s.statePublisher.watched { s.refresh() }
-    if let d = device, d.statePublisher.watched { d.refresh() }
-    if let c = call, c.statePublisher.watched { c.refresh() }
-    if let l = login, l.statePublisher.watched { l.refresh() }
+    if watchesCoGuest { for s in coGuest where s.statePublisher.watched { s.refresh() } }
+    if watchesLiveSeat { for s in liveSeat where s.statePublisher.watched { s.refresh() } }
+    if watchesDevice, let d = device { d.refresh() }
+    if watchesCall, let c = call { c.refresh() }
+    if watchesLogin, let l = login { l.refresh() }
   }
 }
 
@@ -122,6 +148,7 @@ public final class LoginStore {
     self.bridge = bridge
     events.onSubscriberCountChange = { bridge.subscribe(.loginEvents, $0 > 0) }
     statePublisher.refresher = { [unowned self] in self.refresh() }
+    AtomicXUser.mirrorWatching(of: statePublisher, bridge)
   }
 
   /// The current user's instance.
@@ -391,6 +418,7 @@ public final class DeviceStore {
   init(bridge: Bridge) {
     self.bridge = bridge
     statePublisher.refresher = { [unowned self] in self.refresh() }
+    AtomicXUser.mirrorWatching(of: statePublisher, bridge)
   }
 
   /// The current user's instance.

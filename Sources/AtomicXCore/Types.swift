@@ -192,7 +192,12 @@ public final class StatePublisher<State: Equatable>: Publisher {
   /// Brings the state up to date with the SDK (before it is read or subscribed to).
   var refresher: (() -> Void)?
 
+  /// How this publisher's cancellables reach it (made with the first; see `Link`).
+  private var link: Link<StatePublisher>?
+
   init(_ initial: State) { subject = CurrentValueSubject(initial) }
+
+  deinit { link?.target = nil }
 
   /// The current state.
   public var value: State {
@@ -205,9 +210,11 @@ public final class StatePublisher<State: Equatable>: Publisher {
     let inner = subject.subscribe(downstream)
     watched = true
     onSubscriberCountChange?(subject.subscriberCount)
-    return AnyCancellable { [weak self] in
+    let link = self.link ?? Link(self)
+    self.link = link
+    return AnyCancellable {
       inner.cancel()
-      guard let self else { return }
+      guard let self = link.target else { return }
       self.watched = self.subject.subscriberCount > 0
       self.onSubscriberCountChange?(self.subject.subscriberCount)
     }

@@ -95,6 +95,18 @@ public protocol Subject<Output, Failure>: AnyObject, Publisher {
   func send(completion: Subscribers.Completion<Failure>)
 }
 
+/// A reference that its target clears as it goes: what a `[weak target]` capture gives, without
+/// the weak reference. An object that is referenced weakly keeps its reference counts in a side
+/// table, a separate allocation that every later retain and release of it visits; subjects are
+/// retained on every delivery, so their cancellables reach them through a link instead. The
+/// target must set ``target`` to `nil` in its `deinit`.
+package final class Link<Target: AnyObject> {
+  /// The target, while it lives.
+  package unowned(unsafe) var target: Target?
+  /// A link to `target`.
+  package init(_ target: Target) { self.target = target }
+}
+
 /// The subscribers of a subject, in subscription order.
 final class SubscriberList<Output, Failure: Error> {
   // The count comes first: its offset does not depend on the generic types, so reading it needs
@@ -110,6 +122,10 @@ final class SubscriberList<Output, Failure: Error> {
   /// Called when the count of subscribers changes (the SDK facades map it to the model's
   /// subscriptions).
   var onCountChange: ((Int) -> Void)?
+  /// How this list's cancellables reach it (made with the first).
+  private var link: Link<SubscriberList>?
+
+  deinit { link?.target = nil }
 
   func add(_ d: Downstream<Output, Failure>) -> AnyCancellable {
     let id = nextID
@@ -117,8 +133,10 @@ final class SubscriberList<Output, Failure: Error> {
     entries.append(Entry(id: id, downstream: d))
     count = entries.count
     onCountChange?(count)
-    return AnyCancellable { [weak self] in
-      guard let self, let i = self.entries.firstIndex(where: { $0.id == id }) else { return }
+    let link = self.link ?? Link(self)
+    self.link = link
+    return AnyCancellable {
+      guard let self = link.target, let i = self.entries.firstIndex(where: { $0.id == id }) else { return }
       self.entries.remove(at: i)
       self.count = self.entries.count
       self.onCountChange?(self.count)

@@ -29,9 +29,11 @@ package final class AppHost {
   package enum Singleton: Int, CaseIterable {
     case atomicX, pushRegistry, conversationManager, imManager, notificationCenter
   }
-  /// Per user: its process's singletons (`LoginStore.shared`, `NotificationCenter.default`, …). A
-  /// process death forgets them.
-  @exclusivity(unchecked) private var singletons: [[AnyObject?]]
+  /// Per user, ``Singleton/allCases`` slots in a row: its process's singletons
+  /// (`LoginStore.shared`, `NotificationCenter.default`, …). A process death forgets them. One
+  /// flat table, so that finding a user's SDK after a seat-list delivery is one load, not two.
+  @exclusivity(unchecked) private var singletons: ContiguousArray<AnyObject?>
+  private static let singletonKinds = Singleton.allCases.count
   /// Called when the outermost piece of a user's code returns (the harness reads the UI then).
   package var afterUserCode: ((UInt32) -> Void)?
   /// The push being handed to app code on this host right now (PushKit's), if any: kept per host,
@@ -52,7 +54,7 @@ package final class AppHost {
   /// A host for the clients of `runtime`.
   package init(runtime: ClientRuntime) {
     self.runtime = runtime
-    singletons = [[AnyObject?]](repeating: [], count: runtime.clients.count)
+    singletons = ContiguousArray(repeating: nil, count: runtime.clients.count * AppHost.singletonKinds)
     ConcurrencyHooks.install()
   }
 
@@ -137,7 +139,7 @@ package final class AppHost {
     afterUserCode = nil
     jobs = []
     freeJobs = []
-    for u in singletons.indices { singletons[u] = [] }
+    for u in 0..<singletons.count / AppHost.singletonKinds { forgetSingletons(of: UInt32(u)) }
   }
 
   /// The current user's singleton `name`, made by `make` the first time.
@@ -150,21 +152,28 @@ package final class AppHost {
 
   /// Makes `object` the current user's singleton `name` (replacing any before it).
   package func setSingleton(_ name: Singleton, _ object: AnyObject) {
-    let u = Int(user)
-    if singletons[u].isEmpty { singletons[u] = [AnyObject?](repeating: nil, count: Singleton.allCases.count) }
-    singletons[u][name.rawValue] = object
+    singletons[Int(user) * AppHost.singletonKinds + name.rawValue] = object
   }
 
   /// The singleton `name` of `user`, if it was made.
   @inline(__always)
   package func existingSingleton<T: AnyObject>(_ name: Singleton, of user: UInt32) -> T? {
-    let slots = singletons[Int(user)]
-    guard !slots.isEmpty, let object = slots[name.rawValue] else { return nil }
+    guard let object = singletons[Int(user) * AppHost.singletonKinds + name.rawValue] else { return nil }
     return unsafeDowncast(object, to: T.self)
   }
 
   /// Forgets every singleton of `user` (its process died).
-  package func forgetSingletons(of user: UInt32) { singletons[Int(user)] = [] }
+  package func forgetSingletons(of user: UInt32) {
+    let base = Int(user) * AppHost.singletonKinds
+    // All the slots are cleared before any object goes (in slot order), so that no deinit finds
+    // a sibling of its own still registered.
+    var gone: [AnyObject?] = []
+    for i in base..<base + AppHost.singletonKinds where singletons[i] != nil {
+      gone.append(singletons[i])
+      singletons[i] = nil
+    }
+    withExtendedLifetime(gone) {}
+  }
 
   /// Posts `job` for the current user, to run as its own event after `delay`.
   package func post(_ job: @escaping Job, after delay: SimDuration = .zero) {
