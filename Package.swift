@@ -78,7 +78,9 @@ let package = Package(
       name: "ExampleSuites", dependencies: ["ExampleApps", "StampedeHarness"], path: "Examples/ExampleSuites"),
     .executableTarget(
       name: "stampede-examples", dependencies: ["ExampleSuites", "StampedeCLI"], path: "Examples/stampede-examples"),
-    .target(name: "VirtualPlatform", dependencies: ["SimKernel", "LiveStack", "Clients"], swiftSettings: optimize),
+    .target(
+      name: "VirtualPlatform", dependencies: ["CPrefetch", "SimKernel", "LiveStack", "Clients"], swiftSettings: optimize
+    ),
     .target(name: "Combine", dependencies: ["VirtualPlatform"], swiftSettings: optimize),
     .target(
       name: "AtomicXCore", dependencies: ["Combine", "VirtualPlatform", "Clients", "LiveStack", "SimKernel"],

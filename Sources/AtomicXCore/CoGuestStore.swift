@@ -164,8 +164,7 @@ public final class CoGuestStore {
       builtVersion = runtime.staffListsVersion
       let seats = runtime.seatView[slot]
       if seats != builtSeats {
-        built.connected = seats.enumerated().compactMap { i, o in o == 0 ? nil : SeatUserInfo(user: o - 1, seatIndex: i)
-        }
+        built.connected = CoGuestStore.connected(seats)
         builtSeats = seats
         changed = true
       }
@@ -176,15 +175,22 @@ public final class CoGuestStore {
     } else {
       // A viewer's SDK: the room's list as room messaging brought it, its own seat as its own
       // deltas say.
-      let seats = runtime.seatList(of: bridge.user)
-      if seats != builtSeats {
-        built.connected = seats.enumerated().compactMap { i, o in o == 0 ? nil : SeatUserInfo(user: o - 1, seatIndex: i)
-        }
-        builtSeats = seats
+      if runtime.updateSeatList(of: bridge.user, &builtSeats) {
+        built.connected = CoGuestStore.connected(builtSeats)
         changed = true
       }
     }
     if changed { statePublisher.subject.send(built) }
+  }
+
+  /// The seated users of a seat list (occupant + 1 per seat, 0 for an empty seat), in seat order.
+  /// (Sized up front with `reserveCapacity`, which is specialized for the element type, where
+  /// `init(unsafeUninitializedCapacity:)` calls the runtime's generic allocation.)
+  static func connected(_ seats: [UInt32]) -> [SeatUserInfo] {
+    var out: [SeatUserInfo] = []
+    out.reserveCapacity(seats.count)
+    for (i, o) in seats.enumerated() where o != 0 { out.append(SeatUserInfo(user: o - 1, seatIndex: i)) }
+    return out
   }
 
   /// Brings `infos` in line with the model's list `lists[slot]`, rebuilding only what lies

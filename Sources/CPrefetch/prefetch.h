@@ -20,4 +20,12 @@ static inline void stampede_advise_huge_pages(void *start, size_t bytes) {
   uintptr_t to = ((uintptr_t)start + bytes) & ~(huge - 1);
   if (to > from) (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
 }
+
+/* The pointer in `*cell`, read so that everything written before it was published (by
+   stampede_store_release) is seen: for tables that concurrent runs share and one of them may
+   replace. */
+static inline void *stampede_load_acquire(void *const *cell) { return __atomic_load_n(cell, __ATOMIC_ACQUIRE); }
+
+/* Publishes `value` in `*cell` after everything written before it. */
+static inline void stampede_store_release(void **cell, void *value) { __atomic_store_n(cell, value, __ATOMIC_RELEASE); }
 #endif

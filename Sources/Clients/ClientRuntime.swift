@@ -218,7 +218,10 @@ public final class ClientRuntime {
   /// Calls and timers requested during the current callback.
   public let commands = CommandQueue()
 
-  deinit { commands.deallocate() }
+  deinit {
+    commands.deallocate()
+    seatScratch.deallocate()
+  }
   /// How long the SDK waits for an answer before it reports -1 (`network.requestTimeout`).
   public var requestTimeout = SDKTiming.requestTimeout
   /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
@@ -303,6 +306,46 @@ public final class ClientRuntime {
     if c.seenSeat >= 0 && Int(c.seenSeat) < list.count { list[Int(c.seenSeat)] = me }
     return list
   }
+
+  /// Brings `list` in line with ``seatList(of:at:)`` now, in its own storage where it can (an SDK
+  /// refreshing its state after every delivery allocates nothing); returns whether it changed.
+  public func updateSeatList(of user: UInt32, _ list: inout [UInt32]) -> Bool {
+    let c = clients[Int(user)]
+    guard c.staffSlot < 0, c.joinedRoom != 0, let feed else {
+      let new = seatList(of: user)
+      if new == list { return false }
+      list = new
+      return true
+    }
+    let room = c.joinedRoom - 1
+    let n = feed.seats(of: room)
+    if seatScratch.count < n {
+      seatScratch.deallocate()
+      seatScratch = .allocate(capacity: n)
+    }
+    let view = UnsafeMutableBufferPointer(rebasing: seatScratch[0..<n])
+    feed.view(room: room, viewer: user, now: now, into: view)
+    // As `seatList(of:at:)`: the user's own seat is where its own messages put it.
+    let me = user + 1
+    for i in 0..<n where view[i] == me && i != Int(c.seenSeat) { view[i] = 0 }
+    if c.seenSeat >= 0 && Int(c.seenSeat) < n { view[Int(c.seenSeat)] = me }
+    if list.count == n {
+      let same = list.withUnsafeBufferPointer { old in
+        for i in 0..<n where old[i] != view[i] { return false }
+        return true
+      }
+      if same { return false }
+      list.withUnsafeMutableBufferPointer { old in
+        for i in 0..<n { old[i] = view[i] }
+      }
+    } else {
+      list = Array(view)
+    }
+    return true
+  }
+
+  /// Room for one seat list, reused by ``updateSeatList(of:_:)``.
+  private var seatScratch = UnsafeMutableBufferPointer<UInt32>(start: nil, count: 0)
 
   /// `user`'s code hears every change of its room's seat list, not only its own (an audience
   /// member's SDK delivers them as room messaging brings them).

@@ -284,9 +284,20 @@ public final class RoomFeed {
   /// `room`'s seat list as `viewer` sees it at `now` (occupant + 1 per seat): the server's list,
   /// less the changes that have not reached the viewer yet.
   public func view(room: UInt32, viewer: UInt32, now: SimInstant) -> [UInt32] {
+    [UInt32](unsafeUninitializedCapacity: seatCount[Int(room)]) { list, count in
+      view(room: room, viewer: viewer, now: now, into: list)
+      count = seatCount[Int(room)]
+    }
+  }
+
+  /// The number of seats of `room`.
+  public func seats(of room: UInt32) -> Int { seatCount[Int(room)] }
+
+  /// ``view(room:viewer:now:)`` written into `list`, which holds at least ``seats(of:)`` values.
+  public func view(room: UInt32, viewer: UInt32, now: SimInstant, into list: UnsafeMutableBufferPointer<UInt32>) {
     let r = Int(room)
     let base = seatBase[r]
-    var list = Array(current[base..<base + seatCount[r]])
+    for s in 0..<seatCount[r] { list[s] = current[base + s] }
     let d = Int64(delayUs[Int(viewer)]) * 1000
     let t = now.nanoseconds
     var i = rooms[r].entries.count - 1
@@ -296,7 +307,6 @@ public final class RoomFeed {
       list[Int(e.seat)] = e.before
       i -= 1
     }
-    return list
   }
 
   /// Whether `viewer`'s view of `room` at `now` holds `truth(seat)` (occupant + 1) on every seat,
@@ -348,13 +358,24 @@ public final class RoomFeed {
 
   /// The changes of `room` sent at `sentNs` (one broadcast), in order.
   public func entries(room: UInt32, sentAt sentNs: Int64) -> [Entry] {
-    let all = rooms[Int(room)].entries
-    var lo = all.count
-    while lo > 0 && all[lo - 1].sentNs >= sentNs {
+    entryIndices(room: room, sentAtOrAfter: sentNs).map { entry(room: room, at: $0) }.filter { $0.sentNs == sentNs }
+  }
+
+  /// Where in `room`'s log the changes sent at `sentNs` or later lie (the log is in the order of
+  /// sending; those sent at `sentNs` are one broadcast): read them with ``entry(room:at:)``,
+  /// without copying the log.
+  public func entryIndices(room: UInt32, sentAtOrAfter sentNs: Int64) -> Range<Int> {
+    let count = rooms[Int(room)].entries.count
+    var lo = count
+    while lo > 0 && rooms[Int(room)].entries[lo - 1].sentNs >= sentNs {
       lo -= 1
     }
-    return all[lo...].filter { $0.sentNs == sentNs }
+    return lo..<count
   }
+
+  /// The change at index `i` of `room`'s log.
+  @inline(__always)
+  public func entry(room: UInt32, at i: Int) -> Entry { rooms[Int(room)].entries[i] }
 
   /// The server's list of `room` as the feed mirrors it (occupant + 1 per seat).
   public func serverList(room: UInt32) -> [UInt32] {

@@ -102,8 +102,12 @@ extension LiveWorld {
     let me = user + 1
     var batch = SeatBatch()
     // Its own seat it hears by its own messages; a change that left a seat as it was says nothing.
-    for e in server.feed.entries(room: room, sentAt: sentNs)
-    where e.after != me && e.before != me && e.after != e.before {
+    // The log is read in place: client code adds to it and folds it only through events of its
+    // own (server changes, broadcasts), never while a callback runs.
+    let feed = server.feed
+    for i in feed.entryIndices(room: room, sentAtOrAfter: sentNs) {
+      let e = feed.entry(room: room, at: i)
+      guard e.sentNs == sentNs, e.after != me, e.before != me, e.after != e.before else { continue }
       batch.append(
         e.after != 0
           ? SeatChange(room: room, seat: e.seat, user: e.after - 1, seated: true)

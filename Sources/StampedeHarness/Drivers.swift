@@ -50,6 +50,13 @@ struct SettlerRef {
   unowned(unsafe) let driver: any Settling
 }
 
+/// One user's app objects, in a box: an array of boxes stores class references, which the drivers'
+/// unspecialized code reads with a retain and no lookup of type metadata.
+final class ObjectsBox<Objects> {
+  let value: Objects
+  init(_ value: Objects) { self.value = value }
+}
+
 /// Tags of the drivers' timers.
 enum Tap: UInt32 {
   case apply = 1
@@ -64,8 +71,11 @@ enum Tap: UInt32 {
 /// SDK-compatible modules.
 class Driver<Objects>: ClientBehavior, Settling {
   let harness: Harness
-  /// Per user: its app's objects (while it has any).
-  @exclusivity(unchecked) var objects: ContiguousArray<Objects?>
+  /// Per user: its app's objects (while it has any), in an ``ObjectsBox``. Kept as `AnyObject?`,
+  /// a concrete type: these drivers run unspecialized (the app's types are not known where they
+  /// are compiled), and reading an array of `Objects?` looks up the metadata of
+  /// `Optional<Objects>` in the runtime at every access, which on a seat rush is every event.
+  @exclusivity(unchecked) var boxes: ContiguousArray<AnyObject?>
   /// Per user: invalidates the taps scheduled for an earlier state.
   @exclusivity(unchecked) var epoch: [UInt32]
   /// Per user: the room (viewers and staff).
@@ -73,12 +83,24 @@ class Driver<Objects>: ClientBehavior, Settling {
 
   init(harness: Harness) {
     self.harness = harness
-    objects = ContiguousArray(repeating: nil, count: harness.userCount)
+    boxes = ContiguousArray(repeating: nil, count: harness.userCount)
     epoch = [UInt32](repeating: 0, count: harness.userCount)
     homeRooms = [UInt32](repeating: .max, count: harness.userCount)
   }
 
   var showsUI: Bool { true }
+
+  /// The objects of `user`'s app, if it has any.
+  @inline(__always)
+  func objects(of user: UInt32) -> ObjectsBox<Objects>? {
+    guard let b = boxes[Int(user)] else { return nil }
+    return unsafeDowncast(b, to: ObjectsBox<Objects>.self)
+  }
+
+  /// Gives `user`'s app the objects `objects` (or none).
+  func setObjects(_ objects: Objects?, of user: UInt32) {
+    boxes[Int(user)] = objects.map { ObjectsBox($0) }
+  }
 
   func start(_ client: inout Client) {}
   /// The workload asks the user to tap "apply" now (a flash crowd's "apply now" moment).
@@ -226,7 +248,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   override func start(_ c: inout Client) {
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      objects[Int(user)] = app.make(context(user, role: .audience))
+      setObjects(app.make(context(user, role: .audience)), of: user)
       schedule(.leaveRoom, after: harness.sample(settings.stay), user: user, host: host)
       if harness.chance(settings.applyProbability) {
         schedule(.apply, after: harness.sample(settings.applyAfter), user: user, host: host)
@@ -241,7 +263,8 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
-    guard let o = objects[Int(user)] else { return }
+    guard let box = objects(of: user) else { return }
+    let o = box.value
     let status = host.runtime.clients[Int(user)].status
     switch tap {
     case .apply:
@@ -267,7 +290,8 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   /// The viewer leaves the room for good: its app's leave action (or a plain `leaveLive`). Its
   /// objects stay alive, as an app's do after a screen closes, but it taps nothing more.
   func leave(_ user: UInt32, host: AppHost, alreadyOut: Bool) {
-    guard let o = objects[Int(user)], host.runtime.clients[Int(user)].status != .left else { return }
+    guard let box = objects(of: user), host.runtime.clients[Int(user)].status != .left else { return }
+    let o = box.value
     if !alreadyOut {
       if let leave = app.leave { leave(o) } else { LiveListStore.shared.leaveLive() }
     }
@@ -275,10 +299,12 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   }
 
   override func settle(_ user: UInt32, host: AppHost) {
-    guard let o = objects[Int(user)], let probe = app.status else { return }
+    guard let box = objects(of: user), let probe = app.status else { return }
     let runtime = host.runtime
     runtime.ui.noteStatusProbe(user)
-    let ui = probe(o)
+    // The objects are handed over borrowed from the box: a copy would retain the view model, whose
+    // count lives in a side table once app code holds it weakly (`[weak self]`), one more miss.
+    let ui = probe(box.value)
     let new: CoGuestStatus =
       switch ui {
       case .idle: .idle
@@ -349,7 +375,7 @@ final class HostDriver<Objects>: Driver<Objects> {
     let role: UserContext.Role = c.role == .owner ? .host : .admin
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      objects[Int(user)] = app.make(context(user, role: role))
+      setObjects(app.make(context(user, role: role)), of: user)
       if let every = settings.inviteEvery, app.invite != nil {
         schedule(.invite, after: harness.sample(every), user: user, host: host)
       }
@@ -373,7 +399,8 @@ final class HostDriver<Objects>: Driver<Objects> {
         host.client(user).reviewEnded(measuredGuests[Int(user)].removeFirst())
       }
     }
-    guard let o = objects[Int(user)] else { return }
+    guard let box = objects(of: user) else { return }
+    let o = box.value
     switch tap {
     case .decide:
       if harness.chance(settings.acceptProbability) { app.accept?(o) } else { app.reject?(o) }
@@ -412,11 +439,11 @@ final class PhoneDriver<Objects>: Driver<Objects> {
     let user = c.user
     harness.settlers[Int(user)] = SettlerRef(driver: self)
     host.forgetSingletons(of: user)
-    objects[Int(user)] = nil
+    setObjects(nil, of: user)
     epoch[Int(user)] &+= 1
     let e = epoch[Int(user)]
     host.run(as: user) {
-      objects[Int(user)] = app.launch(context(user, role: .phone))
+      setObjects(app.launch(context(user, role: .phone)), of: user)
       if app.dial != nil { schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: e, host: host) }
     }
   }
@@ -437,7 +464,8 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   }
 
   override func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {
-    guard let o = objects[Int(user)] else { return }
+    guard let box = objects(of: user) else { return }
+    let o = box.value
     let state = host.runtime.clients[Int(user)].callState
     switch tap {
     case .dial:
@@ -469,7 +497,7 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   }
 
   override func settle(_ user: UInt32, host: AppHost) {
-    guard let o = objects[Int(user)], let probe = app.callScreen else { return }
-    host.runtime.ui.setCallScreen(user, shown: probe(o))
+    guard let box = objects(of: user), let probe = app.callScreen else { return }
+    host.runtime.ui.setCallScreen(user, shown: probe(box.value))
   }
 }

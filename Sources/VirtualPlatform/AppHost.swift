@@ -67,9 +67,6 @@ package final class AppHost {
     Client(user: user, room: room, role: .audience, runtime: runtime, random: SplitMix64(seed: 0))
   }
 
-  /// Every user's string ID (`user_17`), made once.
-  package private(set) lazy var userIDs: [String] = (0..<runtime.clients.count).map { "user_\($0)" }
-
   /// Runs `body` as `user`'s code, with this host current on this thread.
   @inline(__always)
   package func run<R>(as user: UInt32, _ body: () throws -> R) rethrows -> R {
