@@ -29,6 +29,19 @@ import Testing
     _ = cancellable
   }
 
+  @Test func aCancellableKeepsNoSubjectAliveAndOutlivesItsSubjectHarmlessly() {
+    var subject: PassthroughSubject<Int, Never>? = PassthroughSubject()
+    weak var gone = subject
+    var seen: [Int] = []
+    let cancellable = subject!.sink { seen.append($0) }
+    subject!.send(1)
+    subject = nil
+    #expect(gone == nil, "the subscription does not keep its subject alive")
+    cancellable.cancel()
+    cancellable.cancel()
+    #expect(seen == [1])
+  }
+
   @Test func anUnstoredSinkHearsNothing() {
     let subject = PassthroughSubject<Int, Never>()
     var seen: [Int] = []

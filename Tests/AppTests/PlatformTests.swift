@@ -114,6 +114,33 @@ import Testing
   }
 }
 
+/// After a user's code runs, its SDK brings the states something watches up to date, and only
+/// those: the stores follow their subscriptions as they come and go.
+@Suite(.serialized) struct StoreSettleTests {
+  @Test func aStateIsRefreshedWhileWatchedAndNotOnceLetGo() {
+    let bench = HostBench()
+    bench.host.afterUserCode = { AtomicXDelivery.settle($0, host: bench.host) }
+    var seen: [LoginStatus] = []
+    var watch: AnyCancellable?
+    bench.run { _ = LoginStore.shared }  // made, watched by nobody
+    bench.runtime.clients[1].loggedIn = true
+    bench.run {}
+    bench.run { watch = LoginStore.shared.state.sink { seen.append($0.loginStatus) } }
+    #expect(seen == [.logined], "a new subscriber gets the current state")
+    bench.runtime.clients[1].loggedIn = false
+    bench.run {}
+    #expect(seen == [.logined, .unlogin], "settled after the user's code ran")
+    watch = nil
+    bench.runtime.clients[1].loggedIn = true
+    bench.run {}
+    #expect(seen == [.logined, .unlogin], "nothing watches it any more")
+    var now: LoginStatus?
+    bench.run { now = LoginStore.shared.state.value.loginStatus }
+    #expect(now == .logined, "read on demand")
+    _ = watch
+  }
+}
+
 /// The SDK-compatible `CallStore` tells a callee the call's media type.
 @Suite(.serialized) struct CallStoreEventTests {
   @Test func aCalleeHearsTheCallsMediaTypeNotItsOwnLastChoice() {

@@ -222,6 +222,52 @@ import Testing
     #expect(feed.entries(room: 0, sentAt: at(1100).nanoseconds).map(\.before) == [8])
   }
 
+  @Test func aSeatListUpdatedInPlaceIsTheOneTheSDKWouldBuildAfresh() {
+    // Staff 0, viewers 1-3 in one room of 4 seats; viewer 1 hears broadcasts 10 ms late. The list
+    // an app-facing store keeps is brought up to date in its own storage; at every step it must
+    // equal the list built afresh, and say whether it changed.
+    let runtime = ClientRuntime(
+      layout: Layout(viewers: [3], staffPerRoom: 1, phoneCount: 0),
+      settings: RoomSettings(maxSeatCount: 4, packageLimit: 4, seatMode: .apply, coHostSeatLimit: 0, ownerSeat: false),
+      quirks: [])
+    let feed = RoomFeed(
+      seatCounts: [4], delayUs: [0, 10_000, 10_000, 10_000], homeRoom: { _ in 0 },
+      messaging: ServiceSettings(
+        workers: nil, serviceTime: .constant(0), queueLimit: nil, perUser: nil, perRoom: nil, perApp: nil))
+    runtime.feed = feed
+    runtime.clients[1].joinedRoom = 1
+    func at(_ ms: Int64) -> SimInstant { .zero + .milliseconds(ms) }
+    var list: [UInt32] = []
+    func step(_ ms: Int64) -> Bool {
+      runtime.now = at(ms)
+      let changed = runtime.updateSeatList(of: 1, &list)
+      #expect(list == runtime.seatList(of: 1), "at \(ms) ms")
+      return changed
+    }
+    #expect(step(0))  // from nothing to four empty seats
+    #expect(list == [0, 0, 0, 0])
+    #expect(!step(1))
+    feed.record(SeatChange(room: 0, seat: 1, user: 3, seated: true))
+    _ = feed.changed(room: 0, members: 4, now: at(1000)) { _ in 0 }
+    #expect(!step(1009))
+    let storage = list.withUnsafeBufferPointer { $0.baseAddress }
+    #expect(step(1010))
+    #expect(list == [0, 4, 0, 0])
+    #expect(list.withUnsafeBufferPointer { $0.baseAddress } == storage, "updated in place")
+    // The viewer's own messages put it on seat 2; the server's list has it on seat 3 (a broadcast
+    // it has heard): its SDK shows it where its own messages say, and nowhere else.
+    feed.record(SeatChange(room: 0, seat: 3, user: 1, seated: true))
+    _ = feed.changed(room: 0, members: 4, now: at(2000)) { _ in 0 }
+    runtime.clients[1].seenSeat = 2
+    #expect(step(2020))
+    #expect(list == [0, 4, 2, 0])
+    #expect(!step(2021))
+    // Leaving the room leaves no list.
+    runtime.clients[1].joinedRoom = 0
+    #expect(step(3000))
+    #expect(list.isEmpty)
+  }
+
   @Test func oneWorkerServesTheRoomsInTurnAndARoomsChangesWaitForItsBroadcast() {
     // One worker, 100 ms a broadcast. Room 0 changes at 0 (served 0–100 ms), room 1 at 10 ms
     // (queued), room 0 again at 20 ms (waits behind its own broadcast) and at 30 ms (a merge:
