@@ -180,7 +180,7 @@ public final class CoGuestStore {
         changed = true
       }
     }
-    if changed { statePublisher.subject.send(built) }
+    if changed { statePublisher.send(built) }
   }
 
   /// The seated users of a seat list (occupant + 1 per seat, 0 for an empty seat), in seat order.

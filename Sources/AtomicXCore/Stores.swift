@@ -388,7 +388,7 @@ public final class LiveSeatStore {
     for (i, o) in seats.enumerated() {
       s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
     }
-    statePublisher.subject.send(s)
+    statePublisher.send(s)
   }
 }
 

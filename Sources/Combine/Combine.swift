@@ -108,10 +108,10 @@ package final class Link<Target: AnyObject> {
 }
 
 /// The subscribers of a subject, in subscription order.
-final class SubscriberList<Output, Failure: Error> {
+package final class SubscriberList<Output, Failure: Error> {
   // The count comes first: its offset does not depend on the generic types, so reading it needs
   // no type metadata.
-  @exclusivity(unchecked) var count = 0
+  @exclusivity(unchecked) package var count = 0
   @exclusivity(unchecked) var nextID: UInt64 = 0
   @exclusivity(unchecked) var finished = false
   struct Entry {
@@ -127,7 +127,10 @@ final class SubscriberList<Output, Failure: Error> {
 
   deinit { link?.target = nil }
 
-  func add(_ d: Downstream<Output, Failure>) -> AnyCancellable {
+  package init() {}
+
+  /// Adds `d`; the subscription lasts until the returned cancellable is cancelled or deinitialized.
+  package func add(_ d: Downstream<Output, Failure>) -> AnyCancellable {
     let id = nextID
     nextID += 1
     entries.append(Entry(id: id, downstream: d))
@@ -143,7 +146,8 @@ final class SubscriberList<Output, Failure: Error> {
     }
   }
 
-  func send(_ value: Output) {
+  /// Hands `value` to every current subscriber, in subscription order.
+  package func send(_ value: Output) {
     guard !finished, count > 0 else { return }
     if count == 1 {
       entries[0].downstream.receive(value)

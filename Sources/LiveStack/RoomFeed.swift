@@ -284,10 +284,10 @@ public final class RoomFeed {
   /// `room`'s seat list as `viewer` sees it at `now` (occupant + 1 per seat): the server's list,
   /// less the changes that have not reached the viewer yet.
   public func view(room: UInt32, viewer: UInt32, now: SimInstant) -> [UInt32] {
-    [UInt32](unsafeUninitializedCapacity: seatCount[Int(room)]) { list, count in
-      view(room: room, viewer: viewer, now: now, into: list)
-      count = seatCount[Int(room)]
-    }
+    let base = seatBase[Int(room)]
+    var list = Array(current[base..<base + seatCount[Int(room)]])
+    list.withUnsafeMutableBufferPointer { undoUnseen(room: room, viewer: viewer, now: now, in: $0) }
+    return list
   }
 
   /// The number of seats of `room`.
@@ -295,9 +295,15 @@ public final class RoomFeed {
 
   /// ``view(room:viewer:now:)`` written into `list`, which holds at least ``seats(of:)`` values.
   public func view(room: UInt32, viewer: UInt32, now: SimInstant, into list: UnsafeMutableBufferPointer<UInt32>) {
+    let base = seatBase[Int(room)]
+    for s in 0..<seatCount[Int(room)] { list[s] = current[base + s] }
+    undoUnseen(room: room, viewer: viewer, now: now, in: list)
+  }
+
+  /// Takes the server's list of `room` in `list` back to what `viewer` has heard at `now`: the
+  /// changes it has not yet heard, undone from the newest.
+  func undoUnseen(room: UInt32, viewer: UInt32, now: SimInstant, in list: UnsafeMutableBufferPointer<UInt32>) {
     let r = Int(room)
-    let base = seatBase[r]
-    for s in 0..<seatCount[r] { list[s] = current[base + s] }
     let d = Int64(delayUs[Int(viewer)]) * 1000
     let t = now.nanoseconds
     var i = rooms[r].entries.count - 1
