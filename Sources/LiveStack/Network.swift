@@ -28,9 +28,11 @@ public struct Network {
   /// by `network.reorder`, which later messages of that class wait behind. Empty unless the fault
   /// acts; an entry goes once its time has passed.
   var classHolds: [UInt64: Int64] = [:]
-  /// Per user with a held-back message: the latest delivery time of one (the quiet checks read one
-  /// entry instead of one per class). An entry goes once its time has passed.
-  var heldUntil: [UInt32: Int64] = [:]
+  /// Per user: the latest delivery time of a message held back to it (0: none on its way). The
+  /// quiet checks and every send read it instead of the table above, which only a user with a
+  /// hold still on its way needs (a dictionary lookup costs a hash, where this costs a load).
+  /// Empty until the first message is held back.
+  var heldUntil: [Int64] = []
 
   /// A network of `random.count` clients with one-way latency `latency`, each user's messages
   /// drawing from its own generator in `random`.
@@ -86,14 +88,13 @@ public struct Network {
   /// Whether a message of class `channelClass` held back by `network.reorder` is still on its way
   /// to `user` at `now`: what the client's SDK shows of that channel may lag behind the others.
   public func holdsBack(_ user: UInt32, channelClass: UInt8, at now: SimInstant) -> Bool {
-    guard !classHolds.isEmpty else { return false }
+    guard heldBack(user, after: now.nanoseconds) else { return false }
     return (classHolds[UInt64(user) << 3 | UInt64(channelClass)] ?? 0) > now.nanoseconds
   }
 
   /// Whether a message held back by `network.reorder` is still on its way to `user` after `ns`.
   func heldBack(_ user: UInt32, after ns: Int64) -> Bool {
-    guard !heldUntil.isEmpty else { return false }
-    return (heldUntil[user] ?? 0) > ns
+    !heldUntil.isEmpty && heldUntil[Int(user)] > ns
   }
 
   /// Sends a message now to (`downlink`) or from `user`: returns its delivery time, a latency draw
@@ -112,7 +113,16 @@ public struct Network {
     t = max(t, holdUntilNs)
     if downlink {
       t = max(t, link.downlinkAt)
-      if !classHolds.isEmpty { t = max(t, classHold(user, channelClass, now)) }
+      if !heldUntil.isEmpty {
+        let held = heldUntil[u]
+        if held > now.nanoseconds {
+          t = max(t, classHold(user, channelClass, now))
+        } else if held != 0 {
+          // Every hold of this user has passed (and a passed one delays nothing): forget them.
+          heldUntil[u] = 0
+          for c in 0..<UInt64(8) { classHolds[UInt64(user) << 3 | c] = nil }
+        }
+      }
       link.downlinkAt = t
     } else {
       t = max(t, link.uplinkAt)
@@ -134,7 +144,8 @@ public struct Network {
       downlink: true, user, now, extraNs: extraNs, holdUntilNs: holdUntilNs, channelClass: channelClass)
     let t = place.nanoseconds &+ by.nanoseconds
     classHolds[UInt64(user) << 3 | UInt64(channelClass)] = t
-    heldUntil[user] = max(heldUntil[user] ?? 0, t)
+    if heldUntil.isEmpty { heldUntil = [Int64](repeating: 0, count: links.count) }
+    heldUntil[Int(user)] = max(heldUntil[Int(user)], t)
     return SimInstant(nanoseconds: t)
   }
 
@@ -143,10 +154,7 @@ public struct Network {
   mutating func classHold(_ user: UInt32, _ c: UInt8, _ now: SimInstant) -> Int64 {
     let key = UInt64(user) << 3 | UInt64(c)
     guard let t = classHolds[key] else { return 0 }
-    if t <= now.nanoseconds {
-      classHolds[key] = nil
-      if let h = heldUntil[user], h <= now.nanoseconds { heldUntil[user] = nil }
-    }
+    if t <= now.nanoseconds { classHolds[key] = nil }
     return t
   }
 

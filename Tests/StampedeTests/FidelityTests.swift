@@ -77,6 +77,23 @@ import Testing
     #expect(n.send(downlink: true, 0, t0, channelClass: 1) == t0 + .milliseconds(2001))
   }
 
+  @Test func passedHoldsAreForgottenAndNoOtherUsersMessagesWaitForThem() {
+    var n = Network(latency: .constant(10e6), random: [SplitMix64(seed: 1), SplitMix64(seed: 2)])
+    let t0 = SimInstant.zero
+    #expect(n.sendHeldBack(0, t0, channelClass: 2, by: .milliseconds(500)) == t0 + .milliseconds(510))
+    // User 1 holds nothing back: its seat-list messages go in their place.
+    #expect(n.send(downlink: true, 1, t0, channelClass: 2) == t0 + .milliseconds(10))
+    #expect(!n.holdsBack(1, channelClass: 2, at: t0))
+    #expect(n.isQuiet(1, at: t0 + .milliseconds(10)))
+    // Once user 0's hold has passed it holds nothing back, and the next send forgets it.
+    let later = t0 + .seconds(1)
+    #expect(!n.holdsBack(0, channelClass: 2, at: later))
+    #expect(n.isQuiet(0, at: later))
+    #expect(n.send(downlink: true, 0, later, channelClass: 2) == later + .milliseconds(10))
+    #expect(n.classHolds.isEmpty)
+    #expect(n.heldUntil == [0, 0])
+  }
+
   @Test(arguments: [("3s", 4000), ("10s", 11000)] as [(String, Int64)])
   func theSDKsRequestTimeoutIsASetting(timeout: String, failsAtMs: Int64) throws {
     var text = chaosStaged(#"{ kind: "network.loss", rate: 1, target: "user:2" }"#)
