@@ -30,7 +30,9 @@ public final class Harness: @unchecked Sendable {
   func host(for runtime: ClientRuntime) -> AppHost {
     if let host { return host }
     let h = AppHost(runtime: runtime)
-    h.afterUserCode = { [unowned self, unowned h] user in
+    // Neither reference is counted: the host clears this closure when the harness shuts it down,
+    // and it runs only on the host that holds it.
+    h.afterUserCode = { [unowned(unsafe) self, unowned(unsafe) h] user in
       AtomicXDelivery.settle(user, host: h)
       self.settlers[Int(user)]?.driver.settle(user, host: h)
     }

@@ -42,17 +42,15 @@ enum UserIDTable {
 
   /// Users beyond this get their ID spelled on each call instead (16 MiB of table at most).
   static let limit = 1 << 20
-  /// The current table (a `Table` pointer), `nil` before the first ID.
-  nonisolated(unsafe) static let cell: UnsafeMutablePointer<UnsafeMutableRawPointer?> = {
-    let c = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
-    c.initialize(to: nil)
-    return c
-  }()
+  /// The current table (a `Table` pointer), `nil` before the first ID. Read and written only
+  /// through the atomics below, at its own address (a constant initializer: no lazy setup to
+  /// check on every read).
+  nonisolated(unsafe) static var cell: UnsafeMutableRawPointer? = nil
   static let lock = NSLock()
 
   @inline(__always)
   static func id(_ user: UInt32) -> String {
-    if let raw = stampede_load_acquire(cell) {
+    if let raw = stampede_load_acquire(&cell) {
       let table = raw.assumingMemoryBound(to: Table.self)
       if Int(user) < table.pointee.count { return table.pointee.ids[Int(user)] }
     }
@@ -64,7 +62,7 @@ enum UserIDTable {
     guard Int(user) < limit else { return "user_\(user)" }
     lock.lock()
     defer { lock.unlock() }
-    let old = stampede_load_acquire(cell)?.assumingMemoryBound(to: Table.self)
+    let old = stampede_load_acquire(&cell)?.assumingMemoryBound(to: Table.self)
     let have = old?.pointee.count ?? 0
     if Int(user) < have { return old!.pointee.ids[Int(user)] }
     let count = min(limit, max(Int(user) + 1, 2 * have, 1024))
@@ -72,7 +70,7 @@ enum UserIDTable {
     for i in 0..<count { (ids + i).initialize(to: "user_\(i)") }
     let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
     table.initialize(to: Table(count: count, ids: ids))
-    stampede_store_release(cell, UnsafeMutableRawPointer(table))
+    stampede_store_release(&cell, UnsafeMutableRawPointer(table))
     return ids[Int(user)]
   }
 }
