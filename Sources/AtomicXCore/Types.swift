@@ -185,11 +185,7 @@ public enum HostEvent: Equatable, Sendable {
 public final class StatePublisher<State: Equatable>: Publisher {
   public typealias Output = State
   public typealias Failure = Never
-  /// The state as last refreshed, and its subscribers: kept here rather than in a
-  /// `CurrentValueSubject`, one object fewer to reach on every delivery (a cache miss each, with
-  /// thousands of users' objects spread over the heap).
-  var current: State
-  let list = SubscriberList<State, Never>()
+  let subject: CurrentValueSubject<State, Never>
   var onSubscriberCountChange: ((Int) -> Void)?
   /// Whether anything subscribes (kept here, where reading it costs nothing).
   var watched = false
@@ -199,44 +195,38 @@ public final class StatePublisher<State: Equatable>: Publisher {
   /// How this publisher's cancellables reach it (made with the first; see `Link`).
   private var link: Link<StatePublisher>?
 
-  init(_ initial: State) { current = initial }
+  init(_ initial: State) { subject = CurrentValueSubject(initial) }
 
   deinit { link?.target = nil }
 
   /// The current state.
   public var value: State {
     refresher?()
-    return current
+    return subject.value
   }
 
-  /// Attaches `downstream`, which gets the current state first (as a `CurrentValueSubject`'s
-  /// subscriber does).
   public func subscribe(_ downstream: Downstream<State, Never>) -> AnyCancellable {
     refresher?()
-    let inner = list.add(downstream)
-    downstream.receive(current)
+    let inner = subject.subscribe(downstream)
     watched = true
-    onSubscriberCountChange?(list.count)
+    onSubscriberCountChange?(subject.subscriberCount)
     let link = self.link ?? Link(self)
     self.link = link
     return AnyCancellable {
       inner.cancel()
       guard let self = link.target else { return }
-      self.watched = self.list.count > 0
-      self.onSubscriberCountChange?(self.list.count)
+      self.watched = self.subject.subscriberCount > 0
+      self.onSubscriberCountChange?(self.subject.subscriberCount)
     }
   }
 
   var hasSubscribers: Bool { watched }
 
   /// Makes `new` the state and sends it to the subscribers.
-  func send(_ new: State) {
-    current = new
-    list.send(new)
-  }
+  func send(_ new: State) { subject.send(new) }
 
   func update(_ new: State) {
-    if new != current { send(new) }
+    if new != subject.value { subject.send(new) }
   }
 }
 

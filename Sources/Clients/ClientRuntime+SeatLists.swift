@@ -15,10 +15,15 @@ extension ClientRuntime {
     var list =
       feed?.view(room: room, viewer: user, now: time ?? now)
       ?? [UInt32](repeating: 0, count: rooms[Int(room)].seatCount)
-    let me = user + 1
-    for i in list.indices where list[i] == me && i != Int(c.seenSeat) { list[i] = 0 }
-    if c.seenSeat >= 0 && Int(c.seenSeat) < list.count { list[Int(c.seenSeat)] = me }
+    list.withUnsafeMutableBufferPointer { placeOwnSeat(of: user, seenSeat: c.seenSeat, in: $0) }
     return list
+  }
+
+  /// Puts `user` in `list` where its own messages put it (`seenSeat`), and nowhere else.
+  func placeOwnSeat(of user: UInt32, seenSeat: Int16, in list: UnsafeMutableBufferPointer<UInt32>) {
+    let me = user + 1
+    for i in list.indices where list[i] == me && i != Int(seenSeat) { list[i] = 0 }
+    if seenSeat >= 0 && Int(seenSeat) < list.count { list[Int(seenSeat)] = me }
   }
 
   /// Brings `list` in line with ``seatList(of:at:)`` now, in its own storage where it can (an SDK
@@ -39,10 +44,7 @@ extension ClientRuntime {
     }
     let view = UnsafeMutableBufferPointer(rebasing: seatScratch[0..<n])
     feed.view(room: room, viewer: user, now: now, into: view)
-    // As `seatList(of:at:)`: the user's own seat is where its own messages put it.
-    let me = user + 1
-    for i in 0..<n where view[i] == me && i != Int(c.seenSeat) { view[i] = 0 }
-    if c.seenSeat >= 0 && Int(c.seenSeat) < n { view[Int(c.seenSeat)] = me }
+    placeOwnSeat(of: user, seenSeat: c.seenSeat, in: view)
     if list.count == n {
       let same = list.withUnsafeBufferPointer { old in
         for i in 0..<n where old[i] != view[i] { return false }

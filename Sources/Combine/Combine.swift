@@ -108,10 +108,10 @@ package final class Link<Target: AnyObject> {
 }
 
 /// The subscribers of a subject, in subscription order.
-package final class SubscriberList<Output, Failure: Error> {
+final class SubscriberList<Output, Failure: Error> {
   // The count comes first: its offset does not depend on the generic types, so reading it needs
   // no type metadata.
-  @exclusivity(unchecked) package var count = 0
+  @exclusivity(unchecked) var count = 0
   @exclusivity(unchecked) var nextID: UInt64 = 0
   @exclusivity(unchecked) var finished = false
   struct Entry {
@@ -127,10 +127,8 @@ package final class SubscriberList<Output, Failure: Error> {
 
   deinit { link?.target = nil }
 
-  package init() {}
-
   /// Adds `d`; the subscription lasts until the returned cancellable is cancelled or deinitialized.
-  package func add(_ d: Downstream<Output, Failure>) -> AnyCancellable {
+  func add(_ d: Downstream<Output, Failure>) -> AnyCancellable {
     let id = nextID
     nextID += 1
     entries.append(Entry(id: id, downstream: d))
@@ -147,7 +145,7 @@ package final class SubscriberList<Output, Failure: Error> {
   }
 
   /// Hands `value` to every current subscriber, in subscription order.
-  package func send(_ value: Output) {
+  func send(_ value: Output) {
     guard !finished, count > 0 else { return }
     if count == 1 {
       entries[0].downstream.receive(value)
