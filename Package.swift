@@ -44,6 +44,9 @@ let package = Package(
     ),
     // A header-only module: the processor's prefetch hint and the kernel's huge-page advice.
     .systemLibrary(name: "CPrefetch"),
+    /// The app host current on each thread, as a C thread-local (see its header). DWARF 4 debug
+    /// information, which valgrind's reader (callgrind, for `make instructions`) accepts.
+    .target(name: "CThreadState", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
     .target(name: "SimKernel", dependencies: ["CPrefetch"], swiftSettings: optimize),
     .target(name: "LiveStack", dependencies: ["SimKernel"], swiftSettings: optimize),
     .target(name: "Clients", dependencies: ["SimKernel", "LiveStack"], swiftSettings: optimize),
@@ -79,7 +82,8 @@ let package = Package(
     .executableTarget(
       name: "stampede-examples", dependencies: ["ExampleSuites", "StampedeCLI"], path: "Examples/stampede-examples"),
     .target(
-      name: "VirtualPlatform", dependencies: ["CPrefetch", "SimKernel", "LiveStack", "Clients"], swiftSettings: optimize
+      name: "VirtualPlatform", dependencies: ["CPrefetch", "CThreadState", "SimKernel", "LiveStack", "Clients"],
+      swiftSettings: optimize
     ),
     .target(name: "Combine", dependencies: ["VirtualPlatform"], swiftSettings: optimize),
     .target(

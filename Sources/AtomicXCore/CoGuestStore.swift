@@ -28,10 +28,13 @@ public final class CoGuestStore {
   let guestEvents = PassthroughSubject<GuestEvent, Never>()
   let hostEvents = PassthroughSubject<HostEvent, Never>()
   let statePublisher = StatePublisher(CoGuestState())
+  /// The seat lists the host's SDK instances share.
+  let seatLists: SharedSeatLists
 
   init(bridge: Bridge, room: UInt32) {
     self.bridge = bridge
     self.room = room
+    seatLists = SharedSeatLists.of(bridge.host)
     guestEvents.onSubscriberCountChange = { bridge.subscribe(.guestEvents, $0 > 0) }
     hostEvents.onSubscriberCountChange = { bridge.subscribe(.hostEvents, $0 > 0) }
     statePublisher.onSubscriberCountChange = { [unowned self] _ in self.sdk.stateSubscribersChanged() }
@@ -164,7 +167,7 @@ public final class CoGuestStore {
       builtVersion = runtime.staffListsVersion
       let seats = runtime.seatView[slot]
       if seats != builtSeats {
-        built.connected = CoGuestStore.connected(seats)
+        built.connected = seatLists.connected(seats, room: room)
         builtSeats = seats
         changed = true
       }
@@ -176,7 +179,7 @@ public final class CoGuestStore {
       // A viewer's SDK: the room's list as room messaging brought it, its own seat as its own
       // deltas say.
       if runtime.updateSeatList(of: bridge.user, &builtSeats) {
-        built.connected = CoGuestStore.connected(builtSeats)
+        built.connected = seatLists.connected(builtSeats, room: room)
         changed = true
       }
     }
@@ -213,5 +216,46 @@ public final class CoGuestStore {
         return true
       }
     }
+  }
+}
+
+/// The `connected` lists of one host's SDK instances, one per room: the list last built for a room
+/// is handed to every instance whose seat list is the same, instead of each building its own.
+///
+/// A seat change reaches every viewer of a room, one after another, and each viewer's SDK then
+/// rebuilds its co-guest state: without sharing, a room of a thousand viewers allocated a thousand
+/// equal arrays and freed as many. App code cannot tell the difference: the lists are values, and
+/// a shared buffer is copied before anyone changes it.
+final class SharedSeatLists {
+  /// Per room: the seat list (occupant + 1 per seat) `infos` was built from.
+  private var seats: [[UInt32]]
+  /// Per room: the seated users of `seats`.
+  private var infos: [[SeatUserInfo]]
+
+  init(rooms: Int) {
+    seats = Array(repeating: [], count: rooms)
+    infos = Array(repeating: [], count: rooms)
+  }
+
+  /// The instance `host` keeps, made on first use.
+  static func of(_ host: AppHost) -> SharedSeatLists {
+    if let shared = host.atomicXShared { return unsafeDowncast(shared, to: SharedSeatLists.self) }
+    let shared = SharedSeatLists(rooms: host.runtime.rooms.count)
+    host.atomicXShared = shared
+    return shared
+  }
+
+  /// The seated users of seat list `list` (occupant + 1 per seat) in room `room`.
+  func connected(_ list: [UInt32], room: UInt32) -> [SeatUserInfo] {
+    let r = Int(room)
+    guard r < seats.count else { return CoGuestStore.connected(list) }
+    if seats[r] != list {
+      // Copied into this table's own storage: keeping the caller's array would make its owner
+      // copy it on its next change.
+      seats[r].removeAll(keepingCapacity: true)
+      seats[r].append(contentsOf: list)
+      infos[r] = CoGuestStore.connected(list)
+    }
+    return infos[r]
   }
 }

@@ -14,27 +14,39 @@ public final class Harness: @unchecked Sendable {
   var random: Xoshiro256
   /// The number of users of the run.
   let userCount: Int
-  /// Per user: the driver whose UI to read after its code ran (the drivers own the harness, so
-  /// these do not own them).
-  var settlers: [SettlerRef?]
+  /// Per user: the driver whose UI to read after its code ran. The drivers own the harness, so
+  /// these do not own them; a plain buffer of uncounted references, which the hook after each
+  /// callback reads with no retain of a table or a driver.
+  let settlers: UnsafeMutablePointer<Unmanaged<Settling>?>
 
   init(random: Xoshiro256, userCount: Int) {
     self.random = random
     self.userCount = userCount
-    settlers = [SettlerRef?](repeating: nil, count: userCount)
+    settlers = .allocate(capacity: max(1, userCount))
+    settlers.initialize(repeating: nil, count: max(1, userCount))
   }
 
   /// The run is over: the host lets go of every app object it keeps for its users.
-  deinit { host?.shutdown() }
+  deinit {
+    host?.shutdown()
+    settlers.deallocate()
+  }
 
   func host(for runtime: ClientRuntime) -> AppHost {
     if let host { return host }
     let h = AppHost(runtime: runtime)
-    // Neither reference is counted: the host clears this closure when the harness shuts it down,
-    // and it runs only on the host that holds it.
-    h.afterUserCode = { [unowned(unsafe) self, unowned(unsafe) h] user in
-      AtomicXDelivery.settle(user, host: h)
-      self.settlers[Int(user)]?.driver.settle(user, host: h)
+    // Neither reference is counted (nor retained around the calls: the closure runs on every piece
+    // of app code): the host clears this closure when the harness shuts it down, and it runs only
+    // on the host that holds it.
+    let uncounted = Unmanaged.passUnretained(h)
+    let settlers = self.settlers
+    let count = userCount
+    h.afterUserCode = { user in
+      assert(Int(user) < count, "a user beyond the run's")
+      uncounted._withUnsafeGuaranteedRef { h in
+        AtomicXDelivery.settle(user, host: h)
+        settlers[Int(user)]?._withUnsafeGuaranteedRef { $0.settle(user, host: h) }
+      }
     }
     host = h
     return h
@@ -44,12 +56,11 @@ public final class Harness: @unchecked Sendable {
   func chance(_ r: Ratio) -> Bool { random.chance(r) }
 }
 
-protocol Settling: AnyObject {
-  func settle(_ user: UInt32, host: AppHost)
-}
-
-struct SettlerRef {
-  unowned(unsafe) let driver: any Settling
+/// A driver whose UI the harness reads after its user's code ran (a class, not a protocol, so that
+/// the harness can hold its drivers as `Unmanaged` references).
+class Settling {
+  /// Reads `user`'s UI after its code ran.
+  func settle(_ user: UInt32, host: AppHost) {}
 }
 
 /// One user's app objects, in a box: an array of boxes stores class references, which the drivers'
@@ -71,7 +82,7 @@ enum Tap: UInt32 {
 
 /// The common part of the drivers: per-user objects, and routing of SDK events to the
 /// SDK-compatible modules.
-class Driver<Objects>: ClientBehavior, Settling {
+class Driver<Objects>: Settling, ClientBehavior {
   let harness: Harness
   /// Per user: its app's objects (while it has any), in an ``ObjectsBox``. Kept as `AnyObject?`,
   /// a concrete type: these drivers run unspecialized (the app's types are not known where they
@@ -88,6 +99,7 @@ class Driver<Objects>: ClientBehavior, Settling {
     boxes = ContiguousArray(repeating: nil, count: harness.userCount)
     epoch = [UInt32](repeating: 0, count: harness.userCount)
     homeRooms = [UInt32](repeating: .max, count: harness.userCount)
+    super.init()
   }
 
   var showsUI: Bool { true }
@@ -110,7 +122,6 @@ class Driver<Objects>: ClientBehavior, Settling {
     let host = harness.host(for: c.runtime)
     host.run(as: c.user) { tap(.apply, arg: 0, user: c.user, host: host) }
   }
-  func settle(_ user: UInt32, host: AppHost) {}
   func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {}
   func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {}
 
@@ -178,7 +189,8 @@ class Driver<Objects>: ClientBehavior, Settling {
     let host = harness.host(for: c.runtime)
     let user = c.user
     homeRooms[Int(user)] = c.room
-    harness.settlers[Int(user)] = SettlerRef(driver: self)
+    precondition(Int(user) < harness.userCount, "a user beyond the run's")
+    harness.settlers[Int(user)] = Unmanaged.passUnretained(self)
     let runtime = c.runtime
     let liveID = VirtualIDs.liveID(c.room)
     host.run(as: user) {
@@ -439,7 +451,8 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   func launch(_ c: inout Client) {
     let host = harness.host(for: c.runtime)
     let user = c.user
-    harness.settlers[Int(user)] = SettlerRef(driver: self)
+    precondition(Int(user) < harness.userCount, "a user beyond the run's")
+    harness.settlers[Int(user)] = Unmanaged.passUnretained(self)
     host.forgetSingletons(of: user)
     setObjects(nil, of: user)
     epoch[Int(user)] &+= 1

@@ -1,9 +1,10 @@
+import CThreadState
 import Clients
 import Foundation
 import LiveStack
 import SimKernel
 
-// pthread and dlsym come through Foundation. Importing Glibc here directly would stop this
+// dlsym comes through Foundation. Importing Glibc here directly would stop this
 // module's `DispatchQueue` from shadowing Dispatch's in app code.
 
 /// The bridge between app code and the simulation: which virtual user's code runs now, and the
@@ -39,6 +40,9 @@ package final class AppHost {
   /// The push being handed to app code on this host right now (PushKit's), if any: kept per host,
   /// since parallel runs deliver pushes on their own threads at once.
   package var pushBeingHandled: AnyObject?
+  /// What an SDK-compatible module shares among all the users of this host (one run), made by the
+  /// module on first use: AtomicXCore's seat lists, built once for every viewer who sees the same.
+  package var atomicXShared: AnyObject?
   @exclusivity(unchecked) private var depth = 0
   @exclusivity(unchecked) private var settling = false
   struct JobSlot {
@@ -259,20 +263,15 @@ package final class AppHost {
 
   // MARK: - The host of this thread
 
-  nonisolated(unsafe) private static var key: pthread_key_t = {
-    var k = pthread_key_t()
-    pthread_key_create(&k, nil)
-    return k
-  }()
-
-  /// The host whose run is handing a callback to app code on this thread, if any.
+  /// The host whose run is handing a callback to app code on this thread, if any (a C
+  /// thread-local: a few instructions to read or set, where a pthread key's are library calls).
   package static var current: AppHost? {
     get {
-      guard let p = pthread_getspecific(key) else { return nil }
+      guard let p = stampede_get_current_host() else { return nil }
       return Unmanaged<AppHost>.fromOpaque(p).takeUnretainedValue()
     }
     set {
-      pthread_setspecific(key, newValue.map { UnsafeMutableRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
+      stampede_set_current_host(newValue.map { UnsafeMutableRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
     }
   }
 

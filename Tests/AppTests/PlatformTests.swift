@@ -141,6 +141,40 @@ import Testing
   }
 }
 
+/// The `connected` lists of a host's SDK instances are shared per room where they are equal.
+@Suite struct SharedSeatListTests {
+  @Test func equalListsShareOneArrayAndEveryAnswerIsTheListsOwn() {
+    let bench = HostBench()
+    let shared = SharedSeatLists.of(bench.host)
+    #expect(SharedSeatLists.of(bench.host) === shared, "one per host")
+    let lists: [[UInt32]] = [[0, 3, 0, 0], [0, 3, 0, 0], [1, 3, 0, 0], [0, 3, 0, 0], [], [2, 0, 0, 4]]
+    var previous: [SeatUserInfo]?
+    for list in lists {
+      let got = shared.connected(list, room: 0)
+      #expect(got == CoGuestStore.connected(list), "the list's own seated users: \(list)")
+      if let previous, previous == got {
+        // The same list a second time: the same storage, not a second array.
+        #expect(
+          previous.withUnsafeBufferPointer { $0.baseAddress } == got.withUnsafeBufferPointer { $0.baseAddress })
+      }
+      previous = got
+    }
+    // A room the table does not know (an unknown live ID) still gets its list.
+    #expect(shared.connected([0, 2], room: .max) == CoGuestStore.connected([0, 2]))
+  }
+
+  @Test func theCallersListStaysItsOwn() {
+    let shared = SharedSeatLists.of(HostBench().host)
+    var list: [UInt32] = [0, 3, 0, 0]
+    let before = list.withUnsafeBufferPointer { $0.baseAddress }
+    _ = shared.connected(list, room: 0)
+    // Still uniquely referenced: changing it in place does not copy it.
+    list[2] = 2
+    #expect(list.withUnsafeBufferPointer { $0.baseAddress } == before)
+    #expect(shared.connected(list, room: 0) == CoGuestStore.connected([0, 3, 2, 0]))
+  }
+}
+
 /// The SDK-compatible `CallStore` tells a callee the call's media type.
 @Suite(.serialized) struct CallStoreEventTests {
   @Test func aCalleeHearsTheCallsMediaTypeNotItsOwnLastChoice() {

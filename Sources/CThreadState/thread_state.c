@@ -1,0 +1,3 @@
+#include "thread_state.h"
+
+_Thread_local void *stampede_current_host = 0;
