@@ -355,7 +355,7 @@ public struct CallStore {
   public func subscribe() { runtime.clients[Int(user)].subscriptions.insert(.callEvents) }
 
   /// The media type of the last call the SDK heard of (`nil`: none yet).
-  public var mediaType: CallMediaType? { runtime.callMedia[user] }
+  public var mediaType: CallMediaType? { runtime.callMedia(of: user) }
 
   /// The `userData` call `call` was placed with ("" if none): what `onCallReceived` carries.
   public func userData(of call: UInt32) -> String {

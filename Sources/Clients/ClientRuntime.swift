@@ -225,8 +225,20 @@ public final class ClientRuntime {
   /// How long the SDK waits for an answer before it reports -1 (`network.requestTimeout`).
   public var requestTimeout = SDKTiming.requestTimeout
   /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
-  /// dialling choice), for the events the SDK-compatible `CallStore` publishes.
-  @exclusivity(unchecked) public var callMedia: [UInt32: CallMediaType] = [:]
+  /// dialling choice), for the events the SDK-compatible `CallStore` publishes. Dense by user (it
+  /// is written at every call event), grown to the highest user that heard one.
+  @exclusivity(unchecked) var callMedia: [CallMediaType?] = []
+
+  /// The media type of the last call `user`'s SDK heard of (`nil`: none yet).
+  public func callMedia(of user: UInt32) -> CallMediaType? {
+    Int(user) < callMedia.count ? callMedia[Int(user)] : nil
+  }
+
+  /// Notes that `user`'s SDK heard of a call of media type `media`.
+  public func setCallMedia(_ media: CallMediaType, of user: UInt32) {
+    callMedia.grow(toInclude: Int(user), filling: nil)
+    callMedia[Int(user)] = media
+  }
   /// The `userData` of every call placed with one, by call ID: it travels with the invitation,
   /// so a callee's SDK hands it to `onCallReceived`. Calls without it are not listed.
   @exclusivity(unchecked) public var callUserData: [UInt32: String] = [:]

@@ -27,6 +27,9 @@ public final class PhoneFleet {
   public var mergeActionProbability: Ratio = .zero
   @exclusivity(unchecked) var records: [Record]
   @exclusivity(unchecked) var random: [SplitMix64]
+  /// An empty buffer for the next ``drain(_:_:)`` to take the system's events into (kept, with
+  /// its capacity, between drains).
+  @exclusivity(unchecked) var spareEvents: [PhoneSystemEvent] = []
 
   /// What the fleet keeps per phone besides the OS's state.
   struct Record {
@@ -478,7 +481,14 @@ public final class PhoneFleet {
   /// ring, completions to judge.
   public func drain<H: PhoneHost>(_ host: inout H, _ scheduler: inout Scheduler) {
     guard os.hasEvents else { return }
-    let events = os.takeEvents()
+    // The spare buffer is taken out first, so that a drain the handling below starts gets its own.
+    var events = spareEvents
+    spareEvents = []
+    os.takeEvents(into: &events)
+    defer {
+      events.removeAll(keepingCapacity: true)
+      spareEvents = events
+    }
     let now = scheduler.now
     for e in events {
       switch e {

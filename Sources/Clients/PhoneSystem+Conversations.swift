@@ -14,7 +14,8 @@ extension PhoneSystem {
   /// `maximumConversationsPerConversationGroup` (the first and the next one that fits), if any.
   public func mergeCandidates(_ phone: UInt32) -> (UInt32, UInt32)? {
     guard groups(phone) >= 2, limits.maximumConversationsPerConversationGroup >= 2 else { return nil }
-    let mine = conversations.values.filter { $0.phone == phone }.sorted { $0.uuid < $1.uuid }
+    let base = UInt64(phone) << 32
+    let mine = activeUUIDs(of: phone).map { conversations[base | UInt64($0)]! }
     var size: [UInt32: Int] = [:]
     for c in mine { size[c.group, default: 0] += 1 }
     let heads = mine.filter { $0.group == $0.uuid }.map(\.uuid)
@@ -44,9 +45,9 @@ extension PhoneSystem {
         .startRequested(phone: phone, uuid: uuid, action: 0, error: .limitExceeded, active: UInt8(groups(phone))))
       throw .limitExceeded
     }
-    conversations[key] = Conversation(
-      phone: phone, uuid: uuid, call: sdkCall, connected: false, reportedAt: now, outgoing: true, group: uuid)
-    cells[i].activeConversations += 1
+    add(
+      Conversation(
+        phone: phone, uuid: uuid, call: sdkCall, connected: false, reportedAt: now, outgoing: true, group: uuid))
     let action = makeAction(phone, uuid: uuid, kind: .start)
     events.append(
       .startRequested(phone: phone, uuid: uuid, action: action.id, error: nil, active: UInt8(groups(phone))))
@@ -72,13 +73,12 @@ extension PhoneSystem {
   }
 
   func endConversation(_ phone: UInt32, _ uuid: UInt32, reason: ConversationEndReason? = nil) {
-    let key = UInt64(phone) << 32 | UInt64(uuid)
-    guard let c = conversations.removeValue(forKey: key) else { return }
+    guard let c = remove(phone, uuid) else { return }
     let i = index(phone)
-    cells[i].activeConversations -= 1
     if cells[i].merged > 0 {
       // A merged group loses one: a member leaving shrinks it; its first leaving hands its name on.
-      let members = conversations.values.filter { $0.phone == phone && $0.group == c.group }.map(\.uuid).sorted()
+      let base = UInt64(phone) << 32
+      let members = activeUUIDs(of: phone).filter { conversations[base | UInt64($0)]!.group == c.group }
       if !members.isEmpty {
         cells[i].merged -= 1
         if c.group == uuid {
@@ -95,8 +95,9 @@ extension PhoneSystem {
     let base = UInt64(phone) << 32
     guard let a = conversations[base | UInt64(uuid)], let b = conversations[base | UInt64(other)], a.group != b.group
     else { return }
-    let joining = conversations.values.filter { $0.phone == phone && $0.group == b.group }.map(\.uuid)
-    let staying = conversations.values.filter { $0.phone == phone && $0.group == a.group }.count
+    let mine = activeUUIDs(of: phone)
+    let joining = mine.filter { conversations[base | UInt64($0)]!.group == b.group }
+    let staying = mine.filter { conversations[base | UInt64($0)]!.group == a.group }.count
     guard staying + joining.count <= limits.maximumConversationsPerConversationGroup else { return }
     for m in joining { conversations[base | UInt64(m)]!.group = a.group }
     cells[index(phone)].merged += 1

@@ -217,6 +217,10 @@ public final class PhoneSystem {
   let cells: Column<Cell>
   /// Active conversations by phone << 32 | UUID.
   @exclusivity(unchecked) public internal(set) var conversations: [UInt64: Conversation] = [:]
+  /// Per phone (by ``index(_:)``): the UUIDs of its active conversations, ascending. A phone's
+  /// conversations are found here, not by a scan of every phone's (which grew with the number of
+  /// calls under way).
+  @exclusivity(unchecked) var uuidsByPhone: [[UInt32]]
   @exclusivity(unchecked) var actions: [UInt32: PendingAction] = [:]
   /// The next action ID (IDs are never reused).
   @exclusivity(unchecked) public private(set) var nextAction: UInt32 = 0
@@ -229,9 +233,17 @@ public final class PhoneSystem {
 
   /// What happened since the last call, oldest first; the list starts anew.
   public func takeEvents() -> [PhoneSystemEvent] {
-    let taken = events
-    events.removeAll(keepingCapacity: true)
+    var taken: [PhoneSystemEvent] = []
+    takeEvents(into: &taken)
     return taken
+  }
+
+  /// Hands over what happened since the last call, oldest first, in `taken`, which must be empty;
+  /// the list starts anew in `taken`'s storage. (Trading buffers: a copy of the list, then
+  /// emptying it, allocated a new buffer at every drain.)
+  public func takeEvents(into taken: inout [PhoneSystemEvent]) {
+    precondition(taken.isEmpty, "the buffer to take events into holds some")
+    swap(&events, &taken)
   }
   let clock: Column<SimInstant>
   /// The time now (shared with the runtime, which the world keeps current).
@@ -247,6 +259,7 @@ public final class PhoneSystem {
     self.limits = limits
     clock = runtime?.clockColumn ?? Column(repeating: .zero, count: 1)
     cells = Column(repeating: Cell(), count: phones.count)
+    uuidsByPhone = Array(repeating: [], count: phones.count)
   }
 
   @inline(__always) func index(_ phone: UInt32) -> Int { Int(phone - phones.lowerBound) }
@@ -292,13 +305,35 @@ public final class PhoneSystem {
   }
   /// The UUIDs of `phone`'s active conversations, in order.
   public func activeUUIDs(of phone: UInt32) -> [UInt32] {
-    guard cells[index(phone)].activeConversations > 0 else { return [] }
-    return conversations.values.filter { $0.phone == phone }.map(\.uuid).sorted()
+    uuidsByPhone[index(phone)]
   }
-  /// The active conversations of `phone` bound to call `call`.
+  /// The active conversations of `phone` bound to call `call`, by UUID.
   public func conversations(of phone: UInt32, call: UInt32) -> [Conversation] {
-    guard cells[index(phone)].activeConversations > 0 else { return [] }
-    return conversations.values.filter { $0.phone == phone && $0.call == call + 1 }.sorted { $0.uuid < $1.uuid }
+    let uuids = uuidsByPhone[index(phone)]
+    guard !uuids.isEmpty else { return [] }
+    let base = UInt64(phone) << 32
+    return uuids.compactMap { conversations[base | UInt64($0)] }.filter { $0.call == call + 1 }
+  }
+
+  /// Files `conversation` as active (its phone's count and UUID list with it).
+  func add(_ conversation: Conversation) {
+    let phone = conversation.phone
+    conversations[UInt64(phone) << 32 | UInt64(conversation.uuid)] = conversation
+    let i = index(phone)
+    cells[i].activeConversations += 1
+    let at = uuidsByPhone[i].firstIndex { $0 > conversation.uuid } ?? uuidsByPhone[i].endIndex
+    uuidsByPhone[i].insert(conversation.uuid, at: at)
+  }
+
+  /// Removes conversation `uuid` of `phone` from the active ones; returns it if it was.
+  func remove(_ phone: UInt32, _ uuid: UInt32) -> Conversation? {
+    guard let c = conversations.removeValue(forKey: UInt64(phone) << 32 | UInt64(uuid)) else { return nil }
+    let i = index(phone)
+    cells[i].activeConversations -= 1
+    uuidsByPhone[i].removeEvery(uuid)
+    // A phone without conversations keeps no storage (most phones are idle most of the time).
+    if uuidsByPhone[i].isEmpty { uuidsByPhone[i] = [] }
+    return c
   }
   /// The phone and conversation of action `id`, while it waits for a completion (or timed out
   /// uncompleted).
@@ -489,16 +524,13 @@ public final class PhoneSystem {
       events.append(.reported(phone: phone, uuid: uuid, error: .limitExceeded, active: UInt8(groups(phone))))
       throw .limitExceeded
     }
-    conversations[key] = Conversation(
-      phone: phone, uuid: uuid, call: call, connected: false, reportedAt: now, group: uuid)
-    cells[i].activeConversations += 1
+    add(Conversation(phone: phone, uuid: uuid, call: call, connected: false, reportedAt: now, group: uuid))
     events.append(.reported(phone: phone, uuid: uuid, error: nil, active: UInt8(groups(phone))))
   }
 
   func endAll(_ phone: UInt32) {
     guard cells[index(phone)].activeConversations > 0 else { return }
-    let mine = conversations.values.filter { $0.phone == phone }.map(\.uuid).sorted()
-    for uuid in mine { endConversation(phone, uuid) }
+    for uuid in activeUUIDs(of: phone) { endConversation(phone, uuid) }
   }
 
   func complete(_ phone: UInt32, _ action: ConversationAction, fulfilled: Bool) {

@@ -167,7 +167,7 @@ public struct CallService: Sendable {
   ) -> Result<UInt32, CallError> {
     guard loggedIn else { return .failure(.notLoggedIn) }
     guard !callees.isEmpty, callees.count + 1 <= CallService.maxParticipants, !callees.contains(caller),
-      Set(callees).count == callees.count, callees.allSatisfy({ Int($0) < userCall.count })
+      !callees.hasDuplicates, callees.allSatisfy({ Int($0) < userCall.count })
     else { return .failure(.invalidParticipant) }
     guard userState[Int(caller)] == .none else { return .failure(.refusedInState) }
     let id = UInt32(calls.count)
@@ -304,7 +304,7 @@ public struct CallService: Sendable {
       calls[Int(id)].startedAt != nil
     else { return .refusedInState }
     let inCall = participants(of: id)
-    guard !callees.isEmpty, Set(callees).count == callees.count, callees.allSatisfy({ Int($0) < userCall.count }),
+    guard !callees.isEmpty, !callees.hasDuplicates, callees.allSatisfy({ Int($0) < userCall.count }),
       !callees.contains(where: { inCall.contains($0) || calls[Int(id)].invitedOutside.contains($0) }),
       inCall.count + calls[Int(id)].invitedOutside.count + callees.count <= CallService.maxParticipants
     else { return .invalidParticipant }
@@ -374,8 +374,14 @@ public struct CallService: Sendable {
 
   /// Users in call `id` now (caller included while it is in).
   public func participants(of id: UInt32) -> [UInt32] {
+    // (One array, built in place: the concatenation allocated three.)
     let c = calls[Int(id)]
-    return ([c.caller] + c.callees + c.joined).filter { userCall[Int($0)] == id + 1 }
+    var out: [UInt32] = []
+    out.reserveCapacity(1 + c.callees.count + c.joined.count)
+    if userCall[Int(c.caller)] == id + 1 { out.append(c.caller) }
+    for u in c.callees where userCall[Int(u)] == id + 1 { out.append(u) }
+    for u in c.joined where userCall[Int(u)] == id + 1 { out.append(u) }
+    return out
   }
 
   // MARK: - Bookkeeping

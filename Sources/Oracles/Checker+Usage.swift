@@ -26,7 +26,7 @@ extension Checker {
       if !runtime.clients[Int(op.user)].loggedIn {
         why = "before its SDK was logged in"
       } else if callees.isEmpty || callees.contains(op.user) || callees.count + 1 > CallService.maxParticipants
-        || callees.contains(where: { Int($0) >= layout.totalUsers }) || Set(callees).count != callees.count
+        || callees.contains(where: { Int($0) >= layout.totalUsers }) || callees.hasDuplicates
       {
         why = "with an invalid list: \(callees)"
       }

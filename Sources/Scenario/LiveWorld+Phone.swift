@@ -141,7 +141,7 @@ extension LiveWorld {
     case .ended:
       break
     }
-    runtime.callMedia[user] = server.calls.calls[Int(event.call)].mediaType
+    runtime.setCallMedia(server.calls.calls[Int(event.call)].mediaType, of: user)
     runtime.received(event, user: user)
     switch event {
     case .received(_, let id):

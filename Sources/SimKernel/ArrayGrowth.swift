@@ -57,3 +57,23 @@ extension UnsafeMutablePointer {
     return block
   }
 }
+
+extension Array where Element: Hashable {
+  /// Whether two elements are equal. Short lists (a call's callees, a handful) are compared pair by
+  /// pair with no allocation; longer ones go through a set.
+  @inlinable
+  public var hasDuplicates: Bool {
+    let n = count
+    if n > 16 { return Set(self).count != n }
+    var i = 1
+    while i < n {
+      var j = 0
+      while j < i {
+        if self[i] == self[j] { return true }
+        j &+= 1
+      }
+      i &+= 1
+    }
+    return false
+  }
+}

@@ -185,7 +185,7 @@ import Testing
       keep.append(AtomicXCore.CallStore.shared.callEventPublisher.sink { heard.append($0) })
     }
     // The server announced call 5 as video; user 2 last dialled (nothing: its own choice is audio).
-    bench.runtime.callMedia[2] = .video
+    bench.runtime.setCallMedia(.video, of: 2)
     bench.run(as: 2) {
       AtomicXDelivery.deliver(.callEvent(.received(user: 2, call: 5)), to: 2, host: bench.host)
     }

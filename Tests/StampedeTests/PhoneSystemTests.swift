@@ -31,6 +31,39 @@ import Testing
       } == [nil, .duplicateUUID, nil, .limitExceeded])
   }
 
+  @Test func aPhonesConversationsAreItsOwnInUUIDOrder() throws {
+    let os = system(groups: 4)
+    // Reported out of order on one phone, with another phone's in between.
+    try os.report(10, uuid: 7, sdkCall: 3)
+    try os.report(11, uuid: 5, sdkCall: 3)
+    try os.report(10, uuid: 2, sdkCall: 3)
+    try os.report(10, uuid: 9, sdkCall: 4)
+    #expect(os.activeUUIDs(of: 10) == [2, 7, 9])
+    #expect(os.activeUUIDs(of: 11) == [5])
+    #expect(os.conversations(of: 10, call: 2).map(\.uuid) == [2, 7], "bound to call 2 (ID + 1 = 3)")
+    #expect(os.conversations(of: 11, call: 2).map(\.uuid) == [5])
+    #expect(os.conversations(of: 10, call: 3).map(\.uuid) == [9])
+    os.endConversation(10, 7)
+    #expect(os.activeUUIDs(of: 10) == [2, 9] && os.activeConversations(10) == 2)
+    os.setApp(10, .killed)
+    #expect(os.activeUUIDs(of: 10).isEmpty && os.conversations(of: 10, call: 2).isEmpty)
+    #expect(os.activeUUIDs(of: 11) == [5], "the other phone's stay")
+    // Drained through a buffer: every event once, in order, and the list starts anew.
+    var taken: [PhoneSystemEvent] = []
+    os.takeEvents(into: &taken)
+    #expect(taken.count == 7 && !os.hasEvents)
+    os.handPush(11, call: 8)
+    try os.report(11, uuid: 6, sdkCall: 0)
+    #expect(os.takeEvents().count == 1)
+  }
+
+  @Test func duplicatesAreFoundInShortAndLongLists() {
+    #expect(![UInt32]().hasDuplicates && ![UInt32(4)].hasDuplicates && ![UInt32(1), 2, 3].hasDuplicates)
+    #expect([UInt32(1), 2, 1].hasDuplicates && [UInt32(3), 3].hasDuplicates)
+    let long = (0..<40).map { UInt32($0) }
+    #expect(!long.hasDuplicates && (long + [39]).hasDuplicates && ([0] + long).hasDuplicates)
+  }
+
   @Test func eachActionSettlesOnceAndLateOrRepeatedCompletionsAreTold() throws {
     let os = system()
     try os.report(10, uuid: 1, sdkCall: 3)
