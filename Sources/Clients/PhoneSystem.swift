@@ -175,6 +175,8 @@ public final class PhoneSystem {
     var foreignCalls: UInt8 = 0
     var generation: UInt16 = 0
     var token: UInt16 = 1
+    /// Actions of this phone the system keeps (waiting for a completion, or timed out without one).
+    var actions: UInt16 = 0
     /// The call of the last push handed to the app, as call ID + 1.
     var pushCall: UInt32 = 0
     var pushesHanded: UInt32 = 0
@@ -357,7 +359,10 @@ public final class PhoneSystem {
       cells[i].tuiLoggedIn = false
       endAll(phone)
       // Actions for a dead process can never be completed: the system drops them.
-      for id in actions.keys.sorted() where actions[id]!.phone == phone { actions.removeValue(forKey: id) }
+      if cells[i].actions > 0 {
+        for id in actions.keys.sorted() where actions[id]!.phone == phone { actions.removeValue(forKey: id) }
+        cells[i].actions = 0
+      }
     }
   }
 
@@ -439,6 +444,7 @@ public final class PhoneSystem {
   {
     let id = nextAction
     nextAction += 1
+    cells[index(phone)].actions += 1
     actions[id] = PendingAction(
       phone: phone, uuid: uuid, call: conversation(phone, uuid)?.call ?? 0, kind: kind,
       deadline: now.nanoseconds + limits.actionTimeout.nanoseconds,
@@ -477,6 +483,7 @@ public final class PhoneSystem {
   public func settle(action id: UInt32, fulfilled: Bool) -> Completion {
     guard id < nextAction else { return .unknown }
     guard let a = actions.removeValue(forKey: id) else { return .repeated }
+    cells[index(a.phone)].actions -= 1
     if a.timedOut { return .afterTimeout }
     let key = UInt64(a.phone) << 32 | UInt64(a.uuid)
     switch (a.kind, fulfilled) {

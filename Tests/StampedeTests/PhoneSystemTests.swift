@@ -107,6 +107,26 @@ import Testing
     #expect(g == 2 && os.isRunning(10) && os.isAwake(10))
   }
 
+  @Test func killingAnAppDropsItsActionsAndNoOtherPhones() throws {
+    let os = system()
+    try os.report(10, uuid: 1, sdkCall: 1)
+    try os.report(11, uuid: 2, sdkCall: 2)
+    let mine = os.makeAction(10, uuid: 1, kind: .join)
+    let theirs = os.makeAction(11, uuid: 2, kind: .join)
+    let settled = os.makeAction(10, uuid: 1, kind: .end)
+    #expect(os.settle(action: settled.id, fulfilled: false) == .onTime(phone: 10, uuid: 1, kind: .end))
+    os.setApp(11, .killed)
+    #expect(os.settle(action: theirs.id, fulfilled: true) == .repeated, "dropped with its process")
+    os.setApp(10, .killed)
+    #expect(os.settle(action: mine.id, fulfilled: true) == .repeated)
+    // A relaunched app's new actions are kept until settled.
+    _ = os.launch(10, foreground: true)
+    try os.report(10, uuid: 3, sdkCall: 1)
+    let again = os.makeAction(10, uuid: 3, kind: .join)
+    os.setApp(11, .killed)
+    #expect(os.settle(action: again.id, fulfilled: true) == .onTime(phone: 10, uuid: 3, kind: .join))
+  }
+
   @Test func missedReportsSuppressPushesAfterTheConfiguredCount() {
     let os = system()
     os.handPush(10, call: 0)
