@@ -3,11 +3,13 @@ import LiveStack
 import SimKernel
 
 extension LiveWorld {
-  /// The population from which the run loop hands the live world its next event before each one
-  /// it handles. Below it the per-user tables mostly stay in the caches, and the hints cost more
-  /// than they save: measured on copies of capacity-1m, no gain at 100,000 users, 4-9% at
-  /// 300,000 and about 9% at a million (docs/DESIGN.md).
-  public static let prefetchFromUsers = 200_000
+  /// The number of viewers and staff from which the run loop hands the live world its next event
+  /// before each one it handles: 4-9% faster at 300,000 and about 9% at a million on copies of
+  /// capacity-1m. Below it the gain depends on the workload: 7-10% on seat-rush at 51,000 and
+  /// 102,000 room users and on capacity-1m at 100,000, none on bench-mmcc at 144,000, where the
+  /// hints add 6% to the instructions (docs/DESIGN.md). Phone users do not count: call-storm with
+  /// 100,000 phones and no room ran 4% slower with hints.
+  public static let prefetchFromRoomUsers = 200_000
 
   /// Starts loading the per-user records the next event will read, while the current one runs.
   ///

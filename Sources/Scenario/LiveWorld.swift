@@ -134,7 +134,7 @@ public struct LiveWorld: World {
       phones: layout.phones, userCount: users, mistakes: profile.mistakes)
     self.audience = audience ?? standard.audience
     audienceStatusIsUI = self.audience.statusIsUI
-    prefetchesNextEvent = users >= LiveWorld.prefetchFromUsers
+    prefetchesNextEvent = Int(layout.phones.lowerBound) >= LiveWorld.prefetchFromRoomUsers
     self.host = host ?? standard.host
     self.admin = admin ?? standard.admin
     self.phone = phone ?? standard.phone
@@ -218,7 +218,7 @@ public struct LiveWorld: World {
   let audienceStatusIsUI: Bool
 
   /// Whether the run loop hints each next event's records (see ``prefetch(_:)``): from
-  /// ``LiveWorld/prefetchFromUsers`` users on, whose tables far outgrow the processor's caches.
+  /// ``LiveWorld/prefetchFromRoomUsers`` viewers and staff on, whose tables outgrow the caches.
   public internal(set) var prefetchesNextEvent: Bool
 
   /// Whether `user` is a viewer whose status is its UI.

@@ -319,9 +319,18 @@ import Testing
   @Test func aWorldOfTheThresholdsSizeHintsByItself() throws {
     var profile = try Profile.parse(Data(minimalProfile.utf8))
     profile.population.rooms = 2
-    profile.population.audiencePerRoom = .constant(Double(LiveWorld.prefetchFromUsers / 2))
+    profile.population.audiencePerRoom = .constant(Double(LiveWorld.prefetchFromRoomUsers / 2))
     #expect(LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1)).prefetchesNextEvent)
-    profile.population.audiencePerRoom = .constant(Double(LiveWorld.prefetchFromUsers / 2 - 10))
+    profile.population.audiencePerRoom = .constant(Double(LiveWorld.prefetchFromRoomUsers / 2 - 10))
     #expect(!LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1)).prefetchesNextEvent)
+  }
+
+  @Test func phoneUsersDoNotCountTowardsTheThreshold() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/call-storm.json5").path
+    var profile = try Profile.load(path: path).profile
+    profile.calls!.users = LiveWorld.prefetchFromRoomUsers + 1
+    let world = LiveWorld(profile: profile, streams: RandomStreams(rootSeed: 1))
+    #expect(world.layout.totalUsers > LiveWorld.prefetchFromRoomUsers)
+    #expect(!world.prefetchesNextEvent)
   }
 }
