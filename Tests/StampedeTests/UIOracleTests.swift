@@ -204,3 +204,72 @@ import Testing
     #expect(q.refused[ServiceRefusal.allCases.firstIndex(of: .rateUser)!] == 1)
   }
 }
+
+/// A service's waiting line: FIFO, a client that gives up takes its request out of it, and a slot
+/// reused while an abandoned request of it still waits gives up the oldest first.
+@Suite struct ServiceWaitingLineTests {
+  static let oneWorker = ServiceSettings(
+    workers: 1, serviceTime: .constant(0), queueLimit: nil, perUser: nil, perRoom: nil, perApp: nil)
+
+  @Test func aReusedSlotCancelsItsOldestRequestFirst() {
+    var q = ServiceQueue(settings: Self.oneWorker, users: 1, rooms: 1)
+    let t = SimInstant.zero
+    var admitted = [q.arrive(slot: 9, user: 0, room: 0, now: t)]  // the worker's
+    for slot: UInt32 in [5, 7, 5] { admitted.append(q.arrive(slot: slot, user: 0, room: 0, now: t)) }
+    #expect(admitted == [.serve, .queued, .queued, .queued])
+    let gaveUp = q.cancel(slot: 5, now: t)
+    #expect(gaveUp)
+    let order = [q.finished(now: t), q.finished(now: t), q.finished(now: t)]
+    #expect(order == [7, 5, nil], "the older request of slot 5 left; the newer keeps its place")
+    let again = [q.cancel(slot: 5, now: t), q.cancel(slot: 7, now: t), q.cancel(slot: 99, now: t)]
+    #expect(again == [false, false, false])
+  }
+
+  /// Random arrivals, give-ups and completions against a plain list, past the points where the
+  /// line drops its served head (after 1,024 served).
+  @Test func itAgreesWithAScannedListOverThousandsOfSteps() {
+    var q = ServiceQueue(settings: Self.oneWorker, users: 1, rooms: 1)
+    var reference: [UInt32] = []  // waiting slots, oldest first
+    var busy = false
+    var random = SplitMix64(seed: 7)
+    let t = SimInstant.zero
+    var cancelled = 0
+    var served = 0
+    for step in 0..<40_000 {
+      let slot = UInt32(random.next(below: 300))
+      // The line grows for the first half, then drains.
+      let arrivals: UInt64 = step < 20_000 ? 5 : 3
+      switch random.next(below: 10) {
+      case 0..<arrivals:
+        let admitted = q.arrive(slot: slot, user: 0, room: 0, now: t)
+        if busy {
+          #expect(admitted == .queued)
+          reference.append(slot)
+        } else {
+          #expect(admitted == .serve)
+          busy = true
+        }
+      case arrivals..<(arrivals + 2):
+        let found = reference.firstIndex(of: slot)
+        let gaveUp = q.cancel(slot: slot, now: t)
+        #expect(gaveUp == (found != nil))
+        if let found {
+          reference.remove(at: found)
+          cancelled += 1
+        }
+      default:
+        guard busy else { continue }
+        let next = q.finished(now: t)
+        #expect(next == reference.first)
+        if next != nil {
+          reference.removeFirst()
+          served += 1
+        } else {
+          busy = false
+        }
+      }
+    }
+    #expect(cancelled > 1_000 && served > 2_000, "both paths exercised: \(cancelled) cancelled, \(served) served")
+    #expect(q.queued.level == reference.count)
+  }
+}
