@@ -1,9 +1,48 @@
 import LiveStack
 import SimKernel
 
-/// The phone system's conversations beyond reporting: groups and merges, outgoing conversations
-/// the app starts, and ends.
+/// The phone system's conversations beyond reporting: each phone's list, groups and merges,
+/// outgoing conversations the app starts, and ends.
 extension PhoneSystem {
+  /// The UUIDs of `phone`'s active conversations, in order.
+  public func activeUUIDs(of phone: UInt32) -> [UInt32] {
+    uuidsByPhone[index(phone)]
+  }
+  /// The active conversations of `phone` bound to call `call`, by UUID.
+  public func conversations(of phone: UInt32, call: UInt32) -> [Conversation] {
+    let uuids = uuidsByPhone[index(phone)]
+    guard !uuids.isEmpty else { return [] }
+    let base = UInt64(phone) << 32
+    return uuids.compactMap { conversations[base | UInt64($0)] }.filter { $0.call == call + 1 }
+  }
+
+  /// Files `conversation` as active (its phone's count and UUID list with it).
+  func add(_ conversation: Conversation) {
+    let phone = conversation.phone
+    conversations[UInt64(phone) << 32 | UInt64(conversation.uuid)] = conversation
+    let i = index(phone)
+    cells[i].activeConversations += 1
+    let at = uuidsByPhone[i].firstIndex { $0 > conversation.uuid } ?? uuidsByPhone[i].endIndex
+    uuidsByPhone[i].insert(conversation.uuid, at: at)
+  }
+
+  /// Ends every conversation of `phone` (its app died).
+  func endAll(_ phone: UInt32) {
+    guard cells[index(phone)].activeConversations > 0 else { return }
+    for uuid in activeUUIDs(of: phone) { endConversation(phone, uuid) }
+  }
+
+  /// Removes conversation `uuid` of `phone` from the active ones; returns it if it was.
+  func remove(_ phone: UInt32, _ uuid: UInt32) -> Conversation? {
+    guard let c = conversations.removeValue(forKey: UInt64(phone) << 32 | UInt64(uuid)) else { return nil }
+    let i = index(phone)
+    cells[i].activeConversations -= 1
+    uuidsByPhone[i].removeEvery(uuid)
+    // A phone without conversations keeps no storage (most phones are idle most of the time).
+    if uuidsByPhone[i].isEmpty { uuidsByPhone[i] = [] }
+    return c
+  }
+
   /// How many conversation groups `phone` shows (what `maximumConversationGroups` limits).
   public func groups(_ phone: UInt32) -> Int {
     let c = cells[index(phone)]
