@@ -11,6 +11,8 @@ import VirtualPlatform
 /// runtime is known), a random stream for the taps, and who drives which user.
 public final class Harness: @unchecked Sendable {
   var host: AppHost?
+  /// `host`, uncounted: lent to the hottest callbacks with no retain (see ``withHost(for:_:)``).
+  var lentHost: Unmanaged<AppHost>?
   var random: Xoshiro256
   /// The number of users of the run.
   let userCount: Int
@@ -49,7 +51,16 @@ public final class Harness: @unchecked Sendable {
       }
     }
     host = h
+    lentHost = Unmanaged.passUnretained(h)
     return h
+  }
+
+  /// Runs `body` with the host lent rather than retained (the harness keeps it for the whole run):
+  /// for a callback every viewer gets at every seat change.
+  @inline(__always)
+  func withHost(for runtime: ClientRuntime, _ body: (AppHost) -> Void) {
+    if let lentHost { return lentHost._withUnsafeGuaranteedRef(body) }
+    body(host(for: runtime))
   }
 
   func sample(_ d: Distribution) -> SimDuration { d.sampleDuration(&random) }
@@ -171,8 +182,9 @@ class Driver<Objects>: Settling, ClientBehavior {
   func guestEvent(_ event: LiveStack.GuestEvent, _ c: inout Client) { deliver(.guestEvent(event), &c) }
   func hostEvent(_ event: LiveStack.HostEvent, _ c: inout Client) { deliver(.hostEvent(event), &c) }
   func seatListChanged(_ change: SeatChangeEvent, _ c: inout Client) {
-    let host = harness.host(for: c.runtime)
-    host.run(as: c.user) {}  // the watched states refresh when the user's code returns
+    let user = c.user
+    // The watched states refresh when the user's code returns.
+    harness.withHost(for: c.runtime) { $0.run(as: user) {} }
   }
   func loginEvent(_ event: LiveStack.LoginEvent, _ c: inout Client) { deliver(.loginEvent(event), &c) }
   func liveEnded(_ c: inout Client) { deliver(.liveEnded, &c) }
