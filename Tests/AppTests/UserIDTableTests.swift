@@ -21,3 +21,29 @@ import Testing
     }
   }
 }
+
+/// The current host is per thread (parallel runs hand callbacks to app code at once).
+@Suite struct CurrentHostTests {
+  @Test func eachThreadSeesItsOwnHostOnlyWhileItsCodeRuns() {
+    let threads = 4
+    // Per thread: how many checks went wrong.
+    let wrong = UnsafeMutablePointer<Int>.allocate(capacity: threads)
+    wrong.initialize(repeating: 0, count: threads)
+    Dispatch.DispatchQueue.concurrentPerform(iterations: threads) { k in
+      let bench = HostBench()
+      for _ in 0..<2_000 {
+        if AppHost.current != nil { wrong[k] += 1 }
+        bench.host.run(as: 1) {
+          if AppHost.current !== bench.host || AppHost.current?.user != 1 { wrong[k] += 1 }
+          bench.host.run(as: 2) {
+            if AppHost.current !== bench.host || AppHost.current?.user != 2 { wrong[k] += 1 }
+          }
+          if AppHost.current !== bench.host || AppHost.current?.user != 1 { wrong[k] += 1 }
+        }
+        if AppHost.current != nil { wrong[k] += 1 }
+      }
+    }
+    #expect((0..<threads).map { wrong[$0] } == [Int](repeating: 0, count: threads))
+    wrong.deallocate()
+  }
+}
