@@ -56,6 +56,12 @@ public struct StackBenchResult: Codable, Sendable {
   public var eventsPerApplication: Double = 0
   /// Wall seconds of the whole run: building the world and running it.
   public var wholeRunSeconds: Double = 0
+  /// Holds per wall second of the C++ `std::priority_queue` reference (a binary heap) running the
+  /// same hold loop at the same queue size, when it was built for this run.
+  public var referenceOpsPerSecond: Double?
+  /// `eventsPerSecond / referenceOpsPerSecond`: the stack against a binary-heap kernel, the
+  /// comparison `ratio` made before Stampede's queue outran the heap.
+  public var referenceRatio: Double?
 }
 
 /// `stampede bench stack`: the seat-rush evening scaled up, against the kernel's hold loop.
@@ -79,13 +85,16 @@ public enum StackBench {
 
   /// Runs `profile` with `seed`, then the kernel hold loop at the stack run's mean queue size for
   /// the same number of events; repeats both, alternating so that machine noise hits both alike,
-  /// and keeps each one's best.
-  public static func measure(profile: Profile, seed: UInt64, repeats: Int, checkingCost: Bool = true)
-    -> StackBenchResult
-  {
+  /// and keeps each one's best. With `reference` (the binary ``KernelBench/buildReference(source:)``
+  /// made), each repeat also runs the C++ binary-heap hold loop at that queue size, which must give
+  /// the kernel's trace hash.
+  public static func measure(
+    profile: Profile, seed: UInt64, repeats: Int, checkingCost: Bool = true, reference: String? = nil
+  ) throws -> StackBenchResult {
     precondition(repeats >= 1, "at least one repeat")
     var r = runStack(profile: profile, seed: seed)
     var kernel = 0.0
+    var heapBest = 0.0
     var unchecked = 0.0
     for i in 0..<repeats {
       if i > 0 {
@@ -100,9 +109,21 @@ public enum StackBench {
       }
       let k = KernelBench.measure(pending: max(1, r.meanPending), holds: Int(r.events), seed: seed)
       kernel = max(kernel, k.opsPerSecond)
+      if let reference {
+        let heap = try KernelBench.measureReference(
+          binary: reference, pending: max(1, r.meanPending), holds: Int(r.events), seed: seed)
+        guard heap.hash == k.hash else {
+          throw BenchError("the reference ran a different loop (hash \(heap.hash), ours \(k.hash))")
+        }
+        heapBest = max(heapBest, heap.opsPerSecond)
+      }
     }
     r.kernelOpsPerSecond = kernel.rounded()
     r.ratio = (r.eventsPerSecond / kernel * 1000).rounded() / 1000
+    if reference != nil {
+      r.referenceOpsPerSecond = heapBest.rounded()
+      r.referenceRatio = (r.eventsPerSecond / heapBest * 1000).rounded() / 1000
+    }
     r.uncheckedEventsPerSecond = unchecked
     r.checkingCost = checkingCost ? ((1 - r.eventsPerSecond / unchecked) * 1000).rounded() / 1000 : 0
     return r

@@ -37,11 +37,17 @@ enum BenchCommand {
     var stack: StackBenchResult?
     var calls: StackBenchResult?
     var sweep: SweepBenchResult?
-    if what == "kernel" || what == "all" { kernelRows = try kernel(options, repeats: repeats, json: json) }
+    // The C++ binary heap, built once (when first needed, after the options are checked) for the
+    // kernel rows and the stack's comparisons.
+    let reference = ReferenceBinary(options)
+    defer { reference.remove() }
+    if what == "kernel" || what == "all" {
+      kernelRows = try kernel(options, repeats: repeats, json: json, reference: reference)
+    }
     if what == "stack" || what == "all" {
-      stack = try self.stack(options, repeats: explicitRepeats ?? 5, json: json)
+      stack = try self.stack(options, repeats: explicitRepeats ?? 5, json: json, reference: reference)
       if options.values["--callers"] != "0" {
-        calls = try self.calls(options, repeats: explicitRepeats ?? 3, json: json)
+        calls = try self.calls(options, repeats: explicitRepeats ?? 3, json: json, reference: reference)
       }
     }
     if what == "sweep" || what == "all" { sweep = try self.sweep(options, repeats: repeats, json: json) }
@@ -78,8 +84,11 @@ enum BenchCommand {
       repeats = r
     }
     let json = options.flags.contains("--json")
-    var r = StackBench.measure(
-      profile: loaded.profile, seed: loaded.profile.defaultSeed, repeats: repeats, checkingCost: false)
+    let reference = ReferenceBinary(options)
+    defer { reference.remove() }
+    var r = try StackBench.measure(
+      profile: loaded.profile, seed: loaded.profile.defaultSeed, repeats: repeats, checkingCost: false,
+      reference: try reference.path())
     var instructions: UInt64?
     if options.flags.contains("--instructions") {
       instructions = try countInstructions(profilePath: loaded.path)
@@ -123,6 +132,7 @@ enum BenchCommand {
       String(
         format: "       kernel hold at queue %d: %.2fM ops/s; stack/kernel ratio %.3fx", r.meanPending,
         r.kernelOpsPerSecond / 1e6, r.ratio))
+    printHeap(r)
     if let instructions {
       print(
         String(
@@ -152,7 +162,7 @@ enum BenchCommand {
       valgrind,
       [
         "--tool=callgrind", "--callgrind-out-file=\(out)", "--toggle-collect=\(stackLoopPattern)", me, "bench", "seats",
-        "--profile", profilePath, "--repeat", "1", "--json",
+        "--profile", profilePath, "--repeat", "1", "--no-reference", "--json",
       ])
     guard status == 0, let line = output.split(separator: "\n").first(where: { $0.contains("Collected :") }),
       let n = line.split(separator: " ").last.flatMap({ UInt64($0) })
@@ -202,6 +212,16 @@ enum BenchCommand {
         r.kernelOpsPerSecond / 1e6, r.ratio, target, r.ratio >= target ? "met" : "MISSED"))
   }
 
+  /// The binary-heap comparison, when the reference ran.
+  static func printHeap(_ r: StackBenchResult) {
+    guard let ops = r.referenceOpsPerSecond, let ratio = r.referenceRatio else { return }
+    print(
+      String(
+        format:
+          "       binary heap (C++ std::priority_queue) hold at the same queue: %.2fM ops/s; stack/heap ratio %.3fx",
+        ops / 1e6, ratio))
+  }
+
   /// What checking costs, when it was measured.
   static func printChecking(_ r: StackBenchResult) {
     if r.uncheckedEventsPerSecond > 0 {
@@ -212,7 +232,9 @@ enum BenchCommand {
     }
   }
 
-  static func stack(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
+  static func stack(_ options: Options, repeats: Int, json: Bool, reference: ReferenceBinary) throws
+    -> StackBenchResult
+  {
     let profile = try benchProfile(options, option: "--profile", file: "profiles/seat-rush.json5", bench: "stack")
       .profile
     guard let rooms = Int(options.values["--rooms"] ?? "1000"), (1...1_000_000).contains(rooms) else {
@@ -223,15 +245,16 @@ enum BenchCommand {
     }
     let duration = try benchDuration(options)
     let scaled = StackBench.scaled(profile, rooms: rooms, audiencePerRoom: audience, duration: duration)
-    let r = StackBench.measure(
+    let r = try StackBench.measure(
       profile: scaled, seed: profile.defaultSeed, repeats: repeats,
-      checkingCost: !options.flags.contains("--no-checking-cost"))
+      checkingCost: !options.flags.contains("--no-checking-cost"), reference: try reference.path())
     if !json {
       print(
         String(
           format: "stack  %@ x%d rooms x%d viewers, %@: %.2fM events/s (%lld events, mean queue %d)",
           profile.name, rooms, audience, duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
       printKernel(r, target: stackTargetRatio)
+      printHeap(r)
       print(
         String(
           format:
@@ -253,7 +276,9 @@ enum BenchCommand {
 
   /// The call-heavy variant of `bench stack`: call-storm with `--callers` phones (default 100,000)
   /// for `--duration`, against the kernel at the same mean queue.
-  static func calls(_ options: Options, repeats: Int, json: Bool) throws -> StackBenchResult {
+  static func calls(_ options: Options, repeats: Int, json: Bool, reference: ReferenceBinary) throws
+    -> StackBenchResult
+  {
     let (path, profile, _) = try benchProfile(
       options, option: "--calls-profile", file: "profiles/call-storm.json5", bench: "stack")
     guard profile.calls != nil else { throw UsageError("--calls-profile: \(path) has no calls block") }
@@ -262,15 +287,16 @@ enum BenchCommand {
     }
     let duration = try benchDuration(options)
     let scaled = StackBench.scaledCalls(profile, callers: callers, duration: duration)
-    let r = StackBench.measure(
+    let r = try StackBench.measure(
       profile: scaled, seed: profile.defaultSeed, repeats: repeats,
-      checkingCost: !options.flags.contains("--no-checking-cost"))
+      checkingCost: !options.flags.contains("--no-checking-cost"), reference: try reference.path())
     if !json {
       print(
         String(
           format: "calls  %@ x%d phones, %@: %.2fM events/s (%lld events, mean queue %d)", profile.name, callers,
           duration.description, r.eventsPerSecond / 1e6, r.events, r.meanPending))
       printKernel(r, target: callTargetRatio)
+      printHeap(r)
       print(
         String(
           format:
@@ -349,7 +375,9 @@ enum BenchCommand {
     return r
   }
 
-  static func kernel(_ options: Options, repeats: Int, json: Bool) throws -> [KernelBenchRow] {
+  static func kernel(_ options: Options, repeats: Int, json: Bool, reference binary: ReferenceBinary) throws
+    -> [KernelBenchRow]
+  {
     let pendings = try (options.values["--pending"] ?? "1000,100000,1000000").split(separator: ",").map {
       guard let n = Int($0), n >= 1, n <= 50_000_000 else {
         throw UsageError("--pending: expected whole numbers from 1 to 50000000, got '\($0)'")
@@ -359,17 +387,7 @@ enum BenchCommand {
     guard let holds = Int(options.values["--holds"] ?? "10000000"), holds >= 1 else {
       throw UsageError("--holds: expected a whole number ≥ 1")
     }
-    var reference: String?
-    if !options.flags.contains("--no-reference") {
-      guard let source = options.values["--reference"] ?? KernelBench.locateReferenceSource() else {
-        throw UsageError(
-          "bench: cannot find Benchmarks/hold_reference.cpp; run from the repository, pass --reference FILE, or --no-reference"
-        )
-      }
-      reference = try KernelBench.buildReference(source: source)
-    }
-    defer { if let reference { try? FileManager.default.removeItem(atPath: reference) } }
-
+    let reference = try binary.path()
     var rows: [KernelBenchRow] = []
     for pending in pendings {
       var best = 0.0
@@ -488,5 +506,33 @@ extension BenchCommand {
           appSide.bytesPerUser, appTargetBytesPerUser, result.meetsTargets ? "meets both" : "MISSES"))
     }
     return .pass
+  }
+}
+
+/// The C++ binary-heap hold loop of `Benchmarks/hold_reference.cpp`, compiled on first use (so
+/// that bad options are reported before the compiler runs) and removed by ``remove()``; none with
+/// `--no-reference`.
+final class ReferenceBinary {
+  let options: Options
+  var built: String?
+
+  init(_ options: Options) { self.options = options }
+
+  /// The binary's path, compiling it the first time; `nil` with `--no-reference`.
+  func path() throws -> String? {
+    if let built { return built }
+    if options.flags.contains("--no-reference") { return nil }
+    guard let source = options.values["--reference"] ?? KernelBench.locateReferenceSource() else {
+      throw UsageError(
+        "bench: cannot find Benchmarks/hold_reference.cpp; run from the repository, pass --reference FILE, or --no-reference"
+      )
+    }
+    built = try KernelBench.buildReference(source: source)
+    return built
+  }
+
+  /// Deletes the binary, if one was built.
+  func remove() {
+    if let built { try? FileManager.default.removeItem(atPath: built) }
   }
 }

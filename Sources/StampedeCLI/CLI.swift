@@ -333,7 +333,9 @@ enum CLI {
             the same process. Targets: stack events/s >= 0.5x kernel holds/s; peak heap <= 2 KiB
             per audience member (from jemalloc). Then the call-heavy variant: profiles/call-storm.json5
             with 100,000 phones (callers and callees) for the same duration, against the kernel the
-            same way. Targets: >= 0.3x kernel; peak heap <= 1 KiB per phone user.
+            same way. Targets: >= 0.3x kernel; peak heap <= 1 KiB per phone user. Each variant
+            is also compared with the C++ binary-heap reference (as for kernel) running the same
+            hold loop at the same queue size: the kernel the targets were first set against.
     sweep   seeds 1..16 of profiles/seat-rush.json5 with one job and with --jobs J (default: all
             cores, at least 2), alternating; reports the throughput of each and the speed-up
             (target: >= 1.6x with 2 jobs on 2 cores).
@@ -349,22 +351,26 @@ enum CLI {
             one application each over an hour, 6 seats held exponential(20s), a host thinking
             exponential(500ms), 40 ms network). Reports applications answered per wall second (in
             the event loop and for the whole run), events per application, events/s and the
-            stack/kernel ratio at the same mean queue size; with --instructions, the instructions
-            the live world's event loop executes (callgrind: exact for the same binary; the kernel
-            loop run for the ratio is left out), per event and per application.
+            stack/kernel and stack/binary-heap ratios at the same mean queue size; with
+            --instructions, the instructions the live world's event loop executes (callgrind:
+            exact for the same binary; the kernel loop run for the ratio is left out), per event
+            and per application.
     all     kernel, stack, sweep and faults (the default is kernel).
 
     Options:
       --json            print {"kernel": [...], "stack": {eventsPerSecond, kernelOpsPerSecond, ratio,
                         population, audience, peakMemoryBytes, bytesPerAudienceMember, events,
-                        meanPending, traceHash, violations, phones, bytesPerUser}, "calls": {...},
+                        meanPending, traceHash, violations, phones, bytesPerUser,
+                        referenceOpsPerSecond, referenceRatio}, "calls": {...},
                         "sweep": {...}}
       --repeat R        repeats per measurement, keeping the best (default: 3; 5 for stack)
 
     Kernel options:
       --pending LIST    pending-event counts (default: 1000,100000,1000000)
       --holds M         holds per measurement (default: 10000000)
-      --no-reference    measure our kernel only (when no C++ compiler is available)
+
+    Reference options (kernel, stack, seats):
+      --no-reference    leave out the C++ binary heap (when no C++ compiler is available)
       --reference FILE  the reference source (default: found from the working folder)
 
     Stack options:

@@ -216,7 +216,7 @@ enum Tool {
       .with("duration", "20m").text
     let file = Tool.temporaryFolder().appendingPathComponent("mmcc.json5")
     try Data(text.utf8).write(to: file)
-    let r = try Tool.run(["bench", "seats", "--profile", file.path, "--repeat", "1", "--json"])
+    let r = try Tool.run(["bench", "seats", "--profile", file.path, "--repeat", "1", "--no-reference", "--json"])
     #expect(r.status == 0, "\(r.stderr)")
     let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
     let seats = json["seats"] as! [String: Any]
@@ -228,6 +228,8 @@ enum Tool {
     #expect((seats["applicationsPerSecond"] as! Double) > 0 && (seats["ratio"] as! Double) > 0)
     #expect(seats["violations"] as? Int == 0)
     #expect(json["instructions"] == nil)
+    // --no-reference leaves the binary heap out.
+    #expect(seats["referenceOpsPerSecond"] == nil && seats["referenceRatio"] == nil)
   }
 
   @Test func theStackBenchmarkPrintsTheContractJSON() throws {
@@ -245,6 +247,13 @@ enum Tool {
     #expect((stack["peakMemoryBytes"] as! Int) > 0)
     #expect(stack["violations"] as? Int == 0)
     let calls = json["calls"] as! [String: Any]
+    // Both variants are also measured against the C++ binary heap at their queue size.
+    for variant in [stack, calls] {
+      let heap = variant["referenceOpsPerSecond"] as! Double
+      #expect(heap > 0)
+      let expected = ((variant["eventsPerSecond"] as! Double) / heap * 1000).rounded() / 1000
+      #expect(abs((variant["referenceRatio"] as! Double) - expected) < 0.0015)
+    }
     #expect(calls["phones"] as? Int == 300 && calls["violations"] as? Int == 0)
     #expect((calls["events"] as! Int) > 1000 && (calls["bytesPerUser"] as! Double) > 0)
     #expect(json["kernel"] == nil)
