@@ -178,23 +178,47 @@ public final class StandardHost: ClientBehavior {
     desk.ensure(slots: c.runtime.applicants.count, room: c.room)
     while desk.reviewing[slot].count < atOnce {
       // What the SDK lists, less what this reviewer has in hand or has just answered (and, with
-      // claims, what the room's other reviewers have in hand).
-      var open = c.coGuest.applicants.filter {
-        !desk.reviewing[slot].contains($0) && !desk.answering[slot].contains($0)
-      }
-      if settings.reviewClaims { open.removeAll { desk.claimed[Int(c.room)].contains($0) } }
-      guard !open.isEmpty else { return }
-      let guest: UInt32
+      // claims, what the room's other reviewers have in hand), in the SDK's order; picked by
+      // position among those open, without building their list.
+      let listed = c.coGuest.applicants
+      let open = openCount(listed, slot: slot, room: c.room)
+      guard open > 0 else { return }
+      let rank: Int
       switch settings.reviewOrder {
-      case .oldest: guest = open[0]
-      case .newest: guest = open[open.count - 1]
-      case .random: guest = open[Int(c.random.next(below: UInt64(open.count)))]
+      case .oldest: rank = 0
+      case .newest: rank = open - 1
+      case .random: rank = Int(c.random.next(below: UInt64(open)))
       }
+      let guest = openApplicant(listed, rank: rank, slot: slot, room: c.room)
       desk.reviewing[slot].append(guest)
       if settings.reviewClaims { desk.claimed[Int(c.room)].append(guest) }
       c.reviewStarted(guest)
       c.schedule(after: settings.thinkTime.sampleDuration(&c.random), tag: Tag.decide.rawValue, arg: guest)
     }
+  }
+
+  /// Whether `guest`, listed by the SDK, is open to the reviewer in `slot`: not in its hand, not
+  /// answered with the answer on its way, and (with claims) not in another reviewer's hand.
+  func isOpen(_ guest: UInt32, slot: Int, room: UInt32) -> Bool {
+    !desk.reviewing[slot].contains(guest) && !desk.answering[slot].contains(guest)
+      && !(settings.reviewClaims && desk.claimed[Int(room)].contains(guest))
+  }
+
+  /// How many of `listed` are open to the reviewer in `slot`.
+  func openCount(_ listed: [UInt32], slot: Int, room: UInt32) -> Int {
+    var n = 0
+    for guest in listed where isOpen(guest, slot: slot, room: room) { n += 1 }
+    return n
+  }
+
+  /// The open applicant at position `rank` (from 0) among the open ones of `listed`, in its order.
+  func openApplicant(_ listed: [UInt32], rank: Int, slot: Int, room: UInt32) -> UInt32 {
+    var seen = 0
+    for guest in listed where isOpen(guest, slot: slot, room: room) {
+      if seen == rank { return guest }
+      seen += 1
+    }
+    preconditionFailure("no open applicant at position \(rank)")
   }
 
   /// The review of `guest` ends (its decision is made, or the reviewer left): the hand is free.

@@ -118,4 +118,37 @@ import Testing
     #expect(h.count > 2_000)
     #expect(h.max <= 10_000_000)
   }
+
+  @Test func aReviewerPicksAmongTheOpenApplicationsInTheSDKsOrder() {
+    // The pick by position, without building the list of open applications, against the list
+    // built with filters, over random desks: with and without claims, every position.
+    var random = SplitMix64(seed: 7)
+    for claims in [false, true] {
+      var settings = HostSettings(
+        thinkTime: .constant(1e9), acceptProbability: .one, rejectWhenFull: false, inviteEvery: nil,
+        inviteTimeout: .seconds(10), kickEvery: nil, lockEvery: nil, lockFor: .constant(1e9), moveEvery: nil,
+        movePolicies: [.abortWhenOccupied], endLiveAfter: nil)
+      settings.reviewClaims = claims
+      let host = StandardHost(settings: settings)
+      host.desk.ensure(slots: 2, room: 3)
+      var checked = 0
+      var wrong: [String] = []
+      for _ in 0..<200 {
+        let listed = (0..<Int(random.next(below: 12))).map { _ in UInt32(random.next(below: 20)) }
+        func some() -> [UInt32] { (0..<Int(random.next(below: 4))).map { _ in UInt32(random.next(below: 20)) } }
+        host.desk.reviewing[1] = some()
+        host.desk.answering[1] = some()
+        host.desk.claimed[3] = some()
+        var open = listed.filter { !host.desk.reviewing[1].contains($0) && !host.desk.answering[1].contains($0) }
+        if claims { open.removeAll { host.desk.claimed[3].contains($0) } }
+        if host.openCount(listed, slot: 1, room: 3) != open.count { wrong.append("count of \(listed)") }
+        for (rank, guest) in open.enumerated() where host.openApplicant(listed, rank: rank, slot: 1, room: 3) != guest {
+          wrong.append("position \(rank) of \(listed)")
+        }
+        checked += open.count
+      }
+      #expect(wrong.count == 0, "first mismatches: \(wrong.prefix(5))")
+      #expect(checked > 200)
+    }
+  }
 }
