@@ -19,6 +19,9 @@ struct UIWatch {
   /// the watched users but those at peace. A round walks them in ID order, so that the per-user
   /// tables it reads are read front to back.
   let bits = Column<UInt64>(reservingCapacity: 0)
+  /// One bit per word of ``bits`` (word `w >> 6`, bit `w & 63`), set while that word has a user
+  /// due: a round visits only those words, not one word per 64 users of the whole world.
+  let words = Column<UInt64>(reservingCapacity: 0)
   /// How many users are due.
   var count = 0
   /// Per user: watched until (nanoseconds; 0: not watched).
@@ -58,6 +61,7 @@ struct UIWatch {
     if users > 0 {
       until.grow(toInclude: users - 1, filling: 0)
       bits.grow(toInclude: (users - 1) >> 6, filling: 0)
+      words.grow(toInclude: (users - 1) >> 12, filling: 0)
     }
   }
 
@@ -75,7 +79,16 @@ struct UIWatch {
     if bits[u >> 6] & bit == 0 {
       bits[u >> 6] |= bit
       count += 1
+      words.grow(toInclude: u >> 12, filling: 0)
+      words[u >> 12] |= 1 << UInt64((u >> 6) & 63)
     }
+  }
+
+  /// Clears `u`'s bit, which is set, and its word's bit once the word has no user due.
+  mutating func clear(_ u: Int) {
+    bits[u >> 6] &= ~(1 << UInt64(u & 63))
+    count -= 1
+    if bits[u >> 6] == 0 { words[u >> 12] &= ~(1 << UInt64((u >> 6) & 63)) }
   }
 
   /// The server changed something of `user`: its UI is checked at the next round (watched from
@@ -89,24 +102,32 @@ struct UIWatch {
     }
   }
 
+  /// Appends the users due, in ID order, to `list`: the words of ``bits`` that ``words`` marks.
+  func appendDue(to list: inout [UInt32]) {
+    for s in 0..<words.count {
+      var summary = words[s]
+      while summary != 0 {
+        let w = s << 6 + summary.trailingZeroBitCount
+        summary &= summary - 1
+        var word = bits[w]
+        while word != 0 {
+          list.append(UInt32(w << 6 + word.trailingZeroBitCount))
+          word &= word - 1
+        }
+      }
+    }
+  }
+
   /// A check found `user`'s UI at peace: nothing could fail on its facts, even were its client
   /// quiet and every answer in, and no mismatch is being timed. No check is due until something
   /// touches the user (its code runs, or the server changes something of it).
-  mutating func atPeace(_ user: UInt32) {
-    let u = Int(user)
-    bits[u >> 6] &= ~(1 << UInt64(u & 63))
-    count -= 1
-  }
+  mutating func atPeace(_ user: UInt32) { clear(Int(user)) }
 
   /// Stops watching `user`.
   mutating func unwatch(_ user: UInt32) {
     let u = Int(user)
     until[u] = 0
-    let bit: UInt64 = 1 << UInt64(u & 63)
-    if bits[u >> 6] & bit != 0 {
-      bits[u >> 6] &= ~bit
-      count -= 1
-    }
+    if bits[u >> 6] & (1 << UInt64(u & 63)) != 0 { clear(u) }
   }
 }
 
@@ -121,14 +142,7 @@ extension LiveWorld {
     var due: [UInt32] = []
     swap(&due, &uiWatch.due)
     due.removeAll(keepingCapacity: true)
-    for w in 0..<uiWatch.bits.count {
-      var word = uiWatch.bits[w]
-      while word != 0 {
-        let u = UInt32(w << 6 + word.trailingZeroBitCount)
-        word &= word - 1
-        due.append(u)
-      }
-    }
+    uiWatch.appendDue(to: &due)
     defer { swap(&due, &uiWatch.due) }
     guard !due.isEmpty else { return }
     let audienceUI = audienceStatusIsUI
