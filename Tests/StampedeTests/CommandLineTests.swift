@@ -260,6 +260,15 @@ enum Tool {
     let bad = try Tool.run(["bench", "stack", "--rooms", "0"])
     #expect(bad.status == 2)
     #expect(bad.stderr.contains("--rooms"))
+    // The options are checked before the reference is compiled: a bad value is named even when
+    // the reference source could not be built.
+    let first = try Tool.run(["bench", "stack", "--rooms", "0", "--reference", "/nonexistent/hold.cpp"])
+    #expect(first.status == 2 && first.stderr.contains("--rooms") && !first.stderr.contains("g++"))
+    let unbuildable = try Tool.run([
+      "bench", "stack", "--rooms", "1", "--audience", "1", "--duration", "1m", "--repeat", "1", "--callers", "0",
+      "--reference", "/nonexistent/hold.cpp",
+    ])
+    #expect(unbuildable.status != 0 && unbuildable.stderr.contains("/nonexistent/hold.cpp"))
   }
 
   @Test func aFailedThresholdExitsThreeAndIsInEveryReportFile() throws {
