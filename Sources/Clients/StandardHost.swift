@@ -181,15 +181,17 @@ public final class StandardHost: ClientBehavior {
       // claims, what the room's other reviewers have in hand), in the SDK's order; picked by
       // position among those open, without building their list.
       let listed = c.coGuest.applicants
-      let open = openCount(listed, slot: slot, room: c.room)
-      guard open > 0 else { return }
       let rank: Int
       switch settings.reviewOrder {
-      case .oldest: rank = 0
-      case .newest: rank = open - 1
-      case .random: rank = Int(c.random.next(below: UInt64(open)))
+      case .oldest:
+        rank = 0
+      case .newest, .random:
+        // Only these need to know how many are open.
+        let open = openCount(listed, slot: slot, room: c.room)
+        guard open > 0 else { return }
+        rank = settings.reviewOrder == .newest ? open - 1 : Int(c.random.next(below: UInt64(open)))
       }
-      let guest = openApplicant(listed, rank: rank, slot: slot, room: c.room)
+      guard let guest = openApplicant(listed, rank: rank, slot: slot, room: c.room) else { return }
       desk.reviewing[slot].append(guest)
       if settings.reviewClaims { desk.claimed[Int(c.room)].append(guest) }
       c.reviewStarted(guest)
@@ -211,14 +213,15 @@ public final class StandardHost: ClientBehavior {
     return n
   }
 
-  /// The open applicant at position `rank` (from 0) among the open ones of `listed`, in its order.
-  func openApplicant(_ listed: [UInt32], rank: Int, slot: Int, room: UInt32) -> UInt32 {
+  /// The open applicant at position `rank` (from 0) among the open ones of `listed`, in its order;
+  /// `nil` when fewer are open.
+  func openApplicant(_ listed: [UInt32], rank: Int, slot: Int, room: UInt32) -> UInt32? {
     var seen = 0
     for guest in listed where isOpen(guest, slot: slot, room: room) {
       if seen == rank { return guest }
       seen += 1
     }
-    preconditionFailure("no open applicant at position \(rank)")
+    return nil
   }
 
   /// The review of `guest` ends (its decision is made, or the reviewer left): the hand is free.

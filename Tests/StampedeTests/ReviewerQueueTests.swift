@@ -145,6 +145,7 @@ import Testing
         for (rank, guest) in open.enumerated() where host.openApplicant(listed, rank: rank, slot: 1, room: 3) != guest {
           wrong.append("position \(rank) of \(listed)")
         }
+        if host.openApplicant(listed, rank: open.count, slot: 1, room: 3) != nil { wrong.append("past \(listed)") }
         checked += open.count
       }
       #expect(wrong.count == 0, "first mismatches: \(wrong.prefix(5))")
