@@ -28,7 +28,8 @@ let package = Package(
     .library(
       name: "Stampede",
       targets: [
-        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner", "History",
+        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Profiles", "Scenario", "Reports", "Runner",
+        "History",
       ]),
   ],
   targets: [
@@ -54,20 +55,26 @@ let package = Package(
     .target(name: "Oracles", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos"], swiftSettings: optimize),
     .target(name: "Metrics", dependencies: ["SimKernel", "LiveStack", "Clients"], swiftSettings: optimize),
     .target(
-      name: "Scenario", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics"],
+      name: "Profiles", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics"],
       swiftSettings: optimize),
     .target(
-      name: "Reports", dependencies: ["SimKernel", "Metrics", "Chaos", "Oracles", "Scenario"], swiftSettings: optimize),
+      name: "Scenario", dependencies: ["SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Profiles"],
+      swiftSettings: optimize),
+    .target(
+      name: "Reports", dependencies: ["SimKernel", "Metrics", "Chaos", "Oracles", "Profiles", "Scenario"],
+      swiftSettings: optimize),
     .target(name: "History", dependencies: ["CSQLite", "Metrics", "Reports"], swiftSettings: optimize),
     .target(
       name: "Runner",
       dependencies: [
-        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "CJemalloc",
+        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Profiles", "Scenario", "Reports",
+        "CJemalloc",
       ], swiftSettings: optimize),
     .target(
       name: "StampedeCLI",
       dependencies: [
-        "Runner", "StampedeHarness", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics", "Chaos",
+        "Runner", "StampedeHarness", "Profiles", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics",
+        "Chaos",
         "Oracles", "CJemalloc", "History",
       ]),
     .executableTarget(name: "stampede", dependencies: ["StampedeCLI"]),
@@ -109,7 +116,7 @@ let package = Package(
     .testTarget(
       name: "StampedeTests",
       dependencies: [
-        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Scenario", "Reports", "Runner",
+        "SimKernel", "LiveStack", "Clients", "Chaos", "Oracles", "Metrics", "Profiles", "Scenario", "Reports", "Runner",
         "StampedeCLI", "stampede", "ToolSupport", "History",
       ]),
     // App code's view of the platform, tested as app code is written (Swift 5 language mode).
@@ -118,7 +125,7 @@ let package = Package(
       dependencies: [
         "stampede-examples", "ExampleSuites", "ExampleApps", "StampedeCLI", "StampedeHarness", "VirtualPlatform",
         "Combine", "AtomicXCore", "PushKit", "LiveCommunicationKit", "Clients", "LiveStack", "SimKernel", "Oracles",
-        "Runner", "Scenario", "Reports", "ToolSupport",
+        "Runner", "Profiles", "Scenario", "Reports", "ToolSupport",
       ], swiftSettings: appFacing),
   ]
 )

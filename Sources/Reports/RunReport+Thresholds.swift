@@ -1,4 +1,5 @@
 import Metrics
+import Profiles
 import Scenario
 
 extension RunReport {

@@ -1,6 +1,7 @@
 import Chaos
 import Clients
 import LiveStack
+import Profiles
 import Scenario
 import SimKernel
 

@@ -2,6 +2,7 @@ import Clients
 import Dispatch
 import Foundation
 import Oracles
+import Profiles
 import Reports
 import Scenario
 

@@ -1,5 +1,6 @@
 import Foundation
 import LiveStack
+import Profiles
 import Scenario
 import SimKernel
 

@@ -1,4 +1,5 @@
 import Foundation
+import Profiles
 import Scenario
 
 /// SHA-256 (FIPS 180-4), used for profile fingerprints in reports and repro checks.

@@ -1,3 +1,4 @@
+import Profiles
 import Reports
 import Scenario
 

@@ -1,5 +1,6 @@
 import Chaos
 import Foundation
+import Profiles
 import Reports
 import Scenario
 import SimKernel

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import LiveStack
 import Metrics
+import Profiles
 import Reports
 import Scenario
 import SimKernel

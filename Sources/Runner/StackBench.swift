@@ -2,6 +2,7 @@ import Chaos
 import Dispatch
 import Foundation
 import Metrics
+import Profiles
 import Scenario
 import SimKernel
 

@@ -1,6 +1,7 @@
 import Clients
 import Dispatch
 import Foundation
+import Profiles
 import Reports
 import Scenario
 import SimKernel

@@ -1,4 +1,5 @@
 import LiveStack
+import Profiles
 import SimKernel
 
 extension Layout {

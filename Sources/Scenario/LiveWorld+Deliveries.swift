@@ -1,5 +1,6 @@
 import Chaos
 import LiveStack
+import Profiles
 import SimKernel
 
 /// How messages reach clients: over each client's ordered channel, where chaos may delay, hold or

@@ -2,6 +2,7 @@ import Chaos
 import Clients
 import LiveStack
 import Oracles
+import Profiles
 import SimKernel
 
 /// Devices: a microphone or camera open reaching its answer, and a viewer's app going to the

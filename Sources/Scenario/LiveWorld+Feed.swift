@@ -1,6 +1,7 @@
 import Clients
 import LiveStack
 import Oracles
+import Profiles
 import SimKernel
 
 /// Room messaging: each room's seat list fanned out to everyone in it (see ``RoomFeed``).

@@ -2,6 +2,7 @@ import Chaos
 import Clients
 import LiveStack
 import Oracles
+import Profiles
 import SimKernel
 
 extension LiveWorld {

@@ -3,6 +3,7 @@ import Clients
 import LiveStack
 import Metrics
 import Oracles
+import Profiles
 import SimKernel
 
 extension LiveWorld {

@@ -3,6 +3,7 @@ import Clients
 import LiveStack
 import Metrics
 import Oracles
+import Profiles
 import SimKernel
 
 /// The live world: rooms on a server, and the phones of their owners, admins and viewers, each

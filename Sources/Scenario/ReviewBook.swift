@@ -1,6 +1,7 @@
 import Clients
 import LiveStack
 import Metrics
+import Profiles
 import SimKernel
 
 /// The hosts and admins as reviewers: which applications wait for one, how long they waited, and

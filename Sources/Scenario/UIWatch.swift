@@ -1,6 +1,7 @@
 import Clients
 import LiveStack
 import Oracles
+import Profiles
 import SimKernel
 
 /// The app UIs worth checking: every probed user whose code ran in the last ``window``, and any

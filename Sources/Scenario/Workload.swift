@@ -1,5 +1,6 @@
 import Clients
 import LiveStack
+import Profiles
 import SimKernel
 
 /// The load a profile puts on the world beyond what each client's behaviour does: viewers arriving

@@ -1,5 +1,6 @@
 import Foundation
 import LiveStack
+import Profiles
 import Reports
 import Runner
 import Scenario

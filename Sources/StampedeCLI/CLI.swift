@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import Profiles
 import Runner
 import Scenario
 

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import Profiles
 import Reports
 import Runner
 import Scenario

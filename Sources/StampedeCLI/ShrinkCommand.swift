@@ -1,4 +1,5 @@
 import Foundation
+import Profiles
 import Reports
 import Runner
 import Scenario

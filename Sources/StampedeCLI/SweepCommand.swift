@@ -1,5 +1,6 @@
 import Foundation
 import History
+import Profiles
 import Reports
 import Runner
 import Scenario

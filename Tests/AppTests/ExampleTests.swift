@@ -6,6 +6,7 @@ import StampedeCLI
 import StampedeHarness
 import Testing
 
+@testable import Profiles
 @testable import Runner
 @testable import Scenario
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Profiles
 @testable import Reports
 @testable import Runner
 @testable import Scenario

@@ -6,6 +6,7 @@ import ToolSupport
 
 @testable import Clients
 @testable import Oracles
+@testable import Profiles
 @testable import Runner
 @testable import Scenario
 

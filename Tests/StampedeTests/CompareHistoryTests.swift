@@ -5,6 +5,7 @@ import Testing
 import ToolSupport
 
 @testable import History
+@testable import Profiles
 @testable import Reports
 @testable import Runner
 @testable import Scenario

@@ -3,6 +3,7 @@ import Testing
 
 @testable import Chaos
 @testable import LiveStack
+@testable import Profiles
 @testable import Runner
 @testable import Scenario
 @testable import SimKernel

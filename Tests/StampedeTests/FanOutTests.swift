@@ -5,6 +5,7 @@ import Testing
 @testable import LiveStack
 @testable import Metrics
 @testable import Oracles
+@testable import Profiles
 @testable import Scenario
 @testable import SimKernel
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Profiles
 @testable import Scenario
 
 /// The profile reader's JSON5: the whole syntax, errors that say where, and keys given twice.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import Clients
 @testable import Oracles
+@testable import Profiles
 @testable import Runner
 @testable import Scenario
 @testable import SimKernel

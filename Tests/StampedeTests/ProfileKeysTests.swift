@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ToolSupport
 
+@testable import Profiles
 @testable import Runner
 @testable import Scenario
 

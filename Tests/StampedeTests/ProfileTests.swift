@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Profiles
 @testable import Scenario
 @testable import SimKernel
 

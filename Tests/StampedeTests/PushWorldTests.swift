@@ -5,6 +5,7 @@ import Testing
 @testable import Clients
 @testable import LiveStack
 @testable import Oracles
+@testable import Profiles
 @testable import Scenario
 @testable import SimKernel
 

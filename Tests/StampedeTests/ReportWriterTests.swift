@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Metrics
+@testable import Profiles
 @testable import Reports
 @testable import Scenario
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Clients
+@testable import Profiles
 @testable import Runner
 @testable import Scenario
 @testable import SimKernel

@@ -3,6 +3,7 @@ import Testing
 
 @testable import Clients
 @testable import Metrics
+@testable import Profiles
 @testable import Scenario
 @testable import SimKernel
 

@@ -3,6 +3,7 @@ import Testing
 
 @testable import Chaos
 @testable import Clients
+@testable import Profiles
 @testable import Runner
 @testable import Scenario
 

@@ -4,6 +4,7 @@ import Testing
 @testable import Chaos
 @testable import Clients
 @testable import LiveStack
+@testable import Profiles
 @testable import Scenario
 @testable import SimKernel
 

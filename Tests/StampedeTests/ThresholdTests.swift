@@ -3,6 +3,7 @@ import Testing
 
 @testable import Metrics
 @testable import Oracles
+@testable import Profiles
 @testable import Reports
 @testable import Scenario
 

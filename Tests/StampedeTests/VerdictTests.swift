@@ -3,6 +3,7 @@ import Testing
 import ToolSupport
 
 @testable import Clients
+@testable import Profiles
 @testable import Reports
 @testable import Runner
 @testable import Scenario

@@ -1,6 +1,7 @@
 import SimKernel
 
 @testable import Clients
+@testable import Profiles
 @testable import Scenario
 
 /// Steps a test takes on a staged world's phones, as the system would.

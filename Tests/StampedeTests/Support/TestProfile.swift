@@ -2,6 +2,7 @@ import Foundation
 import Runner
 import Testing
 
+@testable import Profiles
 @testable import Scenario
 
 /// A profile for a test: a JSON5 base with typed overrides at dotted key paths. An override always
