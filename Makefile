@@ -3,7 +3,7 @@ PROFILE ?= profiles/smoke.json5
 SEED ?= 1
 SWIFT ?= swift
 
-.PHONY: run test build bench instructions lint format deps clean dist install
+.PHONY: run test test-long build bench instructions lint format deps clean dist install
 
 deps:
 	@scripts/bootstrap
@@ -15,9 +15,15 @@ build: deps
 run: build
 	.build/release/stampede run $(PROFILE) --seed $(SEED)
 
-## Runs the test suite.
+## Runs the test suite: every invariant's planted violation, the golden hashes of every shipped
+## profile on seed 1, determinism across processes and the examples, in a few minutes.
 test: deps
 	$(SWIFT) test
+
+## Runs every test, the long ones too: whole seed ranges, shrinking, scale runs, sweeps through
+## the command line, every golden hash (nightly CI and before a release).
+test-long: deps
+	STAMPEDE_LONG_TESTS=1 $(SWIFT) test
 
 ## Kernel benchmark against the C++ reference (numbers quoted in the README).
 bench: build

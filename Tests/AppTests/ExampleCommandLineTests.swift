@@ -15,7 +15,7 @@ enum ExamplesTool {
 /// The whole command line works in an executable that registers its own apps: every repro line
 /// it prints runs there, and replay and shrink reach the same failure.
 @Suite(.serialized) struct ExampleCommandLineTests {
-  @Test func tenThousandViewModelUsersGiveTheSameTraceHashInTwoProcesses() throws {
+  @Test(.long) func tenThousandViewModelUsersGiveTheSameTraceHashInTwoProcesses() throws {
     let folder = ExamplesTool.folder()
     var hashes: [String] = []
     for i in 0..<2 {
@@ -34,7 +34,7 @@ enum ExamplesTool {
     #expect(hashes[0] == hashes[1])
   }
 
-  @Test func aFailingAppRunReplaysAndShrinksThroughTheExamplesExecutable() throws {
+  @Test(.long) func aFailingAppRunReplaysAndShrinksThroughTheExamplesExecutable() throws {
     let folder = ExamplesTool.folder()
     let out = folder.appendingPathComponent("run")
     let r = try ExamplesTool.run([

@@ -5,6 +5,7 @@ import SimKernel
 import StampedeCLI
 import StampedeHarness
 import Testing
+import ToolSupport
 
 @testable import Profiles
 @testable import Runner
@@ -71,15 +72,17 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect((team.latencies["seat.wait_for_review"]?.p99Ms ?? 0) < 200)
   }
 
+  /// Seed 1 in `make test`, seeds 1 to 5 in `make test-long`.
   @Test func aDoubleTappedApplyIsCaughtOnEverySeedOneToFive() throws {
-    for seed: UInt64 in 1...5 {
+    for seed: UInt64 in longTestsEnabled ? 1...5 : 1...1 {
       let report = try runExample("double-tap", seed: seed)
       #expect(violated(report) == ["ui.idle-means-nothing-pending"], "seed \(seed)")
     }
   }
 
+  /// Seed 1 in `make test`, seeds 1 to 5 in `make test-long`.
   @Test func aGuestConnectedWithItsMicrophoneClosedIsCaughtOnEverySeedOneToFive() throws {
-    for seed: UInt64 in 1...5 {
+    for seed: UInt64 in longTestsEnabled ? 1...5 : 1...1 {
       let report = try runExample("seat-list-guest", seed: seed)
       #expect(violated(report) == ["ui.connected-means-seated"], "seed \(seed)")
     }

@@ -191,7 +191,7 @@ import Testing
   /// between the apply and the host's accept the package limit is checked once, and the share
   /// refused with -2340 must be Erlang B's, within four standard errors of six independent seeds
   /// (less the warm-up of rooms that start empty: at most B times the mean hold over the hour).
-  @Test func appliedSeatsAnsweredAtOnceBlockAsErlangBPredicts() throws {
+  @Test(.long) func appliedSeatsAnsweredAtOnceBlockAsErlangBPredicts() throws {
     let base = TestProfile(try String(contentsOf: repositoryRoot.appendingPathComponent("profiles/bench-mmcc.json5")))
     let text = base.with("population.rooms", json5: "10").with("host.thinkTime", "constant(0ms)")
       .with("network.clientServer", "constant(0ms)").with("devices", json5: "{ openTime: \"constant(0ms)\" }").text

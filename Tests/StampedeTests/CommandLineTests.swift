@@ -111,7 +111,7 @@ enum Tool {
     #expect(version.stdout.hasPrefix("stampede \(StampedeVersion.current)"))
   }
 
-  @Test func theMistakesCommandReportsEachMistakeAndTheRunRecordsItsMistake() throws {
+  @Test(.long) func theMistakesCommandReportsEachMistakeAndTheRunRecordsItsMistake() throws {
     let r = try Tool.run([
       "mistakes", "--json", "--seeds", "1..3", "--mistake", "host.kick-with-disconnect,phone.calls-before-login",
     ])
@@ -170,7 +170,7 @@ enum Tool {
     #expect(profile.mistakes == [.kickWithDisconnect] && profile.quirks == [.staleInvitation])
   }
 
-  @Test func theFaultBenchmarkRunsEveryKindOnAndOff() throws {
+  @Test(.long) func theFaultBenchmarkRunsEveryKindOnAndOff() throws {
     let r = try Tool.run(["bench", "faults", "--seeds", "2", "--repeat", "1", "--json"])
     #expect(r.status == 0, "\(r.stderr)")
     let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]

@@ -427,11 +427,19 @@ final class LockedCount: @unchecked Sendable {
     (1...3).map { ("nightly-chaos.json5", UInt64($0)) } + (1...2).map { ("mistakes.json5", UInt64($0)) }
     + [("flash-crowd.json5", 2)]
 
-  @Test(
-    arguments: wide + [
+  /// A profile of each kind in `make test`; every pair in `make test-long`.
+  static let batchingCases: [(String, UInt64)] =
+    longTestsEnabled
+    ? wide + [
       ("smoke.json5", UInt64(1)), ("smoke.json5", 7), ("seat-rush.json5", 2), ("nightly-chaos.json5", 1),
       ("nightly-chaos.json5", 5), ("call-storm.json5", 3), ("flash-crowd-staffing.json5", 1),
-    ])
+    ]
+    : [
+      ("nightly-chaos.json5", 1), ("mistakes.json5", 1), ("smoke.json5", 7), ("call-storm.json5", 3),
+      ("flash-crowd-staffing.json5", 1),
+    ]
+
+  @Test(arguments: batchingCases)
   func batchingChangesNoResultAndSavesEvents(profile name: String, seed: UInt64) throws {
     let (profile, data) = try repositoryProfile(name)
     var run = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: seed, duration: .minutes(5))

@@ -170,7 +170,7 @@ import Testing
     #expect(try canonical(merged) == canonical(whole + "/summary.json"))
   }
 
-  @Test func aSweepOffATerminalPrintsAPlainProgressLineEveryInterval() throws {
+  @Test(.long) func aSweepOffATerminalPrintsAPlainProgressLineEveryInterval() throws {
     let out = Tool.temporaryFolder().appendingPathComponent("p")
     let r = try Tool.run([
       "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--quiet", "--progress-every", "200ms",

@@ -123,7 +123,7 @@ import Testing
     #expect(world.services[1].served == 1 && world.services[1].busy.level == 0)
   }
 
-  @Test func anOverloadedLoginServiceRetriesAndTimesOutButTheCorrectClientsBreakNoInvariant() throws {
+  @Test(.long) func anOverloadedLoginServiceRetriesAndTimesOutButTheCorrectClientsBreakNoInvariant() throws {
     // The call storm with two login workers at exponential(200 ms): logins pile up, time out in
     // the SDK at 10 s and are tried again (the real overload dynamics). A phone whose login is
     // still on its way cannot decline a pushed call yet, so that is not held against it.

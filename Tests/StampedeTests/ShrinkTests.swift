@@ -44,7 +44,7 @@ import Testing
     return try JSONValue.parse(json5: data).setting("mistakes", to: .array(mistakes.map { .string($0.rawValue) }))
   }
 
-  @Test(arguments: [
+  @Test(.long, arguments: [
     ClientMistake.kickWithDisconnect, .doubleTapApply, .moveReadAsLeave, .callsBeforeLogin, .pushNotReported,
     .returnOnMalformedPush, .noFallbackBeyondLimit,
   ])
@@ -63,7 +63,7 @@ import Testing
     #expect(Shrinker.signature(run.report(run.execute(), startedAt: Date())) == outcome.signature)
   }
 
-  @Test func aMistakeUnderSwarmChaosShrinksToTwentyUsersAndThreeFaultKindsOrFewer() throws {
+  @Test(.long) func aMistakeUnderSwarmChaosShrinksToTwentyUsersAndThreeFaultKindsOrFewer() throws {
     let tree = try document("profiles/swarm-chaos.json5", mistakes: [.doubleTapApply])
     var shrinker = Shrinker(tree: tree, profilePath: "profiles/swarm-chaos.json5", budget: 200)
     let outcome = try shrinker.shrink(seed: 1)

@@ -20,7 +20,7 @@ import Testing
   /// answer to its accept was still on its way cleared the viewer's "answered" mark; it answered
   /// again, and the first accept's late answer, taken for the second's, opened the microphone and
   /// camera of a session already over (`device.capture-only-while-seated`).
-  @Test func aDuplicatedInvitationIsNotAnsweredTwice() throws {
+  @Test(.long) func aDuplicatedInvitationIsNotAnsweredTwice() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 5552) == [])
   }
 
@@ -37,7 +37,7 @@ import Testing
   /// session's seat (held back on that channel); the microphone failed in the session that seat
   /// began, the viewer went idle, and the application's answer, coming while the list still showed
   /// the seat, was not withdrawn (`ui.idle-means-nothing-pending`).
-  @Test func anApplicationAnsweredAfterTheViewerGaveUpIsWithdrawnWhileTheListLags() throws {
+  @Test(.long) func anApplicationAnsweredAfterTheViewerGaveUpIsWithdrawnWhileTheListLags() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 5726) == [])
   }
 
@@ -45,7 +45,7 @@ import Testing
   /// a seat the list gave (an earlier session's, held back); when that seat went, the viewer went
   /// back to "applying" for an application the server never held
   /// (`ui.applying-means-pending`). Such an application is now withdrawn when its -1 comes.
-  @Test func anUnansweredApplicationIsWithdrawnWhileAListGivenSeatIsInSession() throws {
+  @Test(.long) func anUnansweredApplicationIsWithdrawnWhileAListGivenSeatIsInSession() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 1460) == [])
   }
 
@@ -55,7 +55,7 @@ import Testing
   /// (`ui.idle-means-nothing-pending`). A withdrawal whose cancel got no answer now shows
   /// "applying" again, as the SDK's own status stays applying until a cancel is confirmed, and
   /// ends like an application the viewer gave up on.
-  @Test func aWithdrawalWhoseCancelGotNoAnswerShowsApplyingUntilACancelIsAnswered() throws {
+  @Test(.long) func aWithdrawalWhoseCancelGotNoAnswerShowsApplyingUntilACancelIsAnswered() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 2980) == [])
   }
 
@@ -73,7 +73,7 @@ import Testing
   /// while the application it had filed stood on the server (`ui.idle-means-nothing-pending`). A
   /// session the list gave while an application had no answer now withdraws that application
   /// when the viewer gives the session up.
-  @Test func aSessionGivenUpOnAListGivenSeatWithdrawsTheApplicationBehindIt() throws {
+  @Test(.long) func aSessionGivenUpOnAListGivenSeatWithdrawsTheApplicationBehindIt() throws {
     #expect(try violated("profiles/seat-rush-swarm.json5", seed: 7017) == [])
   }
 }

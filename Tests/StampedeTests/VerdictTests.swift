@@ -88,7 +88,7 @@ import ToolSupport
 
 /// The corpus lives with the sweep and replays each failure with what it failed under.
 @Suite(.serialized) struct CorpusTests {
-  @Test func aMistakeFailureRoundTripsThroughTheCorpus() throws {
+  @Test(.long) func aMistakeFailureRoundTripsThroughTheCorpus() throws {
     let folder = ProcessTool.temporaryFolder()
     let out = folder.appendingPathComponent("sweep")
     let first = try Tool.run([

@@ -88,3 +88,8 @@ public struct ProcessTool: Sendable {
     return try JSONSerialization.jsonObject(with: data) as! [String: Any]
   }
 }
+
+/// Whether the long tests run: scale runs, whole seed ranges, shrinking and sweeps through the
+/// command line. `make test-long` sets `STAMPEDE_LONG_TESTS=1` and runs every test; `make test`
+/// leaves them out, so that the suite a contributor runs stays within minutes.
+public let longTestsEnabled = ProcessInfo.processInfo.environment["STAMPEDE_LONG_TESTS"] == "1"
