@@ -44,10 +44,12 @@ import Testing
     return try JSONValue.parse(json5: data).setting("mistakes", to: .array(mistakes.map { .string($0.rawValue) }))
   }
 
-  @Test(.long, arguments: [
-    ClientMistake.kickWithDisconnect, .doubleTapApply, .moveReadAsLeave, .callsBeforeLogin, .pushNotReported,
-    .returnOnMalformedPush, .noFallbackBeyondLimit,
-  ])
+  @Test(
+    .long,
+    arguments: [
+      ClientMistake.kickWithDisconnect, .doubleTapApply, .moveReadAsLeave, .callsBeforeLogin, .pushNotReported,
+      .returnOnMalformedPush, .noFallbackBeyondLimit,
+    ])
   func aCatalogueMistakeShrinksToTenUsersOrFewerWithinTheDefaultBudget(_ mistake: ClientMistake) throws {
     let tree = try document("profiles/mistakes.json5", mistakes: [mistake])
     var shrinker = Shrinker(tree: tree, profilePath: "profiles/mistakes.json5", budget: 200)
