@@ -188,7 +188,7 @@ extension LiveWorld {
         kind: name, room: nil, users: [e.a], request: nil,
         detail: "the system hands the app the Start action \(e.b) it asked for", onServer: false)
     case .pushServed:
-      let push = pushQueue[Int(e.a)]
+      let push = desk.pushes[Int(e.a)]
       return .init(
         kind: name, room: nil, users: [push.user], request: nil,
         detail: "push backend sends the push of call \(push.call)",

@@ -42,22 +42,14 @@ extension LiveWorld {
       if chaos.outage(user: user, service: .push, now) != nil {
         return measured.countLostPush(.outage)
       }
-      guard isLimited(3) else { return sendPush(to: user, call: call, &scheduler) }
+      guard desk.isLimited(ServiceDesk.Service.push.rawValue) else { return sendPush(to: user, call: call, &scheduler) }
       // The push backend has a capacity: the push waits for a worker, or is turned away.
-      let slot: UInt32
-      if let free = freePushSlots.popLast() {
-        slot = free
-        pushQueue[Int(slot)] = (user, call)
-      } else {
-        slot = UInt32(pushQueue.count)
-        pushQueue.append((user, call))
-      }
-      switch services[3].arrive(slot: slot, user: user, room: layout.homeRoom[Int(user)], now: now) {
-      case .serve: scheduler.schedule(after: serviceTime(3, user: user), event(.pushServed, slot))
+      let (slot, outcome) = desk.arrivePush(
+        user: user, call: call, room: layout.homeRoom[Int(user)], now: now, service: &network.links[Int(user)].service)
+      switch outcome {
+      case .serve(let time): scheduler.schedule(after: time, event(.pushServed, slot))
       case .queued: break
-      case .refused:
-        freePushSlots.append(slot)
-        measured.countLostPush(.refused)
+      case .refused: measured.countLostPush(.refused)
       }
     case .apnsAlert:
       measured.counters.add(measured.pushApnsAlert)

@@ -37,7 +37,7 @@ extension LiveWorld {
       guard let op = inFlight.record(inSlot: next.a) else { return }
       user = op.user
       let i = LiveWorld.serviceIndex(of: op.kind)
-      if isLimited(i) { services[i].prefetchWindow(of: user) }
+      if desk.isLimited(i) { desk.prefetchWindow(i, of: user) }
     case LiveEvent.clientReply.rawValue, LiveEvent.serverServed.rawValue, LiveEvent.deviceReply.rawValue:
       guard let op = inFlight.record(inSlot: next.a) else { return }
       user = op.user

@@ -7,24 +7,25 @@ import Profiles
 import SimKernel
 
 extension LiveWorld {
-  /// An SDK call reaches the server: a service with a capacity admits, queues or refuses it;
-  /// otherwise it is carried out at once.
+  /// An SDK call reaches the server: a service with a capacity admits, queues or refuses it
+  /// (``ServiceDesk``); otherwise it is carried out at once.
   mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
-    if hasCapacity != 0 {
+    if desk.hasCapacity {
       let op = inFlight.ops[Int(slot)]
       let i = LiveWorld.serviceIndex(of: op.kind)
-      if isLimited(i) {
-        switch services[i].arrive(slot: slot, user: op.user, room: layout.homeRoom[Int(op.user)], now: scheduler.now) {
-        case .serve:
-          scheduler.schedule(after: serviceTime(i, slot: slot), event(.serverServed, slot, UInt32(i)))
+      if desk.isLimited(i) {
+        let room = layout.homeRoom[Int(op.user)]
+        switch desk.arrive(
+          i, slot: slot, user: op.user, room: room, now: scheduler.now, service: &network.links[Int(op.user)].service)
+        {
+        case .serve(let time):
+          scheduler.schedule(after: time, event(.serverServed, slot, UInt32(i)))
         case .queued:
           // The SDK gives up on it at its request timeout, wherever it then waits.
           scheduler.schedule(
             at: max(scheduler.now, op.issuedAt + profile.network.requestTimeout),
             event(.serviceTimeout, slot, UInt32(i)))
-        case .refused(let why):
-          // A full queue fails with the generic error; a rate limit with the frequency limit.
-          let error: SeatError = why == .queueFull ? .failed : .frequencyLimited
+        case .refused(let error):
           if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
           measured.countError(error)
           reply(slot, error, &scheduler)
@@ -35,27 +36,18 @@ extension LiveWorld {
     serve(slot: slot, &scheduler)
   }
 
-  /// Whether service `i` (seats, login, calls, push) has a capacity, and so a queue.
-  @inline(__always)
-  func isLimited(_ i: Int) -> Bool { hasCapacity & 1 << i != 0 }
-
-  /// Which capacity (`server.seats`, `server.login`, `server.calls`, by index) serves `kind`.
+  /// Which service of the desk (`server.seats`, `server.login`, `server.calls`) serves `kind`.
   static func serviceIndex(of kind: OperationKind) -> Int {
     switch service(of: kind) {
-    case .login: return 1
-    case .calls: return 2
-    default: return 0
+    case .login: return ServiceDesk.Service.login.rawValue
+    case .calls: return ServiceDesk.Service.calls.rawValue
+    default: return ServiceDesk.Service.seats.rawValue
     }
-  }
-
-  /// How long service `i` takes for the request in `slot` (drawn from its user's `service` stream).
-  mutating func serviceTime(_ i: Int, slot: UInt32) -> SimDuration {
-    serviceTime(i, user: inFlight.ops[Int(slot)].user)
   }
 
   /// How long service `i` takes for a request of `user` (drawn from the user's `service` stream).
   mutating func serviceTime(_ i: Int, user: UInt32) -> SimDuration {
-    services[i].settings.serviceTime.sampleDuration(&network.links[Int(user)].service)
+    desk.serviceTime(i, &network.links[Int(user)].service)
   }
 
   /// A request is carried out (at once, or when a worker of its service finishes it): the server

@@ -71,15 +71,8 @@ public struct LiveWorld: World {
   var reviews: ReviewBook
   /// Guests seated across all rooms, over time (the `room.seats` resource).
   var seated = LevelGauge()
-  /// The server's services (seats, login, calls, push); only those in `hasCapacity` are used.
-  /// (Not optionals: reading one through `!` copied the whole queue, retaining each of its tables.)
-  var services = [ServiceQueue](
-    repeating: ServiceQueue(settings: .unlimited, users: 0, rooms: 0), count: 4)
-  /// Which services have a capacity: bit `i` for `services[i]` (zero: none has).
-  var hasCapacity: UInt8 = 0
-  /// VoIP pushes waiting for or being sent by the push backend (`server.push`), by slot.
-  public internal(set) var pushQueue: [(user: UInt32, call: UInt32)] = []
-  var freePushSlots: [UInt32] = []
+  /// The server's services with a capacity (seats, login, calls, push) and their queues.
+  public internal(set) var desk: ServiceDesk
   /// When the last time-series sample was taken (nanoseconds), and room messaging's downlink then.
   var lastSample: (ns: Int64, downlink: UInt64) = (0, 0)
   /// Which viewer of each room the next sampled seat-list check looks at.
@@ -188,11 +181,8 @@ public struct LiveWorld: World {
     deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
     reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
-    for (i, s) in profile.server.named.enumerated() where s.settings.isLimited {
-      services[i] = ServiceQueue(settings: s.settings, users: users, rooms: layout.rooms)
-      hasCapacity |= 1 << i
-    }
-    if hasCapacity != 0 {
+    desk = ServiceDesk(settings: profile.server.named.map(\.settings), users: users, rooms: layout.rooms)
+    if desk.hasCapacity {
       // Each user's `service` stream, the service times of its requests, in its network record.
       for (u, g) in streams.entities("service", layout.identities).enumerated() { network.links[u].service = g }
     }
@@ -319,24 +309,23 @@ public struct LiveWorld: World {
       // Only the request queued then: a slot reused since holds a younger request.
       let op = inFlight.ops[Int(e.a)]
       if op.live, op.issuedAt + profile.network.requestTimeout <= scheduler.now,
-        services[Int(e.b)].cancel(slot: e.a, now: scheduler.now)
+        desk.cancel(Int(e.b), slot: e.a, now: scheduler.now)
       {
         if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
         measured.countError(.failed)
         scheduler.schedule(after: .zero, event(.clientReply, e.a, UInt32(bitPattern: SeatError.failed.rawValue)))
       }
     case .pushServed:
-      let push = pushQueue[Int(e.a)]
-      freePushSlots.append(e.a)
+      let push = desk.takePush(e.a)
       sendPush(to: push.user, call: push.call, &scheduler)
-      if let next = services[3].finished(now: scheduler.now) {
-        scheduler.schedule(
-          after: serviceTime(3, user: pushQueue[Int(next)].user), event(.pushServed, next))
+      if let next = desk.finished(ServiceDesk.Service.push.rawValue, now: scheduler.now) {
+        scheduler.schedule(after: serviceTime(3, user: desk.pushes[Int(next)].user), event(.pushServed, next))
       }
     case .serverServed:
       serve(slot: e.a, &scheduler)
-      if let next = services[Int(e.b)].finished(now: scheduler.now) {
-        scheduler.schedule(after: serviceTime(Int(e.b), slot: next), event(.serverServed, next, e.b))
+      if let next = desk.finished(Int(e.b), now: scheduler.now) {
+        scheduler.schedule(
+          after: serviceTime(Int(e.b), user: inFlight.ops[Int(next)].user), event(.serverServed, next, e.b))
       }
     case .uiCheck:
       checkUIs()

@@ -87,8 +87,8 @@ extension LiveWorld {
       queueMean: 0, queueP99: 0, refused: refused, capacity: "\(layout.rooms) room(s) × \(perRoom) guest seat(s)")
     var out = [reviews.usage(endNs: endNs), seats]
     for (i, named) in profile.server.named.enumerated() {
-      guard isLimited(i) else { continue }
-      let q = services[i]
+      guard desk.isLimited(i) else { continue }
+      let q = desk.queues[i]
       var refused: [String: UInt64] = [:]
       for (k, why) in ServiceRefusal.allCases.enumerated() where q.refused[k] > 0 {
         refused[why.rawValue] = q.refused[k]
