@@ -118,6 +118,61 @@ public final class RoomFeed {
     queue = immediate ? nil : ServiceQueue(settings: s, users: 0, rooms: 0)
   }
 
+  /// Each room's `messaging` stream: the fixed service times of its broadcasts (empty when
+  /// every broadcast leaves at once).
+  var random: [SplitMix64] = []
+
+  /// Gives the feed each room's `messaging` stream, from which ``drawServiceNs(_:)`` draws.
+  public func takeRandom(_ streams: [SplitMix64]) {
+    precondition(streams.count == rooms.count, "\(streams.count) messaging streams for \(rooms.count) rooms")
+    random = streams
+  }
+
+  /// How long the next broadcast of `room` takes before its per-recipient time, in nanoseconds:
+  /// a draw of the messaging service time from the room's own stream.
+  public func drawServiceNs(_ room: UInt32) -> Int64 {
+    settings.serviceTime.sampleDuration(&random[Int(room)]).nanoseconds
+  }
+
+  /// Each user's downlink delay for room broadcasts, in microseconds: one draw per audience member
+  /// from the network's `latency`, on its own `fan-out` stream (zero for staff and phones, which
+  /// hear their own messages).
+  public static func delays(layout: Layout, latency: Distribution, streams: RandomStreams) -> [UInt32] {
+    var out = [UInt32](repeating: 0, count: layout.totalUsers)
+    let stream = RandomStreams.streamSeed(root: streams.rootSeed, name: "fan-out")
+    for room in 0..<UInt32(layout.rooms) {
+      for u in layout.audience(of: room) {
+        var g = SplitMix64(seed: RandomStreams.entitySeed(stream: stream, layout.identity(of: u)))
+        let d = latency.sampleDuration(&g).nanoseconds
+        out[Int(u)] = UInt32(clamping: max(0, d) / 1000)
+      }
+    }
+    return out
+  }
+
+  /// The changes of `room`'s broadcast sent at `sentNs` that `viewer` hears as seat-list deltas,
+  /// handed to `body` in batches: the changes of others' seats (its own seat it hears by its own
+  /// messages), leaving out those that left a seat as it was. The log is read in place: client
+  /// code adds to it and folds it only through events of its own (server changes, broadcasts),
+  /// never while `body` runs.
+  public func deltas(room: UInt32, viewer: UInt32, sentNs: Int64, _ body: (SeatBatch) -> Void) {
+    let me = viewer + 1
+    var batch = SeatBatch()
+    for i in entryIndices(room: room, sentAtOrAfter: sentNs) {
+      let e = entry(room: room, at: i)
+      guard e.sentNs == sentNs, e.after != me, e.before != me, e.after != e.before else { continue }
+      batch.append(
+        e.after != 0
+          ? SeatChange(room: room, seat: e.seat, user: e.after - 1, seated: true)
+          : SeatChange(room: room, seat: e.seat, user: e.before - 1, seated: false))
+      if batch.isFull {
+        body(batch)
+        batch = SeatBatch()
+      }
+    }
+    if batch.count > 0 { body(batch) }
+  }
+
   /// `user`'s downlink delay for broadcasts.
   public func delay(of user: UInt32) -> SimDuration { .nanoseconds(Int64(delayUs[Int(user)]) * 1000) }
 

@@ -6,27 +6,6 @@ import SimKernel
 
 /// Room messaging: each room's seat list fanned out to everyone in it (see ``RoomFeed``).
 extension LiveWorld {
-  /// Each user's downlink delay for room broadcasts, in microseconds: one draw per audience member
-  /// from the network's latency distribution, on its own `fan-out` stream (zero for staff and
-  /// phones, which hear their own messages).
-  static func broadcastDelays(profile: Profile, layout: Layout, streams: RandomStreams) -> [UInt32] {
-    var out = [UInt32](repeating: 0, count: layout.totalUsers)
-    let stream = RandomStreams.streamSeed(root: streams.rootSeed, name: "fan-out")
-    for room in 0..<UInt32(layout.rooms) {
-      for u in layout.audience(of: room) {
-        var g = SplitMix64(seed: RandomStreams.entitySeed(stream: stream, layout.identity(of: u)))
-        let d = profile.network.clientServer.sampleDuration(&g).nanoseconds
-        out[Int(u)] = UInt32(clamping: max(0, d) / 1000)
-      }
-    }
-    return out
-  }
-
-  /// How long the next broadcast of `room` takes, before its per-recipient time.
-  mutating func broadcastServiceNs(_ room: UInt32) -> Int64 {
-    profile.server.messaging.serviceTime.sampleDuration(&messagingRandom[Int(room)]).nanoseconds
-  }
-
   /// The server changed `room`'s seat list: the change goes out to the room (now, or through room
   /// messaging's workers).
   mutating func feedChanged(room: UInt32, _ scheduler: inout Scheduler) {
@@ -39,7 +18,7 @@ extension LiveWorld {
       if feed.broadcasts != before { broadcastReachesWatchers(room: room, sentAt: now, &scheduler) }
       return
     }
-    let step = feed.changed(room: room, members: members, now: now) { broadcastServiceNs($0) }
+    let step = feed.changed(room: room, members: members, now: now, serviceNs: feed.drawServiceNs)
     schedule(step, room: room, &scheduler)
   }
 
@@ -63,7 +42,7 @@ extension LiveWorld {
     let start = releasedNotices.count
     let (this, next) = feed.sent(
       room: room, members: { memberCount[Int($0)] }, now: now,
-      serviceNs: { broadcastServiceNs($0) }, release: { releasedNotices.append($0) })
+      serviceNs: feed.drawServiceNs, release: { releasedNotices.append($0) })
     var i = start
     while i < releasedNotices.count {
       send(releasedNotices[i], &scheduler)
@@ -77,9 +56,9 @@ extension LiveWorld {
 
   /// A room held back by its rate limit may broadcast again.
   mutating func broadcastRelease(room: UInt32, _ scheduler: inout Scheduler) {
-    let step = server.feed.released(
-      room: room, members: server.seats.memberCount[Int(room)], now: scheduler.now
-    ) { broadcastServiceNs($0) }
+    let feed = server.feed
+    let step = feed.released(
+      room: room, members: server.seats.memberCount[Int(room)], now: scheduler.now, serviceNs: feed.drawServiceNs)
     schedule(step, room: room, &scheduler)
   }
 
@@ -100,25 +79,7 @@ extension LiveWorld {
       runtime.clients[Int(user)].subscriptions.contains(.seatList)
     else { return }
     let sentNs = scheduler.now.nanoseconds - server.feed.delay(of: user).nanoseconds
-    let me = user + 1
-    var batch = SeatBatch()
-    // Its own seat it hears by its own messages; a change that left a seat as it was says nothing.
-    // The log is read in place: client code adds to it and folds it only through events of its
-    // own (server changes, broadcasts), never while a callback runs.
-    let feed = server.feed
-    for i in feed.entryIndices(room: room, sentAtOrAfter: sentNs) {
-      let e = feed.entry(room: room, at: i)
-      guard e.sentNs == sentNs, e.after != me, e.before != me, e.after != e.before else { continue }
-      batch.append(
-        e.after != 0
-          ? SeatChange(room: room, seat: e.seat, user: e.after - 1, seated: true)
-          : SeatChange(room: room, seat: e.seat, user: e.before - 1, seated: false))
-      if batch.isFull {
-        run(user, .seatList(batch), &scheduler)
-        batch = SeatBatch()
-      }
-    }
-    if batch.count > 0 { run(user, .seatList(batch), &scheduler) }
+    server.feed.deltas(room: room, viewer: user, sentNs: sentNs) { run(user, .seatList($0), &scheduler) }
   }
 
   /// `client.view-matches-server`, sampled while the run goes on: in each room, one viewer in turn

@@ -77,8 +77,6 @@ public struct LiveWorld: World {
   var lastSample: (ns: Int64, downlink: UInt64) = (0, 0)
   /// Which viewer of each room the next sampled seat-list check looks at.
   var viewerCheckTurn = 0
-  /// Each room's `messaging` stream: the service times of its broadcasts (`server.messaging`).
-  var messagingRandom: [SplitMix64] = []
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight: CallsInFlight
@@ -150,16 +148,14 @@ public struct LiveWorld: World {
       } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
     let feed = RoomFeed(
       seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
-      delayUs: LiveWorld.broadcastDelays(profile: profile, layout: layout, streams: streams),
+      delayUs: RoomFeed.delays(layout: layout, latency: profile.network.clientServer, streams: streams),
       homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: profile.server.messaging)
     runtime.feed = feed
     server = Server(
       layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome, feed: feed)
     server.calls.offlineRingsOut = profile.calls?.offlineRingsOut ?? true
     server.calls.busyRejectedByCallee = profile.calls?.busyRejectedByCallee ?? true
-    if !feed.immediate {
-      messagingRandom = streams.entities("messaging", layout.roomIdentities)
-    }
+    if !feed.immediate { feed.takeRandom(streams.entities("messaging", layout.roomIdentities)) }
     pushRandom = profile.calls == nil ? [] : streams.entities("push", layout.identities)
     if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)

@@ -269,6 +269,48 @@ import Testing
     #expect(list.isEmpty)
   }
 
+  @Test func aBroadcastsDeltasLeaveOutTheViewersOwnSeatAndChangesThatChangedNothing() {
+    // Immediate messaging: every change leaves at once. User 5 takes seat 0, user 6 seat 1, user
+    // 5 leaves seat 0 and takes it again (seat 0 as it was: no change for the others), all at 1 s.
+    let feed = RoomFeed(
+      seatCounts: [3], delayUs: [0, 0, 0, 0, 0, 0, 0, 0], homeRoom: { _ in 0 }, messaging: .unlimited)
+    let t = SimInstant.zero + .seconds(1)
+    for c in [
+      SeatChange(room: 0, seat: 0, user: 5, seated: true), SeatChange(room: 0, seat: 1, user: 6, seated: true),
+    ] {
+      feed.record(c)
+    }
+    _ = feed.changed(room: 0, members: 8, now: t) { _ in 0 }
+    var heard: [[SeatChange]] = []
+    feed.deltas(room: 0, viewer: 7, sentNs: t.nanoseconds) { b in heard.append((0..<b.count).map { b[$0] }) }
+    #expect(heard.flatMap { $0 }.map(\.user) == [5, 6])
+    heard = []
+    // User 5 hears only user 6's seat: its own it hears by its own messages.
+    feed.deltas(room: 0, viewer: 5, sentNs: t.nanoseconds) { b in heard.append((0..<b.count).map { b[$0] }) }
+    #expect(heard.flatMap { $0 }.map(\.user) == [6])
+    heard = []
+    // Another instant's broadcast is not this one.
+    feed.deltas(room: 0, viewer: 7, sentNs: t.nanoseconds + 1) { b in heard.append((0..<b.count).map { b[$0] }) }
+    #expect(heard.isEmpty)
+  }
+
+  @Test func eachRoomDrawsItsBroadcastTimesFromItsOwnStream() {
+    let settings = ServiceSettings(
+      workers: 1, serviceTime: .exponential(mean: 1e8), queueLimit: nil, perUser: nil, perRoom: nil, perApp: nil)
+    func feed() -> RoomFeed {
+      let f = RoomFeed(seatCounts: [2, 2], delayUs: [], homeRoom: { _ in nil }, messaging: settings)
+      f.takeRandom([SplitMix64(seed: 1), SplitMix64(seed: 2)])
+      return f
+    }
+    let a = feed()
+    let b = feed()
+    // Room 1's draws do not move room 0's.
+    let room0 = (0..<3).map { _ in a.drawServiceNs(0) }
+    _ = (0..<5).map { _ in b.drawServiceNs(1) }
+    #expect((0..<3).map { _ in b.drawServiceNs(0) } == room0)
+    #expect(Set(room0).count == 3)
+  }
+
   @Test func oneWorkerServesTheRoomsInTurnAndARoomsChangesWaitForItsBroadcast() {
     // One worker, 100 ms a broadcast. Room 0 changes at 0 (served 0–100 ms), room 1 at 10 ms
     // (queued), room 0 again at 20 ms (waits behind its own broadcast) and at 30 ms (a merge:
