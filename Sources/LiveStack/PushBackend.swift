@@ -81,6 +81,29 @@ public enum PushRoute: Sendable, Equatable {
   case lost(PushLoss)
 }
 
+/// How the pushes the backend sends travel to the phones.
+public struct PushDelivery: Sendable {
+  /// Call server to push backend time.
+  public var backendLatency: Distribution
+  /// Backend to phone delivery time (APNs).
+  public var latency: Distribution
+  /// Probability that APNs delivers a push twice.
+  public var duplicateRate: Ratio
+  /// Probability that a push's payload is malformed.
+  public var malformedRate: Ratio
+
+  /// Delivery with the given latencies and rates (by default, instant and clean).
+  public init(
+    backendLatency: Distribution = .constant(0), latency: Distribution = .constant(0), duplicateRate: Ratio = .zero,
+    malformedRate: Ratio = .zero
+  ) {
+    self.backendLatency = backendLatency
+    self.latency = latency
+    self.duplicateRate = duplicateRate
+    self.malformedRate = malformedRate
+  }
+}
+
 /// The offline-push backend (TIMPush): which token and certificate each user uploaded with
 /// `setVOIP`, and what becomes of a push to that user.
 public struct PushBackend: Sendable {
@@ -92,13 +115,49 @@ public struct PushBackend: Sendable {
   var certificate: [UInt32]
   /// Per user: the uploaded token.
   var token: [UInt16]
+  /// How pushes travel: latencies, duplicates and malformed payloads.
+  public let delivery: PushDelivery
+  /// Each user's `push` stream (by user ID; empty for a backend that sends nothing): the draws for
+  /// the pushes to that user.
+  var random: [SplitMix64]
 
-  /// A backend for `userCount` users, none registered.
-  public init(certificates: [PushCertificate], appEnvironment: PushEnvironment, userCount: Int) {
+  /// A backend for `userCount` users, none registered, whose pushes travel as `delivery` says,
+  /// drawn from `random` (one stream per user).
+  public init(
+    certificates: [PushCertificate], appEnvironment: PushEnvironment, userCount: Int,
+    delivery: PushDelivery = PushDelivery(), random: [SplitMix64] = []
+  ) {
     self.certificates = certificates
     self.appEnvironment = appEnvironment
     certificate = [UInt32](repeating: 0, count: userCount)
     token = [UInt16](repeating: 0, count: userCount)
+    self.delivery = delivery
+    self.random = random
+  }
+
+  /// How long a push to `user` takes from the call server to the phone: the backend's latency,
+  /// then APNs's (drawn from the user's stream).
+  public mutating func latency(to user: UInt32) -> SimDuration {
+    delivery.backendLatency.sampleDuration(&random[Int(user)]) + delivery.latency.sampleDuration(&random[Int(user)])
+  }
+
+  /// Whether the push to `user` arrives malformed (`calls.push.malformedRate`), and how: no
+  /// `voip_caller_name` or an `ext` that is not JSON, half each.
+  public mutating func malformation(to user: UInt32) -> PushMalformation? {
+    guard random[Int(user)].chance(delivery.malformedRate) else { return nil }
+    return random[Int(user)].next() & 1 == 0 ? .noCallerName : .badExt
+  }
+
+  /// APNs's latency alone, for a second copy of a push to `user`.
+  public mutating func copyLatency(to user: UInt32) -> SimDuration {
+    delivery.latency.sampleDuration(&random[Int(user)])
+  }
+
+  /// Whether APNs delivers the push to `user` twice (`calls.push.duplicateRate`): the second
+  /// copy's latency, if so.
+  public mutating func duplicate(to user: UInt32) -> SimDuration? {
+    guard random[Int(user)].chance(delivery.duplicateRate) else { return nil }
+    return copyLatency(to: user)
   }
 
   /// `setVOIP(certificateID, token)` from `user`: records the pair. A zero certificate or token

@@ -62,28 +62,24 @@ extension LiveWorld {
   /// backend's and APNs's latency (and whatever faults add).
   mutating func sendPush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
     let now = scheduler.now
-    var latency =
-      callsProfile.push.backendLatency.sampleDuration(&pushRandom[Int(user)])
-      + callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)])
+    var latency = server.push.latency(to: user)
     if let extra = chaos.slowdown(user: user, service: .push, now) { latency = latency + extra }
     if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
     var word = call
     if let wrong = chaos.malformedPush(to: user, now) {
       word = wrong.word(call: call)
-    } else if pushRandom[Int(user)].chance(callsProfile.push.malformedRate) {
-      word = (pushRandom[Int(user)].next() & 1 == 0 ? PushMalformation.noCallerName : .badExt).word(call: call)
+    } else if let malformed = server.push.malformation(to: user) {
+      word = malformed.word(call: call)
     }
     if word != call { measured.counters.add(measured.pushMalformed) }
     scheduler.schedule(after: latency, event(.pushDelivered, user, word))
     if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {
-      scheduler.schedule(
-        after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
+      scheduler.schedule(after: server.push.copyLatency(to: user), event(.pushDelivered, user, call))
     }
-    if pushRandom[Int(user)].chance(callsProfile.push.duplicateRate) {
+    if let after = server.push.duplicate(to: user) {
       // APNs delivers it twice.
       measured.counters.add(measured.pushDuplicated)
-      scheduler.schedule(
-        after: callsProfile.push.latency.sampleDuration(&pushRandom[Int(user)]), event(.pushDelivered, user, call))
+      scheduler.schedule(after: after, event(.pushDelivered, user, call))
     }
   }
 

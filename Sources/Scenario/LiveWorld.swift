@@ -30,8 +30,6 @@ public struct LiveWorld: World {
   public let phoneOS: PhoneSystem?
   /// The phones, driven through their apps' lifecycle and PushKit (when the profile has `calls`).
   public let phones: PhoneFleet?
-  /// Each user's `push` stream (by user ID; empty without calls): the backend's draws for pushes to it.
-  var pushRandom: [SplitMix64]
   /// Per user: the `viewer-app` stream, for viewers' app lifecycle (`audience.background`; empty
   /// without it).
   var viewerAppRandom: [SplitMix64] = []
@@ -144,7 +142,13 @@ public struct LiveWorld: World {
     }
     let push =
       profile.calls.map {
-        PushBackend(certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users)
+        PushBackend(
+          certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users,
+          delivery: PushDelivery(
+            backendLatency: $0.push.backendLatency, latency: $0.push.latency, duplicateRate: $0.push.duplicateRate,
+            malformedRate: $0.push.malformedRate),
+          // Each user's `push` stream: the backend's draws for pushes to it.
+          random: streams.entities("push", layout.identities))
       } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
     let feed = RoomFeed(
       seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
@@ -156,7 +160,6 @@ public struct LiveWorld: World {
     server.calls.offlineRingsOut = profile.calls?.offlineRingsOut ?? true
     server.calls.busyRejectedByCallee = profile.calls?.busyRejectedByCallee ?? true
     if !feed.immediate { feed.takeRandom(streams.entities("messaging", layout.roomIdentities)) }
-    pushRandom = profile.calls == nil ? [] : streams.entities("push", layout.identities)
     if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     var m = LiveMetrics()
