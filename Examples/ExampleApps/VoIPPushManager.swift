@@ -64,6 +64,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       .store(in: &cancellables)
   }
 
+  deinit {
+    if let loginObserver { NotificationCenter.default.removeObserver(loginObserver) }
+  }
+
   /// Logs in to the IM SDK, then TUICore; the token goes up after both.
   public func logIn(sdkAppID: Int, userID: String, userSig: String) {
     LoginStore.shared.login(sdkAppID: sdkAppID, userID: userID, userSig: userSig) { result in

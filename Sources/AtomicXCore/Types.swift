@@ -263,8 +263,11 @@ struct Bridge {
     guard let completion else { return nil }
     let host = self.host
     let user = self.user
+    // The app's closure is let go of as the user's code, whether or not it is called.
+    let held = UserBound(completion, host: host, user: user)
     return { _, result in
       host.run(as: user) {
+        guard let completion = held.take() else { return }
         switch result {
         case .success: completion(.success(()))
         case .failure(let e): completion(.failure(ErrorInfo(e)))

@@ -251,6 +251,9 @@ public final class ClientRuntime {
   public let ui: UIProbes
   /// The lines app code printed, for traces.
   public let appLog = AppLog()
+  /// Uses of the virtual platform by app code outside every virtual user's code, in order: when
+  /// (simulated nanoseconds) and what was used. The world turns them into findings.
+  public var appOutsideUser: [(timeNs: Int64, what: String)] = []
   /// Participant lists of `calls()` in flight, by slot.
   public let callLists = ListTable()
   /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are

@@ -78,6 +78,18 @@ public struct CommandQueue {
     return (storage.pointee + index).move()
   }
 
+  /// Drops the commands from `index` on (none of them taken yet), each handed to `each` first and
+  /// then released with its completion.
+  public func dropLast(from index: Int, _ each: (borrowing ClientCommand) -> Void) {
+    precondition(index >= 0 && index <= counts[0], "command index out of range")
+    for i in index..<counts[0] {
+      each((storage.pointee + i).pointee)
+      (storage.pointee + i).deinitialize(count: 1)
+      (sides.pointee + i).deinitialize(count: 1)
+    }
+    counts[0] = index
+  }
+
   /// Forgets the commands taken with ``take(_:completion:)``; call after taking every one.
   public func reset() { counts[0] = 0 }
 }

@@ -247,7 +247,7 @@ public protocol Scheduler {
 
 extension DispatchQueue: Scheduler {
   public func schedule(_ action: @escaping () -> Void) {
-    AppHost.required("receive(on:)").post(action)
+    AppHost.inUser("receive(on:)")?.post(action)
   }
 }
 

@@ -39,8 +39,11 @@ public final class V2TIMManager: NSObject {
     let user = self.user
     let token = PushKitDelivery.token(from: config.token)
     let c = host.client(user)
+    // The app's closures are let go of as the user's code, whether or not they are called.
+    let held = UserBound((succ, fail), host: host, user: user)
     c.timPush.setVOIP(certificateID: UInt32(clamping: max(0, config.certificateID)), token: token) { _, result in
       host.run(as: user) {
+        guard let (succ, fail) = held.take() else { return }
         switch result {
         case .success: succ?()
         case .failure(let e): fail?(e.rawValue, "\(e)")

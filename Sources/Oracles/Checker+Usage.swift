@@ -57,6 +57,15 @@ extension Checker {
     }
   }
 
+  /// App code used `what` outside every virtual user's code at `now` (the run went on: the work
+  /// was dropped, or got a stand-in).
+  public mutating func observeOutsideUser(_ what: String, at now: SimInstant) {
+    log.record(
+      .appInsideUser, at: now, entities: [],
+      "app code outside a virtual user: \(what) (on a thread of its own, or in the release of an object that no user's code let go of)"
+    )
+  }
+
   /// The phone answered `user`'s open call for `device` (the device is no longer opening).
   public mutating func observeDeviceAnswered(user: UInt32, _ device: CaptureDevice) {
     if Int(user) < devicesOpening.count { devicesOpening[Int(user)] &= ~(UInt8(1) << device.rawValue) }

@@ -33,6 +33,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case uiIdleMeansOffSeat
   case uiCallScreenMatchesCall
   case cameraOffInBackground
+  case appInsideUser
 
   /// The invariant's stable ID, kind and description.
   public var invariant: Invariant {
@@ -187,6 +188,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "device.camera-off-in-background", kind: .safety,
         description:
           "a viewer's camera is closed within the settle time of its app entering the background (iOS suspends capture: the room would see a frozen picture)"
+      )
+    case .appInsideUser:
+      return Invariant(
+        id: "app.inside-virtual-user", kind: .safety,
+        description:
+          "app code uses the platform (queues, notifications, sleeps, the SDKs) only as some virtual user's code: a thread of its own, or an object no user's code released, belongs to no app process"
       )
     }
   }

@@ -113,6 +113,13 @@ class Driver<Objects>: Settling, ClientBehavior {
     super.init()
   }
 
+  /// The run is over: each user's app objects and shell go as that user's code.
+  deinit {
+    guard let host = harness.host else { return }
+    for u in boxes.indices where boxes[u] != nil { host.releaseObjects(of: UInt32(u)) { boxes[u] = nil } }
+    for u in shell.indices where !shell[u].isEmpty { host.releaseObjects(of: UInt32(u)) { shell[u] = [] } }
+  }
+
   var showsUI: Bool { true }
 
   /// The objects of `user`'s app, if it has any.
@@ -465,8 +472,10 @@ final class PhoneDriver<Objects>: Driver<Objects> {
     let user = c.user
     precondition(Int(user) < harness.userCount, "a user beyond the run's")
     harness.settlers[Int(user)] = Unmanaged.passUnretained(self)
+    // The previous process's objects, then its SDK instances, go as that process's code (a
+    // `deinit` that removes an observer finds its own center); what they start never runs.
+    host.releaseObjects(of: user) { setObjects(nil, of: user) }
     host.forgetSingletons(of: user)
-    setObjects(nil, of: user)
     epoch[Int(user)] &+= 1
     let e = epoch[Int(user)]
     host.run(as: user) {

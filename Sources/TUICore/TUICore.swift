@@ -15,15 +15,19 @@ public enum TUILogin {
   public static func login<AppID: BinaryInteger>(
     _ sdkAppID: AppID, userID: String, userSig: String, succ: TUISucc?, fail: TUIFail?
   ) {
-    let host = AppHost.required("TUILogin")
+    // Outside every user's code there is no process to log in: reported, and never answered.
+    guard let host = AppHost.inUser("TUILogin.login") else { return }
     let user = host.user
     guard VirtualIDs.user(userID) == user else {
       host.post({ fail?(SeatError.invalidParameter.rawValue, "no user \"\(userID)\"") })
       return
     }
     let c = host.client(user)
+    // The app's closures are let go of as the user's code, whether or not they are called.
+    let held = UserBound((succ, fail), host: host, user: user)
     c.tuiLogin.login { _, result in
       host.run(as: user) {
+        guard let (succ, fail) = held.take() else { return }
         switch result {
         case .success: succ?()
         case .failure(let e): fail?(e.rawValue, "\(e)")
@@ -34,14 +38,14 @@ public enum TUILogin {
 
   /// Whether TUILogin succeeded in this process.
   public static func isUserLogined() -> Bool {
-    let host = AppHost.required("TUILogin")
+    guard let host = AppHost.inUser("TUILogin.isUserLogined") else { return false }
     return host.client(host.user).tuiLogin
       .isLogin
   }
 
   /// The logged-in user's ID, if any.
   public static func getUserID() -> String? {
-    let host = AppHost.required("TUILogin")
+    guard let host = AppHost.inUser("TUILogin.getUserID") else { return nil }
     return isUserLogined() ? VirtualIDs.userID(host.user) : nil
   }
 }

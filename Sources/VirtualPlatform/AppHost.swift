@@ -45,6 +45,12 @@ package final class AppHost {
   package var atomicXShared: AnyObject?
   @exclusivity(unchecked) private var depth = 0
   @exclusivity(unchecked) private var settling = false
+  /// Nonzero while objects of a process that is gone (or of a run that is over) are released as
+  /// their user's code (see ``releaseObjects(of:_:)``): what that code starts is dropped.
+  @exclusivity(unchecked) private var releasingGone = 0
+  /// While ``forgetSingletons(of:)`` releases them, the singletons of the process that is gone,
+  /// so that a `deinit` finds its own process's `NotificationCenter.default`.
+  @exclusivity(unchecked) private var dying: ContiguousArray<AnyObject?> = []
   struct JobSlot {
     var user: UInt32
     var process: UInt16
@@ -111,8 +117,10 @@ package final class AppHost {
   @exclusivity(unchecked) private var taskSteps: [TaskStep] = []
   @exclusivity(unchecked) private var taskHead = 0
 
-  /// Queues a task step of the current user's code.
+  /// Queues a task step of the current user's code (a step started by a process that is gone
+  /// never runs).
   package func enqueueTaskStep(_ job: UnownedJob) {
+    if releasingGone > 0 { return }
     taskSteps.append(TaskStep(user: user, process: process(of: user), job: job))
     // Outside any running code (cannot happen for app code, which always runs through `run(as:)`)
     // the step would wait for the next piece of code; run it at once instead.
@@ -134,25 +142,71 @@ package final class AppHost {
     }
   }
 
-  /// Lets go of every app object kept for the users (their singletons and pending work): the
-  /// run that used this host is over.
+  /// Lets go of every app object kept for the users (their singletons and pending work), each
+  /// released as its user's code: the run that used this host is over.
   package func shutdown() {
     afterUserCode = nil
+    for i in jobs.indices where jobs[i].job != nil {
+      releaseObjects(of: jobs[i].user) { jobs[i].job = nil }
+    }
     jobs = []
     freeJobs = []
     for u in 0..<singletons.count / AppHost.singletonKinds { forgetSingletons(of: UInt32(u)) }
   }
 
-  /// The current user's singleton `name`, made by `make` the first time.
+  /// Runs `body`, which releases app objects of `user`'s process that is gone (killed, replaced
+  /// by a new launch, or at the end of the run), as that user's code: a `deinit` that removes a
+  /// NotificationCenter observer or reads a `.shared` store finds its own process's. What the
+  /// released code starts (SDK calls, queue work, tasks, sleeps) dies with the process, as on a
+  /// phone, where a killed process runs nothing more.
+  ///
+  /// With `processGone` false the process lives on: what the released code starts goes on as that
+  /// user's work.
+  package func releaseObjects(of user: UInt32, processGone: Bool = true, _ body: () -> Void) {
+    let previousUser = self.user
+    let previousHost = AppHost.current
+    self.user = user
+    if previousHost !== self { AppHost.current = self }
+    depth += 1
+    let gone = processGone ? 1 : 0
+    releasingGone += gone
+    let mark = runtime.commands.count
+    body()
+    if processGone { dropCommands(from: mark) }
+    releasingGone -= gone
+    depth -= 1
+    self.user = previousUser
+    if previousHost !== self { AppHost.current = previousHost }
+  }
+
+  /// Drops the commands from `index` on (what released code of a process that is gone asked for),
+  /// their completions released here, inside the release.
+  private func dropCommands(from index: Int) {
+    let commands = runtime.commands
+    guard commands.count > index else { return }
+    commands.dropLast(from: index) { command in
+      if case .operation(let op) = command, op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
+    }
+  }
+
+  /// The current user's singleton `name`, made by `make` the first time. While the objects of a
+  /// process that is gone are released, its own singletons are found, and anything made then is
+  /// not kept.
   package func singleton<T: AnyObject>(_ name: Singleton, _ make: () -> T) -> T {
     if let existing: T = existingSingleton(name, of: user) { return existing }
+    if releasingGone > 0 {
+      if let d = dying.isEmpty ? nil : dying[name.rawValue] { return unsafeDowncast(d, to: T.self) }
+      return make()
+    }
     let made = make()
     setSingleton(name, made)
     return made
   }
 
-  /// Makes `object` the current user's singleton `name` (replacing any before it).
+  /// Makes `object` the current user's singleton `name` (replacing any before it); nothing is kept
+  /// for a process that is gone.
   package func setSingleton(_ name: Singleton, _ object: AnyObject) {
+    if releasingGone > 0 { return }
     singletons[Int(user) * AppHost.singletonKinds + name.rawValue] = object
   }
 
@@ -163,22 +217,27 @@ package final class AppHost {
     return unsafeDowncast(object, to: T.self)
   }
 
-  /// Forgets every singleton of `user` (its process died).
+  /// Forgets every singleton of `user` (its process died), released as that user's code.
   package func forgetSingletons(of user: UInt32) {
     let base = Int(user) * AppHost.singletonKinds
-    // All the slots are cleared before any object goes (in slot order), so that no deinit finds
-    // a sibling of its own still registered.
-    var gone: [AnyObject?] = []
-    for i in base..<base + AppHost.singletonKinds where singletons[i] != nil {
-      gone.append(singletons[i])
-      singletons[i] = nil
+    guard (base..<base + AppHost.singletonKinds).contains(where: { singletons[$0] != nil }) else { return }
+    releaseObjects(of: user) {
+      // All the slots are cleared before any object goes (in slot order), so that no deinit finds
+      // a sibling of its own still registered; a deinit that asks for one of its process's
+      // singletons gets the one still being released.
+      let outer = dying
+      dying = ContiguousArray(singletons[base..<base + AppHost.singletonKinds])
+      for i in base..<base + AppHost.singletonKinds { singletons[i] = nil }
+      for k in dying.indices { dying[k] = nil }
+      dying = outer
     }
-    withExtendedLifetime(gone) {}
   }
 
   /// Posts `job` for the current user, to run as its own event after `delay`.
   package func post(_ job: @escaping Job, after delay: SimDuration = .zero) {
-    precondition(user != .max, "app work was started outside any virtual user's code")
+    // Work started by released code of a process that is gone never runs.
+    if releasingGone > 0 { return }
+    guard user != .max else { return AppHost.reportOutsideUser("work on a dispatch queue") }
     let slot: UInt32
     let process = self.process(of: user)
     if let s = freeJobs.popLast() {
@@ -193,14 +252,20 @@ package final class AppHost {
 
   /// Runs the job in `slot` (the harness calls this when the job's event comes), as its user.
   package func runJob(_ slot: UInt32) {
-    guard Int(slot) < jobs.count, let job = jobs[Int(slot)].job else { return }
+    guard Int(slot) < jobs.count, var job = jobs[Int(slot)].job else { return }
     let owner = jobs[Int(slot)].user
     let process = jobs[Int(slot)].process
     jobs[Int(slot)].job = nil
     freeJobs.append(slot)
-    // Work of a process that has died since dies with it.
-    guard process == self.process(of: owner) else { return }
-    run(as: owner, job)
+    // Work of a process that has died since dies with it (what it holds is released as its code).
+    guard process == self.process(of: owner) else {
+      return releaseObjects(of: owner) { job = {} }
+    }
+    // The job, and what it captured, is released inside its user's code.
+    run(as: owner) {
+      job()
+      job = {}
+    }
   }
 
   /// The process generation of `user`'s app (phones are killed and relaunched; others have one).
@@ -275,12 +340,85 @@ package final class AppHost {
     }
   }
 
-  /// The current host, or a stop with a message naming what needed it.
+  /// The current host, or a stop with a message naming what needed it: for an SDK object that
+  /// belongs to one user's process, which code outside every user has none of.
   package static func required(_ what: String) -> AppHost {
     guard let host = current, host.user != .max else {
       fatalError("\(what) was used outside a simulated virtual user (app code runs only inside a Stampede run)")
     }
     return host
+  }
+
+  /// The current host with a user's code running, or `nil` after reporting that app code used
+  /// `what` outside every virtual user (see ``reportOutsideUser(_:)``): the caller then does what
+  /// a phone would do for code that belongs to no app process, and the run goes on.
+  @inline(__always)
+  package static func inUser(_ what: String) -> AppHost? {
+    if let host = current, host.user != .max { return host }
+    reportOutsideUser(what)
+    return nil
+  }
+
+  /// App code used `what` outside every virtual user's code: on a thread of its own, or in the
+  /// release of an object that no user's code released. Inside a run it is a finding of the run
+  /// (`app.inside-virtual-user`); with no run on this thread, a warning on standard error, once
+  /// per API.
+  package static func reportOutsideUser(_ what: String) {
+    if let host = current {
+      host.runtime.appOutsideUser.append((host.now.nanoseconds, what))
+      return
+    }
+    OutsideWarnings.warn(what)
+  }
+}
+
+/// App code (a closure or an object) the model holds for one user, such as the completion of an
+/// SDK call: when the model lets go of it without handing it back (the answer reached a process
+/// that is gone, or the run ended first), it is released as that user's code, so that a `deinit`
+/// it ends finds its own process's platform.
+package final class UserBound<Value> {
+  private var value: Value?
+  private let host: AppHost
+  private let user: UInt32
+  private let process: UInt16
+
+  /// Holds `value` for `user` of `host`.
+  package init(_ value: Value, host: AppHost, user: UInt32) {
+    self.value = value
+    self.host = host
+    self.user = user
+    process = host.process(of: user)
+  }
+
+  /// Takes the value out (once); the caller then releases it inside the user's code.
+  package func take() -> Value? {
+    defer { value = nil }
+    return value
+  }
+
+  deinit {
+    guard value != nil else { return }
+    if AppHost.current === host && host.user == user {
+      value = nil
+      return
+    }
+    let gone = host.process(of: user) != process || !host.isAlive(user)
+    host.releaseObjects(of: user, processGone: gone) { value = nil }
+  }
+}
+
+/// The warnings for app code that ran with no run on its thread, once per API.
+enum OutsideWarnings {
+  nonisolated(unsafe) static var seen: Set<String> = []
+  static let lock = NSLock()
+
+  static func warn(_ what: String) {
+    lock.lock()
+    let first = seen.insert(what).inserted
+    lock.unlock()
+    guard first else { return }
+    FileHandle.standardError.write(
+      Data("warning: app code outside a virtual user: \(what) (no Stampede run on this thread; ignored)\n".utf8))
   }
 }
 

@@ -15,9 +15,11 @@ public final class NotificationCenter: @unchecked Sendable {
   /// A center of its own.
   public init() {}
 
-  /// The current virtual user's center.
+  /// The current virtual user's center (outside every user's code, a center of its own that
+  /// nothing posts to, and a finding).
   public static var `default`: NotificationCenter {
-    AppHost.required("NotificationCenter.default").singleton(.notificationCenter) { NotificationCenter() }
+    guard let host = AppHost.inUser("NotificationCenter.default") else { return NotificationCenter() }
+    return host.singleton(.notificationCenter) { NotificationCenter() }
   }
 
   /// Calls `block` for each notification named `name` (all, if `nil`). With a queue, the block runs
@@ -38,7 +40,7 @@ public final class NotificationCenter: @unchecked Sendable {
     for o in observers where o.name == nil || o.name == name {
       if o.onMain {
         let block = o.block
-        AppHost.required("NotificationCenter.post").post({ block(note) })
+        AppHost.inUser("NotificationCenter.post")?.post({ block(note) })
       } else {
         o.block(note)
       }

@@ -16,21 +16,24 @@ public final class UIApplication: @unchecked Sendable {
   }
 
   let user: UInt32
-  let host: AppHost
+  /// The host of the user's run (`nil`: asked for outside every virtual user, a finding).
+  let host: AppHost?
 
-  init(user: UInt32, host: AppHost) {
+  init(user: UInt32, host: AppHost?) {
     self.user = user
     self.host = host
   }
 
   /// The current virtual user's application.
   public static var shared: UIApplication {
-    let host = AppHost.required("UIApplication.shared")
+    guard let host = AppHost.inUser("UIApplication.shared") else { return UIApplication(user: .max, host: nil) }
     return UIApplication(user: host.user, host: host)
   }
 
-  /// Whether the app is on screen or in the background.
+  /// Whether the app is on screen or in the background (in the background for code that belongs
+  /// to no app process).
   public var applicationState: State {
+    guard let host else { return .background }
     switch host.client(user).app.state {
     case .foreground: return .active
     case .background, .killed: return .background

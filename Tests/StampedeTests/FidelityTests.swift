@@ -174,4 +174,27 @@ import Testing
       #expect(s.world.checker.log.count("device.camera-off-in-background") == 1)
     }
   }
+
+  /// App code that used the platform outside every virtual user (recorded by the app host, see
+  /// AppTests' TeardownTests) is a finding of the run, at its time; a run without any has none.
+  @Test(arguments: [false, true])
+  func appCodeOutsideEveryUserIsAFindingAtItsTime(planted: Bool) throws {
+    let viewer = ScriptedClient()
+    viewer.onTimer = { _, c in
+      if planted { c.runtime.appOutsideUser.append((c.now.nanoseconds, "NotificationCenter.default")) }
+    }
+    var s = try Staged(stagedProfile, audience: viewer, host: ScriptedClient(), admin: ScriptedClient())
+    s.timer(2, atMs: 1500)
+    s.run(untilMs: 4000)
+    s.world.judgeLiveness(now: .zero + .seconds(4))
+    if planted {
+      let v = try #require(s.world.checker.log.first(.appInsideUser))
+      #expect(v.at == .zero + .milliseconds(1500))
+      #expect(v.message.hasPrefix("app code outside a virtual user: NotificationCenter.default ("))
+      #expect(s.world.checker.log.count("app.inside-virtual-user") == 1)
+      #expect(s.world.runtime.appOutsideUser.isEmpty, "each use is judged once")
+    } else {
+      #expect(s.world.checker.log.count("app.inside-virtual-user") == 0)
+    }
+  }
 }
