@@ -84,8 +84,17 @@ let package = Package(
       name: "ExampleApps",
       dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore"],
       path: "Examples/ExampleApps", swiftSettings: appFacing),
+    // The seed documents' own code, as printed (see docs/CLIENTS.md for the edits a build forced),
+    // with the glue that runs it as virtual users.
     .target(
-      name: "ExampleSuites", dependencies: ["ExampleApps", "StampedeHarness"], path: "Examples/ExampleSuites"),
+      name: "SeedApps",
+      dependencies: [
+        "AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "StampedeHarness",
+      ],
+      path: "Examples/SeedApps", swiftSettings: appFacing),
+    .target(
+      name: "ExampleSuites", dependencies: ["ExampleApps", "SeedApps", "StampedeHarness"],
+      path: "Examples/ExampleSuites"),
     .executableTarget(
       name: "stampede-examples", dependencies: ["ExampleSuites", "StampedeCLI"], path: "Examples/stampede-examples"),
     .target(

@@ -1,4 +1,5 @@
 import ExampleApps
+import SeedApps
 import StampedeHarness
 
 // The glue between the example view models and the harness: which objects a virtual user has,
@@ -70,17 +71,20 @@ let correctPhone = phoneApp { VoIPPushManager(certificateID: $0) }
 
 /// The example apps, by the name `--app` takes: `examples` (the correct view models), and three
 /// wrong variants, `double-tap`, `seat-list-guest` and `guide-push`.
-public let exampleSuites: [AppSuite] = [
-  AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
-    .with(audience: correctAudience).with(host: hostApp).with(phone: correctPhone),
-  AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")
-    .with(
-      audience: audience(
-        { DoubleTapAudienceViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
-        cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
-        status: { ui($0.status, idle: .idle, applying: .applying) })
-    ).with(host: hostApp).with(phone: correctPhone),
-  AppSuite(name: "seat-list-guest", summary: "wrong: connected from the seat list, microphone opened on one path only")
+public let exampleSuites: [AppSuite] =
+  [
+    AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
+      .with(audience: correctAudience).with(host: hostApp).with(phone: correctPhone),
+    AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")
+      .with(
+        audience: audience(
+          { DoubleTapAudienceViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
+          cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
+          status: { ui($0.status, idle: .idle, applying: .applying) })
+      ).with(host: hostApp).with(phone: correctPhone),
+    AppSuite(
+      name: "seat-list-guest", summary: "wrong: connected from the seat list, microphone opened on one path only"
+    )
     .with(
       audience: audience(
         { SeatListGuestViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
@@ -90,8 +94,8 @@ public let exampleSuites: [AppSuite] = [
         },
         status: { ui($0.status, idle: .idle, applying: .applying) })
     ).with(host: hostApp).with(phone: correctPhone),
-  AppSuite(
-    name: "guide-push", summary: "wrong: the integration guide's push handler, which can return before reporting"
-  )
-  .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp { GuidePushManager(certificateID: $0) }),
-]
+    AppSuite(
+      name: "guide-push", summary: "wrong: the integration guide's push handler, which can return before reporting"
+    )
+    .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp { GuidePushManager(certificateID: $0) }),
+  ] + seedSuites

@@ -73,6 +73,11 @@ public struct CallsInFlight {
     ops.contains { $0.live && $0.user == user && $0.kind == .joinLive }
   }
 
+  /// Whether `user` has a `leaveLive` awaiting its answer (a scan: for rare events only).
+  public func isLeaving(_ user: UInt32) -> Bool {
+    ops.contains { $0.live && $0.user == user && $0.kind == .leaveLive }
+  }
+
   /// Whether `user` has a `login` awaiting its answer (a scan: for rare events only).
   public func isLoggingIn(_ user: UInt32) -> Bool {
     ops.contains { $0.live && $0.user == user && $0.kind == .login }

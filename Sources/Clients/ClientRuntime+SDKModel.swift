@@ -26,6 +26,9 @@ extension ClientRuntime {
     // A join remembers the room epoch it was asked in (its seat argument is otherwise unused).
     case .joinLive: op.seat = Int16(clients[Int(op.user)].roomEpoch)
     case .leaveLive, .logout: clients[Int(op.user)].roomEpoch &+= 1
+    // A device open remembers the closes before it (its seat argument is otherwise unused).
+    case .openLocalMicrophone: op.seat = closes(of: .microphone, user: op.user)
+    case .openLocalCamera: op.seat = closes(of: .camera, user: op.user)
     default: break
     }
     if (op.kind == .acceptInvitation || op.kind == .rejectInvitation) && quirk(.acceptIgnoresInviter) {

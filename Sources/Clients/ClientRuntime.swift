@@ -153,6 +153,10 @@ public struct ClientState: Sendable {
   public var loggedIn = false
   /// Its own seat as its seat list shows it, or -1.
   public var seenSeat: Int16 = -1
+  /// How many times the app closed each device (mod 16; low four bits the microphone, high four
+  /// the camera): an open asked for before the last close ends with the device closed. (Here, in
+  /// the record's padding.)
+  public internal(set) var deviceCloses: UInt8 = 0
   /// The room the SDK believes it is in, as room ID + 1.
   public var joinedRoom: UInt32 = 0
   /// A pending invitation, as inviter ID + 1 (0 = none).
@@ -345,6 +349,21 @@ public final class ClientRuntime {
   public func anyDeviceOn(user: UInt32) -> Bool { clients[Int(user)].deviceBits != 0 }
 
   /// Turns `device` of `user` on or off.
+  /// The app closes `device` (`closeLocalMicrophone`, `closeLocalCamera`): it is off, and an
+  /// open asked for before ends with it closed (the SDK carries out its calls in order).
+  public func closeDevice(_ device: CaptureDevice, user: UInt32) {
+    let shift = device == .microphone ? 0 : 4
+    let count = (clients[Int(user)].deviceCloses >> shift) &+ 1
+    clients[Int(user)].deviceCloses =
+      clients[Int(user)].deviceCloses & ~(0xF << shift) | (count & 0xF) << shift
+    setDevice(device, user: user, on: false)
+  }
+
+  /// The number of closes of `device` by `user`'s app so far (mod 16).
+  public func closes(of device: CaptureDevice, user: UInt32) -> Int16 {
+    Int16(clients[Int(user)].deviceCloses >> (device == .microphone ? 0 : 4) & 0xF)
+  }
+
   public func setDevice(_ device: CaptureDevice, user: UInt32, on: Bool) {
     let mask: UInt8 = 1 << device.rawValue
     let was = clients[Int(user)].deviceBits & mask != 0

@@ -39,6 +39,9 @@ public struct Subscriptions: OptionSet, Sendable {
   public static let liveEvents = Subscriptions(rawValue: 16)
   /// `CallStore` events (`onCallReceived`, `onCallStarted`, `onCallEnded`).
   public static let callEvents = Subscriptions(rawValue: 32)
+  /// Not a stream: an app whose objects are not made yet (its shell is still logging in and
+  /// entering the room), to which no event its role must hear is held against.
+  public static let appStarting = Subscriptions(rawValue: 64)
 }
 
 extension Subscriptions {

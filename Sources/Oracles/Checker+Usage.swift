@@ -71,29 +71,26 @@ extension Checker {
     if Int(user) < devicesOpening.count { devicesOpening[Int(user)] &= ~(UInt8(1) << device.rawValue) }
   }
 
-  /// `notice` reached `user` (a viewer if `audience`), subscribed to `subscribed`: a client that
-  /// has to hear it must have a handler on its stream.
-  @inline(__always)
-  public mutating func observeDelivery(
-    _ notice: Notice, to user: UInt32, audience: Bool, subscribed: Subscriptions, at now: SimInstant
-  ) {
-    guard let stream = Checker.requiredStream(notice, audience: audience), !subscribed.contains(stream) else { return }
+  /// An event its role must hear reached `user` on `stream`, with no handler subscribed to it
+  /// (see ``requiredStream(_:audience:phone:)``; the caller has excused an app still starting or
+  /// leaving its room).
+  public mutating func observeUnheard(_ stream: Subscriptions, user: UInt32, at now: SimInstant) {
     log.record(
       .eventsHeard, at: now, entities: ["user:\(user)"],
       "an event for \(stream.name) reached user \(user), which has no handler subscribed to it")
   }
 
-  /// The stream a client must be subscribed to for `notice` (nil: none required); viewers must
-  /// handle the co-guest events, staff need not.
-  static func requiredStream(_ notice: Notice, audience: Bool) -> Subscriptions? {
+  /// The stream a client must be subscribed to for `notice` (nil: none required): only the events
+  /// its role must hear to stay correct. A viewer (`audience`) must hear its co-guest events (the
+  /// answers to its application, kicks, invitations), staff the applications and answers of the
+  /// host events, a phone user (`phone`) its calls. The seat list, the login and the live's end
+  /// are state the SDK keeps whether or not code listens: an app may read them when it wants.
+  public static func requiredStream(_ notice: Notice, audience: Bool, phone: Bool) -> Subscriptions? {
     switch notice {
     case .guest: return audience ? .guestEvents : nil
     case .host: return .hostEvents
-    case .seats: return .seatList
-    case .login: return .loginEvents
-    case .liveEnded: return .liveEvents
-    case .call: return .callEvents
-    case .applicantRemoved, .inviteeRemoved, .invitationRemoved: return nil
+    case .call: return phone ? .callEvents : nil
+    case .seats, .login, .liveEnded, .applicantRemoved, .inviteeRemoved, .invitationRemoved: return nil
     }
   }
 }

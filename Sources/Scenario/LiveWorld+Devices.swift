@@ -30,9 +30,11 @@ extension LiveWorld {
     if let error {
       measured.counters.add(device == .microphone ? measured.micFailed : measured.audioOnly)
       measured.countError(error)
-    } else {
+    } else if op.seat == runtime.closes(of: device, user: op.user) {
       runtime.setDevice(device, user: op.user, on: true)
     }
+    // (Closed since it was asked for: the SDK opened it, then closed it as asked, and it stays
+    // off; the open itself succeeded.)
     complete(op, &completion, error, &scheduler)
   }
 

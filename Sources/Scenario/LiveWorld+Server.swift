@@ -372,14 +372,16 @@ extension LiveWorld {
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
-    // A seat list is state the SDK keeps whether or not code listens: only changes that reach an
-    // SDK in its room are events a handler must hear (not the list its entry brings, nor what
-    // reaches the SDK of a host still entering).
-    var joinState = false
-    if case .seats(_, let b) = notice { joinState = server.batch(b).snapshot || runtime.clients[u].joinedRoom == 0 }
-    if checking && !joinState {
-      checker.observeDelivery(
-        notice, to: user, audience: layout.role(of: user) == .audience, subscribed: subscribed, at: now)
+    if checking,
+      let stream = Checker.requiredStream(
+        notice, audience: layout.role(of: user) == .audience, phone: isPhoneUser(user)),
+      !subscribed.contains(stream), !subscribed.contains(.appStarting)
+    {
+      // Not held against the app: one whose objects are not made yet (.appStarting), or one that
+      // unsubscribed as it left its room.
+      let leftRoom =
+        notice.isSignalling && (runtime.clients[u].joinedRoom == 0 || inFlight.isLeaving(user))
+      if !leftRoom { checker.observeUnheard(stream, user: user, at: now) }
     }
     switch notice {
     case .guest(_, let event, let request):

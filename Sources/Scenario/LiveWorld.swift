@@ -478,7 +478,7 @@ public struct LiveWorld: World {
           scheduler.schedule(at: at, event(.serverCall, slot))
         }
       case .closeDevice(let user, let device):
-        runtime.setDevice(device, user: user, on: false)
+        runtime.closeDevice(device, user: user)
       case .timer(let user, let delay, let tag, let arg):
         scheduler.schedule(
           after: delay,

@@ -79,6 +79,7 @@ enum RunCommand {
       overrides: sets)
     run.program = AppRegistry.program
     run.app = try AppRegistry.app(options.values["--app"])
+    try AppRegistry.checkSetup(options.values["--app"], profile: profile)
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
     let (report, code) = try perform(run, options: options, out: out)
     // An interrupted run is no data point; one the event budget cut is (it is deterministic).

@@ -1,4 +1,5 @@
 import Foundation
+import Profiles
 import Runner
 import StampedeHarness
 
@@ -75,6 +76,18 @@ enum AppRegistry {
             : " (known: \(known.joined(separator: ", ")))"))
     }
     return suite.clientApp
+  }
+
+  /// Refuses a run of app `name` that `profile` sets up wrong: the built-in phones calling viewers
+  /// whose app takes no calls would draw findings against correct code.
+  static func checkSetup(_ name: String?, profile: Profile) throws {
+    guard let name, let suite = apps.first(where: { $0.name == name }), suite.viewersTakeNoCalls,
+      let liveCallees = profile.calls?.phone.liveCallees, liveCallees != .zero
+    else { return }
+    throw UsageError(
+      "calls.liveCallees: the profile's built-in phones call viewers (\(Double(liveCallees.numerator) * 100 / Double(liveCallees.denominator))% of calls), but the viewers of app '\(name)' "
+        + "take no calls (an audience app has no call handling); set it to 0 (--set calls.liveCallees=0), "
+        + "or give the suite a phone app")
   }
 }
 

@@ -67,6 +67,7 @@ enum SweepCommand {
     sweep.mistakes = try RunCommand.mistakes(options.values["--mistake"])
     sweep.quirks = try RunCommand.quirks(options.values["--quirk"])
     sweep.app = try AppRegistry.app(options.values["--app"])
+    try AppRegistry.checkSetup(options.values["--app"], profile: loaded.profile)
     sweep.program = AppRegistry.program
     sweep.overrides = sets
     if let shard {

@@ -54,8 +54,9 @@ public struct AudienceApp<Objects>: Sendable {
   public var cancel: (@Sendable (Objects) -> Void)?
   /// The "leave the seat" tap (made after `audience.seatTime` on the seat).
   public var disconnect: (@Sendable (Objects) -> Void)?
-  /// Leaves the live room for good (made after `audience.stay`); without it the harness calls
-  /// `LiveListStore.shared.leaveLive()`.
+  /// Leaves the live room for good (made after `audience.stay`); without it the harness does what
+  /// a correct room screen does on its way out: closes the camera and microphone
+  /// (`DeviceStore.shared`), then calls `LiveListStore.shared.leaveLive()`.
   public var leave: (@Sendable (Objects) -> Void)?
   /// Answers a host's invitation: the inviter's ID, and whether to accept.
   public var answerInvitation: (@Sendable (Objects, _ inviterID: String, _ accept: Bool) -> Void)?
@@ -160,6 +161,11 @@ public struct AppSuite: Sendable {
     s.phone = { h, settings, phones in PhoneDriver(app: app, settings: settings, phones: phones, harness: h) }
     return s
   }
+
+  /// Whether the suite's viewers are app code that takes no calls while the phones are the
+  /// built-in ones, which may call viewers (`calls.liveCallees`): an audience app has no call
+  /// handling.
+  public var viewersTakeNoCalls: Bool { audience != nil && phone == nil }
 
   /// The behaviours of one run.
   public func clients(_ setup: ClientSetup) -> ClientSet {

@@ -129,9 +129,13 @@ class Driver<Objects>: Settling, ClientBehavior {
     return unsafeDowncast(b, to: ObjectsBox<Objects>.self)
   }
 
-  /// Gives `user`'s app the objects `objects` (or none).
+  /// Gives `user`'s app the objects `objects` (or none). Once it has them, the events its role
+  /// must hear are held against it.
   func setObjects(_ objects: Objects?, of user: UInt32) {
     boxes[Int(user)] = objects.map { ObjectsBox($0) }
+    if objects != nil, let host = harness.host {
+      host.runtime.clients[Int(user)].subscriptions.remove(.appStarting)
+    }
   }
 
   func start(_ client: inout Client) {}
@@ -212,6 +216,9 @@ class Driver<Objects>: Settling, ClientBehavior {
     harness.settlers[Int(user)] = Unmanaged.passUnretained(self)
     let runtime = c.runtime
     let liveID = VirtualIDs.liveID(c.room)
+    // Until the shell has logged in and entered the room, the app's objects do not exist: what
+    // reaches the user meanwhile is not held against them.
+    runtime.clients[Int(user)].subscriptions.insert(.appStarting)
     host.run(as: user) {
       // The app shell (its login and room screens) listens for the session ending.
       if shell.isEmpty { shell = [[AnyCancellable]](repeating: [], count: harness.userCount) }
@@ -326,7 +333,15 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     guard let box = objects(of: user), host.runtime.clients[Int(user)].status != .left else { return }
     let o = box.value
     if !alreadyOut {
-      if let leave = app.leave { leave(o) } else { LiveListStore.shared.leaveLive() }
+      if let leave = app.leave {
+        leave(o)
+      } else {
+        // The app has no code of its own for it: the harness leaves as a correct room screen
+        // does on its way out, with the camera and microphone closed first.
+        DeviceStore.shared.closeLocalCamera()
+        DeviceStore.shared.closeLocalMicrophone()
+        LiveListStore.shared.leaveLive()
+      }
     }
     host.runtime.setStatus(user, .left)
   }

@@ -93,7 +93,7 @@ import Testing
     "mistake:audience.double-tap-apply": "94f48127149b682f",
     "mistake:audience.mic-failure-ignored": "e7b83af7ae8f0660",
     "mistake:audience.move-read-as-leave": "55e0b859c498c8da",
-    "mistake:audience.resubscribe-on-apply": "c9a863a2f4649652",
+    "mistake:audience.resubscribe-on-apply": "f19a69a496548848",
     "mistake:audience.seat-expected-with-accept": "759cb918d2a38c39",
     "mistake:audience.seat-limit-as-wait": "4a22eee7354eb043",
     "mistake:audience.status-from-callbacks": "4f7d3c2fa0042030",

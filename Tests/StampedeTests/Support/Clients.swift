@@ -19,14 +19,12 @@ final class ScriptedClient: ClientBehavior {
   var onSeat: ((SeatChangeEvent, inout Client) -> Void)?
   var onAppState: ((Bool, inout Client) -> Void)?
   var logsIn = true
+  /// The SDK streams it subscribes to as it starts (every one but calls, by default).
+  var subscribes: Subscriptions = [.guestEvents, .hostEvents, .seatList, .loginEvents, .liveEvents]
 
   func start(_ client: inout Client) {
     guard logsIn else { return }
-    client.coGuest.subscribeGuestEvents()
-    client.coGuest.subscribeHostEvents()
-    client.liveSeat.subscribe()
-    client.login.subscribeEvents()
-    client.liveList.subscribe()
+    client.runtime.clients[Int(client.user)].subscriptions.formUnion(subscribes)
     client.login.login { c, _ in c.liveList.joinLive { c, r in if case .success = r { c.status = .idle } } }
   }
   func applyIntent(_ c: inout Client) { onApply?(&c) }

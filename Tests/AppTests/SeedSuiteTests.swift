@@ -1,0 +1,56 @@
+import ExampleSuites
+import Foundation
+import Reports
+import SimKernel
+import StampedeCLI
+import Testing
+import ToolSupport
+
+@testable import Profiles
+@testable import Runner
+
+/// Runs smoke seed `seed` with the example suite `app`, its phones calling no viewers.
+func runSeedSuite(_ app: String, seed: UInt64) throws -> RunReport {
+  let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+  let data = try Data(contentsOf: URL(fileURLWithPath: path))
+  let profile = try Profile.parse(data, overrides: [("calls.liveCallees", JSONValue.literal("0"))])
+  var run = SimulationRun(profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: seed)
+  run.program = "stampede-examples"
+  run.app = exampleSuites.first { $0.name == app }!.clientApp
+  return run.report(run.execute(), startedAt: Date())
+}
+
+/// The seed documents' own code, run as printed: it draws its real bugs and nothing else.
+@Suite(.serialized) struct SeedSuiteTests {
+  /// What seed 000's view models really get wrong, each judged against the SDK's documents:
+  /// - the host keeps its applicant list from events and never drops an application that timed
+  ///   out, so it answers applications its SDK no longer lists (`coguest.answer-listed-applicant`);
+  /// - the viewer's "cancel" completion shows idle whatever the answer, so a cancel that crossed
+  ///   the host's acceptance (-2311, already processed) leaves a seated guest showing idle
+  ///   (`ui.idle-means-off-seat`, smoke seed 12).
+  static let coGuestFindings: Set<String> = ["coguest.answer-listed-applicant", "ui.idle-means-off-seat"]
+
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func theCoGuestGuidesViewModelsDrawOnlyTheirRealBugs(seed: UInt64) throws {
+    let report = try runSeedSuite("seed-coguest", seed: seed)
+    let found = Set(violated(report))
+    #expect(found.isSubset(of: SeedSuiteTests.coGuestFindings), "seed \(seed): \(found)")
+    #expect(found.contains("coguest.answer-listed-applicant"), "seed \(seed)")
+    #expect(report.counters["seat.connected", default: 0] > 0)
+    #expect(report.invariants.first { $0.id == "client.events-heard" }?.violations == 0)
+  }
+
+  @Test(.long) func theCoGuestGuidesViewModelsDrawTheirRealBugsOverTwentySeeds() throws {
+    var found: Set<String> = []
+    for seed in UInt64(1)...20 { found.formUnion(violated(try runSeedSuite("seed-coguest", seed: seed))) }
+    #expect(found == SeedSuiteTests.coGuestFindings)
+  }
+
+  @Test func phonesCallingViewersWhoseAppTakesNoCallsIsASetupErrorNamingTheKey() throws {
+    let r = try ExamplesTool.run(
+      ["run", "profiles/smoke.json5", "--app", "seed-coguest", "--out", ExamplesTool.folder().path])
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("calls.liveCallees: the profile's built-in phones call viewers (10.0% of calls)"))
+    #expect(r.stderr.contains("--set calls.liveCallees=0"))
+  }
+}
