@@ -25,6 +25,7 @@ let package = Package(
     .library(name: "LiveCommunicationKit", targets: ["LiveCommunicationKit"]),
     .library(name: "ImSDK_Plus", targets: ["ImSDK_Plus"]),
     .library(name: "TUICore", targets: ["TUICore"]),
+    .library(name: "UIKit", targets: ["UIKit"]),
     .library(
       name: "Stampede",
       targets: [
@@ -82,14 +83,15 @@ let package = Package(
     // executable that registers them with the harness.
     .target(
       name: "ExampleApps",
-      dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore"],
+      dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "UIKit"],
       path: "Examples/ExampleApps", swiftSettings: appFacing),
     // The seed documents' own code, as printed (see docs/CLIENTS.md for the edits a build forced),
     // with the glue that runs it as virtual users.
     .target(
       name: "SeedApps",
       dependencies: [
-        "AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "StampedeHarness",
+        "AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "UIKit",
+        "StampedeHarness",
       ],
       path: "Examples/SeedApps", swiftSettings: appFacing),
     .target(
@@ -120,6 +122,7 @@ let package = Package(
       ], swiftSettings: appFacing),
     .target(
       name: "TUICore", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
+    .target(name: "UIKit", dependencies: ["VirtualPlatform"], swiftSettings: appFacing),
     // Running the package's executables from tests.
     .target(name: "ToolSupport", path: "Tests/ToolSupport"),
     .testTarget(
@@ -133,6 +136,7 @@ let package = Package(
       name: "AppTests",
       dependencies: [
         "stampede-examples", "ExampleSuites", "ExampleApps", "StampedeCLI", "StampedeHarness", "VirtualPlatform",
+        "UIKit",
         "Combine", "AtomicXCore", "PushKit", "LiveCommunicationKit", "Clients", "LiveStack", "SimKernel", "Oracles",
         "Runner", "Profiles", "Scenario", "Reports", "ToolSupport",
       ], swiftSettings: appFacing),
