@@ -33,8 +33,11 @@ public struct MistakeCheck: Codable, Sendable, Equatable {
 public enum MistakeCatalogue {
   /// Runs `mistake` on `profile` for the seeds of `seeds` in order, stopping at the first seed on
   /// which an invariant is violated.
+  ///
+  /// `caughtLog`, if given, gets the violation log of the run that caught the mistake.
   public static func check(
-    _ mistake: ClientMistake, profile: Profile, profilePath: String, profileData: Data, seeds: SweepSummary.SeedSpan
+    _ mistake: ClientMistake, profile: Profile, profilePath: String, profileData: Data, seeds: SweepSummary.SeedSpan,
+    caughtLog: ((ViolationLog) -> Void)? = nil
   ) -> MistakeCheck {
     var check = MistakeCheck(
       id: mistake.rawValue, summary: mistake.summary, caughtBy: [], firstFailingSeed: nil, seedsTried: 0, events: 0,
@@ -52,6 +55,7 @@ public enum MistakeCatalogue {
         check.caughtBy = caught
         check.firstFailingSeed = seed
         check.repro = run.repro
+        caughtLog?(log)
         return check
       }
       if seed == seeds.to { return check }
