@@ -93,6 +93,16 @@ public final class AudienceCoGuestViewModel: ObservableObject {
   private func seatListChanged(seated: Bool) {
     if seated && status == .applying && !openingDevices {
       openDevices()
+    } else if seated && status == .idle && !openingDevices {
+      // Seated while the screen says idle: an application the app had given up on (its answer
+      // lost, its withdrawal too late) went through after all. The seat is the viewer's: take it.
+      status = .applying
+      errorMessage = nil
+      openDevices()
+    } else if !seated && status == .applying && openingDevices {
+      // The seat the devices are opening for is gone again (a late list showed it for a moment,
+      // or the host removed the guest at once): the opening ends in its completions.
+      status = .idle
     } else if !seated && status == .connected {
       leftSeat()
     }
@@ -187,10 +197,21 @@ public final class AudienceCoGuestViewModel: ObservableObject {
 
   public func disconnect() {
     guard status == .connected else { return }
-    coGuestStore.disConnect { [weak self] _ in
-      // Only if nothing new began meanwhile: the seat list may have ended the session already and
-      // the viewer applied again.
-      DispatchQueue.main.async { if self?.status == .connected { self?.leftSeat() } }
+    coGuestStore.disConnect { [weak self] result in
+      DispatchQueue.main.async {
+        // Only if nothing new began meanwhile: the seat list may have ended the session already and
+        // the viewer applied again.
+        guard let self, self.status == .connected else { return }
+        switch result {
+        case .success:
+          self.leftSeat()
+        case .failure(let error):
+          // No answer (-1: the request may never have reached the server) or a refusal: the guest
+          // may well still be on its seat. Stay connected and let the seat list decide; it ends
+          // the session if the server did take the guest off.
+          self.errorMessage = "Could not leave the seat (\(error.code)); try again"
+        }
+      }
     }
   }
 

@@ -38,6 +38,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   private var currentIsOutgoing = false
   /// The calls the SDK last heard end, newest last: a push can arrive after its call is over.
   private var endedCallIDs: [String] = []
+  /// Actions the system timed out while an answer was on its way to complete them.
+  private var timedOutActions: Set<ObjectIdentifier> = []
 
   lazy var conversationManager: ConversationManager = {
     let configuration = ConversationManager.Configuration(
@@ -200,6 +202,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       // The conversation becomes the current call's only once the call is placed: a second Start
       // whose call cannot be placed (one is under way) must not take the first one's place.
       dial { [weak self] placed in
+        guard self?.timedOutActions.remove(ObjectIdentifier(start)) == nil else { return }
         guard placed else { return start.fail() }
         self?.currentCallUUID = start.conversationUUID
         self?.currentIsOutgoing = true
@@ -218,11 +221,23 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   }
 
   private func accept(_ join: JoinConversationAction) {
-    CallStore.shared.accept { result in
+    CallStore.shared.accept { [weak self] result in
+      // The system may have given up on the action while the answer was on its way.
+      guard self?.timedOutActions.remove(ObjectIdentifier(join)) == nil else { return }
       switch result {
       case .success: join.fulfill(dateConnected: Date())
       case .failure: join.fail()
       }
+    }
+  }
+
+  /// The system gave up on an action and failed it itself: completing it now would complete it a
+  /// second time, so whatever was going to complete it is told to let it be.
+  public func conversationManager(_ manager: ConversationManager, timedOutPerforming action: ConversationAction) {
+    if action === pendingJoin {
+      pendingJoin = nil
+    } else {
+      timedOutActions.insert(ObjectIdentifier(action))
     }
   }
 

@@ -49,6 +49,9 @@ public protocol ClientBehavior: AnyObject {
   /// The conversation manager's delegate got an action; it needs exactly one `fulfill()` or
   /// `fail()`.
   func conversationAction(_ action: ConversationAction, _ client: inout Client)
+  /// An action the delegate got timed out before the app completed it (`timedOutPerforming`): the
+  /// system failed it, and a later `fulfill()` or `fail()` does nothing.
+  func conversationActionTimedOut(_ action: ConversationAction, _ client: inout Client)
   /// A viewer's app entered the background (`foreground` false: iOS suspends camera capture, the
   /// microphone goes on) or came back (`audience.background`). Viewers in rooms only.
   func appStateChanged(foreground: Bool, _ client: inout Client)
@@ -84,6 +87,8 @@ extension ClientBehavior {
   public func incomingPush(_ push: VoIPPush, _ client: inout Client) {}
   /// Does nothing (the action times out).
   public func conversationAction(_ action: ConversationAction, _ client: inout Client) {}
+  /// Does nothing.
+  public func conversationActionTimedOut(_ action: ConversationAction, _ client: inout Client) {}
   /// Does nothing.
   public func appStateChanged(foreground: Bool, _ client: inout Client) {}
   /// `false`: the built-in clients' status is their UI, and no UI probe is read.
@@ -137,6 +142,8 @@ public enum ClientCallback: Sendable {
   case incomingPush(VoIPPush)
   /// ``ClientBehavior/conversationAction(_:_:)``.
   case conversationAction(ConversationAction)
+  /// ``ClientBehavior/conversationActionTimedOut(_:_:)``.
+  case conversationActionTimedOut(ConversationAction)
   /// ``ClientBehavior/appStateChanged(foreground:_:)``.
   case appStateChanged(foreground: Bool)
 
@@ -150,7 +157,7 @@ public enum ClientCallback: Sendable {
     case .liveEnded: return .liveEvents
     case .callEvent: return .callEvents
     case .start, .applyIntent, .timer, .appLaunched, .pushTokenUpdated, .incomingPush, .conversationAction,
-      .appStateChanged:
+      .conversationActionTimedOut, .appStateChanged:
       return nil
     }
   }
@@ -178,6 +185,7 @@ extension ClientBehavior {
     case .pushTokenUpdated(let token): pushTokenUpdated(token, &client)
     case .incomingPush(let push): incomingPush(push, &client)
     case .conversationAction(let action): conversationAction(action, &client)
+    case .conversationActionTimedOut(let action): conversationActionTimedOut(action, &client)
     case .appStateChanged(let foreground): appStateChanged(foreground: foreground, &client)
     }
   }

@@ -467,6 +467,8 @@ public final class PhoneFleet {
       host.observe(
         .actionTimedOut(phone: phone, action: id, kind: action.kind, timeout: os.limits.actionTimeout),
         scheduler.now)
+      // The delegate hears of it (`timedOutPerforming`), if the app that got the action still runs.
+      if os.isRunning(phone) { host.run(phone, .conversationActionTimedOut(action), &scheduler) }
     }
     drain(&host, &scheduler)
   }

@@ -117,6 +117,9 @@ public class ConversationAction: @unchecked Sendable {
 
   func complete(_ ok: Bool) {
     isComplete = true
+    if let box: WeakManager = host.existingSingleton(.conversationManager, of: user) {
+      box.manager?.pendingActions[model.id] = nil
+    }
     let m = host.client(user).conversations
     if ok { m.fulfill(model) } else { m.fail(model) }
   }
@@ -232,6 +235,9 @@ public final class ConversationManager: @unchecked Sendable {
   var modelUUIDs: [UInt32: UUID] = [:]
   /// The Start actions the app performed, by the model's action ID, until the delegate gets them.
   var started: [UInt32: StartConversationAction] = [:]
+  /// The actions the delegate got and the app has not completed, by the model's action ID, until
+  /// they time out.
+  var pendingActions: [UInt32: ConversationAction] = [:]
 
   /// A manager for the current virtual user's app.
   public init(configuration: Configuration) {
@@ -370,6 +376,7 @@ final class WeakManager {
 package enum ConversationDelivery {
   /// Hands `callback` to `user`'s conversation manager delegate, as `user`'s code.
   package static func deliver(_ callback: ClientCallback, to user: UInt32, host: AppHost) {
+    if case .conversationActionTimedOut(let a) = callback { return timedOut(a, user: user, host: host) }
     guard case .conversationAction(let a) = callback,
       let box: WeakManager = host.existingSingleton(.conversationManager, of: user),
       let manager = box.manager, let delegate = manager.delegate
@@ -378,6 +385,7 @@ package enum ConversationDelivery {
     // A Start the app performed comes back as the object it passed.
     if a.kind == .start, let own = manager.started.removeValue(forKey: a.id) {
       own.model = a
+      manager.pendingActions[a.id] = own
       return delegate.conversationManager(manager, perform: own)
     }
     let action: ConversationAction =
@@ -388,6 +396,16 @@ package enum ConversationDelivery {
       case .merge:
         MergeConversationAction(uuid: uuid, with: manager.uuid(for: a.other), model: a, user: user, host: host)
       }
+    manager.pendingActions[a.id] = action
     delegate.conversationManager(manager, perform: action)
+  }
+
+  /// The system timed out an action the delegate got and the app has not completed: the delegate
+  /// hears of it with the same action object (`conversationManager(_:timedOutPerforming:)`).
+  static func timedOut(_ a: Clients.ConversationAction, user: UInt32, host: AppHost) {
+    guard let box: WeakManager = host.existingSingleton(.conversationManager, of: user), let manager = box.manager,
+      let action = manager.pendingActions.removeValue(forKey: a.id), !action.isComplete
+    else { return }
+    manager.delegate?.conversationManager(manager, timedOutPerforming: action)
   }
 }

@@ -206,6 +206,9 @@ class Driver<Objects>: Settling, ClientBehavior {
   func conversationAction(_ action: Clients.ConversationAction, _ c: inout Client) {
     deliver(.conversationAction(action), &c)
   }
+  func conversationActionTimedOut(_ action: Clients.ConversationAction, _ c: inout Client) {
+    deliver(.conversationActionTimedOut(action), &c)
+  }
 
   /// Logs the user in and enters its room through the SDK-compatible stores, then runs `joined`.
   func enterRoom(_ c: inout Client, _ joined: @escaping (AppHost) -> Void) {
