@@ -22,6 +22,10 @@ public final class AudienceCoGuestViewModel: ObservableObject {
   private var cancellables = Set<AnyCancellable>()
   private let applyTimeout: TimeInterval = 30
   private var openingDevices = false
+  /// Whether the devices are opening for a seat only the seat list showed (not an acceptance).
+  private var takingShownSeat = false
+  /// When the current application was sent.
+  private var appliedAt = DispatchTime.now()
   /// Counts applications, so that a watchdog knows whether its own is still the one out.
   private var attempt = 0
   private var lifecycleObservers: [NSObjectProtocol] = []
@@ -76,6 +80,10 @@ public final class AudienceCoGuestViewModel: ObservableObject {
         errorMessage = "The host declined your request"
       }
     case .onGuestApplicationNoResponse(let reason):
+      // A timeout sooner than the timeout is an earlier application's, held up on the way while
+      // this one was sent: the current application still stands.
+      let waited = DispatchTime.now().uptimeNanoseconds &- appliedAt.uptimeNanoseconds
+      if reason == .timeout && waited < UInt64(applyTimeout * 1e9) { return }
       if status == .applying && !openingDevices {
         status = .idle
         errorMessage = "No answer (\(reason)); try again"
@@ -98,10 +106,13 @@ public final class AudienceCoGuestViewModel: ObservableObject {
       // lost, its withdrawal too late) went through after all. The seat is the viewer's: take it.
       status = .applying
       errorMessage = nil
+      takingShownSeat = true
       openDevices()
-    } else if !seated && status == .applying && openingDevices {
-      // The seat the devices are opening for is gone again (a late list showed it for a moment,
-      // or the host removed the guest at once): the opening ends in its completions.
+    } else if !seated && status == .applying && openingDevices && takingShownSeat {
+      // The seat the list showed, which the devices are opening for, is gone again (a late list
+      // showed it for a moment): the opening ends in its completions. (An opening an acceptance
+      // started goes on: the list may only lag behind the acceptance.)
+      takingShownSeat = false
       status = .idle
     } else if !seated && status == .connected {
       leftSeat()
@@ -112,6 +123,8 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     guard status == .idle else { return }
     status = .applying
     errorMessage = nil
+    takingShownSeat = false
+    appliedAt = DispatchTime.now()
     attempt += 1
     let mine = attempt
     // A watchdog: if neither an answer nor the SDK's timeout arrived well after the timeout (a
@@ -246,6 +259,7 @@ public final class AudienceCoGuestViewModel: ObservableObject {
   private func leftSeat() {
     closeDevices()
     openingDevices = false
+    takingShownSeat = false
     status = .idle
   }
 

@@ -72,13 +72,26 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
 
   /// Logs in to the IM SDK, then TUICore; the token goes up after both.
   public func logIn(sdkAppID: Int, userID: String, userSig: String) {
-    LoginStore.shared.login(sdkAppID: sdkAppID, userID: userID, userSig: userSig) { result in
-      guard case .success = result else { return print("[VoIP] IM login failed") }
+    LoginStore.shared.login(sdkAppID: sdkAppID, userID: userID, userSig: userSig) { [weak self] result in
+      if case .failure(let error) = result {
+        print("[VoIP] IM login failed \(error.code)")
+        // No answer (-1): the login may never have reached the server. Without it no call
+        // reaches this app but by push, and none can be answered: try again shortly.
+        if error.code == -1 { self?.logInAgain(sdkAppID: sdkAppID, userID: userID, userSig: userSig) }
+        return
+      }
       TUILogin.login(sdkAppID, userID: userID, userSig: userSig) {
         NotificationCenter.default.post(name: .tuiLoginSucceeded, object: nil)
-      } fail: { code, message in
+      } fail: { [weak self] code, message in
         print("[VoIP] TUILogin failed \(code) \(message ?? "")")
+        if code == -1 { self?.logInAgain(sdkAppID: sdkAppID, userID: userID, userSig: userSig) }
       }
+    }
+  }
+
+  private func logInAgain(sdkAppID: Int, userID: String, userSig: String) {
+    DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [weak self] in
+      self?.logIn(sdkAppID: sdkAppID, userID: userID, userSig: userSig)
     }
   }
 

@@ -57,7 +57,8 @@ public struct LoginService: Sendable {
   /// Whether `user` is logged in.
   @inlinable public func isLoggedIn(_ user: UInt32) -> Bool { loggedIn[Int(user)] }
 
-  /// Logs `user` in. Fails with -3 (repeated operation) if already logged in.
+  /// Logs `user` in. Returns -3 (repeated operation) if it was logged in already, which the server
+  /// answers as a login (see `Server.perform`).
   public mutating func login(_ user: UInt32) -> SeatError? {
     guard !loggedIn[Int(user)] else { return .refused }
     loggedIn[Int(user)] = true

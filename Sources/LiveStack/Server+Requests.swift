@@ -84,9 +84,11 @@ extension Server {
     func callResult(_ e: CallError?) -> ServerOutcome { ServerOutcome(e.flatMap { SeatError(rawValue: $0.rawValue) }) }
     switch request {
     case .login:
-      let error = login.login(user)
-      // A phone app's new process resumes the session its previous process left.
-      return ServerOutcome(error == .refused && layout.isPhone(user) ? nil : error)
+      // Logging in again while logged in (a login sent again after its answer was lost, or a
+      // phone app's new process resuming the session its previous process left) succeeds: the
+      // IM service answers a repeated login of the same user as a login.
+      _ = login.login(user)
+      return ServerOutcome()
     case .logout:
       login.logout(user)
       _ = seats.leave(user: user, now: now)
