@@ -251,10 +251,27 @@ public final class AudienceCoGuestViewModel: ObservableObject {
           // A camera failure leaves the guest on audio only; so does the background, until return.
           self.status = .connected
           if UIApplication.shared.applicationState == .background { DeviceStore.shared.closeLocalCamera() }
+          self.confirmSeat()
         }
       }
     }
   }
+
+  /// An acceptance can be a late one, of an earlier application whose session is long over (held
+  /// up, or repeated, on the way): the seat list says whether the guest really sits. If it shows
+  /// no seat a while after the devices opened, the acceptance was not this application's: close
+  /// the devices and wait on, as before it came.
+  private func confirmSeat() {
+    let session = attempt
+    DispatchQueue.main.asyncAfter(deadline: .now() + 3) { [weak self] in
+      guard let self, self.attempt == session, self.status == .connected, !self.isSeated else { return }
+      self.closeDevices()
+      self.status = .applying
+    }
+  }
+
+  /// Whether the seat list shows this viewer on a seat now.
+  private var isSeated: Bool { coGuestStore.state.value.connected.contains { $0.userID == userID } }
 
   private func leftSeat() {
     closeDevices()
