@@ -64,6 +64,11 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     CallStore.shared.callEventPublisher
       .sink { [weak self] event in self?.callEvent(event) }
       .store(in: &cancellables)
+    // Kicked offline or the login expired: the call ends with the session, and no "ended" event
+    // follows (the SDK is logged out), so the conversation ends here.
+    LoginStore.shared.loginEventPublisher
+      .sink { [weak self] _ in self?.sessionEnded() }
+      .store(in: &cancellables)
   }
 
   deinit {
@@ -244,6 +249,23 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     }
   }
 
+  /// The call is over: its conversation ends, and an answer still waiting for the SDK fails.
+  private func endConversation(_ reason: Conversation.EndedReason) {
+    pendingJoin?.fail()
+    pendingJoin = nil
+    if let uuid = currentCallUUID,
+      let conversation = conversationManager.conversations.first(where: { $0.uuid == uuid })
+    {
+      conversationManager.reportConversationEvent(.conversationEnded(Date(), reason), for: conversation)
+    }
+    currentCallUUID = nil
+    currentIsOutgoing = false
+  }
+
+  private func sessionEnded() {
+    endConversation(.failed)
+  }
+
   /// The system gave up on an action and failed it itself: completing it now would complete it a
   /// second time, so whatever was going to complete it is told to let it be.
   public func conversationManager(_ manager: ConversationManager, timedOutPerforming action: ConversationAction) {
@@ -266,15 +288,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       if endedCallIDs.count > 8 { endedCallIDs.removeFirst() }
       // A late message about an earlier call leaves the current one alone.
       guard CallStore.shared.state.value.selfInfo.status == .none else { return }
-      pendingJoin?.fail()
-      pendingJoin = nil
-      if let uuid = currentCallUUID,
-        let conversation = conversationManager.conversations.first(where: { $0.uuid == uuid })
-      {
-        conversationManager.reportConversationEvent(.conversationEnded(Date(), .remoteEnded), for: conversation)
-      }
-      currentCallUUID = nil
-      currentIsOutgoing = false
+      endConversation(.remoteEnded)
     case .onCallStarted:
       // The system's UI shows an outgoing call in progress once it is answered.
       if currentIsOutgoing, let uuid = currentCallUUID,

@@ -201,6 +201,8 @@ extension ClientRuntime {
     clients[u].joinedRoom = 0
     clients[u].seenSeat = -1
     clients[u].invitation = 0
+    // Its call ends with its session (the server hangs it up): `CallStore.state` shows none.
+    ownCallEnded(user)
   }
 
   /// `user`'s live ended: its SDK is out of the room, and a host's lists are empty.

@@ -179,9 +179,10 @@ extension LiveWorld {
     let atRest = (status == .idle || status == .left || status == .away) && callScreen != 1
     let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
     if settled { uiWatch.unwatch(u) }
-    // A killed app shows nothing.
-    let alive = phoneOS.map { !$0.phones.contains(u) || $0.appState(u) != .killed } ?? true
-    let screen = alive ? callScreen : -1
+    // A killed app shows nothing, and a suspended one neither shows its screen nor can change it:
+    // its call screen is judged while its code can run (it hears on resuming what it missed).
+    let running = phoneOS.map { !$0.phones.contains(u) || $0.isRunning(u) } ?? true
+    let screen = running ? callScreen : -1
     let shown = runtime.ui.isStatusProbed(u) || (audienceUI && layout.role(of: u) == .audience && !isPhoneUser(u))
     let pending = server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)
     let seated = server.seats.seat(of: u) != nil

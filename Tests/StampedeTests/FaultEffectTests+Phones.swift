@@ -237,6 +237,41 @@ extension PushWorldTests {
     #expect(s.violations == 0)
   }
 
+  @Test func aPhoneKickedOfflineInACallShowsNoCallAfterwards() throws {
+    // 5 calls 6 at 3 s; 6 answers at 5.020 s and the call starts. At 8 s 6 is kicked offline: the
+    // server hangs its call up, and its SDK, which hears of the kick, is in no call either
+    // (`CallStore.state` shows none, as no "ended" event can reach a logged-out SDK).
+    var (s, phone) = try staged()
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 7000)
+    #expect(s.world.runtime.clients[6].callState == .accept)
+    s.sim.scheduler.schedule(
+      at: .zero + .milliseconds(8000),
+      Event(kind: LiveEvent.loginEnded.rawValue, a: 6, b: UInt32(LoginEvent.kickedOffline.rawValue)))
+    s.run(untilMs: 9000)
+    #expect(s.world.server.calls.call(of: 6) == nil)
+    #expect(!s.world.runtime.clients[6].loggedIn)
+    #expect(s.world.runtime.clients[6].call == 0 && s.world.runtime.clients[6].callState == .none)
+  }
+
+  @Test(arguments: [false, true])
+  func aSuspendedAppsCallScreenIsNotJudgedUntilItRuns(suspended: Bool) throws {
+    // Phone 6's call screen is up with no call (it missed the end): while its app is suspended
+    // nobody sees the screen and its code cannot change it; while it runs, it is a finding.
+    // (The built-in viewers, whose status is their UI, keep the UI checks running.)
+    var s = try Staged(
+      stagedPush, host: ScriptedClient(), admin: ScriptedClient(),
+      phone: HookedPhone(try Profile.parse(Data(stagedPush.utf8))))
+    s.run(untilMs: 2000)
+    s.world.phoneOS!.setApp(6, suspended ? .background : .foreground)
+    s.world.runtime.ui.setCallScreen(6, shown: true)
+    s.world.uiWatch.watch(6, until: .zero + .seconds(2))
+    s.run(untilMs: 20_000)
+    #expect(s.world.checker.log.count("ui.call-screen-matches-call") == (suspended ? 0 : 1))
+  }
+
   @Test func aSecondStartWhileTheMicrophoneOpensDoesNotOpenItAgain() throws {
     var (s, phone) = try staged()
     phone.onTimer = dial([7])
