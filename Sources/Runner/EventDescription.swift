@@ -134,9 +134,15 @@ extension LiveWorld {
         kind: name, room: nil, users: [c.caller] + c.callees, request: nil, detail: "call \(e.a) timeout",
         onServer: true)
     case .appLifecycle:
-      let state = phoneOS.map { "\($0.appState(e.a))" } ?? "?"
-      return .init(
-        kind: name, room: nil, users: [e.a], request: nil, detail: "app lifecycle (now \(state))", onServer: false)
+      // Described before it is handled: what the step does from the state the app is in now.
+      let detail: String
+      switch phoneOS?.appState(e.a) {
+      case .foreground: detail = "the user leaves the app (to the background, or swiped away)"
+      case .background: detail = "the app in the background is opened again, or reclaimed by the system"
+      case .killed: detail = "the user opens the killed app again"
+      case nil: detail = "app lifecycle"
+      }
+      return .init(kind: name, room: nil, users: [e.a], request: nil, detail: detail, onServer: false)
     case .pushDelivered:
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "VoIP push for call \(e.b) reaches the phone",

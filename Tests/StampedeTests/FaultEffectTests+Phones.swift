@@ -7,6 +7,7 @@ import Testing
 @testable import LiveStack
 @testable import Oracles
 @testable import Profiles
+@testable import Runner
 @testable import Scenario
 @testable import SimKernel
 
@@ -270,6 +271,23 @@ extension PushWorldTests {
     s.world.uiWatch.watch(6, until: .zero + .seconds(2))
     s.run(untilMs: 20_000)
     #expect(s.world.checker.log.count("ui.call-screen-matches-call") == (suspended ? 0 : 1))
+  }
+
+  @Test func aLifecycleStepSaysWhatItDoesFromTheStateTheAppIsIn() throws {
+    // Traces describe an event before it is handled: from the foreground the app is left.
+    let (s, _) = try staged()
+    let step = Event(kind: LiveEvent.appLifecycle.rawValue, a: 6, b: 0)
+    var details: [String] = []
+    for state in [AppState.foreground, .background, .killed] {
+      s.world.phoneOS!.setApp(6, state)
+      details.append(s.world.describe(step).detail)
+    }
+    #expect(
+      details == [
+        "the user leaves the app (to the background, or swiped away)",
+        "the app in the background is opened again, or reclaimed by the system",
+        "the user opens the killed app again",
+      ])
   }
 
   @Test func aSecondStartWhileTheMicrophoneOpensDoesNotOpenItAgain() throws {
