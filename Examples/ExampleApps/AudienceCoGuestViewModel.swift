@@ -147,6 +147,12 @@ public final class AudienceCoGuestViewModel: ObservableObject {
         // 100202: an application of this viewer already stands (one whose answer was lost); it
         // is still applying, and that application's answer will come.
         if error.code == 100202 { return }
+        // 100203: already on a seat (an earlier session whose leave was lost): the seat is the
+        // viewer's, take it.
+        if error.code == 100203 {
+          self.takingShownSeat = true
+          return self.openDevices()
+        }
         self.status = .idle
         self.errorMessage = error.code == -2340 ? "All co-guest places are taken" : "Apply failed: \(error.message)"
       }
@@ -240,7 +246,7 @@ public final class AudienceCoGuestViewModel: ObservableObject {
         print("[CoGuest] microphone failed code=\(error.code)")
         self.openingDevices = false
         self.errorMessage = "Microphone unavailable"
-        self.coGuestStore.disConnect(completion: nil)
+        self.giveUpSeat(tries: 3)
         DispatchQueue.main.async { self.status = .idle }
         return
       }
@@ -267,6 +273,19 @@ public final class AudienceCoGuestViewModel: ObservableObject {
       guard let self, self.attempt == session, self.status == .connected, !self.isSeated else { return }
       self.closeDevices()
       self.status = .applying
+    }
+  }
+
+  /// Leaves a seat the guest cannot use (its microphone failed). A leave that got no answer may
+  /// never have reached the server: while the list still shows the viewer seated and the screen
+  /// idle, it is sent again.
+  private func giveUpSeat(tries: Int) {
+    coGuestStore.disConnect { [weak self] result in
+      guard case .failure = result, tries > 1 else { return }
+      DispatchQueue.main.asyncAfter(deadline: .now() + 2) {
+        guard let self, self.status == .idle, self.isSeated else { return }
+        self.giveUpSeat(tries: tries - 1)
+      }
     }
   }
 

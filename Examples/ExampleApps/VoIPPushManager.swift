@@ -30,6 +30,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
 
   /// The conversation shown for the current call, if any.
   var currentCallUUID: UUID?
+  /// The call ID the push of the current incoming conversation named (`voip_call_id`), if any.
+  private var currentCallID: String?
   /// An "answer" tapped before the SDK heard of the call (a cold start).
   private var pendingJoin: JoinConversationAction?
   /// Calls the user placed, by conversation, until the system hands their Start action back.
@@ -148,6 +150,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
         return
       }
       currentCallUUID = uuid
+      currentCallID = payload.dictionaryPayload["voip_call_id"] as? String
       currentIsOutgoing = false
     } catch {
       // Nothing shows (a call is already on screen, or a duplicate push): if no call is on the
@@ -209,7 +212,15 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   public func conversationManager(_ manager: ConversationManager, perform action: ConversationAction) {
     switch action {
     case let join as JoinConversationAction:
-      switch CallStore.shared.state.value.selfInfo.status {
+      // The conversation is for the call its push named: if the SDK rings for another call (two
+      // calls pushed at once; the SDK declines the second as busy), answering would answer a
+      // call the user never saw in the system UI.
+      let state = CallStore.shared.state.value
+      if let pushed = currentCallID, state.selfInfo.status != .none, state.callId != pushed {
+        join.fail()
+        return endConversation(.failed)
+      }
+      switch state.selfInfo.status {
       case .waiting: accept(join)
       case .accept: join.fulfill(dateConnected: Date())  // already answered in the app
       case .none: pendingJoin = join  // a cold start: the SDK has not heard of the call yet
@@ -223,6 +234,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
         guard self?.timedOutActions.remove(ObjectIdentifier(start)) == nil else { return }
         guard placed else { return start.fail() }
         self?.currentCallUUID = start.conversationUUID
+        self?.currentCallID = nil
         self?.currentIsOutgoing = true
         start.fulfill()
       }
@@ -259,6 +271,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       conversationManager.reportConversationEvent(.conversationEnded(Date(), reason), for: conversation)
     }
     currentCallUUID = nil
+    currentCallID = nil
     currentIsOutgoing = false
   }
 
@@ -278,10 +291,18 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
 
   private func callEvent(_ event: CallEvent) {
     switch event {
-    case .onCallReceived:
+    case .onCallReceived(let callId, _, _):
       if let join = pendingJoin {
         pendingJoin = nil
-        accept(join)
+        if let pushed = currentCallID, pushed != callId {
+          // The user answered the conversation of a pushed call the SDK, logged in at last, does
+          // not ring for: that call is over. Answering this other call in its name would answer a
+          // call the user never saw; the answer fails and its conversation ends.
+          join.fail()
+          endConversation(.remoteEnded)
+        } else {
+          accept(join)
+        }
       }
     case .onCallEnded(let callId, _, _, _):
       endedCallIDs.append(callId)
