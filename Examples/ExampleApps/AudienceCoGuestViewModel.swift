@@ -124,6 +124,7 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     status = .applying
     errorMessage = nil
     takingShownSeat = false
+    let before = appliedAt
     appliedAt = DispatchTime.now()
     attempt += 1
     let mine = attempt
@@ -131,9 +132,7 @@ public final class AudienceCoGuestViewModel: ObservableObject {
     // message lost on the way), the application is over; withdraw it and say so.
     DispatchQueue.main.asyncAfter(deadline: .now() + applyTimeout + 5) { [weak self] in
       guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
-      self.coGuestStore.cancelApplication(completion: nil)
-      self.status = .idle
-      self.errorMessage = "No answer; try again"
+      self.withdraw(attempt: mine, tries: 4)
     }
     coGuestStore.applyForSeat(seatIndex: seatIndex, timeout: applyTimeout, extraInfo: nil) { [weak self] result in
       DispatchQueue.main.async {
@@ -146,7 +145,11 @@ public final class AudienceCoGuestViewModel: ObservableObject {
         }
         // 100202: an application of this viewer already stands (one whose answer was lost); it
         // is still applying, and that application's answer will come.
-        if error.code == 100202 { return }
+        if error.code == 100202 {
+          // The standing application is the earlier one, sent when it was.
+          self.appliedAt = before
+          return
+        }
         // 100203: already on a seat (an earlier session whose leave was lost): the seat is the
         // viewer's, take it.
         if error.code == 100203 {
@@ -155,6 +158,23 @@ public final class AudienceCoGuestViewModel: ObservableObject {
         }
         self.status = .idle
         self.errorMessage = error.code == -2340 ? "All co-guest places are taken" : "Apply failed: \(error.message)"
+      }
+    }
+  }
+
+  /// The watchdog withdraws an application that got no answer. The screen says idle once the
+  /// withdrawal is answered; one that got no answer either (-1) may not have reached the server,
+  /// where the application would still stand, so it is sent again (a few times) first.
+  private func withdraw(attempt mine: Int, tries: Int) {
+    coGuestStore.cancelApplication { [weak self] result in
+      DispatchQueue.main.async {
+        guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
+        if case .failure(let error) = result, error.code == -1, tries > 1 {
+          DispatchQueue.main.asyncAfter(deadline: .now() + 2) { self.withdraw(attempt: mine, tries: tries - 1) }
+          return
+        }
+        self.status = .idle
+        self.errorMessage = "No answer; try again"
       }
     }
   }

@@ -40,6 +40,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   private var currentIsOutgoing = false
   /// The calls the SDK last heard end, newest last: a push can arrive after its call is over.
   private var endedCallIDs: [String] = []
+  /// What the last login used.
+  private var credentials: (sdkAppID: Int, userID: String, userSig: String)?
   /// Actions the system timed out while an answer was on its way to complete them.
   private var timedOutActions: Set<ObjectIdentifier> = []
 
@@ -69,7 +71,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     // Kicked offline or the login expired: the call ends with the session, and no "ended" event
     // follows (the SDK is logged out), so the conversation ends here.
     LoginStore.shared.loginEventPublisher
-      .sink { [weak self] _ in self?.sessionEnded() }
+      .sink { [weak self] event in self?.sessionEnded(event) }
       .store(in: &cancellables)
   }
 
@@ -79,6 +81,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
 
   /// Logs in to the IM SDK, then TUICore; the token goes up after both.
   public func logIn(sdkAppID: Int, userID: String, userSig: String) {
+    credentials = (sdkAppID, userID, userSig)
     LoginStore.shared.login(sdkAppID: sdkAppID, userID: userID, userSig: userSig) { [weak self] result in
       if case .failure(let error) = result {
         print("[VoIP] IM login failed \(error.code)")
@@ -103,7 +106,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   }
 
   private func uploadVoIPToken() {
-    guard let token = voipToken, certificateID != 0, TUILogin.isUserLogined() else { return }
+    // Both logins: TUICore's says nothing of an IM session that ended since (kicked, expired).
+    guard let token = voipToken, certificateID != 0, TUILogin.isUserLogined(),
+      LoginStore.shared.state.value.loginStatus == .logined
+    else { return }
     let config = V2TIMVOIPConfig()
     config.certificateID = certificateID
     config.token = token
@@ -275,8 +281,13 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     currentIsOutgoing = false
   }
 
-  private func sessionEnded() {
+  private func sessionEnded(_ event: LoginEvent) {
     endConversation(.failed)
+    // An expired login is renewed (a real app first fetches a fresh UserSig); a user logged in
+    // elsewhere stays out until they log in here again.
+    if event == .onLoginExpired, let login = credentials {
+      logInAgain(sdkAppID: login.sdkAppID, userID: login.userID, userSig: login.userSig)
+    }
   }
 
   /// The system gave up on an action and failed it itself: completing it now would complete it a
