@@ -90,7 +90,8 @@ enum CLI {
       --trace FILE      write the events as JSON lines (index, time, kind, room, users, detail)
       --perfetto FILE   write a Chrome/Perfetto trace: a track per client, requests as spans,
                         violations as instant events (open in ui.perfetto.dev)
-      --only SEL        keep only events touching room:ID or user:ID (comma-separated for several)
+      --only SEL        keep only events touching room:ID or user:ID (comma-separated for several);
+                        a selector given to --trace or --perfetto is refused (a slip for --only)
       --quirk Q[,Q]     switch on SDK quirk modes (see docs/PROFILES.md): stale-invitation,
                         accept-ignores-inviter, cancel-invitation-false-success,
                         reentry-applications-as-invitations, duplicate-applicants,

@@ -95,6 +95,13 @@ enum RunCommand {
   /// report into `out` (if given) and returns it with the exit code.
   static func perform(_ run: SimulationRun, options: Options, out: String?) throws -> (RunReport, ExitCode) {
     let mode = try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto")
+    // A file option given a selector (`--trace user:175`) would write a file named so: a slip.
+    for option in ["--trace", "--perfetto"] {
+      if let value = options.values[option], TraceFilter.parse([value]) != nil {
+        throw UsageError(
+          "\(option) takes a file, not a selector: '\(value)'. Did you mean --only \(value) \(option) FILE?")
+      }
+    }
     let output = try Summary.Output(options)
     if let out { try ReportFolder.check(out) }
     var filter = TraceFilter()

@@ -96,6 +96,15 @@ enum Tool {
       #expect(r.status == 2, "\(args)")
       #expect(r.stderr.hasPrefix("stampede: "), "\(args): \(r.stderr)")
     }
+    // A file option given a selector is a slip: refused with the command meant, and no file made.
+    let folder = ProcessTool.temporaryFolder()
+    let slip = try Tool.run([
+      "run", "profiles/smoke.json5", "--trace", "user:175", "--out", folder.appendingPathComponent("r").path,
+    ])
+    #expect(slip.status == 2, "\(slip.stderr)")
+    #expect(slip.stderr.contains("--trace takes a file, not a selector: 'user:175'"))
+    #expect(slip.stderr.contains("Did you mean --only user:175 --trace FILE?"))
+    #expect(!FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("user:175").path))
     // A capacity study needs thresholds (they define the knee), and zipped lists of one length.
     let noThresholds = try Tool.run([
       "capacity", "profiles/seat-rush.json5", "--vary", "population.adminsPerRoom=1,2", "--seeds", "1..1",
