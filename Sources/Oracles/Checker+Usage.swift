@@ -57,13 +57,17 @@ extension Checker {
     }
   }
 
-  /// App code used `what` outside every virtual user's code at `now` (the run went on: the work
-  /// was dropped, or got a stand-in).
-  public mutating func observeOutsideUser(_ what: String, at now: SimInstant) {
-    log.record(
-      .appInsideUser, at: now, entities: [],
-      "app code outside a virtual user: \(what) (on a thread of its own, or in the release of an object that no user's code let go of)"
-    )
+  /// App code's uses of the platform outside every virtual user's code so far (the run went on:
+  /// the work was dropped, or got a stand-in), taken from `runtime`, each at its time.
+  public mutating func observeOutsideUser(_ runtime: ClientRuntime) {
+    guard !runtime.appOutsideUser.isEmpty else { return }
+    for use in runtime.appOutsideUser {
+      log.record(
+        .appInsideUser, at: SimInstant(nanoseconds: use.timeNs), entities: [],
+        "app code outside a virtual user: \(use.what) (on a thread of its own, or in the release of an object that no user's code let go of)"
+      )
+    }
+    runtime.appOutsideUser.removeAll()
   }
 
   /// The phone answered `user`'s open call for `device` (the device is no longer opening).
@@ -71,10 +75,20 @@ extension Checker {
     if Int(user) < devicesOpening.count { devicesOpening[Int(user)] &= ~(UInt8(1) << device.rawValue) }
   }
 
-  /// An event its role must hear reached `user` on `stream`, with no handler subscribed to it
-  /// (see ``requiredStream(_:audience:phone:)``; the caller has excused an app still starting or
-  /// leaving its room).
-  public mutating func observeUnheard(_ stream: Subscriptions, user: UInt32, at now: SimInstant) {
+  /// `notice` reached `user` (a viewer if `audience`, a phone user if `phone`), subscribed to
+  /// `subscribed`: an event its role must hear (``requiredStream(_:audience:phone:)``) needs a
+  /// handler. Not held against the app: one whose objects are not made yet
+  /// (``Subscriptions/appStarting``), or one that unsubscribed as it left its room (its SDK out of
+  /// it, `inRoom` false, or `leaving` it: read only when a violation is at stake).
+  @inline(__always)
+  public mutating func observeDelivery(
+    _ notice: Notice, to user: UInt32, audience: Bool, phone: Bool, subscribed: Subscriptions, inRoom: Bool,
+    leaving: @autoclosure () -> Bool, at now: SimInstant
+  ) {
+    guard let stream = Checker.requiredStream(notice, audience: audience, phone: phone),
+      !subscribed.contains(stream), !subscribed.contains(.appStarting)
+    else { return }
+    if notice.isSignalling && (!inRoom || leaving()) { return }
     log.record(
       .eventsHeard, at: now, entities: ["user:\(user)"],
       "an event for \(stream.name) reached user \(user), which has no handler subscribed to it")

@@ -9,7 +9,7 @@ extension LiveWorld {
   /// Judges the liveness invariants at the end of a run (`now`), allowing `slack` for answers in
   /// flight (see ``Checker/judgeLiveness(now:slack:view:)``).
   public mutating func judgeLiveness(now: SimInstant, slack: SimDuration = .seconds(5)) {
-    takeOutsideUserUses()
+    checker.observeOutsideUser(runtime)
     let busy = inFlight.usersInFlight()
     let world = self
     let view = LivenessView(
@@ -20,12 +20,4 @@ extension LiveWorld {
     checker.judgeLiveness(now: now, slack: slack, view: view)
   }
 
-  /// App code's uses of the platform outside every virtual user so far become findings.
-  mutating func takeOutsideUserUses() {
-    guard !runtime.appOutsideUser.isEmpty else { return }
-    for use in runtime.appOutsideUser {
-      checker.observeOutsideUser(use.what, at: SimInstant(nanoseconds: use.timeNs))
-    }
-    runtime.appOutsideUser.removeAll()
-  }
 }

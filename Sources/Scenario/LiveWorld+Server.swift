@@ -372,16 +372,11 @@ extension LiveWorld {
     // A phone app that is suspended, killed or logged out has no connection to hear it on.
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
-    if checking,
-      let stream = Checker.requiredStream(
-        notice, audience: layout.role(of: user) == .audience, phone: isPhoneUser(user)),
-      !subscribed.contains(stream), !subscribed.contains(.appStarting)
-    {
-      // Not held against the app: one whose objects are not made yet (.appStarting), or one that
-      // unsubscribed as it left its room.
-      let leftRoom =
-        notice.isSignalling && (runtime.clients[u].joinedRoom == 0 || inFlight.isLeaving(user))
-      if !leftRoom { checker.observeUnheard(stream, user: user, at: now) }
+    if checking {
+      checker.observeDelivery(
+        notice, to: user, audience: layout.role(of: user) == .audience, phone: isPhoneUser(user),
+        subscribed: subscribed, inRoom: runtime.clients[u].joinedRoom != 0, leaving: inFlight.isLeaving(user),
+        at: now)
     }
     switch notice {
     case .guest(_, let event, let request):

@@ -349,7 +349,7 @@ public struct LiveWorld: World {
         atNs: scheduler.now.nanoseconds,
         LiveMetrics.gauges(seats: server.seats, runtime: runtime, downlinkPerSecond: rate))
       intervals.sample(measured, atNs: scheduler.now.nanoseconds)
-      takeOutsideUserUses()
+      checker.observeOutsideUser(runtime)
       checkViewerLists(sample: viewerCheckTurn)
       viewerCheckTurn &+= 1
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)

@@ -51,6 +51,8 @@ package final class AppHost {
   /// While ``forgetSingletons(of:)`` releases them, the singletons of the process that is gone,
   /// so that a `deinit` finds its own process's `NotificationCenter.default`.
   @exclusivity(unchecked) private var dying: ContiguousArray<AnyObject?> = []
+  /// Whose singletons ``dying`` holds (`UInt32.max`: none).
+  @exclusivity(unchecked) private var dyingUser: UInt32 = .max
   struct JobSlot {
     var user: UInt32
     var process: UInt16
@@ -195,7 +197,7 @@ package final class AppHost {
   package func singleton<T: AnyObject>(_ name: Singleton, _ make: () -> T) -> T {
     if let existing: T = existingSingleton(name, of: user) { return existing }
     if releasingGone > 0 {
-      if let d = dying.isEmpty ? nil : dying[name.rawValue] { return unsafeDowncast(d, to: T.self) }
+      if user == dyingUser, let d = dying[name.rawValue] { return unsafeDowncast(d, to: T.self) }
       return make()
     }
     let made = make()
@@ -225,11 +227,12 @@ package final class AppHost {
       // All the slots are cleared before any object goes (in slot order), so that no deinit finds
       // a sibling of its own still registered; a deinit that asks for one of its process's
       // singletons gets the one still being released.
-      let outer = dying
+      let outer = (dying, dyingUser)
       dying = ContiguousArray(singletons[base..<base + AppHost.singletonKinds])
+      dyingUser = user
       for i in base..<base + AppHost.singletonKinds { singletons[i] = nil }
       for k in dying.indices { dying[k] = nil }
-      dying = outer
+      (dying, dyingUser) = outer
     }
   }
 
