@@ -124,15 +124,19 @@ public enum Statistics {
   }
 
   /// Wilcoxon signed-rank test on paired differences `b[i] - a[i]` (zeros dropped, tied ranks
-  /// averaged, the variance corrected for ties), with the normal approximation. `nil` for fewer
-  /// than six non-zero differences, where the approximation is not fit to use.
+  /// averaged). Up to ``signedRankExactLimit`` non-zero differences the p-value is exact: the
+  /// share of the 2^n equally likely sign assignments whose rank sum lies at least as far from its
+  /// mean as the one seen (ties included, by their averaged ranks). Beyond it, the normal
+  /// approximation with the variance corrected for ties. With every difference zero, p is 1;
+  /// with no differences at all, `nil`. The smallest p a test of `n` pairs can give is
+  /// ``signedRankMinimumP(pairs:)``: below it, no data reaches a significance level.
   public static func signedRankTest(_ differences: [Double]) -> TestResult? {
     let nonZero = differences.filter { $0 != 0 && $0.isFinite }
     let n = nonZero.count
     if n == 0 && !differences.isEmpty {
       return TestResult(test: "Wilcoxon signed-rank over seeds", statistic: 0, p: 1, n: differences.count)
     }
-    guard n >= 6 else { return nil }
+    guard n >= 1 else { return nil }
     let sorted = nonZero.sorted { abs($0) < abs($1) }
     var ranks = [Double](repeating: 0, count: n)
     var tieCorrection = 0.0
@@ -153,7 +157,40 @@ public enum Statistics {
     let variance = nn * (nn + 1) * (2 * nn + 1) / 24 - tieCorrection / 48
     guard variance > 0 else { return TestResult(test: "Wilcoxon signed-rank over seeds", statistic: 0, p: 1, n: n) }
     let z = (wPlus - mean) / variance.squareRoot()
-    return TestResult(test: "Wilcoxon signed-rank over seeds", statistic: z, p: twoSidedNormalP(z), n: n)
+    guard n <= signedRankExactLimit else {
+      return TestResult(test: "Wilcoxon signed-rank over seeds", statistic: z, p: twoSidedNormalP(z), n: n)
+    }
+    // Exact: the distribution of the rank sum over all sign assignments, in doubled ranks (whole
+    // numbers, since averaged ranks end in .5 at most).
+    let doubled = ranks.map { Int($0 * 2) }
+    let total = doubled.reduce(0, +)
+    var ways = [Double](repeating: 0, count: total + 1)
+    ways[0] = 1
+    var reach = 0
+    for r in doubled {
+      for s in stride(from: reach, through: 0, by: -1) where ways[s] != 0 { ways[s + r] += ways[s] }
+      reach += r
+    }
+    let seen = abs(Int(wPlus * 2) * 2 - total)  // |2·W − total| in doubled ranks, doubled again
+    var tail = 0.0
+    for s in 0...total where abs(s * 2 - total) >= seen { tail += ways[s] }
+    let p = min(1, tail / pow(2, nn))
+    return TestResult(test: "Wilcoxon signed-rank over seeds", statistic: z, p: p, n: n)
+  }
+
+  /// Up to how many non-zero differences ``signedRankTest(_:)`` gives the exact p-value.
+  public static let signedRankExactLimit = 60
+
+  /// The smallest two-sided p-value the signed-rank test of `pairs` non-zero differences can
+  /// give (every difference of one sign): 2 / 2^pairs.
+  public static func signedRankMinimumP(pairs: Int) -> Double { min(1, pow(2, Double(1 - pairs))) }
+
+  /// How many non-zero paired differences the signed-rank test needs before its smallest p-value
+  /// is at most `alpha`.
+  public static func signedRankPairsNeeded(alpha: Double) -> Int {
+    var n = 1
+    while signedRankMinimumP(pairs: n) > alpha && n < 1_000 { n += 1 }
+    return n
   }
 }
 

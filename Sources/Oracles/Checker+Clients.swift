@@ -56,6 +56,30 @@ extension Checker {
       "viewer \(user)'s seat list shows \(Checker.occupants(seen)) but the server has \(Checker.occupants(server))")
   }
 
+  /// `client.view-matches-server`, sampled while the run goes on: in each room, one viewer in turn
+  /// (the `k`th, cycling) that is in the room and whom every change has reached must see the
+  /// others' seats as the server has them (its own seat is judged by its own messages, at the end
+  /// of the run). The seat service is read in place: a copy would retain each of its tables.
+  public mutating func checkViewerLists(
+    sample k: Int, layout: Layout, seats: SeatService, feed: RoomFeed, runtime: ClientRuntime, at now: SimInstant
+  ) {
+    for room in 0..<UInt32(layout.rooms) {
+      let audience = layout.audience(of: room)
+      guard !audience.isEmpty else { continue }
+      let u = audience.lowerBound + UInt32(k % audience.count)
+      guard runtime.clients[Int(u)].joinedRoom == room + 1, seats.room(of: u) == room,
+        feed.isSettled(room: room, viewer: u, now: now)
+      else { continue }
+      let me = u + 1
+      // The server's list as the feed lists it (occupant + 1 per seat).
+      func truth(_ seat: Int) -> UInt32 { seats.occupant(room: room, seat: seat).map { $0 + 1 } ?? 0 }
+      guard !feed.viewAgrees(room: room, viewer: u, now: now, ignoring: me, truth: truth) else { continue }
+      let seen = feed.view(room: room, viewer: u, now: now).map { $0 == me ? 0 : $0 }
+      let all = (0..<seats.settings[Int(room)].seatCount).map { truth($0) == me ? 0 : truth($0) }
+      observeViewerSeatList(user: u, room: room, seen: seen, server: all, at: now)
+    }
+  }
+
   /// A seat list (occupant + 1 per seat) for messages: `[-, 12, -]`.
   static func occupants(_ list: [UInt32]) -> String {
     "[" + list.map { $0 == 0 ? "-" : String($0 - 1) }.joined(separator: ", ") + "]"

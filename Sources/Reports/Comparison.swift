@@ -176,6 +176,12 @@ public struct Comparison: Sendable {
   public var pairedSeeds: Int
   /// Seeds whose verdict differs between A and B.
   public var verdictChanges: [VerdictChange]
+  /// Whether a seed going from pass to fail is allowed (`--allow-verdict-changes`); otherwise it
+  /// fails the comparison.
+  public var allowVerdictChanges: Bool
+  /// When both sides ran the same seeds but too few for the signed-rank test to reach alpha: the
+  /// seeds there are and the number it needs. Latencies are then decided by the pooled samples.
+  public var underpowered: (seeds: Int, needed: Int)?
   /// Seeds both ran whose trace hashes differ (the runs executed different events).
   public var divergentSeeds: [UInt64]
   /// The rules, judged.
@@ -195,9 +201,12 @@ public struct Comparison: Sendable {
     public var bucketTest: Statistics.TestResult?
     /// The signed-rank test over per-seed means, when both sweeps ran the same seeds.
     public var pairedTest: Statistics.TestResult?
-    /// The test that decides: the paired one when there is one (seeds are the independent
-    /// samples; a run's samples are not), else the bucket test.
-    public var deciding: Statistics.TestResult? { pairedTest ?? bucketTest }
+    /// Whether the paired test can reach the comparison's alpha at all: with too few seeds whose
+    /// means differ, even every seed moving the same way gives a p above it.
+    public var pairedCanDecide = false
+    /// The test that decides: the paired one when it can reach alpha (seeds are the independent
+    /// samples; a run's samples are not), else the bucket test over the pooled samples.
+    public var deciding: Statistics.TestResult? { pairedCanDecide ? pairedTest : bucketTest }
   }
 
   /// A counter's two sides.
@@ -249,6 +258,16 @@ public struct Comparison: Sendable {
   /// Whether any rule found a regression.
   public var regressed: Bool { rules.contains { $0.regressed } }
 
+  /// Seeds that passed in A and fail in B.
+  public var newFailures: [VerdictChange] { verdictChanges.filter { $0.a == "pass" && $0.b == "fail" } }
+
+  /// Seeds that failed in A and pass in B: improvements.
+  public var fixed: [VerdictChange] { verdictChanges.filter { $0.a == "fail" && $0.b == "pass" } }
+
+  /// Whether the comparison fails (exit 3): a rule found a regression, or a seed went from pass to
+  /// fail and that is not allowed.
+  public var failed: Bool { regressed || (!allowVerdictChanges && !newFailures.isEmpty) }
+
   /// The names rules may use: everything either side measured.
   public static func vocabulary(_ a: ComparedSide, _ b: ComparedSide) -> ThresholdVocabulary {
     let va = a.measured.vocabulary
@@ -260,10 +279,14 @@ public struct Comparison: Sendable {
   }
 
   /// Compares `a` (the baseline) with `b`, judging `rules`.
-  public init(_ a: ComparedSide, _ b: ComparedSide, rules: [RegressionRule] = [], alpha: Double = 0.01) {
+  public init(
+    _ a: ComparedSide, _ b: ComparedSide, rules: [RegressionRule] = [], alpha: Double = 0.01,
+    allowVerdictChanges: Bool = false
+  ) {
     self.a = a
     self.b = b
     self.alpha = alpha
+    self.allowVerdictChanges = allowVerdictChanges
     let seedsA = Dictionary(a.seeds.map { ($0.seed, $0) }, uniquingKeysWith: { x, _ in x })
     let paired = b.seeds.compactMap { sb in seedsA[sb.seed].map { ($0, sb) } }
     pairedSeeds = paired.count
@@ -274,6 +297,8 @@ public struct Comparison: Sendable {
     // Pairing needs the same seeds on both sides, each with per-seed means.
     let samePairs =
       a.kind == "sweep" && b.kind == "sweep" && paired.count == a.seeds.count && paired.count == b.seeds.count
+    let needed = Statistics.signedRankPairsNeeded(alpha: alpha)
+    underpowered = samePairs && paired.count < needed ? (paired.count, needed) : nil
     var rows: [LatencyRow] = []
     for name in Set(a.measured.latencies.keys).union(b.measured.latencies.keys).sorted() {
       let la = a.measured.latencies[name]
@@ -284,16 +309,20 @@ public struct Comparison: Sendable {
         return out
       }
       var pairedTest: Statistics.TestResult?
+      var pairedCanDecide = false
       if samePairs {
         let diffs = paired.compactMap { pa, pb -> Double? in
           guard let x = pa.latencyMeansMs[name], let y = pb.latencyMeansMs[name] else { return nil }
           return y - x
         }
         pairedTest = Statistics.signedRankTest(diffs)
+        // Every seed equal (p 1) decides too: nothing moved.
+        pairedCanDecide = pairedTest.map { $0.p == 1 || Statistics.signedRankMinimumP(pairs: $0.n) <= alpha } ?? false
       }
       rows.append(
         LatencyRow(
-          name: name, a: la, b: lb, bucketTest: Statistics.bucketTest(counts(la), counts(lb)), pairedTest: pairedTest))
+          name: name, a: la, b: lb, bucketTest: Statistics.bucketTest(counts(la), counts(lb)), pairedTest: pairedTest,
+          pairedCanDecide: pairedCanDecide))
     }
     latencies = rows
     counters = Set(a.measured.counters.keys).union(b.measured.counters.keys).sorted().map { name in
@@ -351,14 +380,34 @@ public struct Comparison: Sendable {
 
   /// One line for the terminal and the headings.
   public var verdictLine: String {
+    var parts: [String] = []
     let failed = rules.filter(\.regressed)
     if !failed.isEmpty {
-      return "REGRESSION: " + failed.map { "\($0.rule.expression) (\(Self.spellChange($0)))" }.joined(separator: "; ")
+      parts.append(
+        "REGRESSION: " + failed.map { "\($0.rule.expression) (\(Self.spellChange($0)))" }.joined(separator: "; "))
     }
-    let sig = significantLatencies.count + significantCounters.count
-    var line = sig == 0 ? "no significant difference" : "\(sig) significant difference(s), none past a --fail-on rule"
-    if !verdictChanges.isEmpty { line += "; \(verdictChanges.count) seed(s) changed verdict" }
-    return line
+    let broke = newFailures.count
+    if broke > 0 && !allowVerdictChanges {
+      parts.append("NEW FAILURES: \(Spell.int(broke)) seed(s) went from pass to fail")
+    }
+    if parts.isEmpty {
+      let sig = significantLatencies.count + significantCounters.count
+      parts.append(
+        sig == 0 ? "no significant difference" : "\(sig) significant difference(s), none past a --fail-on rule")
+      if broke > 0 { parts.append("\(Spell.int(broke)) seed(s) went from pass to fail (allowed)") }
+    }
+    if !fixed.isEmpty { parts.append("\(Spell.int(fixed.count)) seed(s) fixed (fail to pass)") }
+    let other = verdictChanges.count - broke - fixed.count
+    if other > 0 { parts.append("\(Spell.int(other)) other verdict change(s)") }
+    return parts.joined(separator: "; ")
+  }
+
+  /// One line saying the seeds are too few for the paired test, or `nil`.
+  public var underpoweredLine: String? {
+    guard let u = underpowered else { return nil }
+    let smallest = String(format: "%.4g", Statistics.signedRankMinimumP(pairs: u.seeds))
+    return "\(u.seeds) paired seed(s) cannot reach alpha \(alpha) (the signed-rank test's smallest p is \(smallest); "
+      + "\(u.needed) seeds can): latencies are decided by the pooled per-sample test"
   }
 
   /// A rule's change as people read it: `+12.5%`, `+40.0 ms`, `+3`.

@@ -8,7 +8,7 @@ public enum ComparisonReports {
     let code = MarkdownReport.code
     let cell = MarkdownReport.cell
     var out: [String] = []
-    out.append("## \(c.regressed ? "❌" : "✅") stampede compare: \(cell(c.verdictLine))")
+    out.append("## \(c.failed ? "❌" : "✅") stampede compare: \(cell(c.verdictLine))")
     out.append("")
     out.append("- **A** (baseline): \(cell(c.a.headline)), \(c.a.verdict), stampede \(c.a.toolVersion), `\(c.a.label)`")
     out.append("- **B**: \(cell(c.b.headline)), \(c.b.verdict), stampede \(c.b.toolVersion), `\(c.b.label)`")
@@ -70,9 +70,9 @@ public enum ComparisonReports {
   public static func html(_ c: Comparison) -> String {
     let e = HTMLReport.html
     var body = ""
-    let cls = c.regressed ? "fail" : "pass"
-    body += "<header><h1>compare \(e(c.b.profileName)) <span class=\"badge \(cls)\">"
-    body += "\(c.regressed ? "REGRESSION" : "NO REGRESSION")</span></h1>\n"
+    let cls = c.failed ? "fail" : "pass"
+    let badge = c.regressed ? "REGRESSION" : (c.failed ? "NEW FAILURES" : "NO REGRESSION")
+    body += "<header><h1>compare \(e(c.b.profileName)) <span class=\"badge \(cls)\">\(badge)</span></h1>\n"
     body += "<p>\(e(c.verdictLine))</p>\n<dl class=\"facts\">"
     body += "<div><dt class=\"key-a\">A (baseline, dashed)</dt><dd>\(e(c.a.headline)), \(e(c.a.verdict)), "
     body += "stampede \(e(c.a.toolVersion)), <code>\(e(c.a.label))</code></dd></div>"
@@ -148,6 +148,7 @@ public enum ComparisonReports {
 
   static func pairingSentence(_ c: Comparison) -> String {
     if c.a.kind == "sweep" && c.b.kind == "sweep" {
+      if let u = c.underpoweredLine { return u + "." }
       if c.pairedSeeds == c.a.seeds.count && c.pairedSeeds == c.b.seeds.count {
         return "both sweeps ran the same \(Spell.int(c.pairedSeeds)) seeds, so latencies are tested seed by seed "
           + "(\(Spell.int(c.divergentSeeds.count)) seed(s) executed different events)."

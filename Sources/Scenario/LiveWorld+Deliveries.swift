@@ -12,7 +12,7 @@ extension LiveWorld {
   /// A downlink message names its `channel`: `network.reorder` may hold it back so that later
   /// messages of other channels overtake it.
   mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant, channel: FaultChannel? = nil) -> SimInstant {
-    let cls = LiveWorld.channelClass(channel)
+    let cls = FaultChannel.networkClass(channel)
     guard chaos.active else { return network.send(downlink: downlink, user, now, channelClass: cls) }
     // Chaos decides; the network carries out the delay, the hold and the reordering.
     var (extra, hold): (Int64, Int64) = (0, 0)
@@ -31,7 +31,7 @@ extension LiveWorld {
       return
     }
     let user = inFlight.ops[Int(slot)].user
-    let at = fifo(downlink: true, user, scheduler.now, channel: LiveWorld.channel(of: inFlight.ops[Int(slot)].kind))
+    let at = fifo(downlink: true, user, scheduler.now, channel: inFlight.ops[Int(slot)].kind.answerChannel)
     deliver(event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: user, at: at, &scheduler)
   }
 

@@ -4,15 +4,6 @@ import LiveStack
 import SimKernel
 
 extension LiveWorld {
-  /// The service an SDK call belongs to, for outages and slowdowns.
-  static func service(of kind: OperationKind) -> FaultService {
-    switch kind {
-    case .login, .logout, .tuiLogin, .setVOIP: return .login
-    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall, .inviteToCall: return .calls
-    default: return .seats
-    }
-  }
-
   /// A domain fault's rate draw for the ring of `call` at `callee` (app backgrounded, caller
   /// cancelling at once).
   mutating func ringFaults(callee: UInt32, call: UInt32, _ scheduler: inout Scheduler) {

@@ -82,27 +82,11 @@ extension LiveWorld {
     server.feed.deltas(room: room, viewer: user, sentNs: sentNs) { run(user, .seatList($0), &scheduler) }
   }
 
-  /// `client.view-matches-server`, sampled while the run goes on: in each room, one viewer in turn
-  /// that is in the room and whom every change has reached must see the others' seats as the
-  /// server has them (its own seat is judged by its own messages, at the end of the run).
+  /// `client.view-matches-server`, sampled while the run goes on (see
+  /// ``Checker/checkViewerLists(sample:layout:seats:feed:runtime:at:)``).
   mutating func checkViewerLists(sample k: Int) {
     guard checking else { return }
-    let now = runtime.now
-    // The seat service is read in place (a copy of it would retain each of its tables).
-    for room in 0..<UInt32(layout.rooms) {
-      let audience = layout.audience(of: room)
-      guard !audience.isEmpty else { continue }
-      let u = audience.lowerBound + UInt32(k % audience.count)
-      guard runtime.clients[Int(u)].joinedRoom == room + 1, server.seats.room(of: u) == room,
-        server.feed.isSettled(room: room, viewer: u, now: now)
-      else { continue }
-      let me = u + 1
-      // The server's list as the feed lists it (occupant + 1 per seat).
-      func truth(_ seat: Int) -> UInt32 { server.seats.occupant(room: room, seat: seat).map { $0 + 1 } ?? 0 }
-      guard !server.feed.viewAgrees(room: room, viewer: u, now: now, ignoring: me, truth: truth) else { continue }
-      let seen = server.feed.view(room: room, viewer: u, now: now).map { $0 == me ? 0 : $0 }
-      let all = (0..<server.seats.settings[Int(room)].seatCount).map { truth($0) == me ? 0 : truth($0) }
-      checker.observeViewerSeatList(user: u, room: room, seen: seen, server: all, at: now)
-    }
+    checker.checkViewerLists(
+      sample: k, layout: layout, seats: server.seats, feed: server.feed, runtime: runtime, at: runtime.now)
   }
 }

@@ -36,7 +36,7 @@ extension LiveWorld {
     case LiveEvent.serverCall.rawValue:
       guard let op = inFlight.record(inSlot: next.a) else { return }
       user = op.user
-      let i = LiveWorld.serviceIndex(of: op.kind)
+      let i = op.kind.deskService
       if desk.isLimited(i) { desk.prefetchWindow(i, of: user) }
     case LiveEvent.clientReply.rawValue, LiveEvent.serverServed.rawValue, LiveEvent.deviceReply.rawValue:
       guard let op = inFlight.record(inSlot: next.a) else { return }

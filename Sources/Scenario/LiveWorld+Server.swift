@@ -12,7 +12,7 @@ extension LiveWorld {
   mutating func serverCall(slot: UInt32, _ scheduler: inout Scheduler) {
     if desk.hasCapacity {
       let op = inFlight.ops[Int(slot)]
-      let i = LiveWorld.serviceIndex(of: op.kind)
+      let i = op.kind.deskService
       if desk.isLimited(i) {
         let room = layout.homeRoom[Int(op.user)]
         switch desk.arrive(
@@ -36,15 +36,6 @@ extension LiveWorld {
     serve(slot: slot, &scheduler)
   }
 
-  /// Which service of the desk (`server.seats`, `server.login`, `server.calls`) serves `kind`.
-  static func serviceIndex(of kind: OperationKind) -> Int {
-    switch service(of: kind) {
-    case .login: return ServiceDesk.Service.login.rawValue
-    case .calls: return ServiceDesk.Service.calls.rawValue
-    default: return ServiceDesk.Service.seats.rawValue
-    }
-  }
-
   /// How long service `i` takes for a request of `user` (drawn from the user's `service` stream).
   mutating func serviceTime(_ i: Int, user: UInt32) -> SimDuration {
     desk.serviceTime(i, &network.links[Int(user)].service)
@@ -64,8 +55,7 @@ extension LiveWorld {
     var deferReply = false
     if op.kind != .login && !server.login.isLoggedIn(user) {
       error = .notLoggedIn
-    } else if chaos.isOn(.serverOutage), let w = chaos.outage(user: user, service: LiveWorld.service(of: op.kind), now)
-    {
+    } else if chaos.isOn(.serverOutage), let w = chaos.outage(user: user, service: op.kind.faultService, now) {
       // Refused at once, or (vanish) never heard: the SDK then gives up after its timeout.
       if w.vanish { inFlight.loseAnswer(slot) }
       error = .failed
@@ -224,7 +214,7 @@ extension LiveWorld {
       return
     }
     let slot = network.post(notice)
-    let channel = LiveWorld.channel(of: notice)
+    let channel = notice.faultChannel
     var at = fifo(downlink: true, user, scheduler.now, channel: channel)
     if case .guest(_, let e, _) = notice, e.isApplicationAnswer, let late = chaos.lateAnswer(to: user, scheduler.now) {
       // Late, and everything after it on the ordered channel waits too.
@@ -238,33 +228,6 @@ extension LiveWorld {
       deliver(
         event(.clientNotice, copy), to: user, at: fifo(downlink: true, user, scheduler.now, channel: channel),
         &scheduler)
-    }
-  }
-
-  /// The network's class number of `channel` (0 is the connection's own).
-  static func channelClass(_ channel: FaultChannel?) -> UInt8 { channel.map { UInt8($0.index + 1) } ?? 0 }
-
-  /// The SDK channel a server message travels on (`nil`: the connection's own, never reordered).
-  static func channel(of notice: Notice) -> FaultChannel? {
-    switch notice {
-    case .guest, .host, .applicantRemoved, .inviteeRemoved, .invitationRemoved: return .signalling
-    case .seats: return .seats
-    case .call: return .calls
-    case .liveEnded, .login: return nil
-    }
-  }
-
-  /// The SDK channel the answer to a request of `kind` travels on: its store's (`nil`: login,
-  /// rooms and devices, never reordered).
-  static func channel(of kind: OperationKind) -> FaultChannel? {
-    switch kind {
-    case .applyForSeat, .cancelApplication, .acceptApplication, .rejectApplication, .inviteToSeat, .cancelInvitation,
-      .acceptInvitation, .rejectInvitation, .disConnect:
-      return .signalling
-    case .takeSeat, .leaveSeat, .lockSeat, .unlockSeat, .kickUserOutOfSeat, .moveUserToSeat: return .seats
-    case .placeCall, .acceptCall, .rejectCall, .hangupCall, .joinCall, .inviteToCall: return .calls
-    case .login, .logout, .joinLive, .leaveLive, .endLive, .openLocalMicrophone, .openLocalCamera, .tuiLogin, .setVOIP:
-      return nil
     }
   }
 
@@ -403,7 +366,7 @@ extension LiveWorld {
           let lagging =
             server.feed.isBusy(room: room)
             || server.feed.lastSent(room: room).map { $0 > server.seats.requests[Int(request)].createdAt } ?? false
-            || network.holdsBack(user, channelClass: LiveWorld.channelClass(.seats), at: now)
+            || network.holdsBack(user, channelClass: FaultChannel.networkClass(.seats), at: now)
           checker.observeApplicants(
             host: user, applicants: runtime.applicants[slot], seatView: lagging ? [] : runtime.seatView[slot],
             at: now)

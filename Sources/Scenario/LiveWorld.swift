@@ -111,10 +111,7 @@ public struct LiveWorld: World {
     self.profile = profile
     let layout = Layout(profile: profile, streams: streams)
     self.layout = layout
-    let s = profile.seats
-    let settings = RoomSettings(
-      maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit,
-      ownerSeat: s.keepOwnerOnSeat)
+    let settings = RoomSettings(profile.seats)
     let users = layout.totalUsers
     runtime = ClientRuntime(layout: layout, settings: settings, quirks: profile.quirks)
     inFlight = CallsInFlight(clients: runtime.clients)
@@ -132,34 +129,13 @@ public struct LiveWorld: World {
       let os = PhoneSystem(phones: layout.phones, limits: c.conversations, runtime: runtime)
       runtime.phoneSystem = os
       phoneOS = os
-      phones = PhoneFleet(
-        os: os, runtime: runtime, app: c.app, push: c.push, phone: c.phone, conversationGrace: c.conversationGrace,
-        startActionProbability: c.startActionProbability, random: streams.entities("phone-os", layout.phoneIdentities))
-      phones!.mergeActionProbability = c.mergeActionProbability
+      phones = PhoneFleet(c, os: os, runtime: runtime, layout: layout, streams: streams)
     } else {
       phoneOS = nil
       phones = nil
     }
-    let push =
-      profile.calls.map {
-        PushBackend(
-          certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users,
-          delivery: PushDelivery(
-            backendLatency: $0.push.backendLatency, latency: $0.push.latency, duplicateRate: $0.push.duplicateRate,
-            malformedRate: $0.push.malformedRate),
-          // Each user's `push` stream: the backend's draws for pushes to it.
-          random: streams.entities("push", layout.identities))
-      } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
-    let feed = RoomFeed(
-      seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
-      delayUs: RoomFeed.delays(layout: layout, latency: profile.network.clientServer, streams: streams),
-      homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: profile.server.messaging)
-    runtime.feed = feed
-    server = Server(
-      layout: layout, settings: settings, push: push, applyAnswersOnOutcome: s.applyCompletion == .outcome, feed: feed)
-    server.calls.offlineRingsOut = profile.calls?.offlineRingsOut ?? true
-    server.calls.busyRejectedByCallee = profile.calls?.busyRejectedByCallee ?? true
-    if !feed.immediate { feed.takeRandom(streams.entities("messaging", layout.roomIdentities)) }
+    server = Server(profile: profile, layout: layout, settings: settings, streams: streams)
+    runtime.feed = server.feed
     if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     var m = LiveMetrics()
@@ -471,7 +447,7 @@ public struct LiveWorld: World {
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           var at = fifo(downlink: false, op.user, scheduler.now)
           if chaos.isOn(.serverSlowdown),
-            let extra = chaos.slowdown(user: op.user, service: LiveWorld.service(of: op.kind), scheduler.now)
+            let extra = chaos.slowdown(user: op.user, service: op.kind.faultService, scheduler.now)
           {
             at = at + extra
           }

@@ -199,22 +199,28 @@ enum CLI {
                         may share one
     """,
     "compare": """
-    stampede compare A B [--fail-on RULE]... [--alpha P] [--out DIR] [--markdown] [--no-replay]
+    stampede compare A B [--fail-on RULE]... [--alpha P] [--allow-verdict-changes] [--out DIR]
+                     [--markdown] [--no-replay]
 
     Compares B with the baseline A, metric by metric. A and B are two run reports or two sweep
     summaries (files, or folders holding report.json or summary.json), or history entries
     (history:ID, as stampede history numbers them). Each difference gets a test suited to its data:
       latencies  chi-square over the two histograms' buckets; for two sweeps of the same seeds,
                  the Wilcoxon signed-rank test over the seeds' mean latencies (seeds are the
-                 independent samples, so this test decides)
+                 independent samples, so this test decides; exact up to 60 seeds). With too
+                 few seeds to reach alpha at all (6 seeds give p >= 2/64; 0.01 needs 8), that
+                 is said, with the seeds needed, and the pooled per-sample test decides
       counters   compared as rates per simulated second (Poisson z-test)
-      seeds      seeds whose verdict changed, and seeds whose trace hashes differ
+      seeds      seeds whose verdict changed, and seeds whose trace hashes differ; a seed that
+                 passed in A and fails in B fails the comparison, one that went from fail to
+                 pass is reported as fixed
     For two runs of the same seed and profile name, both are replayed with this build and the first
     event where they differ is named (skip with --no-replay).
 
     Prints the verdict and the significant differences; writes DIR/compare.md (fit for a pull-request
     comment; --markdown also prints it) and DIR/compare.html (tables and overlaid CDFs).
-    Exit codes: 0 no regression, 3 a --fail-on rule found one, 2 bad input.
+    Exit codes: 0 no regression, 3 a --fail-on rule found one or a seed went from pass to fail,
+    2 bad input.
 
     Options:
       --fail-on RULE    METRIC OP CHANGE, repeatable: the change from A to B, relative (+10%, -5%) or
@@ -224,6 +230,8 @@ enum CLI {
                         crosses it and the difference is significant (p < alpha); invariant
                         counts are exact and need no test.
       --alpha P         the significance level (default: 0.01)
+      --allow-verdict-changes
+                        a seed going from pass to fail is listed but does not fail the comparison
       --out DIR         where compare.md and compare.html go (default: reports/compare)
       --history FILE    the history history:ID refers to (default: reports/history.sqlite)
     """,

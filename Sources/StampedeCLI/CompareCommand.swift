@@ -8,7 +8,8 @@ import Runner
 enum CompareCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--fail-on", "--alpha", "--out", "--history"], flags: ["--markdown", "--no-replay"])
+      args, valued: ["--fail-on", "--alpha", "--out", "--history"],
+      flags: ["--markdown", "--no-replay", "--allow-verdict-changes"])
     guard options.positional.count == 2 else {
       throw UsageError(
         "compare takes two things to compare, A (the baseline) and B: reports, sweep summaries or history:ID")
@@ -41,7 +42,9 @@ enum CompareCommand {
         throw UsageError("--fail-on '\(text)': \(error.message)")
       }
     }
-    var comparison = Comparison(sides[0], sides[1], rules: rules, alpha: alpha)
+    var comparison = Comparison(
+      sides[0], sides[1], rules: rules, alpha: alpha,
+      allowVerdictChanges: options.flags.contains("--allow-verdict-changes"))
     if let a = reports[0], let b = reports[1], !options.flags.contains("--no-replay") {
       comparison.divergence = divergence(a, b, paths: options.positional)
     }
@@ -59,7 +62,7 @@ enum CompareCommand {
       printError("stampede: cannot write to \(out): \(error)")
       return .usage
     }
-    return comparison.regressed ? .thresholdFailed : .pass
+    return comparison.failed ? .thresholdFailed : .pass
   }
 
   /// A report, a sweep summary (a file, or a folder holding `report.json` or `summary.json`), or
@@ -142,6 +145,7 @@ enum CompareCommand {
     var lines = ["compare: \(c.verdictLine)"]
     lines.append("  A: \(c.a.headline), \(c.a.verdict) (\(c.a.label))")
     lines.append("  B: \(c.b.headline), \(c.b.verdict) (\(c.b.label))")
+    if let u = c.underpoweredLine { lines.append("  \(u)") }
     for r in c.rules {
       let verdict = r.regressed ? "REGRESSION" : (r.crossed ? "crossed, not significant" : "ok")
       lines.append(
@@ -155,6 +159,9 @@ enum CompareCommand {
     if !c.verdictChanges.isEmpty {
       let list = c.verdictChanges.prefix(10).map { "\($0.seed) \($0.a)→\($0.b)" }.joined(separator: ", ")
       lines.append("  verdict changes: \(list)\(c.verdictChanges.count > 10 ? ", …" : "")")
+      if !c.newFailures.isEmpty && !c.allowVerdictChanges {
+        lines.append("  a seed going from pass to fail fails the comparison (--allow-verdict-changes to allow it)")
+      }
     }
     if let d = c.divergence { lines.append("  first divergent event: \(d)") }
     return lines.joined(separator: "\n")

@@ -26,15 +26,30 @@ import ToolSupport
   }
 
   @Test func signedRankMatchesHandComputation() {
-    // Ten positive differences: W+ = 55, mean 27.5, variance 96.25, z = 2.8031, p = 0.005062.
+    // Ten positive differences: W+ = 55, mean 27.5, variance 96.25, z = 2.8031; exactly, only
+    // all-positive and all-negative are as extreme: p = 2/1024.
     let t = Statistics.signedRankTest((1...10).map(Double.init))!
     #expect(abs(t.statistic - 2.8031) < 1e-3)
-    #expect(abs(t.p - 0.005062) < 1e-5)
+    #expect(abs(t.p - 2.0 / 1024) < 1e-12)
+    // Six, as a sweep of six seeds gives: p = 2/64, which no level of 0.01 is reached by.
+    #expect(abs(Statistics.signedRankTest([3, 1, 4, 1.5, 5, 9])!.p - 0.03125) < 1e-12)
+    #expect(Statistics.signedRankMinimumP(pairs: 6) == 0.03125)
+    #expect(Statistics.signedRankPairsNeeded(alpha: 0.01) == 8)
+    #expect(Statistics.signedRankPairsNeeded(alpha: 0.05) == 6)
+    // W+ = 1 + 2 of 1..5 (mean 7.5): sums at least as far from the mean are 0..3 and 12..15, 5
+    // assignments on each side of 32 (tables: P(W <= 3) = 5/32): p = 10/32.
+    #expect(abs(Statistics.signedRankTest([1, 2, -3, -4, -5])!.p - 10.0 / 32) < 1e-12)
+    // Tied ranks (1.5, 1.5, 3): W+ = 1.5 + 3 = 4.5 of 6, as far as 1.5; sums 0, 1.5, 1.5, 3, 3,
+    // 4.5, 4.5, 6: all but 3 and 3 qualify, p = 6/8.
+    #expect(abs(Statistics.signedRankTest([1, -1, 2])!.p - 0.75) < 1e-12)
+    // Beyond the exact limit, the normal approximation.
+    let big = Statistics.signedRankTest((1...80).map(Double.init))!
+    #expect(abs(big.p - Statistics.twoSidedNormalP(big.statistic)) < 1e-15)
     // Symmetric differences: no evidence either way.
     #expect(Statistics.signedRankTest([1, -1, 2, -2, 3, -3, 4, -4])!.p > 0.99)
-    // All equal: p = 1, and too few non-zero pairs: no test.
+    // All equal: p = 1; no pairs: no test.
     #expect(Statistics.signedRankTest([0, 0, 0, 0, 0, 0, 0])!.p == 1)
-    #expect(Statistics.signedRankTest([1, 2, 3]) == nil)
+    #expect(Statistics.signedRankTest([]) == nil)
   }
 
   /// Exponential samples with mean `meanNs`, as a histogram's bucket counts.
@@ -90,9 +105,17 @@ import ToolSupport
 }
 
 @Suite struct ComparisonTests {
-  static func side(_ label: String, seeds: [(UInt64, Double)], meanScale: Double = 1) -> ComparedSide {
+  static func side(_ label: String, seeds: [(UInt64, Double)], meanScale: Double = 1, samplesPerSeed: Int = 1)
+    -> ComparedSide
+  {
     var h = Histogram()
-    for (_, mean) in seeds { h.record(UInt64(mean * meanScale * 1e6)) }
+    for (_, mean) in seeds {
+      // Spread evenly about the seed's mean, from half of it to one and a half times it.
+      for k in 0..<samplesPerSeed {
+        let spread = samplesPerSeed == 1 ? 1 : 0.5 + Double(k) / Double(samplesPerSeed - 1)
+        h.record(UInt64(mean * meanScale * spread * 1e6))
+      }
+    }
     let l = LatencySummary(h)
     return ComparedSide(
       label: label, kind: "sweep", profileName: "p", profileSha256: "x", toolVersion: "0.1.0", verdict: "pass",
@@ -145,6 +168,56 @@ import ToolSupport
     let oneSlower = Self.side("b1", seeds: [(1, 100)], meanScale: 1.3)
     let noisy = Comparison(one, oneSlower, rules: [rule])
     #expect(noisy.rules[0].crossed && !noisy.rules[0].significant && !noisy.regressed)
+  }
+
+  @Test func tooFewSeedsAreSaidAndThePooledSamplesDecide() throws {
+    // Six seeds, B six times slower: even all six moving one way gives the signed-rank test p =
+    // 2/64, above 0.01. That is said, and the pooled samples decide.
+    let seeds = (1...6).map { (UInt64($0), 100.0 + Double($0)) }
+    let a = Self.side("a", seeds: seeds, samplesPerSeed: 50)
+    let b = Self.side("b", seeds: seeds, meanScale: 6, samplesPerSeed: 50)
+    let rule = try RegressionRule.parse("seat.apply_to_response.p99 > +10%", vocabulary: Comparison.vocabulary(a, b))
+    let c = Comparison(a, b, rules: [rule])
+    #expect(c.underpowered?.seeds == 6 && c.underpowered?.needed == 8)
+    #expect(
+      c.underpoweredLine
+        == "6 paired seed(s) cannot reach alpha 0.01 (the signed-rank test's smallest p is 0.03125; 8 seeds can): "
+        + "latencies are decided by the pooled per-sample test")
+    #expect(c.latencies[0].pairedTest!.p == 0.03125 && !c.latencies[0].pairedCanDecide)
+    #expect(c.latencies[0].deciding?.test == "chi-square over buckets")
+    #expect(c.regressed && c.failed)
+    #expect(ComparisonReports.markdown(c).contains("cannot reach alpha 0.01"))
+    // At a level the six can reach, they decide themselves.
+    let loose = Comparison(a, b, rules: [rule], alpha: 0.05)
+    #expect(loose.underpowered == nil && loose.latencies[0].pairedCanDecide && loose.regressed)
+    // The same build at 6, 12 and 30 seeds: nothing moved, nothing fails.
+    for n in [6, 12, 30] {
+      let same = (1...n).map { (UInt64($0), 100.0 + Double($0 % 7)) }
+      let x = Comparison(
+        Self.side("a", seeds: same, samplesPerSeed: 50), Self.side("b", seeds: same, samplesPerSeed: 50), rules: [rule])
+      #expect(!x.failed && x.verdictLine == "no significant difference", "\(n) seeds: \(x.verdictLine)")
+      #expect((x.underpowered != nil) == (n < 8))
+    }
+  }
+
+  @Test func aSeedGoingFromPassToFailFailsTheComparisonUnlessAllowed() throws {
+    let seeds = (1...10).map { (UInt64($0), 50.0 + Double($0)) }
+    let a = Self.side("a", seeds: seeds)
+    var b = Self.side("b", seeds: seeds)
+    b.seeds[1].verdict = "fail"
+    let c = Comparison(a, b)
+    #expect(!c.regressed && c.failed)
+    #expect(c.newFailures == [.init(seed: 2, a: "pass", b: "fail")])
+    #expect(c.verdictLine == "NEW FAILURES: 1 seed(s) went from pass to fail")
+    #expect(ComparisonReports.markdown(c).hasPrefix("## ❌"))
+    #expect(ComparisonReports.html(c).contains("NEW FAILURES</span>"))
+    let allowed = Comparison(a, b, allowVerdictChanges: true)
+    #expect(!allowed.failed)
+    #expect(allowed.verdictLine == "no significant difference; 1 seed(s) went from pass to fail (allowed)")
+    // Fail to pass is an improvement, never a failure.
+    let better = Comparison(b, a)
+    #expect(!better.failed && better.fixed.count == 1)
+    #expect(better.verdictLine == "no significant difference; 1 seed(s) fixed (fail to pass)")
   }
 
   @Test func verdictChangesAndReportsNameTheRegression() throws {
@@ -254,7 +327,7 @@ final class LockedCount: @unchecked Sendable {
       let r = try Tool.run(
         [
           "sweep", "profiles/smoke.json5", "--seeds", "1..10", "--quiet", "--jobs", "2", "--out",
-          folder.appendingPathComponent(name).path, "--history", history,
+          folder.appendingPathComponent(name).path, "--history", history, "--set", "duration=2m",
         ] + extra)
       #expect(r.status == 0, "\(r.stderr)")
     }
@@ -288,6 +361,88 @@ final class LockedCount: @unchecked Sendable {
       "compare", "history:1", "history:3", "--history", history, "--fail-on", "seat.nope.p99 > +1%",
     ])
     #expect(bad.status == 2 && bad.stderr.contains("unknown latency 'seat.nope'"), "\(bad.stderr)")
+  }
+
+  /// A sixfold slower host over six seeds: the seeds are too few for the paired test (said), the
+  /// pooled samples find the regression, and the seeds that now fail fail the comparison too.
+  @Test func aPlantedRegressionOverSixSeedsExitsThree() throws {
+    let folder = ProcessTool.temporaryFolder()
+    func sweep(_ name: String, seeds: String, _ extra: [String] = []) throws -> String {
+      let out = folder.appendingPathComponent(name).path
+      let history = folder.appendingPathComponent("history.sqlite").path
+      let r = try Tool.run(
+        ["sweep", "profiles/smoke.json5", "--seeds", seeds, "--quiet", "--out", out, "--history", history] + extra)
+      // The slower host fails smoke's latency threshold (exit 3).
+      #expect(r.status == 0 || r.status == 3, "\(r.stderr)")
+      return out + "/summary.json"
+    }
+    func compare(_ a: String, _ b: String, _ extra: [String]) throws -> (status: Int32, stdout: String, stderr: String)
+    {
+      try Tool.run(["compare", a, b, "--out", folder.appendingPathComponent("cmp").path] + extra)
+    }
+    let a = try sweep("a", seeds: "1..6")
+    let c = try sweep("c", seeds: "1..6", ["--set", "host.thinkTime=lognormal(12s, 0.6)"])
+    let rule = ["--fail-on", "seat.apply_to_response.p99 > +10%"]
+    let planted = try compare(a, c, rule)
+    #expect(planted.status == 3, "\(planted.stdout)")
+    #expect(planted.stdout.contains("6 paired seed(s) cannot reach alpha 0.01"), "\(planted.stdout)")
+    #expect(planted.stdout.contains("rule seat.apply_to_response.p99 > +10%: +"), "\(planted.stdout)")
+    #expect(planted.stdout.contains(": REGRESSION"), "\(planted.stdout)")
+    // The seeds that went from pass to fail fail it without any rule, unless allowed.
+    let verdicts = try compare(a, c, [])
+    #expect(verdicts.status == 3 && verdicts.stdout.contains("went from pass to fail"), "\(verdicts.stdout)")
+    #expect(try compare(a, c, ["--allow-verdict-changes"]).status == 0)
+    // Two sweeps of the same build pass at 6, 12 and 30 seeds (short runs, to keep the suite fast).
+    for n in [6, 12, 30] {
+      let short = ["--set", "duration=10s"]
+      let x = try sweep("x\(n)", seeds: "1..\(n)", short)
+      let y = try sweep("y\(n)", seeds: "1..\(n)", short + ["--jobs", "2"])
+      let same = try compare(x, y, rule)
+      #expect(same.status == 0, "\(n) seeds: \(same.stdout)")
+      #expect(same.stdout.contains("cannot reach alpha") == (n < 8), "\(n) seeds: \(same.stdout)")
+    }
+  }
+
+  /// deploy/nightly-gate.sh, the nightly recipe's last step: the first night passes with nothing to
+  /// compare, a night like the last passes, a slower one exits 3, an unknown profile 2.
+  @Test func theNightlyGateComparesTonightWithTheLastNight() throws {
+    let folder = ProcessTool.temporaryFolder()
+    let history = folder.appendingPathComponent("history.sqlite").path
+    func night(_ extra: [String] = []) throws {
+      let r = try Tool.run(
+        [
+          "sweep", "profiles/smoke.json5", "--seeds", "1..8", "--quiet", "--recheck", "25%", "--history", history,
+          "--out", folder.appendingPathComponent("night").path, "--set", "duration=1m",
+        ] + extra)
+      #expect(r.status == 0 || r.status == 3, "\(r.stderr)")
+    }
+    func gate(_ profile: String) throws -> (status: Int32, output: String) {
+      let outURL = folder.appendingPathComponent("gate-\(profile).txt")
+      FileManager.default.createFile(atPath: outURL.path, contents: nil)
+      let p = Process()
+      p.executableURL = repositoryRoot.appendingPathComponent("deploy/nightly-gate.sh")
+      p.arguments = [
+        history, profile, folder.appendingPathComponent("compare").path, "seat.apply_to_response.p99 > +10%",
+      ]
+      p.environment = ProcessInfo.processInfo.environment.merging(["STAMPEDE": Tool.binary.path]) { $1 }
+      let out = try FileHandle(forWritingTo: outURL)
+      p.standardOutput = out
+      p.standardError = out
+      try p.run()
+      p.waitUntilExit()
+      return (p.terminationStatus, try String(contentsOf: outURL, encoding: .utf8))
+    }
+    try night()
+    let first = try gate("smoke")
+    #expect(first.status == 0 && first.output.contains("nothing to compare it with yet"), "\(first.output)")
+    try night()
+    let same = try gate("smoke")
+    #expect(same.status == 0 && same.output.contains("comparing sweep #2 of 'smoke' with #1"), "\(same.output)")
+    try night(["--set", "host.thinkTime=lognormal(12s, 0.6)"])
+    let slower = try gate("smoke")
+    #expect(slower.status == 3 && slower.output.contains("REGRESSION"), "\(slower.output)")
+    let unknown = try gate("nope")
+    #expect(unknown.status == 2 && unknown.output.contains("holds no sweep of profile 'nope'"), "\(unknown.output)")
   }
 
   @Test func twoRunsOfOneSeedNameTheirFirstDivergentEvent() throws {

@@ -1,0 +1,73 @@
+import Clients
+import LiveStack
+import Profiles
+import SimKernel
+
+extension Layout {
+  /// Draws the layout of `profile` from `streams`: room sizes come from the profile's
+  /// `audiencePerRoom`, each room with its own generator of the `rooms` stream, so a seed fixes them.
+  public init(profile: Profile, streams: RandomStreams) {
+    let p = profile.population
+    var viewers: [Int] = []
+    viewers.reserveCapacity(p.rooms)
+    for r in 0..<p.rooms {
+      // Each room's size is its own draw: removing rooms never resizes the others.
+      var rng = streams.entity("rooms", UInt64(p.firstRoom) + UInt64(r))
+      let drawn = p.audiencePerRoom.sample(&rng)
+      viewers.append(drawn.isFinite ? Int(max(0, min(10_000_000, drawn.rounded()))) : 10_000_000)
+    }
+    self.init(
+      viewers: viewers, staffPerRoom: 1 + p.adminsPerRoom, phoneCount: profile.calls?.users ?? 0,
+      firstRoom: UInt32(p.firstRoom), firstPhone: UInt32(profile.calls?.firstUser ?? 0))
+  }
+}
+
+extension RoomSettings {
+  /// Every room's settings, from the profile's `seats` section.
+  init(_ s: Profile.Seats) {
+    self.init(
+      maxSeatCount: s.maxSeatCount, packageLimit: s.packageLimit, seatMode: s.mode, coHostSeatLimit: s.coHostSeatLimit,
+      ownerSeat: s.keepOwnerOnSeat)
+  }
+}
+
+extension Server {
+  /// The server of `profile`: rooms with `settings`, the push backend of its `calls` section (one
+  /// with no certificates without it), room messaging per `server.messaging`, each with its own
+  /// random streams.
+  init(profile: Profile, layout: Layout, settings: RoomSettings, streams: RandomStreams) {
+    let users = layout.totalUsers
+    let push =
+      profile.calls.map {
+        PushBackend(
+          certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users,
+          delivery: PushDelivery(
+            backendLatency: $0.push.backendLatency, latency: $0.push.latency, duplicateRate: $0.push.duplicateRate,
+            malformedRate: $0.push.malformedRate),
+          // Each user's `push` stream: the backend's draws for pushes to it.
+          random: streams.entities("push", layout.identities))
+      } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
+    let feed = RoomFeed(
+      seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
+      delayUs: RoomFeed.delays(layout: layout, latency: profile.network.clientServer, streams: streams),
+      homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: profile.server.messaging)
+    self.init(
+      layout: layout, settings: settings, push: push, applyAnswersOnOutcome: profile.seats.applyCompletion == .outcome,
+      feed: feed)
+    calls.offlineRingsOut = profile.calls?.offlineRingsOut ?? true
+    calls.busyRejectedByCallee = profile.calls?.busyRejectedByCallee ?? true
+    if !feed.immediate { feed.takeRandom(streams.entities("messaging", layout.roomIdentities)) }
+  }
+}
+
+extension PhoneFleet {
+  /// The phones of the `calls` section `c`, run by `os`, each drawing from its own `phone-os`
+  /// stream.
+  convenience init(_ c: Profile.Calls, os: PhoneSystem, runtime: ClientRuntime, layout: Layout, streams: RandomStreams)
+  {
+    self.init(
+      os: os, runtime: runtime, app: c.app, push: c.push, phone: c.phone, conversationGrace: c.conversationGrace,
+      startActionProbability: c.startActionProbability, random: streams.entities("phone-os", layout.phoneIdentities))
+    mergeActionProbability = c.mergeActionProbability
+  }
+}
