@@ -165,7 +165,9 @@ import Testing
 
   @Test func theCallersListStaysItsOwn() {
     let shared = SharedSeatLists.of(HostBench().host)
-    var list: [UInt32] = [0, 3, 0, 0]
+    // Built at run time: a literal may be a constant object in the binary, which any change copies.
+    var list = [UInt32](repeating: 0, count: 4)
+    list[1] = 3
     let before = list.withUnsafeBufferPointer { $0.baseAddress }
     _ = shared.connected(list, room: 0)
     // Still uniquely referenced: changing it in place does not copy it.
