@@ -12,7 +12,9 @@ extension CapacityStudy {
     var json = try encoder.encode(self)
     json.append(0x0A)
     return try AtomicFile.write(
-      Array(zip(CapacityStudy.fileNames, [Data(markdown.utf8), Data(html.utf8), json])), into: folder)
+      Array(
+        zip(CapacityStudy.fileNames, [Data(ReportOwnership.marked(markdown: markdown).utf8), Data(html.utf8), json])),
+      into: folder)
   }
 
   /// Latency names present at any value, sorted.

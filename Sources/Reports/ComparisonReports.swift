@@ -180,6 +180,7 @@ public enum ComparisonReports {
   /// Writes `compare.md` and `compare.html` into `folder`, each atomically.
   public static func write(_ c: Comparison, to folder: String) throws {
     try AtomicFile.write(
-      [("compare.md", Data(markdown(c).utf8)), ("compare.html", Data(html(c).utf8))], into: folder)
+      [("compare.md", Data(ReportOwnership.marked(markdown: markdown(c)).utf8)), ("compare.html", Data(html(c).utf8))],
+      into: folder)
   }
 }

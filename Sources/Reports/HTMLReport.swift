@@ -38,6 +38,7 @@ public enum HTMLReport {
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    \(ReportOwnership.htmlMark)
     <title>\(html(title))</title>
     <style>\(css)</style>
     </head>

@@ -11,7 +11,7 @@ public enum ReportFiles {
   @discardableResult
   public static func write(_ report: RunReport, to folder: String) throws -> [String] {
     let contents: [Data] = [
-      Data(MarkdownReport.render(report).utf8), Data(HTMLReport.render(report).utf8),
+      Data(ReportOwnership.marked(markdown: MarkdownReport.render(report)).utf8), Data(HTMLReport.render(report).utf8),
       Data(JUnitReport.render(report).utf8), try report.jsonData(),
     ]
     return try AtomicFile.write(Array(zip(names, contents)), into: folder)

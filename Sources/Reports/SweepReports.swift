@@ -16,7 +16,8 @@ public enum SweepReports {
         return FileManager.default.fileExists(atPath: path) ? (seed, relative) : nil
       })
     let contents: [Data] = [
-      Data(markdown(s).utf8), Data(html(s, reportLinks: links).utf8), Data(junit(s).utf8), try s.jsonData(),
+      Data(ReportOwnership.marked(markdown: markdown(s)).utf8), Data(html(s, reportLinks: links).utf8),
+      Data(junit(s).utf8), try s.jsonData(),
     ]
     return try AtomicFile.write(Array(zip(names, contents)), into: folder)
   }

@@ -134,15 +134,8 @@ extension LiveWorld {
         kind: name, room: nil, users: [c.caller] + c.callees, request: nil, detail: "call \(e.a) timeout",
         onServer: true)
     case .appLifecycle:
-      // Described before it is handled: what the step does from the state the app is in now.
-      let detail: String
-      switch phoneOS?.appState(e.a) {
-      case .foreground: detail = "the user leaves the app (to the background, or swiped away)"
-      case .background: detail = "the app in the background is opened again, or reclaimed by the system"
-      case .killed: detail = "the user opens the killed app again"
-      case nil: detail = "app lifecycle"
-      }
-      return .init(kind: name, room: nil, users: [e.a], request: nil, detail: detail, onServer: false)
+      // Traces describe it once handled (``describeLifecycle(_:before:)``); before, only what it is.
+      return .init(kind: name, room: nil, users: [e.a], request: nil, detail: "app lifecycle step", onServer: false)
     case .pushDelivered:
       return .init(
         kind: name, room: nil, users: [e.a], request: nil, detail: "VoIP push for call \(e.b) reaches the phone",
@@ -214,6 +207,23 @@ extension LiveWorld {
     default:
       return false
     }
+  }
+
+  /// A phone app's lifecycle step, once handled, by what it did: from the app's state `before`
+  /// the step to its state now.
+  public func describeLifecycle(_ e: Event, before: AppState?) -> EventDescription {
+    let detail: String
+    switch (before, phoneOS?.appState(e.a)) {
+    case (.foreground, .background): detail = "app left the foreground (the user went to the home screen)"
+    case (.foreground, .killed): detail = "app swiped away by the user: its process ended"
+    case (.background, .foreground): detail = "app came to the foreground"
+    case (.background, .killed): detail = "app killed by the system (suspended too long)"
+    case (.background, .background): detail = "app stays in the background, kept running by its call"
+    case (.killed, .foreground): detail = "app opened again by the user (a cold start)"
+    case (.killed, .background): detail = "app launched in the background"
+    default: detail = "app lifecycle step superseded by a later one: nothing happened"
+    }
+    return .init(kind: "appLifecycle", room: nil, users: [e.a], request: nil, detail: detail, onServer: false)
   }
 
   func describe(_ n: Notice, name: String) -> EventDescription {

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import Profiles
 import Reports
@@ -8,6 +9,14 @@ import SimKernel
 public protocol EventObserver: AnyObject {
   /// `index` counts events from 0. Return `false` to ask the run to stop after the current slice.
   func observe(index: Int64, time: SimInstant, event: Event, world: LiveWorld) -> Bool
+  /// Sees a phone app's lifecycle step just after the world handled it, for a description of what
+  /// it did (the step draws whether the app is closed or only left, so the state before it
+  /// cannot say).
+  func handledLifecycle(index: Int64, time: SimInstant, event: Event, before: AppState?, world: LiveWorld)
+}
+
+extension EventObserver {
+  public func handledLifecycle(index: Int64, time: SimInstant, event: Event, before: AppState?, world: LiveWorld) {}
 }
 
 /// The live world with an observer in front of it.
@@ -25,7 +34,10 @@ struct ObservedWorld: World {
   mutating func handle(_ event: Event, scheduler: inout Scheduler) {
     if !observer.observe(index: index, time: scheduler.now, event: event, world: live) { stopRequested = true }
     index += 1
+    guard event.kind == LiveEvent.appLifecycle.rawValue else { return live.handle(event, scheduler: &scheduler) }
+    let before = live.phoneOS?.appState(event.a)
     live.handle(event, scheduler: &scheduler)
+    observer.handledLifecycle(index: index - 1, time: scheduler.now, event: event, before: before, world: live)
   }
 }
 
@@ -101,11 +113,21 @@ public final class TraceRecorder: EventObserver {
           + ",\"users\":[\(line.user)],\"server\":false,\"detail\":\"" + TraceRecorder.jsonEscape(line.text) + "\"}\n")
           .utf8)
     }
-    let d = world.describe(event)
+    // A lifecycle step is written once handled, saying what it did.
+    if event.kind == LiveEvent.appLifecycle.rawValue { return true }
+    record(index: index, time: time, world.describe(event), world: world)
+    return true
+  }
+
+  public func handledLifecycle(index: Int64, time: SimInstant, event: Event, before: AppState?, world: LiveWorld) {
+    record(index: index, time: time, world.describeLifecycle(event, before: before), world: world)
+  }
+
+  func record(index: Int64, time: SimInstant, _ d: EventDescription, world: LiveWorld) {
     if !filter.keepsAll
       && !d.touches(rooms: filter.rooms, users: filter.users, homeRoom: { world.layout.homeRoom[Int($0)] })
     {
-      return true
+      return
     }
     matched += 1
     if keep { records.append(TraceRecord(index: index, timeNs: time.nanoseconds, description: d)) }
@@ -113,7 +135,6 @@ public final class TraceRecorder: EventObserver {
       buffer.append(contentsOf: TraceRecorder.jsonLine(index: index, timeNs: time.nanoseconds, d).utf8)
       if buffer.count > 1 << 16 { flush() }
     }
-    return true
   }
 
   /// Writes what is buffered.
@@ -152,11 +173,18 @@ final class ExcerptRecorder: EventObserver {
 
   func observe(index: Int64, time: SimInstant, event: Event, world: LiveWorld) -> Bool {
     guard time.nanoseconds <= until else { return false }
-    let d = world.describe(event)
+    if event.kind != LiveEvent.appLifecycle.rawValue { keep(index: index, time: time, world.describe(event), world) }
+    return true
+  }
+
+  func handledLifecycle(index: Int64, time: SimInstant, event: Event, before: AppState?, world: LiveWorld) {
+    keep(index: index, time: time, world.describeLifecycle(event, before: before), world)
+  }
+
+  func keep(index: Int64, time: SimInstant, _ d: EventDescription, _ world: LiveWorld) {
     if d.touches(rooms: filter.rooms, users: filter.users, homeRoom: { world.layout.homeRoom[Int($0)] }) {
       records.append(TraceRecord(index: index, timeNs: time.nanoseconds, description: d))
       if records.count > 8192 { records.removeFirst(4096) }
     }
-    return true
   }
 }

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import Profiles
+import Reports
 import Runner
 import Scenario
 
@@ -518,8 +519,10 @@ struct Options {
 /// A report folder, checked before a run or sweep starts, so that a bad `--out` costs nothing.
 enum ReportFolder {
   /// Makes `path` (and its parents) if missing and proves it writable with a file made and
-  /// removed; otherwise a usage error that names the folder and the reason in plain words.
-  static func check(_ path: String, option: String = "--out") throws {
+  /// removed; otherwise a usage error that names the folder and the reason in plain words. A file
+  /// of `writes` already there that is not a Stampede report is refused too: writing would
+  /// overwrite it.
+  static func check(_ path: String, option: String = "--out", writes: [String]) throws {
     let fm = FileManager.default
     var isFolder: ObjCBool = false
     if fm.fileExists(atPath: path, isDirectory: &isFolder) {
@@ -536,6 +539,11 @@ enum ReportFolder {
       throw UsageError("\(option): cannot write into the folder \(path) (permission denied or read-only)")
     }
     try? fm.removeItem(atPath: probe)
+    if let foreign = ReportOwnership.foreign(writes, in: path) {
+      throw UsageError(
+        "\(option): \(foreign) is not a Stampede report, and writing the report there would overwrite it "
+          + "(choose another folder, or move the file)")
+    }
   }
 
   /// Why `path` could not be made, from its nearest existing ancestor: a file in the way, a

@@ -58,6 +58,7 @@ enum CapacityCommand {
     let out =
       options.values["--out"]
       ?? "reports/\(profiles[0].name)/capacity-\(varies.map(\.key).joined(separator: "+"))"
+    try ReportFolder.check(out, writes: CapacityStudy.fileNames)
     print(
       "capacity \(profiles[0].name): \(key) over \(combined.labels.joined(separator: ", ")), seeds \(seeds.from)..\(seeds.to)"
     )

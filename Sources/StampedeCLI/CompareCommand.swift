@@ -21,6 +21,8 @@ enum CompareCommand {
       }
       alpha = a
     }
+    let out = options.values["--out"] ?? "reports/compare"
+    try ReportFolder.check(out, writes: ["compare.md", "compare.html"])
     var reports: [RunReport?] = []
     var sides: [ComparedSide] = []
     for spec in options.positional {
@@ -54,7 +56,6 @@ enum CompareCommand {
     } else {
       print(summary(comparison))
     }
-    let out = options.values["--out"] ?? "reports/compare"
     do {
       try ComparisonReports.write(comparison, to: out)
       printError("stampede: wrote \(out)/compare.md and \(out)/compare.html")

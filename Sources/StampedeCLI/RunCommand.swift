@@ -103,7 +103,7 @@ enum RunCommand {
       }
     }
     let output = try Summary.Output(options)
-    if let out { try ReportFolder.check(out) }
+    if let out { try ReportFolder.check(out, writes: ReportFiles.names) }
     var filter = TraceFilter()
     if let only = options.values["--only"] {
       guard let f = TraceFilter.parse([only]) else {

@@ -49,7 +49,7 @@ enum SweepCommand {
     guard let loaded = loadProfile(path, sets: sets) else { return .usage }
     var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
     if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index + 1)-of-\(shard.count)" }
-    try ReportFolder.check(out)
+    try ReportFolder.check(out, writes: SweepReports.names)
     guard Jemalloc.isProcessAllocator else {
       printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
       return .usage
@@ -229,10 +229,22 @@ enum MergeCommand {
     }
     let out = options.values["--out"] ?? "summary.json"
     let folder = (out as NSString).deletingLastPathComponent
+    if FileManager.default.fileExists(atPath: out) && !ReportOwnership.isOurs(out) {
+      throw UsageError(
+        "--out: \(out) is not a Stampede sweep summary, and merging would overwrite it (choose another file)")
+    }
+    if !ReportOwnership.isOurs(out),
+      let foreign = ReportOwnership.foreign(
+        ["summary.md", "summary.html", "junit.xml"], in: folder.isEmpty ? "." : folder)
+    {
+      throw UsageError(
+        "--out: \(foreign) is not a Stampede report, and merging would overwrite it (choose another folder)")
+    }
     do {
       try AtomicFile.write(try merged.jsonData(), to: out)
       for (name, text) in [
-        ("summary.md", SweepReports.markdown(merged)), ("summary.html", SweepReports.html(merged)),
+        ("summary.md", ReportOwnership.marked(markdown: SweepReports.markdown(merged))),
+        ("summary.html", SweepReports.html(merged)),
         ("junit.xml", SweepReports.junit(merged)),
       ] {
         try AtomicFile.write(

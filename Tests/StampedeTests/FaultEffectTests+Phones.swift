@@ -273,21 +273,46 @@ extension PushWorldTests {
     #expect(s.world.checker.log.count("ui.call-screen-matches-call") == (suspended ? 0 : 1))
   }
 
-  @Test func aLifecycleStepSaysWhatItDoesFromTheStateTheAppIsIn() throws {
-    // Traces describe an event before it is handled: from the foreground the app is left.
+  @Test func aLifecycleStepSaysWhatHappened() throws {
+    // Traces describe a lifecycle step once handled, from the state before it to the state after.
     let (s, _) = try staged()
     let step = Event(kind: LiveEvent.appLifecycle.rawValue, a: 6, b: 0)
-    var details: [String] = []
-    for state in [AppState.foreground, .background, .killed] {
-      s.world.phoneOS!.setApp(6, state)
-      details.append(s.world.describe(step).detail)
+    let cases: [(AppState, AppState, String)] = [
+      (.foreground, .background, "app left the foreground (the user went to the home screen)"),
+      (.foreground, .killed, "app swiped away by the user: its process ended"),
+      (.background, .foreground, "app came to the foreground"),
+      (.background, .killed, "app killed by the system (suspended too long)"),
+      (.background, .background, "app stays in the background, kept running by its call"),
+      (.killed, .foreground, "app opened again by the user (a cold start)"),
+      (.foreground, .foreground, "app lifecycle step superseded by a later one: nothing happened"),
+    ]
+    for (before, after, wording) in cases {
+      s.world.phoneOS!.setApp(6, after)
+      #expect(s.world.describeLifecycle(step, before: before).detail == wording, "\(before) -> \(after)")
     }
-    #expect(
-      details == [
-        "the user leaves the app (to the background, or swiped away)",
-        "the app in the background is opened again, or reclaimed by the system",
-        "the user opens the killed app again",
-      ])
+    // Before it is handled, nothing is claimed.
+    #expect(s.world.describe(step).detail == "app lifecycle step")
+  }
+
+  @Test func aTraceSaysWhatEachLifecycleStepDid() throws {
+    let folder = Tool.temporaryFolder()
+    let trace = folder.appendingPathComponent("trace.jsonl")
+    let r = try Tool.run([
+      "run", "profiles/call-storm.json5", "--duration", "3m", "--quiet", "--out", folder.path, "--trace", trace.path,
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").filter {
+      $0.contains("\"kind\":\"appLifecycle\"")
+    }
+    #expect(lines.contains { $0.contains("app left the foreground") })
+    #expect(lines.contains { $0.contains("app came to the foreground") })
+    #expect(!lines.contains { $0.contains("\"detail\":\"app lifecycle step\"") })
+    // In event order: each line's index is above the one before.
+    let indexes = lines.compactMap { line -> Int? in
+      guard let r = line.range(of: "\"i\":") else { return nil }
+      return Int(line[r.upperBound...].prefix { $0.isNumber })
+    }
+    #expect(indexes == indexes.sorted() && indexes.count == lines.count)
   }
 
   @Test func aSecondStartWhileTheMicrophoneOpensDoesNotOpenItAgain() throws {

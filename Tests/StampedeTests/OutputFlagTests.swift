@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 import Testing
 
 /// The conventional flags and output of the command line, each through the built binary.
@@ -12,6 +13,67 @@ import Testing
     #expect(printed["traceHash"] as? String == written["traceHash"] as? String)
     #expect(printed["verdict"] as? String == "pass")
     #expect(!r.stdout.contains("repro:"))
+  }
+
+  /// `--out` never overwrites a file that is not a Stampede report: a run, a sweep, a comparison
+  /// and a merge refuse before doing any work, and leave the file as it was. Reports of their own,
+  /// old ones without the marks included, are written over.
+  @Test func anOutThatWouldOverwriteSomethingElseIsRefused() throws {
+    let folder = Tool.temporaryFolder()
+    let notes = folder.appendingPathComponent("notes")
+    try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+    let mine = "# My notes\n"
+    try mine.write(to: notes.appendingPathComponent("report.md"), atomically: true, encoding: .utf8)
+    let run = try Tool.run(["run", "profiles/smoke.json5", "--duration", "30s", "--quiet", "--out", notes.path])
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.contains("--out: \(notes.path)/report.md is not a Stampede report, and writing the report there"),
+      "\(run.stderr)")
+    #expect(try String(contentsOf: notes.appendingPathComponent("report.md"), encoding: .utf8) == mine)
+    #expect(!FileManager.default.fileExists(atPath: notes.appendingPathComponent("report.json").path))
+    let ci = folder.appendingPathComponent("ci")
+    try FileManager.default.createDirectory(at: ci, withIntermediateDirectories: true)
+    try "<testsuites name=\"lint\"/>\n".write(
+      to: ci.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
+    let sweep = try Tool.run([
+      "sweep", "profiles/smoke.json5", "--seeds", "1..2", "--quiet", "--history", "off", "--out", ci.path,
+      "--set", "duration=30s",
+    ])
+    #expect(sweep.status == 2 && sweep.stderr.contains("junit.xml is not a Stampede report"), "\(sweep.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: ci.appendingPathComponent("summary.json").path))
+    // A report folder of Stampede's own is written over, also one whose Markdown and HTML predate the marks.
+    let r = folder.appendingPathComponent("r")
+    for _ in 0..<2 {
+      let again = try Tool.run(["run", "profiles/smoke.json5", "--duration", "30s", "--quiet", "--out", r.path])
+      #expect(again.status == 0, "\(again.stderr)")
+    }
+    for name in ["report.md", "report.html"] {
+      let url = r.appendingPathComponent(name)
+      let text = try String(contentsOf: url, encoding: .utf8)
+      #expect(text.contains(name.hasSuffix("md") ? ReportOwnership.markdownMark : ReportOwnership.htmlMark))
+      try text.replacingOccurrences(of: ReportOwnership.markdownMark, with: "").replacingOccurrences(
+        of: ReportOwnership.htmlMark, with: ""
+      ).write(to: url, atomically: true, encoding: .utf8)
+    }
+    #expect(try Tool.run(["run", "profiles/smoke.json5", "--duration", "30s", "--quiet", "--out", r.path]).status == 0)
+    // compare into a folder with someone else's page, and merge onto someone else's JSON.
+    try "<html>mine</html>".write(to: notes.appendingPathComponent("compare.html"), atomically: true, encoding: .utf8)
+    let compare = try Tool.run(["compare", r.path, r.path, "--no-replay", "--out", notes.path])
+    #expect(
+      compare.status == 2 && compare.stderr.contains("compare.html is not a Stampede report"), "\(compare.stderr)")
+    let shard = folder.appendingPathComponent("s")
+    #expect(
+      try Tool.run([
+        "sweep", "profiles/smoke.json5", "--seeds", "1..2", "--quiet", "--history", "off", "--out", shard.path,
+        "--set", "duration=30s",
+      ]).status == 0)
+    let settings = notes.appendingPathComponent("settings.json")
+    try "{\"theme\": \"dark\"}".write(to: settings, atomically: true, encoding: .utf8)
+    let merge = try Tool.run([
+      "merge", shard.appendingPathComponent("summary.json").path, "--out", settings.path, "--history", "off",
+    ])
+    #expect(merge.status == 2 && merge.stderr.contains("is not a Stampede sweep summary"), "\(merge.stderr)")
+    #expect(try String(contentsOf: settings, encoding: .utf8) == "{\"theme\": \"dark\"}")
   }
 
   @Test func runQuietPrintsOnlyTheVerdictLine() throws {
