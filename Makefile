@@ -34,7 +34,7 @@ instructions: build
 	scripts/count-instructions
 
 ## Swift files formatted per .swift-format: all but the seed documents' code, kept as printed.
-FORMATTED = Package.swift Sources Tests Examples/ExampleApps Examples/ExampleSuites Examples/stampede-examples Examples/SeedApps/SeedSuites.swift
+FORMATTED = Package.swift Sources Tests Plugins Examples/ExampleApps Examples/ExampleSuites Examples/stampede-examples Examples/SeedApps/SeedSuites.swift
 
 ## Fails if any Swift file is not formatted per .swift-format.
 lint:

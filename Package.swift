@@ -35,6 +35,7 @@ let package = Package(
     .library(name: "ImSDK_Plus", targets: ["ImSDK_Plus"]),
     .library(name: "TUICore", targets: ["TUICore"]),
     .library(name: "UIKit", targets: ["UIKit"]),
+    .plugin(name: "PlatformShadows", targets: ["PlatformShadows"]),
     .library(
       name: "Stampede",
       targets: [
@@ -93,7 +94,7 @@ let package = Package(
     .target(
       name: "ExampleApps",
       dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "UIKit"],
-      path: "Examples/ExampleApps", swiftSettings: appFacing),
+      path: "Examples/ExampleApps", swiftSettings: appFacing, plugins: ["PlatformShadows"]),
     // The seed documents' own code, as printed (see docs/CLIENTS.md for the edits a build forced),
     // with the glue that runs it as virtual users.
     .target(
@@ -108,6 +109,9 @@ let package = Package(
       path: "Examples/ExampleSuites"),
     .executableTarget(
       name: "stampede-examples", dependencies: ["ExampleSuites", "StampedeCLI"], path: "Examples/stampede-examples"),
+    // Declares the simulated platform in an app target's own module (see the plugin).
+    .plugin(name: "PlatformShadows", capability: .buildTool(), dependencies: ["stampede-platform-shadows"]),
+    .executableTarget(name: "stampede-platform-shadows", path: "Plugins/PlatformShadowsTool"),
     .target(
       name: "VirtualPlatform", dependencies: ["CPrefetch", "CThreadState", "SimKernel", "LiveStack", "Clients"],
       swiftSettings: optimize

@@ -1,5 +1,6 @@
 import AtomicXCore
 import Combine
+import Foundation
 
 /// A viewer's co-guest screen: apply for a seat, wait for the host, open the microphone and camera
 /// once accepted, leave the seat.

@@ -1,5 +1,6 @@
 import AtomicXCore
 import Combine
+import Foundation
 
 /// The app's own call screen: shown while a call rings or runs, closed when it ends.
 public final class CallViewModel: ObservableObject {

@@ -1,5 +1,7 @@
 import AtomicXCore
 import Combine
+import Dispatch
+import Foundation
 
 /// A host's (or admin's) co-guest panel: the applications waiting, the guests on seats, and the
 /// buttons to accept, reject and invite.

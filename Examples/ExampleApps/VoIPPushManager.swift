@@ -1,5 +1,6 @@
 import AtomicXCore
 import Combine
+import Foundation
 import ImSDK_Plus
 import LiveCommunicationKit
 import PushKit

@@ -154,6 +154,11 @@ public final class DispatchGroup: @unchecked Sendable {
 /// Writes the items as the standard `print` would, into the current virtual user's trace instead
 /// of standard output. Outside a simulation it prints as usual.
 public func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+  printItems(items, separator: separator, terminator: terminator)
+}
+
+/// `print` with its items as an array (what the `PlatformShadows` plugin's `print` forwards to).
+public func printItems(_ items: [Any], separator: String = " ", terminator: String = "\n") {
   let text = items.map { "\($0)" }.joined(separator: separator)
   if let host = AppHost.current, host.user != .max {
     host.printed(text)

@@ -1,4 +1,5 @@
 import Combine
+import ExampleApps
 import Testing
 
 @testable import AtomicXCore
@@ -88,6 +89,37 @@ import Testing
     #expect(lines.map(\.text) == ["call UUID#1 ok", "again UUID#1 and UUID#2"])
     #expect(lines.map(\.user) == [3, 3])
     #expect(bench.runtime.appLog.count == 2)
+  }
+
+  /// A file that imports Foundation itself (ExampleApps' `AppDiagnostics`, built with the
+  /// PlatformShadows plugin) gets the simulated main queue, the user's own notification center and
+  /// the user's trace, with no edit.
+  @Test func aFileImportingFoundationItselfGetsTheSimulatedPlatform() {
+    let bench = HostBench()
+    bench.runtime.appLog.keeps = true
+    final class Heard: @unchecked Sendable { var lines: [String] = [] }
+    let heard = Heard()
+    bench.run(as: 2) {
+      _ = NotificationCenter.default.addObserver(forName: AppDiagnostics.logged, object: nil, queue: nil) {
+        heard.lines.append($0.userInfo?["line"] as? String ?? "?")
+      }
+      AppDiagnostics.log("ready")
+    }
+    // Not yet: the main queue runs it as a later event of the user.
+    #expect(bench.runtime.appLog.count == 0 && heard.lines.isEmpty)
+    bench.drain()
+    #expect(bench.runtime.appLog.take().map { "\($0.user): \($0.text)" } == ["2: [diag] ready"])
+    #expect(heard.lines == ["ready"])
+    // Another user's center heard nothing.
+    let other = Heard()
+    bench.run(as: 3) {
+      _ = NotificationCenter.default.addObserver(forName: AppDiagnostics.logged, object: nil, queue: nil) { _ in
+        other.lines.append("heard")
+      }
+    }
+    bench.run(as: 2) { AppDiagnostics.log("again") }
+    bench.drain()
+    #expect(heard.lines == ["ready", "again"] && other.lines.isEmpty)
   }
 
   @Test func notificationCentersArePerUser() {
