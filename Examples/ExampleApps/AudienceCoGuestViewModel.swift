@@ -8,7 +8,7 @@ import Foundation
 /// Written the way the AtomicXCore documentation teaches, with the two habits that keep it honest
 /// under lost and reordered events: the "apply" button does nothing unless the screen is idle, and
 /// the seat list (not the events alone) decides whether this viewer is on a seat.
-public final class AudienceCoGuestViewModel: ObservableObject {
+@MainActor public final class AudienceCoGuestViewModel: ObservableObject {
   public enum CoGuestStatus {
     case idle
     case applying

@@ -12,10 +12,11 @@ public struct PhoneObjects {
 }
 
 func audience<VM>(
-  _ make: @escaping @Sendable (UserContext) -> VM, apply: @escaping @Sendable (VM) -> Void,
-  cancel: @escaping @Sendable (VM) -> Void, disconnect: @escaping @Sendable (VM) -> Void,
-  answer: @escaping @Sendable (VM, String, Bool) -> Void, status: @escaping @Sendable (VM) -> UIStatus,
-  leave: (@Sendable (VM) -> Void)? = nil
+  _ make: @escaping @MainActor @Sendable (UserContext) -> VM, apply: @escaping @MainActor @Sendable (VM) -> Void,
+  cancel: @escaping @MainActor @Sendable (VM) -> Void, disconnect: @escaping @MainActor @Sendable (VM) -> Void,
+  answer: @escaping @MainActor @Sendable (VM, String, Bool) -> Void,
+  status: @escaping @MainActor @Sendable (VM) -> UIStatus,
+  leave: (@MainActor @Sendable (VM) -> Void)? = nil
 ) -> AudienceApp<VM> {
   var app = AudienceApp(make: make)
   app.leave = leave

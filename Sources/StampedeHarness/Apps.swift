@@ -47,44 +47,44 @@ public enum UIStatus: Sendable, Equatable {
 /// (`LiveListStore.shared.joinLive`) before it calls ``make``, as the co-guest view models assume.
 public struct AudienceApp<Objects>: Sendable {
   /// Builds the viewer's objects (typically its view model).
-  public var make: @Sendable (UserContext) -> Objects
+  public var make: @MainActor @Sendable (UserContext) -> Objects
   /// The "apply" tap.
-  public var apply: (@Sendable (Objects) -> Void)?
+  public var apply: (@MainActor @Sendable (Objects) -> Void)?
   /// The "cancel application" tap (made when the profile's `audience.patience` runs out).
-  public var cancel: (@Sendable (Objects) -> Void)?
+  public var cancel: (@MainActor @Sendable (Objects) -> Void)?
   /// The "leave the seat" tap (made after `audience.seatTime` on the seat).
-  public var disconnect: (@Sendable (Objects) -> Void)?
+  public var disconnect: (@MainActor @Sendable (Objects) -> Void)?
   /// Leaves the live room for good (made after `audience.stay`); without it the harness does what
   /// a correct room screen does on its way out: closes the camera and microphone
   /// (`DeviceStore.shared`), then calls `LiveListStore.shared.leaveLive()`.
-  public var leave: (@Sendable (Objects) -> Void)?
+  public var leave: (@MainActor @Sendable (Objects) -> Void)?
   /// Answers a host's invitation: the inviter's ID, and whether to accept.
-  public var answerInvitation: (@Sendable (Objects, _ inviterID: String, _ accept: Bool) -> Void)?
+  public var answerInvitation: (@MainActor @Sendable (Objects, _ inviterID: String, _ accept: Bool) -> Void)?
   /// What the UI shows. Without a probe the UI oracles cannot judge this app.
-  public var status: (@Sendable (Objects) -> UIStatus)?
+  public var status: (@MainActor @Sendable (Objects) -> UIStatus)?
   /// The probability that an "apply" tap is a double tap (a second tap 150 ms later), as people
   /// make on buttons that stay enabled.
   public var doubleTap: Ratio = Ratio(1, 5)!
 
   /// An app whose objects `make` builds; set the taps and the probe on the result.
-  public init(make: @escaping @Sendable (UserContext) -> Objects) { self.make = make }
+  public init(make: @escaping @MainActor @Sendable (UserContext) -> Objects) { self.make = make }
 }
 
 /// A host's or admin's app: its objects and taps (timing and probabilities from the profile's
 /// `host` or `admin` settings).
 public struct HostApp<Objects>: Sendable {
   /// Builds the host's objects once it is in its room.
-  public var make: @Sendable (UserContext) -> Objects
+  public var make: @MainActor @Sendable (UserContext) -> Objects
   /// "Accept" on the applications list (made `thinkTime` after an application arrived, with
   /// probability `acceptProbability`); the closure picks which applicant, as the UI would.
-  public var accept: (@Sendable (Objects) -> Void)?
+  public var accept: (@MainActor @Sendable (Objects) -> Void)?
   /// "Reject" on the applications list.
-  public var reject: (@Sendable (Objects) -> Void)?
+  public var reject: (@MainActor @Sendable (Objects) -> Void)?
   /// Invites the given viewer (every `inviteEvery`).
-  public var invite: (@Sendable (Objects, _ userID: String) -> Void)?
+  public var invite: (@MainActor @Sendable (Objects, _ userID: String) -> Void)?
 
   /// An app whose objects `make` builds.
-  public init(make: @escaping @Sendable (UserContext) -> Objects) { self.make = make }
+  public init(make: @escaping @MainActor @Sendable (UserContext) -> Objects) { self.make = make }
 }
 
 /// A phone user's app: its objects are built at every launch of its process (the first start, a
@@ -92,20 +92,20 @@ public struct HostApp<Objects>: Sendable {
 /// conversation manager and call view model. Taps come from the profile's `calls.phone` settings.
 public struct PhoneApp<Objects>: Sendable {
   /// Builds the app's objects in a fresh process (the app delegate's launch).
-  public var launch: @Sendable (UserContext) -> Objects
+  public var launch: @MainActor @Sendable (UserContext) -> Objects
   /// Dials the given users (one, or several for a group call), video or not.
-  public var dial: (@Sendable (Objects, _ userIDs: [String], _ video: Bool) -> Void)?
+  public var dial: (@MainActor @Sendable (Objects, _ userIDs: [String], _ video: Bool) -> Void)?
   /// Answers the ringing call in the app.
-  public var answer: (@Sendable (Objects) -> Void)?
+  public var answer: (@MainActor @Sendable (Objects) -> Void)?
   /// Declines the ringing call in the app.
-  public var decline: (@Sendable (Objects) -> Void)?
+  public var decline: (@MainActor @Sendable (Objects) -> Void)?
   /// Hangs up (or cancels an unanswered call).
-  public var hangUp: (@Sendable (Objects) -> Void)?
+  public var hangUp: (@MainActor @Sendable (Objects) -> Void)?
   /// Whether the app's call screen is up. Without a probe the call-screen oracle cannot judge it.
-  public var callScreen: (@Sendable (Objects) -> Bool)?
+  public var callScreen: (@MainActor @Sendable (Objects) -> Bool)?
 
   /// An app whose objects `launch` builds.
-  public init(launch: @escaping @Sendable (UserContext) -> Objects) { self.launch = launch }
+  public init(launch: @escaping @MainActor @Sendable (UserContext) -> Objects) { self.launch = launch }
 }
 
 /// The apps of one product, per role, under a name the command line takes (`--app NAME`).

@@ -291,7 +291,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
   override func start(_ c: inout Client) {
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      setObjects(app.make(context(user, role: .audience)), of: user)
+      setObjects(onMainActor { app.make(context(user, role: .audience)) }, of: user)
       schedule(.leaveRoom, after: harness.sample(settings.stay), user: user, host: host)
       if harness.chance(settings.applyProbability) {
         schedule(.apply, after: harness.sample(settings.applyAfter), user: user, host: host)
@@ -313,17 +313,18 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     case .apply:
       guard status == .idle, Int(applies[Int(user)]) < settings.maxApplies, let apply = app.apply else { return }
       applies[Int(user)] &+= 1
-      apply(o)
+      onMainActor { apply(o) }
       // People double-tap buttons; a view model must not apply twice.
       if harness.chance(app.doubleTap) { schedule(.secondTap, after: .milliseconds(150), user: user, host: host) }
     case .secondTap:
-      app.apply?(o)
+      onMainActor { app.apply?(o) }
     case .giveUp:
-      if status == .applying, arg == epoch[Int(user)] { app.cancel?(o) }
+      if status == .applying, arg == epoch[Int(user)] { onMainActor { app.cancel?(o) } }
     case .leaveSeat:
-      if status == .connected, arg == epoch[Int(user)] { app.disconnect?(o) }
+      if status == .connected, arg == epoch[Int(user)] { onMainActor { app.disconnect?(o) } }
     case .answerInvitation:
-      app.answerInvitation?(o, VirtualIDs.userID(arg), harness.chance(settings.acceptInvitation))
+      let accept = harness.chance(settings.acceptInvitation)
+      onMainActor { app.answerInvitation?(o, VirtualIDs.userID(arg), accept) }
     case .leaveRoom:
       leave(user, host: host, alreadyOut: false)
     default: break
@@ -337,7 +338,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     let o = box.value
     if !alreadyOut {
       if let leave = app.leave {
-        leave(o)
+        onMainActor { leave(o) }
       } else {
         // The app has no code of its own for it: the harness leaves as a correct room screen
         // does on its way out, with the camera and microphone closed first.
@@ -355,7 +356,7 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     runtime.ui.noteStatusProbe(user)
     // The objects are handed over borrowed from the box: a copy would retain the view model, whose
     // count lives in a side table once app code holds it weakly (`[weak self]`), one more miss.
-    let ui = probe(box.value)
+    let ui = onMainActor { probe(box.value) }
     let new: CoGuestStatus =
       switch ui {
       case .idle: .idle
@@ -426,7 +427,7 @@ final class HostDriver<Objects>: Driver<Objects> {
     let role: UserContext.Role = c.role == .owner ? .host : .admin
     enterRoom(&c) { [unowned self] host in
       let user = host.user
-      setObjects(app.make(context(user, role: role)), of: user)
+      setObjects(onMainActor { app.make(context(user, role: role)) }, of: user)
       if let every = settings.inviteEvery, app.invite != nil {
         schedule(.invite, after: harness.sample(every), user: user, host: host)
       }
@@ -454,14 +455,18 @@ final class HostDriver<Objects>: Driver<Objects> {
     let o = box.value
     switch tap {
     case .decide:
-      if harness.chance(settings.acceptProbability) { app.accept?(o) } else { app.reject?(o) }
+      if harness.chance(settings.acceptProbability) {
+        onMainActor { app.accept?(o) }
+      } else {
+        onMainActor { app.reject?(o) }
+      }
       takeUp(user, host: host)
     case .invite:
       guard let every = settings.inviteEvery, let room = roomOf(user) else { return }
       let range = host.runtime.audienceRange[Int(room)]
       if !range.isEmpty {
         let guest = range.lowerBound + UInt32(harness.random.next(below: UInt64(range.count)))
-        if host.runtime.clients[Int(guest)].status == .idle { app.invite?(o, VirtualIDs.userID(guest)) }
+        if host.runtime.clients[Int(guest)].status == .idle { onMainActor { app.invite?(o, VirtualIDs.userID(guest)) } }
       }
       schedule(.invite, after: harness.sample(every), user: user, host: host)
     default: break
@@ -497,7 +502,7 @@ final class PhoneDriver<Objects>: Driver<Objects> {
     epoch[Int(user)] &+= 1
     let e = epoch[Int(user)]
     host.run(as: user) {
-      setObjects(app.launch(context(user, role: .phone)), of: user)
+      setObjects(onMainActor { app.launch(context(user, role: .phone)) }, of: user)
       if app.dial != nil { schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: e, host: host) }
     }
   }
@@ -535,23 +540,42 @@ final class PhoneDriver<Objects>: Driver<Objects> {
         let id = VirtualIDs.userID(u)
         if u != user && !callees.contains(id) { callees.append(id) }
       }
-      dial(o, callees, harness.chance(settings.videoProbability))
+      let video = harness.chance(settings.videoProbability)
+      onMainActor { dial(o, callees, video) }
       if let p = settings.patience {
         schedule(.callerGiveUp, after: harness.sample(p), user: user, arg: epoch[Int(user)], host: host)
       }
     case .answer:
       guard state == .waiting else { return }
-      if harness.chance(settings.answerProbability) { app.answer?(o) } else { app.decline?(o) }
+      if harness.chance(settings.answerProbability) {
+        onMainActor { app.answer?(o) }
+      } else {
+        onMainActor { app.decline?(o) }
+      }
     case .hangUp:
-      if state == .accept { app.hangUp?(o) }
+      if state == .accept { onMainActor { app.hangUp?(o) } }
     case .callerGiveUp:
-      if state == .waiting, arg == epoch[Int(user)] { app.hangUp?(o) }
+      if state == .waiting, arg == epoch[Int(user)] { onMainActor { app.hangUp?(o) } }
     default: break
     }
   }
 
   override func settle(_ user: UInt32, host: AppHost) {
     guard let box = objects(of: user), let probe = app.callScreen else { return }
-    host.runtime.ui.setCallScreen(user, shown: probe(box.value))
+    host.runtime.ui.setCallScreen(user, shown: onMainActor { probe(box.value) })
+  }
+}
+
+/// Runs app code isolated to the main actor. Inside a virtual user's code the main actor is that
+/// user's simulated main thread (see `ConcurrencyHooks`), so `@MainActor` view models and the
+/// taps and probes written for them run unchanged; code that is not main-actor isolated runs as
+/// it is.
+@inline(__always)
+func onMainActor<T>(_ body: @MainActor () -> T) -> T {
+  withoutActuallyEscaping(body) { body in
+    nonisolated(unsafe) let run = body
+    nonisolated(unsafe) var result: T?
+    MainActor.assumeIsolated { result = run() }
+    return result!
   }
 }

@@ -429,6 +429,21 @@ enum OutsideWarnings {
 final class SimulationExecutor: SerialExecutor, @unchecked Sendable {
   static let shared = SimulationExecutor()
 
+  /// Whether this thread runs a virtual user's code now: then it is that user's main actor (every
+  /// piece of a user's code runs on its run's one thread, in simulation order).
+  static var isIsolatingHere: Bool {
+    guard let host = AppHost.current else { return false }
+    return host.user != .max
+  }
+
+  func checkIsolated() {
+    precondition(
+      SimulationExecutor.isIsolatingHere,
+      "main-actor code ran outside every virtual user's code (no simulated main actor)")
+  }
+
+  func isIsolatingCurrentContext() -> Bool? { SimulationExecutor.isIsolatingHere }
+
   func enqueue(_ job: consuming ExecutorJob) {
     let unowned = UnownedJob(job)
     if let host = AppHost.current, host.user != .max {
@@ -447,6 +462,8 @@ final class SimulationExecutor: SerialExecutor, @unchecked Sendable {
 enum ConcurrencyHooks {
   typealias Original = @convention(thin) (UnownedJob) -> Void
   typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
+  typealias MainOriginal = @convention(thin) () -> UnownedSerialExecutor
+  typealias MainHook = @convention(thin) (MainOriginal) -> UnownedSerialExecutor
 
   nonisolated(unsafe) static var installed = false
   static let lock = NSLock()
@@ -467,6 +484,14 @@ enum ConcurrencyHooks {
         }
       }
       symbol.assumingMemoryBound(to: Hook?.self).pointee = hook
+    }
+    // Inside a virtual user's code the main actor is the user's simulated main thread: main-actor
+    // tasks and hops become the user's task steps, and isolation checks ask the simulation.
+    if let symbol = dlsym(handle, "swift_task_getMainExecutor_hook") {
+      let hook: MainHook = { original in
+        SimulationExecutor.isIsolatingHere ? SimulationExecutor.shared.asUnownedSerialExecutor() : original()
+      }
+      symbol.assumingMemoryBound(to: MainHook?.self).pointee = hook
     }
   }
 }

@@ -24,7 +24,7 @@ public final class NotificationCenter: @unchecked Sendable {
 
   /// Calls `block` for each notification named `name` (all, if `nil`). With a queue, the block runs
   /// later on the user's main queue; without one, at once.
-  @discardableResult
+  @discardableResult @preconcurrency
   public func addObserver(
     forName name: Notification.Name?, object: Any?, queue: OperationQueue?,
     using block: @escaping @Sendable (Notification) -> Void

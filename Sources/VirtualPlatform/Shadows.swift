@@ -115,6 +115,9 @@ public final class DispatchQueue: @unchecked Sendable {
   public static func global(qos: DispatchQoS.QoSClass = .default) -> DispatchQueue { globals[0] }
 
   /// Runs `work` as a later event of the current user, at the same simulated time.
+  /// (`@preconcurrency`, as Dispatch is to Swift 5 code: a closure written in a `@MainActor` view
+  /// model keeps the view model's isolation, which the user's simulated main thread gives it.)
+  @preconcurrency
   public func async(
     group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
     execute work: @escaping @Sendable () -> Void
@@ -124,6 +127,7 @@ public final class DispatchQueue: @unchecked Sendable {
   }
 
   /// Runs `work` as an event of the current user at `deadline`.
+  @preconcurrency
   public func asyncAfter(
     deadline: DispatchTime, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
     execute work: @escaping @Sendable () -> Void

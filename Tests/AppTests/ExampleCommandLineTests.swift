@@ -34,6 +34,26 @@ enum ExamplesTool {
     #expect(hashes[0] == hashes[1])
   }
 
+  /// The examples' audience view model is `@MainActor`: under `sweep --jobs 2` each world runs
+  /// on a thread of its own with its own simulated main actor, and every seed's trace hash is the
+  /// one `--jobs 1` gives.
+  @Test func mainActorViewModelsGiveTheSameHashesForAnyNumberOfJobs() throws {
+    let folder = ExamplesTool.folder()
+    var hashes: [[String]] = []
+    for jobs in ["1", "2"] {
+      let out = folder.appendingPathComponent("jobs-\(jobs)")
+      let r = try ExamplesTool.run([
+        "sweep", "profiles/smoke.json5", "--app", "examples", "--seeds", "1..4", "--jobs", jobs, "--quiet",
+        "--history", "off", "--set", "duration=2m", "--out", out.path,
+      ])
+      #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+      let data = try Data(contentsOf: out.appendingPathComponent("summary.json"))
+      let summary = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+      hashes.append((summary["runs"] as! [[String: Any]]).map { $0["traceHash"] as! String })
+    }
+    #expect(hashes[0].count == 4 && hashes[0] == hashes[1])
+  }
+
   @Test(.long) func aFailingAppRunReplaysAndShrinksThroughTheExamplesExecutable() throws {
     let folder = ExamplesTool.folder()
     let out = folder.appendingPathComponent("run")
