@@ -90,11 +90,14 @@ let package = Package(
       ]),
     .executableTarget(name: "stampede", dependencies: ["StampedeCLI"]),
     // The examples: view models written against the SDK-compatible modules only, and the
-    // executable that registers them with the harness.
+    // executable that registers them with the harness. They build as a new app target does today:
+    // default main-actor isolation (Swift 6.2's `.defaultIsolation(MainActor.self)`), files that
+    // import Foundation themselves (the PlatformShadows plugin).
     .target(
       name: "ExampleApps",
       dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "UIKit"],
-      path: "Examples/ExampleApps", swiftSettings: appFacing, plugins: ["PlatformShadows"]),
+      path: "Examples/ExampleApps", swiftSettings: appFacing + [.unsafeFlags(["-default-isolation", "MainActor"])],
+      plugins: ["PlatformShadows"]),
     // The seed documents' own code, as printed (see docs/CLIENTS.md for the edits a build forced),
     // with the glue that runs it as virtual users.
     .target(

@@ -54,15 +54,18 @@ import Foundation
       NotificationCenter.default.addObserver(
         forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main
       ) { [weak self] _ in
-        guard let self, self.status == .connected, !self.reopeningCamera,
-          DeviceStore.shared.state.value.cameraStatus == .off
-        else { return }
-        self.reopeningCamera = true
-        DeviceStore.shared.openLocalCamera(isFront: true) { _ in
-          self.reopeningCamera = false
-          // The session may have ended, or the app gone away again, while it opened.
-          if self.status != .connected || UIApplication.shared.applicationState == .background {
-            DeviceStore.shared.closeLocalCamera()
+        // Delivered on the main queue (`queue: .main`): the view model's own actor.
+        MainActor.assumeIsolated {
+          guard let self, self.status == .connected, !self.reopeningCamera,
+            DeviceStore.shared.state.value.cameraStatus == .off
+          else { return }
+          self.reopeningCamera = true
+          DeviceStore.shared.openLocalCamera(isFront: true) { _ in
+            self.reopeningCamera = false
+            // The session may have ended, or the app gone away again, while it opened.
+            if self.status != .connected || UIApplication.shared.applicationState == .background {
+              DeviceStore.shared.closeLocalCamera()
+            }
           }
         }
       },
