@@ -10,10 +10,12 @@ public final class HostCoGuestViewModel: ObservableObject {
   @Published public private(set) var connectedGuests: [SeatUserInfo] = []
 
   private let coGuestStore: CoGuestStore
+  private let seatStore: LiveSeatStore
   private var cancellables = Set<AnyCancellable>()
 
   public init(liveID: String) {
     coGuestStore = CoGuestStore.create(liveID: liveID)
+    seatStore = LiveSeatStore.create(liveID: liveID)
     let liveList = LiveListStore.shared
     coGuestStore.hostEventPublisher
       .receive(on: DispatchQueue.main)
@@ -65,6 +67,36 @@ public final class HostCoGuestViewModel: ObservableObject {
   public func rejectApplication(userID: String) {
     coGuestStore.rejectApplication(userID: userID) { result in
       if case .failure(let error) = result { print("[Host] reject failed code=\(error.code)") }
+    }
+  }
+
+  /// "Remove from seat" on a guest's seat.
+  public func kick(userID: String) {
+    seatStore.kickUserOutOfSeat(userID: userID) { result in
+      if case .failure(let error) = result { print("[Host] kick \(userID) failed code=\(error.code)") }
+    }
+  }
+
+  /// "Lock" on an empty guest seat: nobody may take it until it is unlocked.
+  public func lockSeat(_ index: Int) {
+    seatStore.lockSeat(seatIndex: index) { result in
+      if case .failure(let error) = result { print("[Host] lock \(index) failed code=\(error.code)") }
+    }
+  }
+
+  /// "Unlock": the seat is open again. With no answer (-1) the unlock may not have reached the
+  /// server, and a seat left locked is a seat lost for the rest of the live, so it is sent again.
+  public func unlockSeat(_ index: Int, tries: Int = 3) {
+    seatStore.unlockSeat(seatIndex: index) { [weak self] result in
+      guard case .failure(let error) = result, error.code == -1, tries > 1 else { return }
+      DispatchQueue.main.asyncAfter(deadline: .now() + 2) { self?.unlockSeat(index, tries: tries - 1) }
+    }
+  }
+
+  /// Drags a guest to another seat (an occupied target stays as it is).
+  public func move(userID: String, toSeat index: Int) {
+    seatStore.moveUserToSeat(userID: userID, targetIndex: index, policy: .abortWhenOccupied) { result in
+      if case .failure(let error) = result { print("[Host] move \(userID) failed code=\(error.code)") }
     }
   }
 

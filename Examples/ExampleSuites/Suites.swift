@@ -46,6 +46,10 @@ let hostApp: HostApp<HostCoGuestViewModel> = {
   app.accept = { vm in vm.firstApplicant.map { vm.acceptApplication(userID: $0.userID) } }
   app.reject = { vm in vm.firstApplicant.map { vm.rejectApplication(userID: $0.userID) } }
   app.invite = { vm, userID in vm.inviteToSeat(userID: userID) }
+  app.kick = { vm, userID in vm.kick(userID: userID) }
+  app.lock = { vm, seat in vm.lockSeat(seat) }
+  app.unlock = { vm, seat in vm.unlockSeat(seat) }
+  app.move = { vm, userID, seat in vm.move(userID: userID, toSeat: seat) }
   return app
 }()
 

@@ -80,8 +80,18 @@ public struct HostApp<Objects>: Sendable {
   public var accept: (@MainActor @Sendable (Objects) -> Void)?
   /// "Reject" on the applications list.
   public var reject: (@MainActor @Sendable (Objects) -> Void)?
-  /// Invites the given viewer (every `inviteEvery`).
+  /// Invites the given member of the room (every `inviteEvery`). The member is any viewer in the
+  /// room, as the room's audience list shows them: seated, applying or already invited ones
+  /// included, so an app must check before it invites.
   public var invite: (@MainActor @Sendable (Objects, _ userID: String) -> Void)?
+  /// Kicks the given guest off its seat (every `kickEvery`; a guest the host's seat list shows).
+  public var kick: (@MainActor @Sendable (Objects, _ userID: String) -> Void)?
+  /// Locks the given guest seat (every `lockEvery`); ``unlock`` follows `lockFor` later.
+  public var lock: (@MainActor @Sendable (Objects, _ seatIndex: Int) -> Void)?
+  /// Unlocks the given seat, `lockFor` after ``lock`` locked it.
+  public var unlock: (@MainActor @Sendable (Objects, _ seatIndex: Int) -> Void)?
+  /// Moves the given guest to the given guest seat (every `moveEvery`).
+  public var move: (@MainActor @Sendable (Objects, _ userID: String, _ seatIndex: Int) -> Void)?
 
   /// An app whose objects `make` builds.
   public init(make: @escaping @MainActor @Sendable (UserContext) -> Objects) { self.make = make }

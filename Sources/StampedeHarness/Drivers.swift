@@ -86,7 +86,7 @@ enum Tap: UInt32 {
   case apply = 1
   case giveUp, leaveSeat, leaveRoom, answerInvitation, secondTap
   case decide = 10
-  case invite
+  case invite, kick, lock, unlock, move
   case dial = 20
   case answer, hangUp, callerGiveUp
 }
@@ -431,7 +431,32 @@ final class HostDriver<Objects>: Driver<Objects> {
       if let every = settings.inviteEvery, app.invite != nil {
         schedule(.invite, after: harness.sample(every), user: user, host: host)
       }
+      // The seat taps the built-in host makes, on the same profile settings.
+      if let every = settings.kickEvery, app.kick != nil {
+        schedule(.kick, after: harness.sample(every), user: user, host: host)
+      }
+      if let every = settings.lockEvery, app.lock != nil {
+        schedule(.lock, after: harness.sample(every), user: user, host: host)
+      }
+      if let every = settings.moveEvery, app.move != nil {
+        schedule(.move, after: harness.sample(every), user: user, host: host)
+      }
     }
+  }
+
+  /// The guest seats of `user`'s room (the owner's own seat left out).
+  func guestSeats(_ user: UInt32, host: AppHost) -> Range<Int>? {
+    guard let room = roomOf(user) else { return nil }
+    let settings = host.runtime.rooms[Int(room)]
+    return settings.firstGuestSeat..<settings.seatCount
+  }
+
+  /// The guests `user`'s seat list shows, as its UI lists them.
+  func seatedGuests(_ user: UInt32, host: AppHost) -> [UInt32] {
+    let slot = Int(host.runtime.clients[Int(user)].staffSlot)
+    guard slot >= 0, let seats = guestSeats(user, host: host) else { return [] }
+    let view = host.runtime.seatView[slot]
+    return seats.compactMap { $0 < view.count && view[$0] != 0 ? view[$0] - 1 : nil }
   }
 
   override func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {
@@ -465,10 +490,39 @@ final class HostDriver<Objects>: Driver<Objects> {
       guard let every = settings.inviteEvery, let room = roomOf(user) else { return }
       let range = host.runtime.audienceRange[Int(room)]
       if !range.isEmpty {
+        // Any member of the room, as the audience list shows them: seated, applying or invited
+        // ones too.
         let guest = range.lowerBound + UInt32(harness.random.next(below: UInt64(range.count)))
-        if host.runtime.clients[Int(guest)].status == .idle { onMainActor { app.invite?(o, VirtualIDs.userID(guest)) } }
+        if host.runtime.clients[Int(guest)].joinedRoom == room + 1 {
+          onMainActor { app.invite?(o, VirtualIDs.userID(guest)) }
+        }
       }
       schedule(.invite, after: harness.sample(every), user: user, host: host)
+    case .kick:
+      guard let every = settings.kickEvery else { return }
+      let guests = seatedGuests(user, host: host)
+      if !guests.isEmpty {
+        let guest = guests[Int(harness.random.next(below: UInt64(guests.count)))]
+        onMainActor { app.kick?(o, VirtualIDs.userID(guest)) }
+      }
+      schedule(.kick, after: harness.sample(every), user: user, host: host)
+    case .lock:
+      guard let every = settings.lockEvery, let seats = guestSeats(user, host: host), !seats.isEmpty else { return }
+      let seat = seats.lowerBound + Int(harness.random.next(below: UInt64(seats.count)))
+      onMainActor { app.lock?(o, seat) }
+      schedule(.unlock, after: harness.sample(settings.lockFor), user: user, arg: UInt32(seat), host: host)
+      schedule(.lock, after: harness.sample(every), user: user, host: host)
+    case .unlock:
+      onMainActor { app.unlock?(o, Int(arg)) }
+    case .move:
+      guard let every = settings.moveEvery else { return }
+      let guests = seatedGuests(user, host: host)
+      if let seats = guestSeats(user, host: host), !guests.isEmpty, seats.count > 1 {
+        let guest = guests[Int(harness.random.next(below: UInt64(guests.count)))]
+        let target = seats.lowerBound + Int(harness.random.next(below: UInt64(seats.count)))
+        onMainActor { app.move?(o, VirtualIDs.userID(guest), target) }
+      }
+      schedule(.move, after: harness.sample(every), user: user, host: host)
     default: break
     }
   }

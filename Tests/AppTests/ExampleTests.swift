@@ -45,6 +45,11 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     // Calls are placed through the system's UI: every placed call started its conversation first.
     #expect(report.counters["conversation.started_outgoing", default: 0] >= report.counters["call.placed", default: 0])
     #expect(report.counters["conversation.ended.remote_ended", default: 0] > 0)
+    // The host's seat taps reach the server through the app, on smoke's kickEvery, lockEvery and
+    // moveEvery, as the built-in host's do.
+    for counter in ["seat.kicked", "seat.locks", "seat.moved", "seat.invitations"] {
+      #expect(report.counters[counter, default: 0] > 0, "seed \(seed): \(counter)")
+    }
     #expect(report.repro.hasPrefix("stampede-examples run profiles/smoke.json5 --seed"))
     #expect(report.repro.hasSuffix("--app examples"))
   }
