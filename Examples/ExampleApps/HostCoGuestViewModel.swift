@@ -85,11 +85,15 @@ public final class HostCoGuestViewModel: ObservableObject {
   }
 
   /// "Unlock": the seat is open again. With no answer (-1) the unlock may not have reached the
-  /// server, and a seat left locked is a seat lost for the rest of the live, so it is sent again.
-  public func unlockSeat(_ index: Int, tries: Int = 3) {
+  /// server, and a seat left locked is a seat lost for the rest of the live, so it is sent again
+  /// until the server answers, backing off to every 30 s (an outage can last minutes; a fixed
+  /// three tries gave up inside one).
+  public func unlockSeat(_ index: Int, retryAfter: Double = 2) {
     seatStore.unlockSeat(seatIndex: index) { [weak self] result in
-      guard case .failure(let error) = result, error.code == -1, tries > 1 else { return }
-      DispatchQueue.main.asyncAfter(deadline: .now() + 2) { self?.unlockSeat(index, tries: tries - 1) }
+      guard case .failure(let error) = result, error.code == -1 else { return }
+      DispatchQueue.main.asyncAfter(deadline: .now() + retryAfter) {
+        self?.unlockSeat(index, retryAfter: min(30, retryAfter * 2))
+      }
     }
   }
 

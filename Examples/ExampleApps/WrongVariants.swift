@@ -180,3 +180,30 @@ public final class SeatListGuestViewModel: ObservableObject {
     coGuestStore.disConnect(completion: nil)
   }
 }
+
+/// Wrong: the host's seat panel remembers "the seat I locked" in one variable, and its unlock
+/// only unlocks that seat, to be safe ("never unlock a seat someone else locked"). A second lock
+/// before the first is unlocked overwrites the variable, and the first seat stays locked for the
+/// rest of the live, lost to every guest. Caught by `seat.lock-released` (with `seats.lockLimit`).
+public final class SingleLockHostViewModel {
+  /// The panel it wraps, whose other buttons are right.
+  public let panel: HostCoGuestViewModel
+  private let seatStore: LiveSeatStore
+  private var lockedSeat: Int?
+
+  public init(liveID: String) {
+    panel = HostCoGuestViewModel(liveID: liveID)
+    seatStore = LiveSeatStore.create(liveID: liveID)
+  }
+
+  public func lockSeat(_ index: Int) {
+    lockedSeat = index
+    seatStore.lockSeat(seatIndex: index)
+  }
+
+  public func unlockSeat(_ index: Int) {
+    guard lockedSeat == index else { return }
+    lockedSeat = nil
+    seatStore.unlockSeat(seatIndex: index)
+  }
+}

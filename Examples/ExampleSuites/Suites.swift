@@ -74,8 +74,21 @@ func phoneApp(_ manager: @escaping @Sendable (Int) -> VoIPPushManager) -> PhoneA
 
 let correctPhone = phoneApp { VoIPPushManager(certificateID: $0) }
 
-/// The example apps, by the name `--app` takes: `examples` (the correct view models), and three
-/// wrong variants, `double-tap`, `seat-list-guest` and `guide-push`.
+/// The host app of the `lock-leak` variant: the correct panel, with a seat lock kept in one variable.
+let lockLeakHost: HostApp<SingleLockHostViewModel> = {
+  var app = HostApp { SingleLockHostViewModel(liveID: $0.liveID!) }
+  app.accept = { vm in vm.panel.firstApplicant.map { vm.panel.acceptApplication(userID: $0.userID) } }
+  app.reject = { vm in vm.panel.firstApplicant.map { vm.panel.rejectApplication(userID: $0.userID) } }
+  app.invite = { vm, userID in vm.panel.inviteToSeat(userID: userID) }
+  app.kick = { vm, userID in vm.panel.kick(userID: userID) }
+  app.lock = { vm, seat in vm.lockSeat(seat) }
+  app.unlock = { vm, seat in vm.unlockSeat(seat) }
+  app.move = { vm, userID, seat in vm.panel.move(userID: userID, toSeat: seat) }
+  return app
+}()
+
+/// The example apps, by the name `--app` takes: `examples` (the correct view models), and four
+/// wrong variants, `double-tap`, `seat-list-guest`, `guide-push` and `lock-leak`.
 public let exampleSuites: [AppSuite] =
   [
     AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
@@ -103,4 +116,8 @@ public let exampleSuites: [AppSuite] =
       name: "guide-push", summary: "wrong: the integration guide's push handler, which can return before reporting"
     )
     .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp { GuidePushManager(certificateID: $0) }),
+    AppSuite(
+      name: "lock-leak", summary: "wrong: a host panel that remembers one locked seat, so overlapping locks leak"
+    )
+    .with(audience: correctAudience).with(host: lockLeakHost).with(phone: correctPhone),
   ] + seedSuites

@@ -311,7 +311,12 @@ public final class StandardHost: ClientBehavior {
       }
       every(settings.lockEvery, .lock, &c)
     case .unlock:
-      c.liveSeat.unlockSeat(index: Int(arg))
+      // No answer (-1): the unlock may never have reached the server, and a seat left locked is
+      // lost for the rest of the live. Sent again until the server answers.
+      c.liveSeat.unlockSeat(index: Int(arg)) { c, result in
+        guard case .failure(.failed) = result else { return }
+        c.schedule(after: SDKTiming.resendAfter, tag: Tag.unlock.rawValue, arg: arg)
+      }
     case .move:
       move(&c)
       every(settings.moveEvery, .move, &c)

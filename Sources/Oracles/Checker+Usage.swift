@@ -8,6 +8,10 @@ extension Checker {
   /// applications answered only while listed, `calls()` only when logged in and to valid callees.
   public mutating func observeCall(_ op: PendingOperation, runtime: ClientRuntime, layout: Layout, at now: SimInstant) {
     switch op.kind {
+    case .unlockSeat:
+      if layout.role(of: op.user) != .audience {
+        observeUnlock(room: layout.homeRoom[Int(op.user)], seat: Int(op.seat), sent: true, at: now)
+      }
     case .openLocalMicrophone, .openLocalCamera:
       let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
       let u = Int(op.user)

@@ -19,6 +19,14 @@ public struct Checker: Sendable {
   var terminalAnswers: [UInt8] = []
   /// Per flat seat: occupant + 1 when the seat was locked (0: empty or unlocked).
   var lockedOccupant: [UInt32]
+  /// `seat.lock-released`: how long a staff lock may keep an empty guest seat locked (nanoseconds;
+  /// `nil`: not judged).
+  public var lockLimitNs: Int64?
+  /// The seats a host or admin locked and the server has not unlocked: seat slot, room, seat,
+  /// locker, since when (nanoseconds), unlocks of it sent and not yet failed, and whether it was
+  /// reported.
+  var staffLocks: [(slot: Int, room: UInt32, seat: Int, by: UInt32, sinceNs: Int64, unlocking: Int, reported: Bool)] =
+    []
   let seatBase: [Int]
   /// Per user: the capture devices being opened, bit `device.rawValue` (`device.opened-once`).
   var devicesOpening: [UInt8] = []

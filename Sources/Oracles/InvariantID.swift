@@ -34,6 +34,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case uiCallScreenMatchesCall
   case cameraOffInBackground
   case appInsideUser
+  case lockReleased
 
   /// The invariant's stable ID, kind and description.
   public var invariant: Invariant {
@@ -194,6 +195,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "app.inside-virtual-user", kind: .safety,
         description:
           "app code uses the platform (queues, notifications, sleeps, the SDKs) only as some virtual user's code: a thread of its own, or an object no user's code released, belongs to no app process"
+      )
+    case .lockReleased:
+      return Invariant(
+        id: "seat.lock-released", kind: .liveness,
+        description:
+          "a guest seat a host or admin locked is unlocked again within seats.lockLimit while nobody sits on it (off unless the profile sets the limit: a lock's intention is the app's)"
       )
     }
   }

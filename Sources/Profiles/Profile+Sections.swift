@@ -54,10 +54,11 @@ extension Profile {
     }
     let coHost = try o.get("coHostSeatLimit", default: 6) { n throws(ProfileError) in try n.int(0...Int64(Int16.max)) }
     let ownerSeat = try o.get("keepOwnerOnSeat", default: true) { n throws(ProfileError) in try n.bool() }
+    let lockLimit = try o.optional("lockLimit")?.duration(minimum: .seconds(1))
     try o.finish()
     return Seats(
       maxSeatCount: maxSeats, packageLimit: limit, mode: mode, applyTimeout: timeout, applyCompletion: completion,
-      coHostSeatLimit: coHost, keepOwnerOnSeat: ownerSeat)
+      coHostSeatLimit: coHost, keepOwnerOnSeat: ownerSeat, lockLimit: lockLimit)
   }
 
   static func readAudience(_ node: ProfileNode, seats: Seats) throws(ProfileError) -> AudienceSettings {

@@ -146,6 +146,9 @@ public struct Profile: Sendable {
     /// Whether the owner takes seat 0 as its live starts and keeps it (`LiveInfo.keepOwnerOnSeat`):
     /// guests' seats then follow from index 1, and the SDK's `maxSeatCount` counts the owner's.
     public var keepOwnerOnSeat: Bool = true
+    /// How long a host's or admin's lock may keep an empty guest seat locked before
+    /// `seat.lock-released` reports it (`nil`: not judged).
+    public var lockLimit: SimDuration? = nil
   }
 
   /// The phones' capture devices.

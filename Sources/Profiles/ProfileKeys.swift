@@ -108,6 +108,10 @@ public enum ProfileKeys {
           "seats.keepOwnerOnSeat", .bool, .value(true),
           "the live's `keepOwnerOnSeat`: the owner takes seat 0 as it enters its live (as TUILiveKit's host takes a seat on starting) and keeps it; guests' seats follow from index 1. See \"The owner's seat\" below. `false`: the owner sits on no seat and guests' seats start at 0"
         ),
+        key(
+          "seats.lockLimit", .duration(minimum: .seconds(1)), .off,
+          "how long a host's or admin's lock may keep an empty guest seat locked: longer is a `seat.lock-released` finding, with the lock's age. Off: a lock's intention is the app's"
+        ),
       ]
     ),
     (

@@ -10,6 +10,7 @@ extension LiveWorld {
   /// flight (see ``Checker/judgeLiveness(now:slack:view:)``).
   public mutating func judgeLiveness(now: SimInstant, slack: SimDuration = .seconds(5)) {
     checker.observeOutsideUser(runtime)
+    checker.checkLocks(seats: server.seats, runtime: runtime, at: now)
     let busy = inFlight.usersInFlight()
     let world = self
     let view = LivenessView(

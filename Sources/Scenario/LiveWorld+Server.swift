@@ -125,6 +125,7 @@ extension LiveWorld {
     case .lockSeat, .unlockSeat:
       if error == nil, let room = server.seats.room(of: user) {
         checker.observeLock(room: room, seat: Int(op.seat), seats: server.seats)
+        checker.observeStaffLock(room: room, seat: Int(op.seat), locked: op.kind == .lockSeat, by: user, at: now)
         checker.observeRoom(room, seats: server.seats, at: now)
       }
     case .placeCall:

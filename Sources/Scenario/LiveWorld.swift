@@ -147,6 +147,7 @@ public struct LiveWorld: World {
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = chaos.chaosEnd
+    checker.lockLimitNs = profile.seats.lockLimit?.nanoseconds
     series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
     intervals = IntervalSeries(m)
     clientRandom = Column(streams.entities("clients", layout.identities))
@@ -326,6 +327,7 @@ public struct LiveWorld: World {
         LiveMetrics.gauges(seats: server.seats, runtime: runtime, downlinkPerSecond: rate))
       intervals.sample(measured, atNs: scheduler.now.nanoseconds)
       checker.observeOutsideUser(runtime)
+      checker.checkLocks(seats: server.seats, runtime: runtime, at: scheduler.now)
       checkViewerLists(sample: viewerCheckTurn)
       viewerCheckTurn &+= 1
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)
@@ -524,6 +526,10 @@ public struct LiveWorld: World {
       }
     case .inviteToSeat:
       if error != nil { measured.invitationAnswered(calledAt: op.issuedAt, now) }
+    case .unlockSeat:
+      if error != nil && checking && layout.role(of: op.user) != .audience {
+        checker.observeUnlock(room: layout.homeRoom[u], seat: Int(op.seat), sent: false, at: now)
+      }
     default:
       break
     }

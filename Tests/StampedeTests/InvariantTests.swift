@@ -35,7 +35,7 @@ import Testing
       Checker.catalogue.filter { $0.kind == .liveness }.map(\.id) == [
         "request.terminal-within-timeout", "client.view-matches-server", "call.released-within-timeout",
         "push.reported-within-deadline", "conversation.ends", "conversation.action-completed-in-time",
-        "push.call-shown-or-declined",
+        "push.call-shown-or-declined", "seat.lock-released",
       ])
     // The enum's raw values are the catalogue's indices, and the names are stable.
     #expect(InvariantID.allCases.map(\.rawValue) == Array(Checker.catalogue.indices))
@@ -92,6 +92,29 @@ import Testing
     s._forcePlace(user: 2, room: 0, seat: 1)
     observeAll(&s, &c)
     #expect(c.log.count("seat.locked-no-newcomer") == 1)
+  }
+
+  /// `seat.lock-released`: smoke's hosts lock a seat for 30 s (within its `seats.lockLimit` of
+  /// 5 min) and trip nothing; hosts that keep seats locked for 20 min are reported, with the lock's
+  /// age; without a limit the lock's intention is the app's and nothing is judged.
+  @Test func aSeatLockedPastTheLimitIsCaughtWithItsAge() throws {
+    let smoke = TestProfile(
+      try String(contentsOf: repositoryRoot.appendingPathComponent("profiles/smoke.json5"), encoding: .utf8))
+    func run(_ p: TestProfile) throws -> RunReport {
+      let data = Data(p.text.utf8)
+      let run = SimulationRun(profile: try Profile.parse(data), profilePath: "smoke.json5", profileData: data, seed: 1)
+      return run.report(run.execute(), startedAt: Date())
+    }
+    func released(_ r: RunReport) -> RunReport.InvariantResult { r.invariants.first { $0.id == "seat.lock-released" }! }
+    let correct = try run(smoke)
+    #expect(correct.counters["seat.locks", default: 0] > 0)
+    #expect(released(correct).violations == 0)
+    let held = try run(smoke.with("host.lockFor", "20m"))
+    #expect(released(held).violations > 0)
+    let message = released(held).first?.message ?? ""
+    #expect(message.contains("has stayed locked with nobody on it for 5 min"), "\(message)")
+    #expect(message.contains("(seats.lockLimit 5 min 0 s)"), "\(message)")
+    #expect(released(try run(smoke.with("host.lockFor", "20m").without("seats.lockLimit"))).violations == 0)
   }
 
   @Test func exceedingThePackageLimitIsCaught() throws {
