@@ -105,6 +105,13 @@ public final class HostCoGuestViewModel: ObservableObject {
   }
 
   public func inviteToSeat(userID: String) {
+    // The audience list shows everyone in the room: not those the SDK shows seated or applying
+    // (read from the SDK's state now, not from this panel's copy, which follows a main-queue hop
+    // behind it).
+    let state = coGuestStore.state.value
+    guard !state.connected.contains(where: { $0.userID == userID }),
+      !state.applicants.contains(where: { $0.userID == userID })
+    else { return }
     coGuestStore.inviteToSeat(userID: userID, seatIndex: -1, timeout: 30, extraInfo: nil) { [weak self] result in
       // No answer (-1): the server may have filed it all the same; withdraw it.
       if case .failure(let error) = result, error.code == -1 { self?.coGuestStore.cancelInvitation(inviteeID: userID) }

@@ -207,3 +207,24 @@ public final class SingleLockHostViewModel {
     seatStore.unlockSeat(seatIndex: index)
   }
 }
+
+/// Wrong: "Invite" on the room's audience list sends the invitation to whoever was tapped: a
+/// viewer already on a seat (the server refuses it, 100201) or one whose application is waiting
+/// in the host's own list (two requests for one viewer, which the host should have answered).
+/// Caught by `coguest.invite-idle-only`.
+public final class UnguardedInviteHostViewModel {
+  /// The panel it wraps, whose other buttons are right.
+  public let panel: HostCoGuestViewModel
+  private let coGuestStore: CoGuestStore
+
+  public init(liveID: String) {
+    panel = HostCoGuestViewModel(liveID: liveID)
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+  }
+
+  public func inviteToSeat(userID: String) {
+    coGuestStore.inviteToSeat(userID: userID, seatIndex: -1, timeout: 30, extraInfo: nil) { [weak self] result in
+      if case .failure(let error) = result, error.code == -1 { self?.coGuestStore.cancelInvitation(inviteeID: userID) }
+    }
+  }
+}

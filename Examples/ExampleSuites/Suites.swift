@@ -87,8 +87,17 @@ let lockLeakHost: HostApp<SingleLockHostViewModel> = {
   return app
 }()
 
-/// The example apps, by the name `--app` takes: `examples` (the correct view models), and four
-/// wrong variants, `double-tap`, `seat-list-guest`, `guide-push` and `lock-leak`.
+/// The host app of the `invite-any` variant: the correct panel, with an unguarded invite.
+let inviteAnyHost: HostApp<UnguardedInviteHostViewModel> = {
+  var app = HostApp { UnguardedInviteHostViewModel(liveID: $0.liveID!) }
+  app.accept = { vm in vm.panel.firstApplicant.map { vm.panel.acceptApplication(userID: $0.userID) } }
+  app.reject = { vm in vm.panel.firstApplicant.map { vm.panel.rejectApplication(userID: $0.userID) } }
+  app.invite = { vm, userID in vm.inviteToSeat(userID: userID) }
+  return app
+}()
+
+/// The example apps, by the name `--app` takes: `examples` (the correct view models), and five
+/// wrong variants, `double-tap`, `seat-list-guest`, `guide-push`, `lock-leak` and `invite-any`.
 public let exampleSuites: [AppSuite] =
   [
     AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
@@ -120,4 +129,6 @@ public let exampleSuites: [AppSuite] =
       name: "lock-leak", summary: "wrong: a host panel that remembers one locked seat, so overlapping locks leak"
     )
     .with(audience: correctAudience).with(host: lockLeakHost).with(phone: correctPhone),
+    AppSuite(name: "invite-any", summary: "wrong: a host panel that invites whoever is tapped, seated or applying")
+      .with(audience: correctAudience).with(host: inviteAnyHost).with(phone: correctPhone),
   ] + seedSuites

@@ -277,7 +277,9 @@ public final class StandardHost: ClientBehavior {
       decide(guest: arg, &c)
       review(&c)
     case .invite:
-      if let guest = c.randomAudienceMember() {
+      // Only a viewer this host's own lists show neither applying nor seated (the viewer's own
+      // state may have moved on before the host's lists did).
+      if let guest = c.randomAudienceMember(), !c.coGuest.hasApplicant(guest), !showsSeated(guest, c) {
         c.coGuest.inviteToSeat(userID: guest, seatIndex: -1, timeout: settings.inviteTimeout) {
           [unowned(unsafe) self] c, result in
           // No answer (-1): the server may have filed it all the same. Cancel it, so that the
@@ -360,6 +362,12 @@ public final class StandardHost: ClientBehavior {
 
   /// The guests on seats as the seat list shows them, in seat order: the connected users less the
   /// owner on its own seat.
+  /// Whether this host's seat list shows `guest` on a seat.
+  func showsSeated(_ guest: UInt32, _ c: Client) -> Bool {
+    for i in 0..<c.liveSeat.maxSeatCount where c.liveSeat.occupant(ofSeat: i) == guest { return true }
+    return false
+  }
+
   func guests(_ c: Client) -> [UInt32] {
     c.liveSeat.seatList.dropFirst(c.liveSeat.firstGuestSeat).compactMap { $0 }
   }

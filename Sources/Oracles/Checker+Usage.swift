@@ -8,6 +8,17 @@ extension Checker {
   /// applications answered only while listed, `calls()` only when logged in and to valid callees.
   public mutating func observeCall(_ op: PendingOperation, runtime: ClientRuntime, layout: Layout, at now: SimInstant) {
     switch op.kind {
+    case .inviteToSeat:
+      let slot = Int(runtime.clients[Int(op.user)].staffSlot)
+      guard slot >= 0 else { break }
+      let shows =
+        runtime.seatView[slot].contains(op.target + 1)
+        ? "seated" : runtime.applicants[slot].contains(op.target) ? "applying" : nil
+      if let shows {
+        log.record(
+          .inviteIdleOnly, at: now, entities: ["user:\(op.user)", "user:\(op.target)"],
+          "user \(op.user) invited user \(op.target), whom its own SDK shows \(shows)")
+      }
     case .unlockSeat:
       if layout.role(of: op.user) != .audience {
         observeUnlock(room: layout.homeRoom[Int(op.user)], seat: Int(op.seat), sent: true, at: now)

@@ -35,6 +35,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case cameraOffInBackground
   case appInsideUser
   case lockReleased
+  case inviteIdleOnly
 
   /// The invariant's stable ID, kind and description.
   public var invariant: Invariant {
@@ -201,6 +202,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "seat.lock-released", kind: .liveness,
         description:
           "a guest seat a host or admin locked is unlocked again within seats.lockLimit while nobody sits on it (off unless the profile sets the limit: a lock's intention is the app's)"
+      )
+    case .inviteIdleOnly:
+      return Invariant(
+        id: "coguest.invite-idle-only", kind: .safety,
+        description:
+          "a host or admin invites only a viewer its own SDK shows neither seated nor applying (the server answers an invitee already seated with 100201)"
       )
     }
   }

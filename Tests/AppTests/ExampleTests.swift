@@ -94,6 +94,18 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     }
   }
 
+  /// A host panel that invites whoever is tapped on the room's list (the harness taps any member,
+  /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 1, 2 and
+  /// 4; the correct panel, which reads its SDK's state first, never is.
+  @Test func aHostInvitingWhomItsOwnListsShowBusyIsCaught() throws {
+    for seed: UInt64 in longTestsEnabled ? [1, 2, 4] : [1] {
+      let report = try runExample("invite-any", seed: seed)
+      #expect(violated(report).contains("coguest.invite-idle-only"), "seed \(seed)")
+      let message = report.invariants.first { $0.id == "coguest.invite-idle-only" }?.first?.message ?? ""
+      #expect(message.contains("whom its own SDK shows seated") || message.contains("whom its own SDK shows applying"))
+    }
+  }
+
   /// Seed 1 in `make test`, seeds 1 to 5 in `make test-long`.
   @Test func aGuestConnectedWithItsMicrophoneClosedIsCaughtOnEverySeedOneToFive() throws {
     for seed: UInt64 in longTestsEnabled ? 1...5 : 1...1 {

@@ -27,8 +27,13 @@ func runSeedSuite(_ app: String, seed: UInt64) throws -> RunReport {
   ///   out, so it answers applications its SDK no longer lists (`coguest.answer-listed-applicant`);
   /// - the viewer's "cancel" completion shows idle whatever the answer, so a cancel that crossed
   ///   the host's acceptance (-2311, already processed) leaves a seated guest showing idle
-  ///   (`ui.idle-means-off-seat`, smoke seed 12).
-  static let coGuestFindings: Set<String> = ["coguest.answer-listed-applicant", "ui.idle-means-off-seat"]
+  ///   (`ui.idle-means-off-seat`, smoke seed 12);
+  /// - the host's `inviteToSeat(userID:)` invites whoever the audience list offers, a viewer its
+  ///   own SDK shows seated (refused, 100201) or applying (a second request for one viewer) too
+  ///   (`coguest.invite-idle-only`, since the harness taps any member of the room).
+  static let coGuestFindings: Set<String> = [
+    "coguest.answer-listed-applicant", "ui.idle-means-off-seat", "coguest.invite-idle-only",
+  ]
 
   @Test(arguments: [1, 2, 3] as [UInt64])
   func theCoGuestGuidesViewModelsDrawOnlyTheirRealBugs(seed: UInt64) throws {
