@@ -1,9 +1,12 @@
 import AtomicXCore
 import Combine
 import Foundation
+import Observation
 
-/// The app's own call screen: shown while a call rings or runs, closed when it ends.
-public final class CallViewModel: ObservableObject {
+/// The app's own call screen: shown while a call rings or runs, closed when it ends. Written with
+/// Observation (`@Observable`), as SwiftUI views today take their models; the SDK's publishers are
+/// still Combine's.
+@Observable public final class CallViewModel {
   public enum Screen: Equatable {
     case none
     case ringing(callId: String)
@@ -11,10 +14,10 @@ public final class CallViewModel: ObservableObject {
     case inCall(callId: String)
   }
 
-  @Published public private(set) var screen: Screen = .none {
+  public private(set) var screen: Screen = .none {
     didSet { if screen != oldValue { print("[Call] screen \(screen)") } }
   }
-  private var cancellables = Set<AnyCancellable>()
+  @ObservationIgnored private var cancellables = Set<AnyCancellable>()
 
   public init() {
     CallStore.shared.callEventPublisher

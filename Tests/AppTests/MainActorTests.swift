@@ -1,6 +1,7 @@
 import Combine
 import Dispatch
 import Foundation
+import Observation
 import Testing
 
 @testable import Clients
@@ -11,6 +12,11 @@ import Testing
 @MainActor final class StageCounter {
   var log: [String] = []
   func tap(_ s: String) { log.append(s) }
+}
+
+/// A model as SwiftUI takes it today: `@Observable`.
+@Observable final class StageModel {
+  var guests = 0
 }
 
 /// Main-actor code runs unchanged on each virtual user's simulated main thread: `@MainActor`
@@ -100,6 +106,29 @@ import Testing
       let expected = (0..<5).flatMap { d in (0..<50).filter { $0 % 5 == d }.map { "\(run)-\($0)" } }
       #expect(log == expected)
     }
+  }
+
+  /// `withObservationTracking` hears a change as the code that made it: the user's, at its
+  /// simulated time.
+  @Test func observationFiresAsTheUsersCodeInSimulatedTime() {
+    let bench = HostBench()
+    final class Heard: @unchecked Sendable { var changes: [String] = [] }
+    let heard = Heard()
+    let model = StageModel()
+    bench.run(as: 2) {
+      withObservationTracking {
+        _ = model.guests
+      } onChange: {
+        heard.changes.append("user \(AppHost.current?.user ?? 999) at \(bench.host.now.nanoseconds / 1_000_000) ms")
+      }
+      VirtualPlatform.DispatchQueue.main.asyncAfter(deadline: VirtualPlatform.DispatchTime.now() + 2) {
+        model.guests += 1
+      }
+    }
+    #expect(heard.changes.isEmpty)
+    bench.drain()
+    #expect(heard.changes == ["user 2 at 2000 ms"])
+    #expect(model.guests == 1)
   }
 
   @Test func mainActorCodeOutsideEveryVirtualUserIsNotTakenForTheUsers() {
