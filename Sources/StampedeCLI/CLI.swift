@@ -23,6 +23,7 @@ enum CLI {
       stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--json]
       stampede validate PROFILE...
       stampede apps
+      stampede app init DIR [--name NAME] [--stampede PATH]
       stampede bench [kernel|stack|sweep|faults|apps|seats|all] [--json] [options]
       stampede profile show PROFILE [--set K=V]... [--json] [--as-written]
       stampede profile schema [--out FILE] | profile keys | profile init [--template T] [--out FILE]
@@ -56,6 +57,21 @@ enum CLI {
     executable itself registers none: an app team's executable calls StampedeCLI.main(apps:)
     with its own (see docs/CLIENTS.md); the repository's stampede-examples registers the
     example view models.
+    """,
+    "app": """
+    stampede app init DIR [--name NAME] [--stampede PATH] [--force]
+
+    Writes a Swift package in DIR that runs your view models as virtual users: a Package.swift
+    that depends on the Stampede checkout at PATH (default: the one this binary was built in), a
+    target NAMEApp for the view models (default main-actor isolation, the PlatformShadows plugin)
+    holding the example audience view model to start from, an executable NAME that registers it
+    with the harness and carries the whole command line, and profiles/smoke.json5. Then:
+      cd DIR && swift run NAME run profiles/smoke.json5 --app NAME
+
+    Options:
+      --name NAME       the package, executable and --app name (default: DIR's last component)
+      --stampede PATH   the Stampede checkout to build against
+      --force           write into a folder that is not empty
     """,
     "mistakes": """
     stampede mistakes [--seeds A..B] [--profile FILE] [--mistake ID,...] [--jobs J] [--json]
@@ -406,7 +422,7 @@ enum CLI {
   /// The commands, as `help` and the completion scripts list them.
   static let commandNames = [
     "run", "replay", "shrink", "sweep", "merge", "capacity", "compare", "history", "mistakes", "validate", "profile",
-    "apps", "bench", "completion", "help", "version",
+    "apps", "app", "bench", "completion", "help", "version",
   ]
 
   static func dispatch(_ args: [String]) throws -> ExitCode {
@@ -433,6 +449,7 @@ enum CLI {
     case "shrink": return try ShrinkCommand.main(rest)
     case "mistakes": return try MistakesCommand.main(rest)
     case "apps": return try AppsCommand.main(rest)
+    case "app": return try AppCommand.main(rest)
     case "help", "--help", "-h":
       guard let topic = rest.first else {
         print(overview)

@@ -27,12 +27,16 @@ enum CompletionCommand {
     ),
     ("merge", ["--out=", "--history="]),
     ("capacity", ["--vary=", "--seeds=", "--jobs=", "--out=", "--app=", "--set=", "--history=", "--grid"]),
-    ("compare", ["--fail-on=", "--alpha=", "--out=", "--history=", "--markdown", "--no-replay"]),
+    (
+      "compare",
+      ["--fail-on=", "--alpha=", "--out=", "--history=", "--markdown", "--no-replay", "--allow-verdict-changes"]
+    ),
     ("history", ["--history=", "--profile=", "--metric=", "--kind=", "--last=", "--html=", "--flaky", "--json"]),
     ("mistakes", ["--seeds=", "--profile=", "--jobs=", "--mistake=", "--json"]),
     ("validate", []),
     ("profile", ["--set=", "--template=", "--out=", "--json", "--as-written", "--force"]),
     ("apps", []),
+    ("app", ["--name=", "--stampede=", "--force"]),
     (
       "bench",
       [

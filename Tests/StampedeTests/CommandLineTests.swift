@@ -22,6 +22,60 @@ enum Tool {
 }
 
 @Suite(.serialized) struct CommandLineTests {
+  /// `stampede app init` writes a package that builds against this checkout: its manifest names
+  /// the checkout by path, its view model is the example's, its profile extends smoke; a folder
+  /// in use, a name no package can have and a folder that is no checkout are refused.
+  @Test func appInitWritesAPackageAndRefusesWhatItCannotUse() throws {
+    let folder = Tool.temporaryFolder().appendingPathComponent("stage-app")
+    let r = try Tool.run(["app", "init", folder.path, "--name", "stage", "--stampede", repositoryRoot.path])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("swift run stage run profiles/smoke.json5 --app stage"))
+    let manifest = try String(contentsOf: folder.appendingPathComponent("Package.swift"), encoding: .utf8)
+    #expect(manifest.contains(".package(path: \"\(repositoryRoot.standardizedFileURL.path)\")"))
+    #expect(manifest.contains("plugins: [.plugin(name: \"PlatformShadows\", package: stampede)]"))
+    let viewModel = try String(
+      contentsOf: folder.appendingPathComponent("Sources/stageApp/AudienceCoGuestViewModel.swift"), encoding: .utf8)
+    #expect(
+      viewModel
+        == (try String(
+          contentsOf: repositoryRoot.appendingPathComponent("Examples/ExampleApps/AudienceCoGuestViewModel.swift"),
+          encoding: .utf8)))
+    let main = try String(contentsOf: folder.appendingPathComponent("Sources/stage/main.swift"), encoding: .utf8)
+    #expect(main.contains("StampedeCLI.main(apps: [app], program: \"stage\")"))
+    // The profile it writes is a valid one.
+    let validate = try Tool.run(["validate", folder.appendingPathComponent("profiles/smoke.json5").path])
+    #expect(validate.status == 0, "\(validate.stdout)\(validate.stderr)")
+    let again = try Tool.run(["app", "init", folder.path, "--stampede", repositoryRoot.path])
+    #expect(again.status == 2 && again.stderr.contains("is not empty"))
+    let badName = try Tool.run([
+      "app", "init", folder.path + "-2", "--name", "9lives", "--stampede", repositoryRoot.path,
+    ])
+    #expect(badName.status == 2 && badName.stderr.contains("cannot name a Swift package"))
+    let noCheckout = try Tool.run(["app", "init", folder.path + "-3", "--stampede", folder.path])
+    #expect(noCheckout.status == 2 && noCheckout.stderr.contains("holds no Stampede Package.swift"))
+  }
+
+  /// The package `app init` writes builds and its first run passes, as the help says (a whole
+  /// build of Stampede in a fresh folder: the long tests).
+  @Test(.long) func anInitedAppPackageBuildsAndRunsSmokeClean() throws {
+    let folder = Tool.temporaryFolder().appendingPathComponent("first-app")
+    #expect(try Tool.run(["app", "init", folder.path, "--stampede", repositoryRoot.path]).status == 0)
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["swift", "run", "first-app", "run", "profiles/smoke.json5", "--app", "first-app", "--quiet"]
+    p.currentDirectoryURL = folder
+    let out = folder.appendingPathComponent("run.log")
+    FileManager.default.createFile(atPath: out.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: out)
+    p.standardOutput = handle
+    p.standardError = handle
+    try p.run()
+    p.waitUntilExit()
+    let log = try String(contentsOf: out, encoding: .utf8)
+    #expect(p.terminationStatus == 0, "\(log.suffix(2000))")
+    #expect(log.contains("smoke seed 0x1: PASS"), "\(log.suffix(2000))")
+  }
+
   @Test func theSameSeedInTwoProcessesGivesTheSameTraceAndDifferentSeedsDiffer() throws {
     let folder = Tool.temporaryFolder()
     var hashes: [String] = []

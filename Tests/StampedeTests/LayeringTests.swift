@@ -70,6 +70,9 @@ import Testing
       import H
       */
       let importantValue = 1
+      let template = \"\"\"
+        import I
+        \"\"\"
       """
     #expect(Layering.imports(in: source).map(\.module) == ["A", "B", "C", "D", "E", "F"])
     #expect(Layering.imports(in: source).map(\.line) == [1, 2, 3, 4, 5, 6])

@@ -49,6 +49,7 @@ struct Layering {
   static func imports(in source: String) -> [(line: Int, module: String)] {
     var found: [(Int, String)] = []
     var inBlockComment = false
+    var inMultilineString = false
     let kinds: Set<String> = ["struct", "class", "enum", "protocol", "func", "var", "let", "typealias"]
     for (n, raw) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let line = raw.trimmingCharacters(in: .whitespaces)
@@ -60,6 +61,13 @@ struct Layering {
         inBlockComment = !line.contains("*/")
         continue
       }
+      // A multi-line string literal's lines are text, whatever they say.
+      let delimiters = line.components(separatedBy: "\"\"\"").count - 1
+      if delimiters % 2 == 1 {
+        inMultilineString.toggle()
+        continue
+      }
+      if inMultilineString { continue }
       var words = line.split(separator: " ").map(String.init)
       while let w = words.first,
         w.hasPrefix("@") || ["internal", "package", "public", "private", "fileprivate"].contains(w)
