@@ -96,23 +96,26 @@ public final class CallStore {
   /// list, -1203 when already in a call.
   public func calls(
     participantIds: [String], callMediaType: CallMediaType, params: CallParams? = nil,
-    completion: CompletionClosure? = nil
+    completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
   ) {
     guard let ids = users(participantIds, completion) else { return }
     AtomicXUser.of(bridge.host, bridge.user).mediaType = callMediaType
     let timeout = SimDuration.seconds(Int64(max(0, params?.timeout ?? 0)))
     model.calls(
       participantIds: ids, mediaType: callMediaType == .video ? .video : .audio, timeout: timeout,
-      userData: params?.userData ?? "", completion: bridge.completion(completion))
+      userData: params?.userData ?? "", completion: bridge.completion(completion, file, line))
   }
 
   /// Invites `participantIds` into the running group call this user is connected in; each rings
   /// for the call's timeout. Fails with -1203 outside a connected group call, -1202 for a bad
   /// list (someone already in the call, or more than nine in all). `params` is accepted for its
   /// shape; the invited ring for the call's own timeout.
-  public func invite(participantIds: [String], params: CallParams? = nil, completion: CompletionClosure? = nil) {
+  public func invite(
+    participantIds: [String], params: CallParams? = nil, completion: CompletionClosure? = nil,
+    file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let ids = users(participantIds, completion) else { return }
-    model.invite(participantIds: ids, completion: bridge.completion(completion))
+    model.invite(participantIds: ids, completion: bridge.completion(completion, file, line))
   }
 
   /// The users `participantIds` name, or `nil` after failing `completion` with -1202 for an ID
@@ -131,18 +134,26 @@ public final class CallStore {
   }
 
   /// Answers the ringing call.
-  public func accept(completion: CompletionClosure? = nil) { model.accept(completion: bridge.completion(completion)) }
+  public func accept(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    model.accept(completion: bridge.completion(completion, file, line))
+  }
   /// Declines the ringing call.
-  public func reject(completion: CompletionClosure? = nil) { model.reject(completion: bridge.completion(completion)) }
+  public func reject(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    model.reject(completion: bridge.completion(completion, file, line))
+  }
   /// Cancels an unanswered call, or leaves a connected one.
-  public func hangup(completion: CompletionClosure? = nil) { model.hangup(completion: bridge.completion(completion)) }
+  public func hangup(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    model.hangup(completion: bridge.completion(completion, file, line))
+  }
   /// Joins the started group call `callId`.
-  public func join(callId: String, completion: CompletionClosure? = nil) {
+  public func join(
+    callId: String, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let c = VirtualIDs.call(callId) else {
       return bridge.fail(
         completion, ErrorInfo(code: Int(SeatError.invalidParameter.rawValue), message: "no call \"\(callId)\""))
     }
-    model.join(callId: c, completion: bridge.completion(completion))
+    model.join(callId: c, completion: bridge.completion(completion, file, line))
   }
 
   func refresh() {

@@ -65,61 +65,74 @@ public final class CoGuestStore {
 
   /// Audience: applies for seat `seatIndex` (-1: any free seat). `timeout` in seconds (0: none).
   public func applyForSeat(
-    seatIndex: Int = -1, timeout: TimeInterval, extraInfo: String? = nil, completion: CompletionClosure? = nil
+    seatIndex: Int = -1, timeout: TimeInterval, extraInfo: String? = nil, completion: CompletionClosure? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) {
     model.applyForSeat(
-      seatIndex: seatIndex, timeout: duration(timeout), completion: bridge.completion(completion))
+      seatIndex: seatIndex, timeout: duration(timeout), completion: bridge.completion(completion, file, line))
   }
 
   /// Audience: withdraws the pending application.
-  public func cancelApplication(completion: CompletionClosure? = nil) {
-    model.cancelApplication(completion: bridge.completion(completion))
+  public func cancelApplication(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line)
+  {
+    model.cancelApplication(completion: bridge.completion(completion, file, line))
   }
 
   /// Audience: accepts the invitation of host `inviterID`.
-  public func acceptInvitation(inviterID: String, completion: CompletionClosure? = nil) {
+  public func acceptInvitation(
+    inviterID: String, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let u = VirtualIDs.user(inviterID) else { return bridge.fail(completion, .noSuchUser(inviterID)) }
-    model.acceptInvitation(inviterID: u, completion: bridge.completion(completion))
+    model.acceptInvitation(inviterID: u, completion: bridge.completion(completion, file, line))
   }
 
   /// Audience: declines the invitation of host `inviterID`.
-  public func rejectInvitation(inviterID: String, completion: CompletionClosure? = nil) {
+  public func rejectInvitation(
+    inviterID: String, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let u = VirtualIDs.user(inviterID) else { return bridge.fail(completion, .noSuchUser(inviterID)) }
-    model.rejectInvitation(inviterID: u, completion: bridge.completion(completion))
+    model.rejectInvitation(inviterID: u, completion: bridge.completion(completion, file, line))
   }
 
   /// Leaves the caller's own seat (it takes no user: a host removes a guest with
   /// `LiveSeatStore.kickUserOutOfSeat`).
-  public func disConnect(completion: CompletionClosure? = nil) {
-    model.disConnect(completion: bridge.completion(completion))
+  public func disConnect(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    model.disConnect(completion: bridge.completion(completion, file, line))
   }
 
   /// Host or admin: accepts `userID`'s application.
-  public func acceptApplication(userID: String, completion: CompletionClosure? = nil) {
+  public func acceptApplication(
+    userID: String, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
-    model.acceptApplication(userID: u, completion: bridge.completion(completion))
+    model.acceptApplication(userID: u, completion: bridge.completion(completion, file, line))
   }
 
   /// Host or admin: rejects `userID`'s application.
-  public func rejectApplication(userID: String, completion: CompletionClosure? = nil) {
+  public func rejectApplication(
+    userID: String, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
-    model.rejectApplication(userID: u, completion: bridge.completion(completion))
+    model.rejectApplication(userID: u, completion: bridge.completion(completion, file, line))
   }
 
   /// Host or admin: invites `userID` to seat `seatIndex` (-1: any). `timeout` in seconds.
   public func inviteToSeat(
     userID: String, seatIndex: Int = -1, timeout: TimeInterval, extraInfo: String? = nil,
-    completion: CompletionClosure? = nil
+    completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
   ) {
     guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
     model.inviteToSeat(
-      userID: u, seatIndex: seatIndex, timeout: duration(timeout), completion: bridge.completion(completion))
+      userID: u, seatIndex: seatIndex, timeout: duration(timeout), completion: bridge.completion(completion, file, line)
+    )
   }
 
   /// Host or admin: withdraws the invitation to `inviteeID`.
-  public func cancelInvitation(inviteeID: String, completion: CompletionClosure? = nil) {
+  public func cancelInvitation(
+    inviteeID: String, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let u = VirtualIDs.user(inviteeID) else { return bridge.fail(completion, .noSuchUser(inviteeID)) }
-    model.cancelInvitation(inviteeID: u, completion: bridge.completion(completion))
+    model.cancelInvitation(inviteeID: u, completion: bridge.completion(completion, file, line))
   }
 
   func deliver(_ event: LiveStack.GuestEvent) {

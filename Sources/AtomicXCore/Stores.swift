@@ -160,14 +160,17 @@ public final class LoginStore {
   public var state: StatePublisher<LoginState> { statePublisher }
 
   /// Logs in as `userID` (the virtual user's own ID; another ID fails with -2).
-  public func login(sdkAppID: Int, userID: String, userSig: String, completion: CompletionClosure? = nil) {
+  public func login(
+    sdkAppID: Int, userID: String, userSig: String, completion: CompletionClosure? = nil, file: StaticString = #fileID,
+    line: UInt = #line
+  ) {
     guard VirtualIDs.user(userID) == bridge.user else { return bridge.fail(completion, .noSuchUser(userID)) }
-    bridge.client().login.login(completion: bridge.completion(completion))
+    bridge.client().login.login(completion: bridge.completion(completion, file, line))
   }
 
   /// Logs out.
-  public func logout(completion: CompletionClosure? = nil) {
-    bridge.client().login.logout(completion: bridge.completion(completion))
+  public func logout(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    bridge.client().login.logout(completion: bridge.completion(completion, file, line))
   }
 
   func refresh() {
@@ -256,7 +259,10 @@ public final class LiveListStore {
   public var liveListEventPublisher: AnyPublisher<LiveListEvent, Never> { events.eraseToAnyPublisher() }
 
   /// Enters live `liveID` (a virtual user can enter only the room the profile put it in).
-  public func joinLive(liveID: String, completion: ((Result<LiveInfo, ErrorInfo>) -> Void)? = nil) {
+  public func joinLive(
+    liveID: String, completion: ((Result<LiveInfo, ErrorInfo>) -> Void)? = nil, file: StaticString = #fileID,
+    line: UInt = #line
+  ) {
     guard let r = VirtualIDs.room(liveID) else {
       guard let completion else { return }
       return bridge.host.post(
@@ -271,17 +277,17 @@ public final class LiveListStore {
       completion: bridge.completion(
         completion.map { c in
           { result in c(result.map { info }) }
-        }))
+        }, file, line))
   }
 
   /// Leaves the live: a pending application or invitation fails and a seat is vacated.
-  public func leaveLive(completion: CompletionClosure? = nil) {
-    bridge.client(room: room).liveList.leaveLive(completion: bridge.completion(completion))
+  public func leaveLive(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    bridge.client(room: room).liveList.leaveLive(completion: bridge.completion(completion, file, line))
   }
 
   /// Owner: ends the live for everyone.
-  public func endLive(completion: CompletionClosure? = nil) {
-    bridge.client(room: room).liveList.endLive(completion: bridge.completion(completion))
+  public func endLive(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    bridge.client(room: room).liveList.endLive(completion: bridge.completion(completion, file, line))
   }
 
   func deliverEnded() {
@@ -337,29 +343,38 @@ public final class LiveSeatStore {
   public var state: StatePublisher<LiveSeatState> { statePublisher }
 
   /// Takes seat `seatIndex` (-1: any) directly.
-  public func takeSeat(seatIndex: Int = -1, completion: CompletionClosure? = nil) {
-    model.takeSeat(index: seatIndex, completion: bridge.completion(completion))
+  public func takeSeat(
+    seatIndex: Int = -1, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    model.takeSeat(index: seatIndex, completion: bridge.completion(completion, file, line))
   }
   /// Leaves the caller's seat.
-  public func leaveSeat(completion: CompletionClosure? = nil) {
-    model.leaveSeat(completion: bridge.completion(completion))
+  public func leaveSeat(completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line) {
+    model.leaveSeat(completion: bridge.completion(completion, file, line))
   }
   /// Locks seat `seatIndex`.
-  public func lockSeat(seatIndex: Int, completion: CompletionClosure? = nil) {
-    model.lockSeat(index: seatIndex, completion: bridge.completion(completion))
+  public func lockSeat(
+    seatIndex: Int, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    model.lockSeat(index: seatIndex, completion: bridge.completion(completion, file, line))
   }
   /// Unlocks seat `seatIndex`.
-  public func unlockSeat(seatIndex: Int, completion: CompletionClosure? = nil) {
-    model.unlockSeat(index: seatIndex, completion: bridge.completion(completion))
+  public func unlockSeat(
+    seatIndex: Int, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    model.unlockSeat(index: seatIndex, completion: bridge.completion(completion, file, line))
   }
   /// Removes `userID` from its seat.
-  public func kickUserOutOfSeat(userID: String, completion: CompletionClosure? = nil) {
+  public func kickUserOutOfSeat(
+    userID: String, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
     guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
-    model.kickUserOutOfSeat(userID: u, completion: bridge.completion(completion))
+    model.kickUserOutOfSeat(userID: u, completion: bridge.completion(completion, file, line))
   }
   /// Moves `userID` to seat `targetIndex`.
   public func moveUserToSeat(
-    userID: String, targetIndex: Int, policy: MoveSeatPolicy = .abortWhenOccupied, completion: CompletionClosure? = nil
+    userID: String, targetIndex: Int, policy: MoveSeatPolicy = .abortWhenOccupied, completion: CompletionClosure? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) {
     guard let u = VirtualIDs.user(userID) else { return bridge.fail(completion, .noSuchUser(userID)) }
     let p: MovePolicy =
@@ -368,7 +383,8 @@ public final class LiveSeatStore {
       case .forceReplace: .forceReplace
       case .swapPosition: .swapPosition
       }
-    model.moveUserToSeat(userID: u, targetIndex: targetIndex, policy: p, completion: bridge.completion(completion))
+    model.moveUserToSeat(
+      userID: u, targetIndex: targetIndex, policy: p, completion: bridge.completion(completion, file, line))
   }
 
   var builtSeats: [UInt32] = []
@@ -428,12 +444,16 @@ public final class DeviceStore {
   public var state: StatePublisher<DeviceState> { statePublisher }
 
   /// Opens the microphone (may fail with -1105 denied, -1106 occupied).
-  public func openLocalMicrophone(completion: CompletionClosure? = nil) {
-    bridge.client().device.openLocalMicrophone(completion: bridge.completion(completion))
+  public func openLocalMicrophone(
+    completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    bridge.client().device.openLocalMicrophone(completion: bridge.completion(completion, file, line))
   }
   /// Opens the camera (may fail with -1101 denied, -1102 occupied).
-  public func openLocalCamera(isFront: Bool = true, completion: CompletionClosure? = nil) {
-    bridge.client().device.openLocalCamera(isFront: isFront, completion: bridge.completion(completion))
+  public func openLocalCamera(
+    isFront: Bool = true, completion: CompletionClosure? = nil, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    bridge.client().device.openLocalCamera(isFront: isFront, completion: bridge.completion(completion, file, line))
   }
   /// Closes the microphone.
   public func closeLocalMicrophone() { bridge.client().device.closeLocalMicrophone() }

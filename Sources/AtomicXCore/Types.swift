@@ -259,6 +259,13 @@ struct Bridge {
   }
 
   /// A model completion that runs `completion` as this user's code.
+  /// `completion`, adapted, for an SDK call app code made at `file`:`line`: the call about to be
+  /// issued carries that site, so that a violation it causes names the app's line.
+  func completion(_ completion: CompletionClosure?, _ file: StaticString, _ line: UInt) -> Clients.Completion? {
+    runtime.callSite = runtime.site(file: file, line: line)
+    return self.completion(completion)
+  }
+
   func completion(_ completion: CompletionClosure?) -> Clients.Completion? {
     guard let completion else { return nil }
     let host = self.host

@@ -101,9 +101,12 @@ func call(
   policy: MovePolicy = .abortWhenOccupied, timeout: SimDuration = .zero, _ completion: consuming Completion?
 ) {
   // The queue and the clock are plain values: read here, the runtime is not retained for the call.
+  // The app's call site, if a facade recorded one, goes with the call it made.
+  let site = runtime.callSite
+  if site != 0 { runtime.callSite = 0 }
   runtime.commands.appendOperation(
     user: user, kind: kind, target: target, seat: Int16(clamping: seat), policy: policy, timeout: timeout,
-    issuedAt: runtime.now, completion: completion)
+    issuedAt: runtime.now, site: site, completion: completion)
 }
 
 /// `CoGuestStore`: applications and invitations.

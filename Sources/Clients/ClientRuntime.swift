@@ -112,6 +112,9 @@ public struct PendingOperation: Sendable {
   public var timeout: SimDuration
   /// When the call was made.
   public var issuedAt: SimInstant
+  /// Where app code made it (an index into ``ClientRuntime/callSites``; 0: not app code, or not
+  /// known).
+  public var site: UInt32 = 0
 
   /// Creates a call.
   public init(
@@ -228,6 +231,10 @@ public final class ClientRuntime {
   }
   /// How long the SDK waits for an answer before it reports -1 (`network.requestTimeout`).
   public var requestTimeout = SDKTiming.requestTimeout
+  /// Where app code made its SDK calls (see ``CallSites``).
+  public var callSites = CallSites()
+  /// The site of the SDK call app code is making now, taken by the call it issues (0: none).
+  public var callSite: UInt32 = 0
   /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
   /// dialling choice), for the events the SDK-compatible `CallStore` publishes. Dense by user (it
   /// is written at every call event), grown to the highest user that heard one.

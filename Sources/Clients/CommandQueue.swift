@@ -58,14 +58,14 @@ public struct CommandQueue {
   @inline(__always)
   public func appendOperation(
     user: UInt32, kind: OperationKind, target: UInt32, seat: Int16, policy: MovePolicy, timeout: SimDuration,
-    issuedAt: SimInstant, completion: consuming Completion?
+    issuedAt: SimInstant, site: UInt32 = 0, completion: consuming Completion?
   ) {
     if counts[0] == counts[1] { grow() }
     (sides.pointee + counts[0]).initialize(to: CompletionSlot(fn: completion))
-    (storage.pointee + counts[0]).initialize(
-      to: .operation(
-        PendingOperation(
-          user: user, kind: kind, target: target, seat: seat, policy: policy, timeout: timeout, issuedAt: issuedAt)))
+    var op = PendingOperation(
+      user: user, kind: kind, target: target, seat: seat, policy: policy, timeout: timeout, issuedAt: issuedAt)
+    op.site = site
+    (storage.pointee + counts[0]).initialize(to: .operation(op))
     counts[0] += 1
   }
 

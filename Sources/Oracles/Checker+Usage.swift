@@ -17,7 +17,7 @@ extension Checker {
       if let shows {
         log.record(
           .inviteIdleOnly, at: now, entities: ["user:\(op.user)", "user:\(op.target)"],
-          "user \(op.user) invited user \(op.target), whom its own SDK shows \(shows)")
+          "user \(op.user) invited user \(op.target)\(runtime.siteNote(op)), whom its own SDK shows \(shows)")
       }
     case .unlockSeat:
       if layout.role(of: op.user) != .audience {
@@ -31,7 +31,7 @@ extension Checker {
       if runtime.isOn(device, user: op.user) || devicesOpening[u] & bit != 0 {
         log.record(
           .openedOnce, at: now, entities: ["user:\(op.user)"],
-          "user \(op.user) opened its \(device) while it was already \(runtime.isOn(device, user: op.user) ? "on" : "opening")"
+          "user \(op.user) opened its \(device)\(runtime.siteNote(op)) while it was already \(runtime.isOn(device, user: op.user) ? "on" : "opening")"
         )
       }
       devicesOpening[u] |= bit
@@ -47,17 +47,18 @@ extension Checker {
       }
       if let why {
         log.record(
-          .callValidUse, at: now, entities: ["user:\(op.user)"], "user \(op.user) called calls() \(why)")
+          .callValidUse, at: now, entities: ["user:\(op.user)"],
+          "user \(op.user) called calls()\(runtime.siteNote(op)) \(why)")
       }
     case .inviteToCall where runtime.clients[Int(op.user)].callState != .accept:
       let state = runtime.clients[Int(op.user)].callState == .waiting ? "a call that still rings" : "no call"
       log.record(
         .callValidUse, at: now, entities: ["user:\(op.user)"],
-        "user \(op.user) called invite() while its SDK shows \(state), not a connected one")
+        "user \(op.user) called invite()\(runtime.siteNote(op)) while its SDK shows \(state), not a connected one")
     case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
       log.record(
         .disconnectByGuest, at: now, entities: ["user:\(op.user)", "room:\(layout.homeRoom[Int(op.user)])"],
-        "\(layout.role(of: op.user)) \(op.user) called disConnect(), which leaves the caller's own seat and removes no guest"
+        "\(layout.role(of: op.user)) \(op.user) called disConnect()\(runtime.siteNote(op)), which leaves the caller's own seat and removes no guest"
       )
     case .acceptApplication, .rejectApplication:
       let slot = Int(runtime.clients[Int(op.user)].staffSlot)
@@ -65,7 +66,8 @@ extension Checker {
         log.record(
           .answerListedApplicant, at: now,
           entities: ["user:\(op.user)", "user:\(op.target)", "room:\(layout.homeRoom[Int(op.user)])"],
-          "user \(op.user) answered user \(op.target)'s application, which its SDK no longer lists")
+          "user \(op.user) answered user \(op.target)'s application\(runtime.siteNote(op)), which its SDK no longer lists"
+        )
       }
     default:
       break

@@ -103,6 +103,9 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
       #expect(violated(report).contains("coguest.invite-idle-only"), "seed \(seed)")
       let message = report.invariants.first { $0.id == "coguest.invite-idle-only" }?.first?.message ?? ""
       #expect(message.contains("whom its own SDK shows seated") || message.contains("whom its own SDK shows applying"))
+      // The message names the app's own line that made the call.
+      #expect(message.contains("(WrongVariants.swift:"), "\(message)")
+      #expect(message.contains(" inviteToSeat), whom"), "\(message)")
     }
   }
 

@@ -41,6 +41,9 @@ func runSeedSuite(_ app: String, seed: UInt64) throws -> RunReport {
     let found = Set(violated(report))
     #expect(found.isSubset(of: SeedSuiteTests.coGuestFindings), "seed \(seed): \(found)")
     #expect(found.contains("coguest.answer-listed-applicant"), "seed \(seed)")
+    // Named at the seed's own line: `coGuestStore.acceptApplication(userID:)` in its host view model.
+    let answered = report.invariants.first { $0.id == "coguest.answer-listed-applicant" }?.first?.message ?? ""
+    #expect(answered.contains("(HostCoGuestViewModel.swift:69 acceptApplication), which its SDK"), "\(answered)")
     #expect(report.counters["seat.connected", default: 0] > 0)
     #expect(report.invariants.first { $0.id == "client.events-heard" }?.violations == 0)
   }
