@@ -92,6 +92,8 @@ public struct HostApp<Objects>: Sendable {
   public var unlock: (@MainActor @Sendable (Objects, _ seatIndex: Int) -> Void)?
   /// Moves the given guest to the given guest seat (every `moveEvery`).
   public var move: (@MainActor @Sendable (Objects, _ userID: String, _ seatIndex: Int) -> Void)?
+  /// The owner ends the live (`host.endLiveAfter` after entering it; admins never do).
+  public var endLive: (@MainActor @Sendable (Objects) -> Void)?
 
   /// An app whose objects `make` builds.
   public init(make: @escaping @MainActor @Sendable (UserContext) -> Objects) { self.make = make }

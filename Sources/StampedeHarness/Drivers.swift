@@ -86,7 +86,7 @@ enum Tap: UInt32 {
   case apply = 1
   case giveUp, leaveSeat, leaveRoom, answerInvitation, secondTap
   case decide = 10
-  case invite, kick, lock, unlock, move
+  case invite, kick, lock, unlock, move, endLive
   case dial = 20
   case answer, hangUp, callerGiveUp
 }
@@ -441,6 +441,9 @@ final class HostDriver<Objects>: Driver<Objects> {
       if let every = settings.moveEvery, app.move != nil {
         schedule(.move, after: harness.sample(every), user: user, host: host)
       }
+      if role == .host, let after = settings.endLiveAfter, app.endLive != nil {
+        schedule(.endLive, after: harness.sample(after), user: user, host: host)
+      }
     }
   }
 
@@ -514,6 +517,8 @@ final class HostDriver<Objects>: Driver<Objects> {
       schedule(.lock, after: harness.sample(every), user: user, host: host)
     case .unlock:
       onMainActor { app.unlock?(o, Int(arg)) }
+    case .endLive:
+      onMainActor { app.endLive?(o) }
     case .move:
       guard let every = settings.moveEvery else { return }
       let guests = seatedGuests(user, host: host)

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@testable import Clients
+@testable import Profiles
+
+/// Every setting of the built-in clients, with how app code meets it: a tap the harness times or
+/// decides by it (`harness`), the world's own doing that reaches the app (`world`), the app's own
+/// code and choice (`app`), or a gap still open (`not yet`). A setting added to the built-in
+/// clients must be added here, and a `harness` one must be read by the harness.
+@Suite struct HarnessReachTests {
+  static let audience: [String: String] = [
+    "stay": "harness: the leave tap, after stay",
+    "applyProbability": "harness: whether a viewer taps apply at all",
+    "applyAfter": "harness: when it taps apply",
+    "applyTimeout": "app: the timeout its applyForSeat passes",
+    "patience": "harness: the cancel tap",
+    "backgroundEvery": "world: UIApplication's background notification and state",
+    "backgroundFor": "world: UIApplication's foreground notification and state",
+    "seatTime": "harness: the disconnect tap",
+    "maxApplies": "harness: at most this many apply taps",
+    "retry": "harness: apply again after a refusal or a kick",
+    "invitationThink": "harness: when it answers an invitation",
+    "acceptInvitation": "harness: whether it accepts an invitation",
+    "freeMode": "app: takeSeat where seats are free",
+  ]
+  static let host: [String: String] = [
+    "thinkTime": "harness: when the accept or reject tap follows an application",
+    "acceptProbability": "harness: accept or reject",
+    "rejectWhenFull": "app: its own check of the seat list",
+    "inviteEvery": "harness: the invite tap, on any member of the room",
+    "inviteTimeout": "app: the timeout its inviteToSeat passes",
+    "kickEvery": "harness: the kick tap",
+    "lockEvery": "harness: the lock tap",
+    "lockFor": "harness: the unlock tap after it",
+    "moveEvery": "harness: the move tap",
+    "movePolicies": "app: the policy its moveUserToSeat passes",
+    "endLiveAfter": "harness: the owner's endLive tap",
+    "reviewAtOnce": "harness: applications taken up one at a time",
+    "reviewOrder": "app: which applicant its accept and reject closures pick",
+    "reviewClaims": "app: a feature showing which applications others review",
+  ]
+  static let phone: [String: String] = [
+    "dialEvery": "harness: the dial tap",
+    "groupProbability": "harness: a group call of several phones",
+    "maxGroupCallees": "harness: at most this many callees",
+    "videoProbability": "harness: video or audio",
+    "timeout": "app: the timeout its calls() passes",
+    "answerProbability": "harness: answer or decline",
+    "answerAfter": "harness: when it answers",
+    "talkTime": "harness: the hang-up tap after it",
+    "patience": "harness: a caller's hang-up while it rings",
+    "certificateID": "app: its TIMPush certificate",
+    "liveCallees": "not yet: the harness's phones dial phones only",
+    "inviteProbability": "not yet: no tap invites more phones into a group call",
+  ]
+
+  @Test func everyBuiltInSettingIsListedWithHowAppCodeMeetsIt() throws {
+    let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("profiles/smoke.json5"))
+    let profile = try Profile.parse(data)
+    let drivers = try String(
+      contentsOf: repositoryRoot.appendingPathComponent("Sources/StampedeHarness/Drivers.swift"), encoding: .utf8)
+    let world = try String(
+      contentsOf: repositoryRoot.appendingPathComponent("Sources/Scenario/LiveWorld+Devices.swift"), encoding: .utf8)
+    let sections: [(String, Any, [String: String])] = [
+      ("audience", profile.audience, Self.audience), ("host", profile.host, Self.host),
+      ("calls.phone", try #require(profile.calls).phone, Self.phone),
+    ]
+    for (name, settings, table) in sections {
+      let fields = Set(Mirror(reflecting: settings).children.compactMap(\.label))
+      #expect(fields == Set(table.keys), "\(name): listed \(table.keys.sorted()), has \(fields.sorted())")
+      for (field, how) in table {
+        if how.hasPrefix("harness:") {
+          #expect(
+            drivers.contains("settings.\(field)"), "\(name).\(field) is said to be the harness's, which never reads it")
+        } else if how.hasPrefix("world:") {
+          #expect(world.contains("\(name).\(field)"), "\(name).\(field) is said to be the world's")
+        }
+      }
+    }
+    // The gaps are few and named.
+    let open = [Self.audience, Self.host, Self.phone].flatMap { $0.values }.filter { $0.hasPrefix("not yet") }
+    #expect(open.count == 2)
+  }
+}
