@@ -70,6 +70,13 @@ public final class HostCoGuestViewModel: ObservableObject {
     }
   }
 
+  /// "End live" (the owner): everyone leaves, every request fails.
+  public func endLive() {
+    LiveListStore.shared.endLive { result in
+      if case .failure(let error) = result { print("[Host] end live failed code=\(error.code)") }
+    }
+  }
+
   /// "Remove from seat" on a guest's seat.
   public func kick(userID: String) {
     seatStore.kickUserOutOfSeat(userID: userID) { result in

@@ -50,6 +50,7 @@ let hostApp: HostApp<HostCoGuestViewModel> = {
   app.lock = { vm, seat in vm.lockSeat(seat) }
   app.unlock = { vm, seat in vm.unlockSeat(seat) }
   app.move = { vm, userID, seat in vm.move(userID: userID, toSeat: seat) }
+  app.endLive = { vm in vm.endLive() }
   return app
 }()
 

@@ -94,3 +94,69 @@ open class UIViewController: UIResponder {
     completion?()
   }
 }
+
+/// The phone, as view models ask about it: a simulated iPhone on iOS 17.
+public final class UIDevice: @unchecked Sendable {
+  /// The device (one model for every virtual user: nothing in a run may depend on the machine).
+  public static let current = UIDevice()
+  /// `"iPhone"`.
+  public let model = "iPhone"
+  /// `"iOS"`.
+  public let systemName = "iOS"
+  /// `"17.4"`.
+  public let systemVersion = "17.4"
+  /// The device's name as the user set it.
+  public let name = "iPhone"
+  /// What kind of device it is.
+  public enum UserInterfaceIdiom: Int, Sendable {
+    case unspecified = -1
+    case phone = 0
+    case pad = 1
+  }
+  /// `.phone`.
+  public let userInterfaceIdiom = UserInterfaceIdiom.phone
+  /// Battery monitoring: accepted and ignored (the level is always unknown, -1).
+  public var isBatteryMonitoringEnabled = false
+  /// -1: unknown.
+  public let batteryLevel: Float = -1
+}
+
+/// An image, as a view model holds one for its view: an inert value (nothing is decoded or drawn).
+public final class UIImage: @unchecked Sendable {
+  /// The name it was made from, if any.
+  public let name: String?
+  /// The image named `name` in the app's bundle (always found: no assets are loaded).
+  public init?(named name: String) { self.name = name }
+  /// The system symbol `systemName`.
+  public init?(systemName: String) { self.name = systemName }
+  /// An image made from `data` (kept unread).
+  public init?(data: Data) { self.name = nil }
+  /// An empty image.
+  public init() { self.name = nil }
+}
+
+/// A color, as view models pick one for a state: an inert value with its components.
+public struct UIColor: Equatable, Sendable {
+  /// Red, green, blue and alpha, from 0 to 1.
+  public let red, green, blue, alpha: Double
+  /// A color of these components.
+  public init(red: Double, green: Double, blue: Double, alpha: Double) {
+    (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
+  }
+  /// A gray of `white` (0 black, 1 white).
+  public init(white: Double, alpha: Double) { self.init(red: white, green: white, blue: white, alpha: alpha) }
+  public static let black = UIColor(white: 0, alpha: 1)
+  public static let white = UIColor(white: 1, alpha: 1)
+  public static let clear = UIColor(white: 0, alpha: 0)
+  public static let red = UIColor(red: 1, green: 0, blue: 0, alpha: 1)
+  public static let green = UIColor(red: 0, green: 1, blue: 0, alpha: 1)
+  public static let blue = UIColor(red: 0, green: 0, blue: 1, alpha: 1)
+  public static let gray = UIColor(white: 0.5, alpha: 1)
+  public static let systemRed = UIColor(red: 1, green: 0.231, blue: 0.188, alpha: 1)
+  public static let systemGreen = UIColor(red: 0.204, green: 0.78, blue: 0.349, alpha: 1)
+  public static let systemBlue = UIColor(red: 0, green: 0.478, blue: 1, alpha: 1)
+  /// This color with `alpha`.
+  public func withAlphaComponent(_ alpha: Double) -> UIColor {
+    UIColor(red: red, green: green, blue: blue, alpha: alpha)
+  }
+}

@@ -56,4 +56,14 @@ final class UIKitTests: XCTestCase {
     XCTAssert(
       UIApplication.LaunchOptionsKey.remoteNotification.rawValue == "UIApplicationLaunchOptionsRemoteNotificationKey")
   }
+
+  /// What a view model reads of the device, and the images and colors it picks for a state:
+  /// inert values, the same on every machine.
+  func testDeviceImagesAndColorsAreInertValues() {
+    XCTAssert(UIDevice.current.model == "iPhone" && UIDevice.current.systemName == "iOS")
+    XCTAssert(UIDevice.current.userInterfaceIdiom == .phone && UIDevice.current.batteryLevel == -1)
+    XCTAssert(UIImage(named: "mic.on")?.name == "mic.on" && UIImage(systemName: "phone.fill") != nil)
+    XCTAssert(UIColor.systemRed.withAlphaComponent(0.5) == UIColor(red: 1, green: 0.231, blue: 0.188, alpha: 0.5))
+    XCTAssert(UIColor(white: 1, alpha: 1) == .white && UIColor.clear.alpha == 0)
+  }
 }
