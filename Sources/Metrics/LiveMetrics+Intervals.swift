@@ -38,6 +38,39 @@ extension LiveMetrics {
     firstPhone = phones.lowerBound
   }
 
+  /// Tracks capacity lost in rooms of `seatCounts` seats each.
+  public mutating func trackSeats(_ seatCounts: [Int]) {
+    var base: [Int] = []
+    var total = 0
+    for n in seatCounts {
+      base.append(total)
+      total += n
+    }
+    seatBase = base
+    lockedEmptySince = [Int64](repeating: 0, count: total)
+  }
+
+  /// Seat `seat` of `room` is now locked with nobody on it (`lockedEmpty`), or not: the time it
+  /// spent so counts as capacity lost (`seat.locked_empty_ms`).
+  public mutating func seatLockedEmpty(room: UInt32, seat: Int, _ lockedEmpty: Bool, _ now: SimInstant) {
+    guard Int(room) < seatBase.count else { return }
+    let i = seatBase[Int(room)] + seat
+    let since = lockedEmptySince[i]
+    if lockedEmpty && since == 0 {
+      lockedEmptySince[i] = now.nanoseconds + 1
+    } else if !lockedEmpty && since != 0 {
+      counters.add(lockedEmptyMs, UInt64(max(0, now.nanoseconds - (since - 1)) / 1_000_000))
+      lockedEmptySince[i] = 0
+    }
+  }
+
+  /// Milliseconds of seats still locked and empty at `now`, not yet counted.
+  public func lockedEmptyOpenMs(at now: SimInstant) -> UInt64 {
+    var ms: UInt64 = 0
+    for since in lockedEmptySince where since != 0 { ms += UInt64(max(0, now.nanoseconds - (since - 1)) / 1_000_000) }
+    return ms
+  }
+
   /// Records the interval from `start` to `now` in `histogram` and closes it, if it is open.
   static func close(_ histogram: inout Histogram, from start: inout Int64, _ now: SimInstant) {
     guard start >= 0 else { return }

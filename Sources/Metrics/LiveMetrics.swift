@@ -117,6 +117,13 @@ public struct LiveMetrics: Sendable {
   /// member of the room), changes merged into a broadcast that was already waiting, and the most
   /// messages one room sent in one second.
   public let messagingBroadcasts: Int
+  /// Capacity lost: milliseconds of guest seats locked with nobody on them, summed over seats.
+  public let lockedEmptyMs: Int
+  /// Per seat (flat across rooms, from ``seatBase``): since when it has been locked and empty
+  /// (nanoseconds + 1; 0: it is not).
+  var lockedEmptySince: [Int64] = []
+  /// Each room's first seat in ``lockedEmptySince``.
+  var seatBase: [Int] = []
   public let messagingDownlink: Int
   public let messagingMerged: Int
   public let messagingPeakRoomPerSecond: Int
@@ -195,6 +202,7 @@ public struct LiveMetrics: Sendable {
     reviews = counters.register("seat.reviews")
     seatChanges = counters.register("seat.changes")
     messagingBroadcasts = counters.register("messaging.broadcasts")
+    lockedEmptyMs = counters.register("seat.locked_empty_ms")
     messagingDownlink = counters.register("messaging.downlink")
     messagingMerged = counters.register("messaging.merged")
     messagingPeakRoomPerSecond = counters.register("messaging.peak_room_per_second")

@@ -18,6 +18,7 @@ public enum HTMLReport {
       if !r.thresholds.isEmpty { body += section("Thresholds", thresholds(r), id: "thresholds") }
     }
     if let resources = r.resources, !resources.isEmpty { body += section("Resources", Self.resources(resources)) }
+    if let lost = r.capacityLostText { body += section("Capacity lost", "<p>\(html(lost))</p>\n") }
     body += section("Latencies", latencies(r))
     if let ts = r.timeSeries, !ts.timesMs.isEmpty { body += section("Time series", series(ts)) }
     body += section("Fault coverage", faults(r))

@@ -104,6 +104,12 @@ public enum MarkdownReport {
       out.append("")
     }
 
+    if let lost = r.capacityLostText {
+      out.append("### Capacity lost\n")
+      out.append(cell(lost))
+      out.append("")
+    }
+
     out.append("### Latencies\n")
     out += latencyTable(r.latencies)
     out.append("")

@@ -31,3 +31,17 @@ extension RunReport {
     return 0
   }
 }
+
+extension RunReport {
+  /// "Capacity lost": the seat time guest seats stood locked with nobody on them
+  /// (`seat.locked_empty_ms`), or `nil` when none did.
+  public var capacityLostText: String? {
+    guard let ms = counters["seat.locked_empty_ms"], ms > 0 else { return nil }
+    let minutes = Double(ms) / 60_000
+    let share = simulatedSeconds > 0 ? Double(ms) / 1000 / simulatedSeconds : 0
+    return String(format: "%.1f seat-minutes", minutes)
+      + String(format: " locked with nobody on them (%.2f seats on average over the run)", share)
+      + ": seats hosts and admins locked, and seats closed until a flash crowd opens them. "
+      + "seat.lock-released (with seats.lockLimit) reports a lock kept too long."
+  }
+}

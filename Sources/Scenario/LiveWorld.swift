@@ -52,6 +52,7 @@ public struct LiveWorld: World {
     m.counters.set(m.messagingDownlink, feed.downlink)
     m.counters.set(m.messagingMerged, feed.merged)
     m.counters.set(m.messagingPeakRoomPerSecond, UInt64(feed.peakRoomPerSecond))
+    m.counters.add(m.lockedEmptyMs, m.lockedEmptyOpenMs(at: runtime.now))
     return m
   }
   /// Sampled gauges.
@@ -143,6 +144,7 @@ public struct LiveWorld: World {
     for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
     faultCounters = counters
     m.track(users: users, phones: layout.phones)
+    m.trackSeats([Int](repeating: settings.seatCount, count: layout.rooms))
     measured = m
     checker = Checker(seats: server.seats)
     checker.switchOff(profile.invariantsOff)
@@ -359,8 +361,17 @@ public struct LiveWorld: World {
       for i in room.firstGuestSeat..<room.seatCount {
         _ = server.seats.setLocked(room: r, seat: i, locked)
         checker.observeLock(room: r, seat: i, seats: server.seats)
+        noteLockedEmpty(room: r, seat: i, runtime.now)
       }
     }
+  }
+
+  /// Capacity lost: whether seat `seat` of `room` is now locked with nobody on it.
+  @inline(__always)
+  mutating func noteLockedEmpty(room: UInt32, seat: Int, _ now: SimInstant) {
+    let locked = server.seats.isLocked(room: room, seat: seat)
+    measured.seatLockedEmpty(
+      room: room, seat: seat, locked && server.seats.occupant(room: room, seat: seat) == nil, now)
   }
 
   // MARK: - Clients

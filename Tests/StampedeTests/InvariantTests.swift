@@ -115,6 +115,14 @@ import Testing
     #expect(message.contains("has stayed locked with nobody on it for 5 min"), "\(message)")
     #expect(message.contains("(seats.lockLimit 5 min 0 s)"), "\(message)")
     #expect(released(try run(smoke.with("host.lockFor", "20m").without("seats.lockLimit"))).violations == 0)
+    // Capacity lost: the seat time locked with nobody on it, far more when locks are held for 20
+    // minutes, none when nobody locks; the report says so in its own section.
+    let lost = correct.counters["seat.locked_empty_ms", default: 0]
+    #expect(lost > 0 && held.counters["seat.locked_empty_ms", default: 0] > 5 * lost)
+    #expect(MarkdownReport.render(correct).contains("### Capacity lost"))
+    let none = try run(smoke.with("host.lockEvery", .null).with("admin.lockEvery", .null))
+    #expect(none.counters["seat.locked_empty_ms", default: 0] == 0 && none.capacityLostText == nil)
+    #expect(!MarkdownReport.render(none).contains("### Capacity lost"))
   }
 
   @Test func exceedingThePackageLimitIsCaught() throws {
