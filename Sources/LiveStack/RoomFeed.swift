@@ -94,12 +94,7 @@ public final class RoomFeed {
 
   /// A feed for rooms with `seatCounts` seats each, and a delay per user (microseconds).
   public init(seatCounts: [Int], delayUs: [UInt32], homeRoom: (UInt32) -> UInt32?, messaging: ServiceSettings) {
-    var base: [Int] = []
-    var total = 0
-    for n in seatCounts {
-      base.append(total)
-      total += n
-    }
+    let (base, total) = flatSeats(seatCounts)
     seatBase = base
     seatCount = seatCounts
     current = [UInt32](repeating: 0, count: total)

@@ -173,3 +173,16 @@ public struct SeatChange: Sendable, Equatable {
     self.removedBy = removedBy
   }
 }
+
+/// Seats of many rooms laid out flat: each room's first index, for rooms of `seatCounts` seats,
+/// and the seats in all.
+public func flatSeats(_ seatCounts: [Int]) -> (base: [Int], total: Int) {
+  var base: [Int] = []
+  base.reserveCapacity(seatCounts.count)
+  var total = 0
+  for n in seatCounts {
+    base.append(total)
+    total += n
+  }
+  return (base, total)
+}

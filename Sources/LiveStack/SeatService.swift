@@ -47,12 +47,7 @@ public struct SeatService: Sendable {
   /// Creates the service for `rooms` rooms, all live, and `userCount` users, all outside any room.
   public init(rooms: [RoomSettings], userCount: Int) {
     settings = rooms
-    var base: [Int] = []
-    var total = 0
-    for room in rooms {
-      base.append(total)
-      total += room.seatCount
-    }
+    let (base, total) = flatSeats(rooms.map(\.seatCount))
     seatBase = base
     seatOccupant = [UInt32](repeating: 0, count: total)
     seatLocked = [Bool](repeating: false, count: total)

@@ -40,20 +40,16 @@ extension LiveMetrics {
 
   /// Tracks capacity lost in rooms of `seatCounts` seats each.
   public mutating func trackSeats(_ seatCounts: [Int]) {
-    var base: [Int] = []
-    var total = 0
-    for n in seatCounts {
-      base.append(total)
-      total += n
-    }
+    let (base, total) = flatSeats(seatCounts)
     seatBase = base
     lockedEmptySince = [Int64](repeating: 0, count: total)
   }
 
-  /// Seat `seat` of `room` is now locked with nobody on it (`lockedEmpty`), or not: the time it
-  /// spent so counts as capacity lost (`seat.locked_empty_ms`).
-  public mutating func seatLockedEmpty(room: UInt32, seat: Int, _ lockedEmpty: Bool, _ now: SimInstant) {
+  /// Seat `seat` of `room` changed (its lock or its occupant): while it stands locked with nobody
+  /// on it, the time counts as capacity lost (`seat.locked_empty_ms`).
+  public mutating func observeLockedEmpty(room: UInt32, seat: Int, seats: SeatService, _ now: SimInstant) {
     guard Int(room) < seatBase.count else { return }
+    let lockedEmpty = seats.isLocked(room: room, seat: seat) && seats.occupant(room: room, seat: seat) == nil
     let i = seatBase[Int(room)] + seat
     let since = lockedEmptySince[i]
     if lockedEmpty && since == 0 {

@@ -50,12 +50,7 @@ public struct Checker: Sendable {
 
   /// A checker for the rooms of `seats`.
   public init(seats: SeatService) {
-    var base: [Int] = []
-    var total = 0
-    for r in 0..<seats.roomCount {
-      base.append(total)
-      total += seats.settings[r].seatCount
-    }
+    let (base, total) = flatSeats(seats.settings.map(\.seatCount))
     seatBase = base
     lockedOccupant = [UInt32](repeating: 0, count: total)
   }

@@ -126,7 +126,7 @@ extension LiveWorld {
       if error == nil, let room = server.seats.room(of: user) {
         checker.observeLock(room: room, seat: Int(op.seat), seats: server.seats)
         checker.observeStaffLock(room: room, seat: Int(op.seat), locked: op.kind == .lockSeat, by: user, at: now)
-        noteLockedEmpty(room: room, seat: Int(op.seat), now)
+        measured.observeLockedEmpty(room: room, seat: Int(op.seat), seats: server.seats, now)
         checker.observeRoom(room, seats: server.seats, at: now)
       }
     case .placeCall:
@@ -287,9 +287,7 @@ extension LiveWorld {
         touchUI(c.user, now)
       }
       measured.observe(c, now)
-      if server.seats.isLocked(room: c.room, seat: Int(c.seat)) {
-        noteLockedEmpty(room: c.room, seat: Int(c.seat), now)
-      }
+      measured.observeLockedEmpty(room: c.room, seat: Int(c.seat), seats: server.seats, now)
       seated.add(c.seated ? 1 : -1, at: now.nanoseconds)
       if touched.0 == .max {
         touched.0 = c.room

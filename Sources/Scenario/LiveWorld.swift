@@ -361,17 +361,9 @@ public struct LiveWorld: World {
       for i in room.firstGuestSeat..<room.seatCount {
         _ = server.seats.setLocked(room: r, seat: i, locked)
         checker.observeLock(room: r, seat: i, seats: server.seats)
-        noteLockedEmpty(room: r, seat: i, runtime.now)
+        measured.observeLockedEmpty(room: r, seat: i, seats: server.seats, runtime.now)
       }
     }
-  }
-
-  /// Capacity lost: whether seat `seat` of `room` is now locked with nobody on it.
-  @inline(__always)
-  mutating func noteLockedEmpty(room: UInt32, seat: Int, _ now: SimInstant) {
-    let locked = server.seats.isLocked(room: room, seat: seat)
-    measured.seatLockedEmpty(
-      room: room, seat: seat, locked && server.seats.occupant(room: room, seat: seat) == nil, now)
   }
 
   // MARK: - Clients

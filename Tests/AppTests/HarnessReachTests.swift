@@ -58,8 +58,9 @@ import Testing
   @Test func everyBuiltInSettingIsListedWithHowAppCodeMeetsIt() throws {
     let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("profiles/smoke.json5"))
     let profile = try Profile.parse(data)
-    let drivers = try String(
-      contentsOf: repositoryRoot.appendingPathComponent("Sources/StampedeHarness/Drivers.swift"), encoding: .utf8)
+    let drivers = try ["Drivers.swift", "PhoneDriver.swift"].map {
+      try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/StampedeHarness/\($0)"), encoding: .utf8)
+    }.joined()
     let world = try String(
       contentsOf: repositoryRoot.appendingPathComponent("Sources/Scenario/LiveWorld+Devices.swift"), encoding: .utf8)
     let sections: [(String, Any, [String: String])] = [
