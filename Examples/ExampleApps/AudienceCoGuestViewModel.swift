@@ -31,6 +31,14 @@ import Foundation
   private var attempt = 0
   private var lifecycleObservers: [NSObjectProtocol] = []
   private var reopeningCamera = false
+  /// Whether a leave of a seat the guest cannot use is on its way: until it is answered the app
+  /// neither applies nor takes a seat the list shows (the leave would take the guest off it).
+  private var leavingSeat = false
+  /// Whether an earlier application may still stand on the server unseen (its apply got no
+  /// answer), so that its answer may yet arrive.
+  private var earlierMayStand = false
+  /// Whether the current application's apply was answered.
+  private var applyAnswered = false
 
   public init(liveID: String, userID: String) {
     self.userID = userID
@@ -79,6 +87,10 @@ import Foundation
       if isAccept {
         print("[CoGuest] \(hostUser.userName) accepted")
         if !openingDevices { openDevices() }
+      } else if !applyAnswered && earlierMayStand {
+        // Declined before this application was even filed: the earlier one's, which got no
+        // answer but stood on the server all the same. The current one waits on.
+        earlierMayStand = false
       } else {
         status = .idle
         errorMessage = "The host declined your request"
@@ -105,7 +117,7 @@ import Foundation
   private func seatListChanged(seated: Bool) {
     if seated && status == .applying && !openingDevices {
       openDevices()
-    } else if seated && status == .idle && !openingDevices {
+    } else if seated && status == .idle && !openingDevices && !leavingSeat {
       // Seated while the screen says idle: an application the app had given up on (its answer
       // lost, its withdrawal too late) went through after all. The seat is the viewer's: take it.
       status = .applying
@@ -124,13 +136,20 @@ import Foundation
   }
 
   public func applyForSeat(seatIndex: Int = -1) {
-    guard status == .idle else { return }
+    guard status == .idle, !leavingSeat else { return }
+    // The button is debounced: a second tap within half a second of the last apply is the same
+    // gesture. (A rejection can arrive twice, back to back, and an apply tapped between the two
+    // would be ended by the copy while it stands on the server.)
+    guard DispatchTime.now().uptimeNanoseconds &- appliedAt.uptimeNanoseconds >= 500_000_000 || attempt == 0 else {
+      return
+    }
     status = .applying
     errorMessage = nil
     takingShownSeat = false
     let before = appliedAt
     appliedAt = DispatchTime.now()
     attempt += 1
+    applyAnswered = false
     let mine = attempt
     // A watchdog: if neither an answer nor the SDK's timeout arrived well after the timeout (a
     // message lost on the way), the application is over; withdraw it and say so.
@@ -142,11 +161,14 @@ import Foundation
       DispatchQueue.main.async {
         // Only this attempt's answer: a late failure of an earlier one (held up in the network
         // while the viewer gave up and applied again) must not end the new application.
+        if let self, self.attempt == mine { self.applyAnswered = true }
         guard let self, case .failure(let error) = result, self.attempt == mine, self.status == .applying,
           !self.openingDevices
         else {
           return
         }
+        // No answer (-1): the application may stand on the server all the same.
+        if error.code == -1 { self.earlierMayStand = true }
         // 100202: an application of this viewer already stands (one whose answer was lost); it
         // is still applying, and that application's answer will come.
         if error.code == 100202 {
@@ -205,7 +227,7 @@ import Foundation
   }
 
   public func acceptInvitation(inviterID: String) {
-    guard status == .idle else { return rejectInvitation(inviterID: inviterID) }
+    guard status == .idle, !leavingSeat else { return rejectInvitation(inviterID: inviterID) }
     status = .applying
     attempt += 1
     let mine = attempt
@@ -270,7 +292,7 @@ import Foundation
         print("[CoGuest] microphone failed code=\(error.code)")
         self.openingDevices = false
         self.errorMessage = "Microphone unavailable"
-        self.giveUpSeat(tries: 3)
+        self.giveUpSeat()
         DispatchQueue.main.async { self.status = .idle }
         return
       }
@@ -302,13 +324,24 @@ import Foundation
 
   /// Leaves a seat the guest cannot use (its microphone failed). A leave that got no answer may
   /// never have reached the server: while the list still shows the viewer seated and the screen
-  /// idle, it is sent again.
-  private func giveUpSeat(tries: Int) {
+  /// idle, it is sent again, backing off to 8 s between tries, for as long as it takes (a few
+  /// tries give up inside an outage, and the room then sees a guest with no microphone).
+  /// Meanwhile the "apply" button is off: an application sent now would be answered by the seat
+  /// the leave then takes away.
+  private func giveUpSeat(backoff: Double = 2) {
+    leavingSeat = true
     coGuestStore.disConnect { [weak self] result in
-      guard case .failure = result, tries > 1 else { return }
-      DispatchQueue.main.asyncAfter(deadline: .now() + 2) {
-        guard let self, self.status == .idle, self.isSeated else { return }
-        self.giveUpSeat(tries: tries - 1)
+      guard case .failure = result else {
+        self?.leavingSeat = false
+        return
+      }
+      DispatchQueue.main.asyncAfter(deadline: .now() + backoff) {
+        guard let self else { return }
+        guard self.status == .idle, self.isSeated else {
+          self.leavingSeat = false
+          return
+        }
+        self.giveUpSeat(backoff: min(backoff * 2, 8))
       }
     }
   }

@@ -121,7 +121,19 @@ public final class HostCoGuestViewModel: ObservableObject {
     else { return }
     coGuestStore.inviteToSeat(userID: userID, seatIndex: -1, timeout: 30, extraInfo: nil) { [weak self] result in
       // No answer (-1): the server may have filed it all the same; withdraw it.
-      if case .failure(let error) = result, error.code == -1 { self?.coGuestStore.cancelInvitation(inviteeID: userID) }
+      if case .failure(let error) = result, error.code == -1 { self?.withdrawInvitation(userID: userID) }
+    }
+  }
+
+  /// Withdraws an invitation that may stand on the server unseen by this SDK. A withdrawal with no
+  /// answer (-1) is sent again, backing off to every 30 s: the invitation may have been filed with
+  /// no timeout, and then nothing but a withdrawal ever ends it.
+  private func withdrawInvitation(userID: String, retryAfter: Double = 2) {
+    coGuestStore.cancelInvitation(inviteeID: userID) { [weak self] result in
+      guard case .failure(let error) = result, error.code == -1 else { return }
+      DispatchQueue.main.asyncAfter(deadline: .now() + retryAfter) {
+        self?.withdrawInvitation(userID: userID, retryAfter: min(30, retryAfter * 2))
+      }
     }
   }
 }

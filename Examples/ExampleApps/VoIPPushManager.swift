@@ -43,6 +43,9 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   private var endedCallIDs: [String] = []
   /// What the last login used.
   private var credentials: (sdkAppID: Int, userID: String, userSig: String)?
+  /// Whether the user was logged in elsewhere (kicked offline) and has not logged in here since:
+  /// no call can be answered, nor its end heard, until then.
+  private var loggedOut = false
   /// Actions the system timed out while an answer was on its way to complete them.
   private var timedOutActions: Set<ObjectIdentifier> = []
 
@@ -83,6 +86,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   /// Logs in to the IM SDK, then TUICore; the token goes up after both.
   public func logIn(sdkAppID: Int, userID: String, userSig: String) {
     credentials = (sdkAppID, userID, userSig)
+    loggedOut = false
     LoginStore.shared.login(sdkAppID: sdkAppID, userID: userID, userSig: userSig) { [weak self] result in
       if case .failure(let error) = result {
         print("[VoIP] IM login failed \(error.code)")
@@ -149,10 +153,11 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     }
     do {
       try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
-      if isOver(callID: payload.dictionaryPayload["voip_call_id"] as? String),
+      if loggedOut || isOver(callID: payload.dictionaryPayload["voip_call_id"] as? String),
         let trailing = conversationManager.conversations.first(where: { $0.uuid == uuid })
       {
-        // Reported, as iOS requires, but there is nothing to ring for.
+        // Reported, as iOS requires, but there is nothing to ring for (or, logged in elsewhere,
+        // nothing this phone can answer).
         conversationManager.reportConversationEvent(.conversationEnded(Date(), .failed), for: trailing)
         return
       }
@@ -230,6 +235,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       switch state.selfInfo.status {
       case .waiting: accept(join)
       case .accept: join.fulfill(dateConnected: Date())  // already answered in the app
+      case .none where loggedOut:
+        // Logged in elsewhere: this phone can answer nothing.
+        join.fail()
+        endConversation(.failed)
       case .none: pendingJoin = join  // a cold start: the SDK has not heard of the call yet
       }
     case let start as StartConversationAction:
@@ -268,6 +277,30 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     }
   }
 
+  /// Shows a call the SDK rings for in the system's call UI (outside a push: the app is running).
+  private func showRinging(callId: String, isVideo: Bool) {
+    let uuid = UUID()
+    let update = VoIPPushManager.update(callerName: "Incoming call", isVideo: isVideo)
+    Task {
+      do {
+        try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
+      } catch {
+        return  // the system shows no more calls: the SDK's ring goes on in the app
+      }
+      // The call may have stopped ringing while the report was under way.
+      let state = CallStore.shared.state.value
+      guard state.callId == callId, state.selfInfo.status == .waiting, currentCallUUID == nil else {
+        if let shown = conversationManager.conversations.first(where: { $0.uuid == uuid }) {
+          conversationManager.reportConversationEvent(.conversationEnded(Date(), .remoteEnded), for: shown)
+        }
+        return
+      }
+      currentCallUUID = uuid
+      currentCallID = callId
+      currentIsOutgoing = false
+    }
+  }
+
   /// The call is over: its conversation ends, and an answer still waiting for the SDK fails.
   private func endConversation(_ reason: Conversation.EndedReason) {
     pendingJoin?.fail()
@@ -284,6 +317,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
 
   private func sessionEnded(_ event: LoginEvent) {
     endConversation(.failed)
+    loggedOut = event == .onKickedOffline
     // An expired login is renewed (a real app first fetches a fresh UserSig); a user logged in
     // elsewhere stays out until they log in here again.
     if event == .onLoginExpired, let login = credentials {
@@ -303,7 +337,15 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
 
   private func callEvent(_ event: CallEvent) {
     switch event {
-    case .onCallReceived(let callId, _, _):
+    case .onCallReceived(let callId, let mediaType, _):
+      if pendingJoin == nil, !currentIsOutgoing, let pushed = currentCallID, pushed != callId {
+        // The conversation on screen is for a pushed call the SDK does not ring for: two calls
+        // were pushed at once, the second one's conversation was ended as a second call, and the
+        // SDK, logged in at last, rings for that one (the first it declines as busy). Show the
+        // call that rings instead, or the user can neither answer nor decline it.
+        endConversation(.remoteEnded)
+        return showRinging(callId: callId, isVideo: mediaType == .video)
+      }
       if let join = pendingJoin {
         pendingJoin = nil
         if let pushed = currentCallID, pushed != callId {

@@ -295,8 +295,8 @@ extension OperationRecord {
     case .placeCall:
       return .placeCall(
         callees: callees, mediaType: mediaType, timeout: timeout > .zero ? timeout : CallService.defaultTimeout)
-    case .acceptCall: return .acceptCall
-    case .rejectCall: return .rejectCall
+    case .acceptCall: return .acceptCall(call: target)
+    case .rejectCall: return .rejectCall(call: target)
     case .hangupCall: return .hangupCall
     case .joinCall: return .joinCall(call: joinedCall)
     case .tuiLogin: return .tuiLogin

@@ -55,6 +55,10 @@ public protocol ClientBehavior: AnyObject {
   /// A viewer's app entered the background (`foreground` false: iOS suspends camera capture, the
   /// microphone goes on) or came back (`audience.background`). Viewers in rooms only.
   func appStateChanged(foreground: Bool, _ client: inout Client)
+  /// The SDK's state changed with no callback to tell the behaviour (an answer with no completion,
+  /// an event of a stream nothing subscribes to, a list the SDK keeps updated by itself): app code
+  /// that watches the SDK's state publishers hears it now, as the SDK publishes every change.
+  func sdkStateChanged(_ client: inout Client)
   /// Whether the behaviour runs app code whose UI is probed (the UI oracles then check it).
   var showsUI: Bool { get }
   /// Whether a viewer's ``Client/status`` is what its user sees, so that the UI oracles judge it
@@ -91,6 +95,8 @@ extension ClientBehavior {
   public func conversationActionTimedOut(_ action: ConversationAction, _ client: inout Client) {}
   /// Does nothing.
   public func appStateChanged(foreground: Bool, _ client: inout Client) {}
+  /// Does nothing (the built-in clients read the SDK's state when they act).
+  public func sdkStateChanged(_ client: inout Client) {}
   /// `false`: the built-in clients' status is their UI, and no UI probe is read.
   public var showsUI: Bool { false }
   /// `false`: a status is bookkeeping unless the behaviour says it is its UI.
@@ -146,6 +152,8 @@ public enum ClientCallback: Sendable {
   case conversationActionTimedOut(ConversationAction)
   /// ``ClientBehavior/appStateChanged(foreground:_:)``.
   case appStateChanged(foreground: Bool)
+  /// ``ClientBehavior/sdkStateChanged(_:)``.
+  case sdkStateChanged
 
   /// The SDK stream a client must subscribe to in order to hear it (nil: always heard).
   public var stream: Subscriptions? {
@@ -157,7 +165,7 @@ public enum ClientCallback: Sendable {
     case .liveEnded: return .liveEvents
     case .callEvent: return .callEvents
     case .start, .applyIntent, .timer, .appLaunched, .pushTokenUpdated, .incomingPush, .conversationAction,
-      .conversationActionTimedOut, .appStateChanged:
+      .conversationActionTimedOut, .appStateChanged, .sdkStateChanged:
       return nil
     }
   }
@@ -187,6 +195,7 @@ extension ClientBehavior {
     case .conversationAction(let action): conversationAction(action, &client)
     case .conversationActionTimedOut(let action): conversationActionTimedOut(action, &client)
     case .appStateChanged(let foreground): appStateChanged(foreground: foreground, &client)
+    case .sdkStateChanged: sdkStateChanged(&client)
     }
   }
 }

@@ -31,6 +31,14 @@ extension ClientRuntime {
     case .openLocalCamera: op.seat = closes(of: .camera, user: op.user)
     default: break
     }
+    // An answer is for the call the SDK rings for. Answering when it reported none (a system-UI
+    // "answer" before the SDK heard of the call, say) it refuses itself, as not allowed in its
+    // current state.
+    if op.kind == .acceptCall || op.kind == .rejectCall {
+      let known = clients[Int(op.user)].call
+      if known == 0 { return .callRefusedInState }
+      op.target = known - 1
+    }
     if (op.kind == .acceptInvitation || op.kind == .rejectInvitation) && quirk(.acceptIgnoresInviter) {
       let held = clients[Int(op.user)].invitation
       if held != 0 { op.target = held - 1 }

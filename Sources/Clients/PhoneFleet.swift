@@ -467,8 +467,11 @@ public final class PhoneFleet {
       host.observe(
         .actionTimedOut(phone: phone, action: id, kind: action.kind, timeout: os.limits.actionTimeout),
         scheduler.now)
-      // The delegate hears of it (`timedOutPerforming`), if the app that got the action still runs.
-      if os.isRunning(phone) { host.run(phone, .conversationActionTimedOut(action), &scheduler) }
+      // The delegate hears of it (`timedOutPerforming`) if the process that got the action is
+      // still alive. A suspended one hears it now too, as it would on resuming, before any answer
+      // that was to complete the action (the model runs a suspended app's completions as they
+      // arrive, so the system's word must not wait for the resume).
+      if os.appState(phone) != .killed { host.run(phone, .conversationActionTimedOut(action), &scheduler) }
     }
     drain(&host, &scheduler)
   }

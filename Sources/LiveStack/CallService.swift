@@ -250,8 +250,12 @@ public struct CallService: Sendable {
   }
 
   /// `accept()`: a ringing callee answers. The first answer starts the call for the caller too.
-  public mutating func accept(user: UInt32, now: SimInstant) -> CallError? {
-    guard let id = call(of: user), calls[Int(id)].caller != user else { return .refusedInState }
+  public mutating func accept(user: UInt32, call named: UInt32? = nil, now: SimInstant) -> CallError? {
+    // The SDK names the call it rings for: another one (which rang after the answer left) is not
+    // answered by it.
+    guard let id = call(of: user), calls[Int(id)].caller != user, named == nil || named == id else {
+      return .refusedInState
+    }
     switch userState[Int(user)] {
     case .accept: return .repeated
     case .none: return .refusedInState
@@ -270,8 +274,10 @@ public struct CallService: Sendable {
 
   /// `reject()`: a ringing callee declines. A one-to-one call ends with `reject`; a group call ends
   /// when nobody is left ringing or connected.
-  public mutating func reject(user: UInt32, now: SimInstant) -> CallError? {
-    guard let id = call(of: user), calls[Int(id)].caller != user, userState[Int(user)] == .waiting else {
+  public mutating func reject(user: UInt32, call named: UInt32? = nil, now: SimInstant) -> CallError? {
+    guard let id = call(of: user), calls[Int(id)].caller != user, userState[Int(user)] == .waiting,
+      named == nil || named == id
+    else {
       return .refusedInState
     }
     leave(user, id, reason: .reject, now: now)

@@ -199,6 +199,15 @@ public struct Network {
     return (notice, mayBeDuplicate && duplicates.remove(slot) != nil)
   }
 
+  /// Whether the message telling `user` that `call` ended is still on its way. (It looks through
+  /// every message in flight: for rare questions only.)
+  public func isCallEndInFlight(to user: UInt32, call: UInt32) -> Bool {
+    for i in 0..<notices.count {
+      if case .call(let u, .ended(_, let id, _, _)) = notices[i], u == user, id == call { return true }
+    }
+    return false
+  }
+
   /// The notice in `slot`, still on its way (for traces).
   public func notice(_ slot: UInt32) -> Notice? { notices[Int(slot)] }
 }

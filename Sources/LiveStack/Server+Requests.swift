@@ -40,10 +40,10 @@ public enum ServerRequest: Sendable {
   case move(user: UInt32, seat: Int, policy: MovePolicy)
   /// `CallStore.calls`, ringing for `timeout`.
   case placeCall(callees: [UInt32], mediaType: CallMediaType, timeout: SimDuration)
-  /// `CallStore.accept`.
-  case acceptCall
-  /// `CallStore.reject`.
-  case rejectCall
+  /// `CallStore.accept`, of the call the SDK rings for (`nil`: whichever rings).
+  case acceptCall(call: UInt32?)
+  /// `CallStore.reject`, of the call the SDK rings for (`nil`: whichever rings).
+  case rejectCall(call: UInt32?)
   /// `CallStore.hangup`.
   case hangupCall
   /// `CallStore.join(callId:)`.
@@ -139,8 +139,8 @@ extension Server {
         outcome.placed = id
         return outcome
       }
-    case .acceptCall: return callResult(calls.accept(user: user, now: now))
-    case .rejectCall: return callResult(calls.reject(user: user, now: now))
+    case .acceptCall(let call): return callResult(calls.accept(user: user, call: call, now: now))
+    case .rejectCall(let call): return callResult(calls.reject(user: user, call: call, now: now))
     case .hangupCall: return callResult(calls.hangup(user: user, now: now))
     case .joinCall(let call): return callResult(calls.join(user: user, call: call, now: now))
     case .inviteToCall(let callees):

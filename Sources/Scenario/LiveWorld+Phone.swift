@@ -176,7 +176,7 @@ extension LiveWorld: PhoneHost {
     _ user: UInt32, _ callback: ClientCallback, sawOwnLeave: Bool = false, _ scheduler: inout Scheduler
   ) {
     if let stream = callback.stream, !runtime.clients[Int(user)].subscriptions.contains(stream) {
-      return unheard(user, sawOwnLeave: sawOwnLeave, scheduler.now)
+      return unheard(user, sawOwnLeave: sawOwnLeave, &scheduler)
     }
     withClient(user, sawOwnLeave: sawOwnLeave, &scheduler) { b, c in b.run(callback, &c) }
   }

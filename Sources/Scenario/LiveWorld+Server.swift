@@ -353,7 +353,7 @@ extension LiveWorld {
       }
       var kicked = false
       if case .onKickedOffSeat = event { kicked = true }
-      guard subscribed.contains(.guestEvents) else { return unheard(user, sawOwnLeave: false, now) }
+      guard subscribed.contains(.guestEvents) else { return unheard(user, sawOwnLeave: false, &scheduler) }
       withClient(user, sawOwnLeave: kicked, &scheduler) { b, c in b.guestEvent(event, &c) }
     case .host(_, let event, let request):
       runtime.received(event, user: user)
@@ -385,6 +385,7 @@ extension LiveWorld {
       run(user, .hostEvent(event), &scheduler)
     case .applicantRemoved, .inviteeRemoved, .invitationRemoved:
       runtime.receivedListUpdate(notice)
+      if publishesSDKState { withClient(user, &scheduler) { b, c in b.run(.sdkStateChanged, &c) } }
     case .seats(_, let batchSlot):
       let batch = server.takeBatch(batchSlot)
       let (ownLeave, early) = runtime.received(batch, user: user)
@@ -413,8 +414,12 @@ extension LiveWorld {
   }
 
   /// The SDK took in an event the client did not subscribe to: its state moved on without the
-  /// behaviour hearing of it, so the client is checked as it now stands.
-  mutating func unheard(_ user: UInt32, sawOwnLeave: Bool, _ now: SimInstant) {
-    afterClient(user, before: runtime.clients[Int(user)].status, sawOwnLeave: sawOwnLeave, now: now)
+  /// behaviour hearing of it (app code hears it through the state publishers it watches), so the
+  /// client is checked as it now stands.
+  mutating func unheard(_ user: UInt32, sawOwnLeave: Bool, _ scheduler: inout Scheduler) {
+    if publishesSDKState {
+      return withClient(user, sawOwnLeave: sawOwnLeave, &scheduler) { b, c in b.run(.sdkStateChanged, &c) }
+    }
+    afterClient(user, before: runtime.clients[Int(user)].status, sawOwnLeave: sawOwnLeave, now: scheduler.now)
   }
 }

@@ -126,6 +126,7 @@ public struct LiveWorld: World {
     self.host = host ?? standard.host
     self.admin = admin ?? standard.admin
     self.phone = phone ?? standard.phone
+    publishesSDKState = [self.audience, self.host, self.admin, self.phone].contains { $0?.showsUI == true }
     if let c = profile.calls {
       let os = PhoneSystem(phones: layout.phones, limits: c.conversations, runtime: runtime)
       runtime.phoneSystem = os
@@ -185,6 +186,9 @@ public struct LiveWorld: World {
 
   /// Whether the viewers' behaviour shows its status as its UI (the built-in viewers).
   let audienceStatusIsUI: Bool
+  /// Whether some behaviour runs app code, which hears every change of the SDK's state through
+  /// the state publishers it watches (``ClientBehavior/sdkStateChanged(_:)``).
+  let publishesSDKState: Bool
 
   /// Whether the run loop hints each next event's records (see ``prefetch(_:)``): from
   /// ``LiveWorld/prefetchFromRoomUsers`` viewers and staff on, whose tables outgrow the caches.
@@ -494,7 +498,7 @@ public struct LiveWorld: World {
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
     if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || statusIsUI(op.user)) {
-      uiWatch.noteApplyAnswer(op.user, lost: error == .failed)
+      uiWatch.noteApplyAnswer(op.user, error)
     }
     switch op.kind {
     case .login:
@@ -520,9 +524,15 @@ public struct LiveWorld: World {
       if error != nil || profile.seats.applyCompletion == .outcome { measured.applyAnswered(op.user, now) }
     case .placeCall:
       if error == nil, let id = inFlight.takePlaced(slot), runtime.clients[u].call == 0 {
-        // The SDK learns its call from the answer to calls(), unless the caller is out of it by
-        // now (the call ended, or a group call goes on without the caller who hung up).
-        if server.calls.call(of: op.user) == id {
+        // The SDK learns its call from the answer to calls(). A call the caller is out of by now
+        // (it ended, or a group call goes on without the caller who hung up) it learns all the
+        // same while the end's message is still on its way behind the answer (and no reconnect
+        // told it of the end first): the message, or a reconnect if the app cannot hear it then,
+        // tells it the call is over.
+        if server.calls.call(of: op.user) == id
+          || (isPhoneUser(op.user) && phones!.endSynced(op.user) != id + 1
+            && network.isCallEndInFlight(to: op.user, call: id))
+        {
           runtime.dialing(op.user, call: id)
           if isPhoneUser(op.user) { phones!.callGoing(op.user, &self, &scheduler) }
         }
@@ -564,6 +574,8 @@ public struct LiveWorld: World {
     if let completion = completion.take() {
       let result: Result<Void, SeatError> = error.map { .failure($0) } ?? .success(())
       withClient(op.user, &scheduler) { _, c in completion(&c, result) }
+    } else if publishesSDKState {
+      withClient(op.user, &scheduler) { b, c in b.run(.sdkStateChanged, &c) }
     } else {
       afterClient(op.user, before: runtime.clients[Int(op.user)].status, sawOwnLeave: false, now: scheduler.now)
     }

@@ -33,10 +33,17 @@ struct UIWatch {
   /// answer (-1), while the server may hold it.
   var lostApply: [Bool] = []
 
-  mutating func noteApplyAnswer(_ user: UInt32, lost: Bool) {
+  /// The answer to an application of `user` reached its SDK. A refusal filed nothing, so an
+  /// application still standing is an earlier one, whose lost answer still excuses the app; but
+  /// "already applying" (100202) told the app that one stands.
+  mutating func noteApplyAnswer(_ user: UInt32, _ error: SeatError?) {
     let u = Int(user)
     lostApply.grow(toInclude: u, filling: false)
-    lostApply[u] = lost
+    switch error {
+    case .failed: lostApply[u] = true
+    case nil, .alreadyInQueue: lostApply[u] = false
+    default: break
+    }
   }
 
   func applyAnswerLost(_ user: UInt32) -> Bool { Int(user) < lostApply.count && lostApply[Int(user)] }

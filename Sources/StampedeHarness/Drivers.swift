@@ -197,6 +197,11 @@ class Driver<Objects>: Settling, ClientBehavior {
     // The watched states refresh when the user's code returns.
     harness.withHost(for: c.runtime) { $0.run(as: user) {} }
   }
+  func sdkStateChanged(_ c: inout Client) {
+    let user = c.user
+    // As for a seat-list delta: the watched states publish when the (empty) code returns.
+    harness.withHost(for: c.runtime) { $0.run(as: user) {} }
+  }
   func loginEvent(_ event: LiveStack.LoginEvent, _ c: inout Client) { deliver(.loginEvent(event), &c) }
   func liveEnded(_ c: inout Client) { deliver(.liveEnded, &c) }
   func callEvent(_ event: LiveStack.CallEvent, _ c: inout Client) { deliver(.callEvent(event), &c) }

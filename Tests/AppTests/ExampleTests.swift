@@ -54,6 +54,19 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(report.repro.hasSuffix("--app examples"))
   }
 
+  /// nightly-chaos seeds whose findings were settled (docs/CLIENTS.md, "What a correct app does
+  /// under faults"):
+  /// - 0x17: a leave after a failed microphone gave up inside an outage, idle on a seat;
+  /// - 0x3b: a `calls()` answer held up past the call's end; the SDK learns the call and then its
+  ///   end (it once never learnt either, and the screen stayed on "calling");
+  /// - 0x7d: two calls pushed at once, the SDK ringing for the one whose conversation was ended;
+  /// - 0xb4: an invitation with no answer and no timeout, withdrawn once, and that lost too.
+  @Test(arguments: [0x17, 0x3b, 0x7d, 0xb4] as [UInt64])
+  func theCorrectExamplesPassTheNightlyChaosSeedsThatTaughtThem(seed: UInt64) throws {
+    let report = try runExample("examples", profile: "nightly-chaos.json5", seed: seed)
+    #expect(violated(report) == [], "seed \(seed)")
+  }
+
   @Test func theAppsHostsReviewOneApplicationAtATimeWhenThePersonDoes() throws {
     // The smoke evening with its staff as people: one application at a time. The example host
     // app's taps now wait for a free hand, the wait is measured, and the correct apps still pass.
@@ -86,19 +99,19 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   }
 
   /// A host panel that keeps one locked seat in one variable leaks a seat whenever two locks
-  /// overlap: smoke seeds 1 to 3 catch it, with `seat.lock-released` alone.
+  /// overlap: smoke seeds 1, 6 and 8 of 1 to 8 catch it, with `seat.lock-released` alone.
   @Test func aLeakedSeatLockIsCaught() throws {
-    for seed: UInt64 in longTestsEnabled ? 1...3 : 1...1 {
+    for seed: UInt64 in longTestsEnabled ? [1, 6, 8] : [1] {
       let report = try runExample("lock-leak", seed: seed)
       #expect(violated(report) == ["seat.lock-released"], "seed \(seed)")
     }
   }
 
   /// A host panel that invites whoever is tapped on the room's list (the harness taps any member,
-  /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 1, 2 and
-  /// 4; the correct panel, which reads its SDK's state first, never is.
+  /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 2, 3, 4, 6,
+  /// 7 and 8 of 1 to 8; the correct panel, which reads its SDK's state first, never is.
   @Test func aHostInvitingWhomItsOwnListsShowBusyIsCaught() throws {
-    for seed: UInt64 in longTestsEnabled ? [1, 2, 4] : [1] {
+    for seed: UInt64 in longTestsEnabled ? [2, 3, 4] : [2] {
       let report = try runExample("invite-any", seed: seed)
       #expect(violated(report).contains("coguest.invite-idle-only"), "seed \(seed)")
       let message = report.invariants.first { $0.id == "coguest.invite-idle-only" }?.first?.message ?? ""

@@ -232,6 +232,28 @@ import Testing
     #expect(keep.count == 1)
   }
 
+  /// `accept()` and `reject()` answer the call the SDK rings for: with none reported, the SDK
+  /// refuses them itself (-1203, not allowed in its state) and sends nothing.
+  @Test func answeringACallTheSDKNeverReportedIsRefusedByTheSDK() {
+    let bench = HostBench()
+    bench.host.run(as: 2) {
+      AtomicXCore.CallStore.shared.accept()
+      AtomicXCore.CallStore.shared.reject()
+    }
+    var ops: [PendingOperation] = []
+    let commands = bench.runtime.commands
+    var completion: Completion? = nil
+    for i in 0..<commands.count {
+      if case .operation(let op) = commands.take(i, completion: &completion) { ops.append(op) }
+    }
+    commands.reset()
+    #expect(ops.map(\.kind) == [.acceptCall, .rejectCall])
+    for var op in ops { #expect(bench.runtime.prepare(&op) == .callRefusedInState) }
+    // Once the SDK heard the call ring, both go to the server.
+    bench.runtime.received(.received(user: 2, call: 5), user: 2)
+    for var op in ops { #expect(bench.runtime.prepare(&op) == nil) }
+  }
+
   @Test func aCalleeHearsTheCallersUserData() {
     let bench = HostBench()
     var heard: [AtomicXCore.CallEvent] = []
