@@ -37,8 +37,12 @@ import Foundation
   /// Whether an earlier application may still stand on the server unseen (its apply got no
   /// answer), so that its answer may yet arrive.
   private var earlierMayStand = false
+  /// When the last application that got no answer was sent.
+  private var mayStandSince: DispatchTime?
   /// Whether the current application's apply was answered.
   private var applyAnswered = false
+  /// The last co-guest event heard, and when.
+  private var lastEvent: (event: GuestEvent, at: DispatchTime)?
 
   public init(liveID: String, userID: String) {
     self.userID = userID
@@ -81,6 +85,13 @@ import Foundation
   }
 
   private func handle(_ event: GuestEvent) {
+    // The SDK does not de-duplicate a retransmitted event: the same event again within a second
+    // is the copy, not news (a new application tapped between the two would be ended by it).
+    let now = DispatchTime.now()
+    defer { lastEvent = (event, now) }
+    if let last = lastEvent, last.event == event, now.uptimeNanoseconds &- last.at.uptimeNanoseconds < 1_000_000_000 {
+      return
+    }
     switch event {
     case .onGuestApplicationResponded(let isAccept, let hostUser):
       guard status == .applying else { return }
@@ -106,7 +117,9 @@ import Foundation
       }
     case .onKickedOffSeat(let seatIndex, let hostUser):
       print("[CoGuest] removed from seat \(seatIndex) by \(hostUser.userName)")
-      leftSeat()
+      // The seat list may have ended the session already, and the viewer applied again: the
+      // kick is about the session that was, not the new application.
+      if status == .connected || openingDevices { leftSeat() }
     case .onHostInvitationReceived, .onHostInvitationCancelled:
       break
     }
@@ -148,6 +161,7 @@ import Foundation
     takingShownSeat = false
     let before = appliedAt
     appliedAt = DispatchTime.now()
+    let sentAt = appliedAt
     attempt += 1
     applyAnswered = false
     let mine = attempt
@@ -168,12 +182,16 @@ import Foundation
           return
         }
         // No answer (-1): the application may stand on the server all the same.
-        if error.code == -1 { self.earlierMayStand = true }
+        if error.code == -1 {
+          self.earlierMayStand = true
+          self.mayStandSince = sentAt
+        }
         // 100202: an application of this viewer already stands (one whose answer was lost); it
         // is still applying, and that application's answer will come.
         if error.code == 100202 {
-          // The standing application is the earlier one, sent when it was.
-          self.appliedAt = before
+          // The standing application is the earlier one, sent when it was: the last one that got
+          // no answer (refused ones filed nothing).
+          self.appliedAt = self.mayStandSince ?? before
           return
         }
         // 100203: already on a seat (an earlier session whose leave was lost): the seat is the

@@ -164,6 +164,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       currentCallUUID = uuid
       currentCallID = payload.dictionaryPayload["voip_call_id"] as? String
       currentIsOutgoing = false
+      if CallStore.shared.state.value.selfInfo.status == .none { expectRing(uuid: uuid) }
     } catch {
       // Nothing shows (a call is already on screen, or a duplicate push): if no call is on the
       // screen, decline so that the caller is not left ringing.
@@ -274,6 +275,22 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       case .success: join.fulfill(dateConnected: Date())
       case .failure: join.fail()
       }
+    }
+  }
+
+  /// A pushed call the SDK does not ring for yet (a cold start, still logging in; or a payload
+  /// with no call ID): once both logins hold, the SDK has caught up, and a call it does not ring
+  /// for is over. Its conversation ends, and an answer waiting for it fails.
+  private func expectRing(uuid: UUID, after delay: Double = 2) {
+    DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [weak self] in
+      guard let self, self.currentCallUUID == uuid else { return }
+      let loggedIn = LoginStore.shared.state.value.loginStatus == .logined && TUILogin.isUserLogined()
+      guard loggedIn else {
+        // Still logging in (or logged out: the session's end ends the conversation).
+        if !self.loggedOut { self.expectRing(uuid: uuid, after: min(delay * 2, 8)) }
+        return
+      }
+      if CallStore.shared.state.value.selfInfo.status == .none { self.endConversation(.remoteEnded) }
     }
   }
 

@@ -68,6 +68,11 @@ public struct CallsInFlight {
     storage.ops[Int(slot)].answerLost = true
   }
 
+  /// The server carried out the request in `slot`.
+  public mutating func markPerformed(_ slot: UInt32) {
+    storage.ops[Int(slot)].performed = true
+  }
+
   /// Whether `user` has a `joinLive` awaiting its answer (a scan: for rare events only).
   public func isJoining(_ user: UInt32) -> Bool {
     ops.contains { $0.live && $0.user == user && $0.kind == .joinLive }
@@ -247,6 +252,9 @@ public struct OperationRecord: Sendable {
   public var policy: MovePolicy
   /// Whether the answer will be lost (`network.loss`): the SDK then times the call out.
   public var answerLost = false
+  /// Whether the server carried the request out (for outcome coverage: "no answer" after it was
+  /// carried out is another case for the caller than a request that never was).
+  public var performed = false
   /// The process generation of a phone app that made the call (0 for everyone else).
   public var generation: UInt16 = 0
   /// The other user involved; for some calls a slot or ID (callee list, call, certificate).

@@ -171,6 +171,67 @@ public enum ClientCallback: Sendable {
   }
 }
 
+extension ClientCallback {
+  /// The event kinds outcome coverage counts, named as the SDKs name them, by ``coverageIndex``.
+  public static let coverageNames: [String] = [
+    "onHostInvitationReceived", "onHostInvitationCancelled", "onGuestApplicationResponded(accept)",
+    "onGuestApplicationResponded(reject)", "onGuestApplicationNoResponse(timeout)",
+    "onGuestApplicationNoResponse(alreadySeated)", "onKickedOffSeat",
+    "onGuestApplicationReceived", "onGuestApplicationCancelled", "onGuestApplicationProcessedByOtherHost",
+    "onHostInvitationResponded(accept)", "onHostInvitationResponded(reject)", "onHostInvitationNoResponse",
+    "seat list change", "onKickedOffline", "onLoginExpired", "onLiveEnded",
+    "onCallReceived", "onCallStarted", "onCallEnded",
+    "app launched", "didUpdate pushCredentials", "didReceiveIncomingPush",
+    "perform Join", "perform End", "perform Start", "perform Merge", "timedOutPerforming",
+    "app state changed",
+  ]
+
+  /// The event kind this callback is, as an index into ``coverageNames`` (`nil`: not an event the
+  /// SDK or the system raises, such as a timer or the first start).
+  public var coverageIndex: Int? {
+    switch self {
+    case .start, .applyIntent, .timer, .sdkStateChanged: return nil
+    case .guestEvent(let e):
+      switch e {
+      case .onHostInvitationReceived: return 0
+      case .onHostInvitationCancelled: return 1
+      case .onGuestApplicationResponded(let accept, _): return accept ? 2 : 3
+      case .onGuestApplicationNoResponse(let reason): return reason == .timeout ? 4 : 5
+      case .onKickedOffSeat: return 6
+      }
+    case .hostEvent(let e):
+      switch e {
+      case .onGuestApplicationReceived: return 7
+      case .onGuestApplicationCancelled: return 8
+      case .onGuestApplicationProcessedByOtherHost: return 9
+      case .onHostInvitationResponded(let accept, _): return accept ? 10 : 11
+      case .onHostInvitationNoResponse: return 12
+      }
+    case .seatList: return 13
+    case .loginEvent(let e): return e == .kickedOffline ? 14 : 15
+    case .liveEnded: return 16
+    case .callEvent(let e):
+      switch e {
+      case .received: return 17
+      case .started: return 18
+      case .ended: return 19
+      }
+    case .appLaunched: return 20
+    case .pushTokenUpdated: return 21
+    case .incomingPush: return 22
+    case .conversationAction(let a):
+      switch a.kind {
+      case .join: return 23
+      case .end: return 24
+      case .start: return 25
+      case .merge: return 26
+      }
+    case .conversationActionTimedOut: return 27
+    case .appStateChanged: return 28
+    }
+  }
+}
+
 extension ClientBehavior {
   /// Runs `callback` on `client`.
   @inline(__always)

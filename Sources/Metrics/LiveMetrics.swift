@@ -7,6 +7,8 @@ public struct LiveMetrics: Sendable {
   public var latencies: [Histogram]
   /// Exact counters.
   public var counters = Counters()
+  /// The outcomes the SDK calls got and the events the handlers heard.
+  public var coverage = OutcomeCoverage()
   /// When the intervals being measured started (see ``track(users:phones:)``).
   var starts = IntervalStarts()
   /// The first phone user's ID.

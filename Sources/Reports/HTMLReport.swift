@@ -22,6 +22,7 @@ public enum HTMLReport {
     body += section("Latencies", latencies(r))
     if let ts = r.timeSeries, !ts.timesMs.isEmpty { body += section("Time series", series(ts)) }
     body += section("Fault coverage", faults(r))
+    if let c = r.coverage, !c.calls.isEmpty { body += section("Outcome coverage", coverage(c), id: "coverage") }
     if r.counters.keys.contains(where: { $0.hasPrefix("probe.") }) { body += section("Sometimes probes", probes(r)) }
     body += section("Counters", counters(r))
     body +=
@@ -190,6 +191,33 @@ public enum HTMLReport {
         "<text x=\"\(fmt(206 + w))\" y=\"\(y + 15)\" class=\"label\(f.injected > 0 ? "" : " never")\">\(count)</text>"
     }
     return svg + "</svg>\n"
+  }
+
+  /// What the clients' code was tested against: per SDK call, the outcomes never seen (the gaps,
+  /// calls with the most first) and those seen; then the events each role heard.
+  static func coverage(_ c: CoverageReport) -> String {
+    let made = c.calls.count
+    var s =
+      "<p>\(Spell.int(c.gaps)) outcome(s) over \(Spell.int(made)) SDK call(s) made were never seen: "
+      + "the code was never tested against them.</p>\n"
+    s += "<table>\n<thead><tr><th>call</th><th>never seen</th><th>seen</th></tr></thead>\n<tbody>\n"
+    for call in c.calls {
+      let seen = call.outcomes.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        .map { "\($0.key) \(Spell.int(Int($0.value)))" }.joined(separator: ", ")
+      let never = call.neverSeen.isEmpty ? "–" : call.neverSeen.joined(separator: ", ")
+      s += "<tr><td><code>\(html(call.call))</code></td>"
+      s += "<td\(call.neverSeen.isEmpty ? "" : " class=\"never\"")>\(html(never))</td><td>\(html(seen))</td></tr>\n"
+    }
+    s += "</tbody>\n</table>\n"
+    guard !c.events.isEmpty else { return s }
+    s += "<table>\n<thead><tr><th>role</th><th>events its handlers heard</th></tr></thead>\n<tbody>\n"
+    for role in ["audience", "owner", "admin", "phone"] {
+      guard let heard = c.events[role] else { continue }
+      let list = heard.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        .map { "\($0.key) \(Spell.int(Int($0.value)))" }.joined(separator: ", ")
+      s += "<tr><td>\(html(role))</td><td>\(html(list))</td></tr>\n"
+    }
+    return s + "</tbody>\n</table>\n"
   }
 
   /// Rare interleavings: each probe with how often the run hit it; a zero stands out.
@@ -444,7 +472,7 @@ public enum HTMLReport {
     .grid{stroke:#e6e9ed;stroke-width:1}.tick,.label{font-size:10px;fill:var(--muted)}.label{font-size:12px;fill:var(--fg)}
     .curve{fill:none;stroke:var(--accent);stroke-width:1.6}.curve-a{fill:none;stroke:#8c959f;stroke-width:1.6;stroke-dasharray:5 3}
     .key-a{color:#6e7781}.key-b{color:var(--accent)}details summary{cursor:pointer;color:var(--muted);font-size:12px}.marker{stroke:var(--warn);stroke-dasharray:3 3}
-    .bars{max-width:680px}.hit{fill:var(--accent)}.miss{fill:var(--bad)}.never{fill:var(--bad)}span.never{color:var(--bad)}.muted{color:var(--muted)}
+    .bars{max-width:680px}.hit{fill:var(--accent)}.miss{fill:var(--bad)}.never{fill:var(--bad)}span.never,td.never{color:var(--bad)}.muted{color:var(--muted)}
     .wide{overflow-x:auto}details pre{background:#f6f8fa;padding:6px;overflow-x:auto;font-size:12px}footer{margin-top:32px;color:var(--muted);font-size:12px}
     """
 

@@ -61,6 +61,9 @@ public struct RunReport: Codable, Sendable {
   /// The resources a capacity planner reads (reviewers, seats, server services): how busy each
   /// was, its queue, what it refused. Absent in reports written before it existed.
   public var resources: [ResourceUsage]?
+  /// What the clients' code was tested against: the outcomes each SDK call got and those it
+  /// never got, and the events each role heard. Absent in reports written before it existed.
+  public var coverage: CoverageReport?
   /// Gauges sampled over the run.
   public var timeSeries: Series?
   /// When and where the run happened; differs between two runs of the same seed.

@@ -102,6 +102,9 @@ public enum SweepReports {
         + "<figcaption>\(h(name)) over all seeds</figcaption></figure>\n"
     }
     body += HTMLReport.section("Latencies", lat + "</div>\n")
+    if let c = s.coverage, !c.calls.isEmpty {
+      body += HTMLReport.section("Outcome coverage over all seeds", HTMLReport.coverage(c), id: "coverage")
+    }
     var rows =
       "<table class=\"compact\">\n<thead><tr><th class=\"n\">seed</th><th>verdict</th><th class=\"n\">events</th><th>trace hash</th></tr></thead>\n<tbody>\n"
     for r in s.runs.prefix(1000) {

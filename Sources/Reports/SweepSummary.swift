@@ -38,6 +38,9 @@ public struct SweepSummary: Codable, Sendable {
   public var failing: [FailingSeed]
   /// Events over all seeds.
   public var events: Int64
+  /// Outcome coverage over all seeds: counts added up, an outcome never seen only if no seed saw
+  /// it. Absent in summaries written before it existed.
+  public var coverage: CoverageReport?
   /// What every seed ran under besides the profile: client mistakes, SDK quirks, app code, as
   /// `mistakes=a,b quirks=c app=x` (absent when none, and in summaries written before it existed).
   /// Shards of one sweep share it; a merge refuses summaries that differ in it.
@@ -164,6 +167,8 @@ extension SweepSummary {
     public var latencies: [String: LatencySummary]
     /// Its invariant results.
     public var invariants: [RunReport.InvariantResult]
+    /// Its outcome coverage.
+    public var coverage: CoverageReport?
 
     /// Extracts what a sweep keeps of `report`.
     public init(_ report: RunReport) {
@@ -179,6 +184,7 @@ extension SweepSummary {
       counters = report.counters
       latencies = report.latencies
       invariants = report.invariants
+      coverage = report.coverage
     }
   }
 
@@ -190,6 +196,7 @@ extension SweepSummary {
     let sorted = results.sorted { $0.row.seed < $1.row.seed }
     var totals = Totals()
     for r in sorted {
+      if let c = r.coverage { totals.add(coverage: c) }
       totals.add(
         counters: r.counters, latencies: r.latencies,
         invariants: r.invariants.map {
@@ -207,6 +214,11 @@ extension SweepSummary {
     var histograms: [String: Histogram] = [:]
     var invariants: [String: InvariantTotal] = [:]
     var order: [String] = []
+    var coverage: CoverageReport?
+
+    mutating func add(coverage c: CoverageReport) {
+      if coverage == nil { coverage = c } else { coverage!.merge(c) }
+    }
 
     mutating func add(
       counters c: [String: UInt64], latencies: [String: LatencySummary], invariants list: [InvariantTotal]
@@ -262,7 +274,7 @@ extension SweepSummary {
       tool: tool, profile: profile, seeds: seeds, shard: shard, complete: missing.isEmpty, missingSeeds: missing,
       verdict: failing.isEmpty && missing.isEmpty ? "pass" : "fail", runs: rows, counters: totals.counters,
       latencies: totals.histograms.mapValues { LatencySummary($0) }, invariants: totals.invariantList, failing: failing,
-      events: rows.reduce(0) { $0 + $1.events }, meta: meta)
+      events: rows.reduce(0) { $0 + $1.events }, coverage: totals.coverage, meta: meta)
   }
 
   /// Why shard summaries cannot be merged.
@@ -315,7 +327,10 @@ extension SweepSummary {
       )
     }
     var totals = Totals()
-    for p in parts { totals.add(counters: p.counters, latencies: p.latencies, invariants: p.invariants) }
+    for p in parts {
+      totals.add(counters: p.counters, latencies: p.latencies, invariants: p.invariants)
+      if let c = p.coverage { totals.add(coverage: c) }
+    }
     let rows = parts.flatMap(\.runs).sorted { $0.seed < $1.seed }
     let meta = Meta(wallSeconds: parts.reduce(0) { $0 + $1.meta.wallSeconds }, jobs: parts.map(\.meta.jobs).max() ?? 1)
     var merged = assemble(

@@ -305,6 +305,7 @@ public struct SimulationRun {
       },
       thresholds: [], timeSeries: series, meta: meta)
     report.resources = result.world.resources(end: result.simulated)
+    report.coverage = CoverageReport(result.world.metrics.coverage)
     report.evaluate(profile.thresholds)
     return report
   }

@@ -27,6 +27,7 @@ extension LiveWorld {
         device == .microphone
         ? chaos.microphoneFault(user: op.user, scheduler.now) : chaos.cameraFault(user: op.user, scheduler.now)
     }
+    measured.coverage.answered(op.kind, error, carriedOut: true)
     if let error {
       measured.counters.add(device == .microphone ? measured.micFailed : measured.audioOnly)
       measured.countError(error)

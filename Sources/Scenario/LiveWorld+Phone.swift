@@ -10,6 +10,17 @@ extension LiveWorld {
   @inline(__always)
   func isPhoneUser(_ user: UInt32) -> Bool { phoneOS != nil && layout.phones.contains(user) }
 
+  /// The row of `user`'s role in outcome coverage's events (``OutcomeCoverage/roles``).
+  @inline(__always)
+  func coverageRole(_ user: UInt32) -> Int {
+    if isPhoneUser(user) { return 3 }
+    switch layout.role(of: user) {
+    case .audience: return 0
+    case .owner: return 1
+    case .admin: return 2
+    }
+  }
+
   /// The process generation of `user`'s app (0 for room users).
   @inline(__always)
   func generation(of user: UInt32) -> UInt16 { isPhoneUser(user) ? phoneOS!.generation(user) : 0 }
@@ -178,6 +189,7 @@ extension LiveWorld: PhoneHost {
     if let stream = callback.stream, !runtime.clients[Int(user)].subscriptions.contains(stream) {
       return unheard(user, sawOwnLeave: sawOwnLeave, &scheduler)
     }
+    measured.coverage.heard(callback, role: coverageRole(user))
     withClient(user, sawOwnLeave: sawOwnLeave, &scheduler) { b, c in b.run(callback, &c) }
   }
 

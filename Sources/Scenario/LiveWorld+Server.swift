@@ -63,6 +63,7 @@ extension LiveWorld {
       error = .seatLimitExceeded
     } else {
       let outcome = server.perform(op.request(callees: callees), by: user, slot: slot, now: now)
+      inFlight.markPerformed(slot)
       error = outcome.error
       if let id = outcome.filed { filed(id, op, &scheduler) }
       if let id = outcome.placed, !userData.isEmpty { runtime.callUserData[id] = userData }
@@ -354,6 +355,7 @@ extension LiveWorld {
       var kicked = false
       if case .onKickedOffSeat = event { kicked = true }
       guard subscribed.contains(.guestEvents) else { return unheard(user, sawOwnLeave: false, &scheduler) }
+      measured.coverage.heard(.guestEvent(event), role: coverageRole(user))
       withClient(user, sawOwnLeave: kicked, &scheduler) { b, c in b.guestEvent(event, &c) }
     case .host(_, let event, let request):
       runtime.received(event, user: user)

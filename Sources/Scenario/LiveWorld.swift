@@ -495,6 +495,7 @@ public struct LiveWorld: World {
     }
     // The SDK's state follows the answer, then the world's bookkeeping of it.
     let error = runtime.answered(op, code == 0 ? nil : SeatError(rawValue: code)!)
+    measured.coverage.answered(op.kind, error, carriedOut: op.performed)
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
     if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || statusIsUI(op.user)) {

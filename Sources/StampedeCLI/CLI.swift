@@ -425,14 +425,25 @@ enum CLI {
     "apps", "app", "bench", "completion", "help", "version",
   ]
 
+  /// A help text with the command lines, and the references to them, naming this executable: an
+  /// app team's own executable (`my-stampede run …`) prints its name, not `stampede`.
+  static func named(_ text: String) -> String {
+    let program = AppRegistry.program
+    guard program != "stampede" else { return text }
+    // The command name where a command line starts or is quoted: at a line's start (after its
+    // indentation), after a quote or a backquote, or after "(" as in "(stampede help run)".
+    return text.replacingOccurrences(
+      of: #"(^|[\s'`(])stampede(?=[ \n]|$)"#, with: "$1" + program, options: .regularExpression)
+  }
+
   static func dispatch(_ args: [String]) throws -> ExitCode {
     guard let command = args.first else {
-      print(overview)
+      print(named(overview))
       return .usage
     }
     let rest = Array(args.dropFirst())
     if rest.contains("--help") || rest.contains("-h") {
-      print(commandHelp[command] ?? overview)
+      print(named(commandHelp[command] ?? overview))
       return .pass
     }
     switch command {
@@ -452,17 +463,17 @@ enum CLI {
     case "app": return try AppCommand.main(rest)
     case "help", "--help", "-h":
       guard let topic = rest.first else {
-        print(overview)
+        print(named(overview))
         return .pass
       }
       guard let text = commandHelp[topic] else {
         throw UsageError("no help for '\(topic)': it is not a command (\(commandNames.joined(separator: ", ")))")
       }
-      print(text)
+      print(named(text))
       return .pass
     case "completion": return try CompletionCommand.main(rest)
     case "version", "--version":
-      print("stampede \(StampedeVersion.current)")
+      print("\(AppRegistry.program) \(StampedeVersion.current)")
       return .pass
     default:
       throw UsageError("unknown command '\(command)'")

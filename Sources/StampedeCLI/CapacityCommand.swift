@@ -50,7 +50,7 @@ enum CapacityCommand {
     }
     guard !profiles[0].thresholds.isEmpty else {
       printError(
-        "stampede: \(path) has no thresholds, and the knee is where thresholds stop holding; add some, e.g. "
+        "\(AppRegistry.program): \(path) has no thresholds, and the knee is where thresholds stop holding; add some, e.g. "
           + "thresholds: [\"seat.apply_to_response.p99 < 10s\", \"seat.wait_for_review.p90 < 10s\"]")
       return .usage
     }
@@ -77,7 +77,7 @@ enum CapacityCommand {
     do {
       try study.write(to: out)
     } catch {
-      printError("stampede: cannot write to \(out): \(error)")
+      printError("\(AppRegistry.program): cannot write to \(out): \(error)")
       return .usage
     }
     print(study.kneeSentence)

@@ -58,9 +58,9 @@ enum CompareCommand {
     }
     do {
       try ComparisonReports.write(comparison, to: out)
-      printError("stampede: wrote \(out)/compare.md and \(out)/compare.html")
+      printError("\(AppRegistry.program): wrote \(out)/compare.md and \(out)/compare.html")
     } catch {
-      printError("stampede: cannot write to \(out): \(error)")
+      printError("\(AppRegistry.program): cannot write to \(out): \(error)")
       return .usage
     }
     return comparison.failed ? .thresholdFailed : .pass
@@ -74,11 +74,11 @@ enum CompareCommand {
       guard let id = Int64(idText) else { throw UsageError("\(spec): expected history:ID with ID a whole number") }
       guard let store = try HistoryRecording.existing(options) else { return nil }
       guard let entry = try store.entry(id: id) else {
-        printError("stampede: \(store.path) has no entry #\(id) (stampede history lists them)")
+        printError("\(AppRegistry.program): \(store.path) has no entry #\(id) (stampede history lists them)")
         return nil
       }
       guard let side = try store.side(id: id) else {
-        printError("stampede: history #\(id) is a \(entry.kind) study; compare takes runs and sweeps")
+        printError("\(AppRegistry.program): history #\(id) is a \(entry.kind) study; compare takes runs and sweeps")
         return nil
       }
       return (side, nil)
@@ -86,13 +86,13 @@ enum CompareCommand {
     var path = spec
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-      printError("stampede: \(spec): no such file or folder")
+      printError("\(AppRegistry.program): \(spec): no such file or folder")
       return nil
     }
     if isFolder.boolValue {
       let candidates = ["report.json", "summary.json"].map { (spec as NSString).appendingPathComponent($0) }
       guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-        printError("stampede: \(spec) holds neither report.json nor summary.json")
+        printError("\(AppRegistry.program): \(spec) holds neither report.json nor summary.json")
         return nil
       }
       path = found
@@ -105,7 +105,7 @@ enum CompareCommand {
     if object?["traceHash"] != nil, let r = try? JSONDecoder().decode(RunReport.self, from: data) {
       return (ComparedSide(report: r, label: path), r)
     }
-    printError("stampede: \(path): neither a run report nor a sweep summary")
+    printError("\(AppRegistry.program): \(path): neither a run report nor a sweep summary")
     return nil
   }
 
@@ -128,7 +128,7 @@ enum CompareCommand {
     } catch {
       return "not looked for: \(error)"
     }
-    printError("stampede: replaying both runs to find their first divergent event")
+    printError("\(AppRegistry.program): replaying both runs to find their first divergent event")
     guard let d = Divergence.between(runs.0, runs.1) else {
       var text = "none: both runs execute the same \(Spell.int(a.events)) events with this build"
       if a.traceHash != b.traceHash {

@@ -25,7 +25,7 @@ enum HistoryRecording {
     do {
       return try HistoryStore(path: path, create: false)
     } catch {
-      printError("stampede: \(error)")
+      printError("\(AppRegistry.program): \(error)")
       return nil
     }
   }
@@ -80,9 +80,9 @@ enum HistoryRecording {
     do {
       let store = try HistoryStore(path: path)
       let id = try write(store, .init(variant: variant, gitCommit: gitCommit(), reportPath: reportPath))
-      printError("stampede: recorded as #\(id) in \(path) (stampede history)")
+      printError("\(AppRegistry.program): recorded as #\(id) in \(path) (stampede history)")
     } catch {
-      printError("stampede: warning: not recorded in the history \(path): \(error)")
+      printError("\(AppRegistry.program): warning: not recorded in the history \(path): \(error)")
     }
   }
 }
@@ -108,7 +108,7 @@ enum HistoryCommand {
     let profile = options.values["--profile"]
     let entries = try store.entries(profile: profile, kind: options.values["--kind"], limit: limit)
     if entries.isEmpty {
-      printError("stampede: \(path) holds no entries\(profile.map { " of profile '\($0)'" } ?? "")")
+      printError("\(AppRegistry.program): \(path) holds no entries\(profile.map { " of profile '\($0)'" } ?? "")")
       let names = Set(try store.entries().map(\.profileName)).sorted()
       if profile != nil && !names.isEmpty { printError("  profiles recorded: \(names.joined(separator: ", "))") }
       return .usage
@@ -166,7 +166,7 @@ enum HistoryCommand {
         title: title, metric: options.values["--metric"], timeValued: timeValued, points: points,
         flaky: flaky.map(flakyLine))
       try AtomicFile.write(Data(page.utf8), to: htmlPath)
-      printError("stampede: wrote \(htmlPath)")
+      printError("\(AppRegistry.program): wrote \(htmlPath)")
     }
     if options.flags.contains("--flaky") && flaky.contains(where: { $0.cause == .determinismBug }) {
       return .nondeterminism

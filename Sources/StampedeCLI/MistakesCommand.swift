@@ -26,7 +26,8 @@ enum MistakesCommand {
     let mistakes = ClientMistake.allCases.filter { selected.isEmpty || selected.contains($0) }
     guard let loaded = loadProfile(path) else { return .usage }
     guard Jemalloc.isProcessAllocator else {
-      printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
+      printError(
+        "\(AppRegistry.program): jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
       return .usage
     }
     var profile = loaded.profile

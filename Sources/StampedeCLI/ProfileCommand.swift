@@ -93,13 +93,13 @@ enum ProfileCommand {
       return .pass
     }
     if !force && FileManager.default.fileExists(atPath: path) {
-      printError("stampede: \(path) exists; pass --force to replace it")
+      printError("\(AppRegistry.program): \(path) exists; pass --force to replace it")
       return .usage
     }
     do {
       try AtomicFile.write(Data(text.utf8), to: path)
     } catch {
-      printError("stampede: cannot write \(path): \(error.localizedDescription)")
+      printError("\(AppRegistry.program): cannot write \(path): \(error.localizedDescription)")
       return .usage
     }
     print("wrote \(path)")

@@ -140,34 +140,35 @@ enum RunCommand {
         let text = PerfettoTrace.render(records: recorder.records, world: result.world, filter: filter)
         try AtomicFile.write(Data(text.utf8), to: perfettoPath)
       }
-      printError("stampede: traced \(recorder.matched) of \(result.events) events")
+      printError("\(AppRegistry.program): traced \(recorder.matched) of \(result.events) events")
     }
     let report = run.report(result, startedAt: startedAt)
     if let out {
       do {
         try ReportFiles.write(report, to: out)
       } catch {
-        printError("stampede: cannot write the report to \(out): \(error)")
+        printError("\(AppRegistry.program): cannot write the report to \(out): \(error)")
         return (report, .usage)
       }
     }
     try Summary.print(report, reportPath: out.map { $0 + "/report.json" }, output: output)
     if result.interrupted {
-      printError("stampede: interrupted; the report is marked incomplete.")
+      printError("\(AppRegistry.program): interrupted; the report is marked incomplete.")
       return (report, report.violationCount > 0 ? .invariantViolated : .interrupted)
     }
     if !report.reachedEnd && report.violationCount == 0 {
       printError(
-        "stampede: the event budget (limits.maxEvents) ended the run at \(String(format: "%.1f", report.simulatedSeconds)) s of simulated time, before its end: the verdict is incomplete and these were not judged: \((report.notJudged ?? []).joined(separator: ", "))"
+        "\(AppRegistry.program): the event budget (limits.maxEvents) ended the run at \(String(format: "%.1f", report.simulatedSeconds)) s of simulated time, before its end: the verdict is incomplete and these were not judged: \((report.notJudged ?? []).joined(separator: ", "))"
       )
     }
     if options.flags.contains("--check-determinism") {
       let check = DeterminismCheck.check(run)
       if let d = check.divergence {
-        printError("stampede: NONDETERMINISM: the same profile and seed ran differently twice: \(d)")
+        printError("\(AppRegistry.program): NONDETERMINISM: the same profile and seed ran differently twice: \(d)")
         return (report, .nondeterminism)
       }
-      printError("stampede: determinism check passed: a second run executed the same \(result.events) events")
+      printError(
+        "\(AppRegistry.program): determinism check passed: a second run executed the same \(result.events) events")
     }
     return (report, exitCode(report))
   }
@@ -196,12 +197,13 @@ enum ReplayCommand {
     do {
       original = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
     } catch {
-      printError("stampede: \(reportPath): not a run report (\(error.localizedDescription))")
+      printError("\(AppRegistry.program): \(reportPath): not a run report (\(error.localizedDescription))")
       return .usage
     }
     guard original.complete else {
       printError(
-        "stampede: \(reportPath) is incomplete (the run was interrupted), so no replay can reach its trace hash")
+        "\(AppRegistry.program): \(reportPath) is incomplete (the run was interrupted), so no replay can reach its trace hash"
+      )
       return .usage
     }
     let run: SimulationRun
@@ -213,15 +215,17 @@ enum ReplayCommand {
     }
     if original.tool.version != StampedeVersion.current {
       printError(
-        "stampede: note: the report was made by stampede \(original.tool.version), this is \(StampedeVersion.current)")
+        "\(AppRegistry.program): note: the report was made by stampede \(original.tool.version), this is \(StampedeVersion.current)"
+      )
     }
     let (report, code) = try RunCommand.perform(run, options: options, out: options.values["--out"])
     guard report.traceHash == original.traceHash else {
       printError(
-        "stampede: NONDETERMINISM: replay reached trace hash \(report.traceHash), the report has \(original.traceHash)")
+        "\(AppRegistry.program): NONDETERMINISM: replay reached trace hash \(report.traceHash), the report has \(original.traceHash)"
+      )
       return .nondeterminism
     }
-    printError("stampede: replay reached the report's trace hash \(original.traceHash)")
+    printError("\(AppRegistry.program): replay reached the report's trace hash \(original.traceHash)")
     return code
   }
 
@@ -242,12 +246,13 @@ enum ReplayCommand {
       )
     }
     guard let repro = Repro.parse(original.repro) else {
-      throw ReplayError(message: "stampede: \(reportPath): cannot read its repro line: \(original.repro)")
+      throw ReplayError(message: "\(AppRegistry.program): \(reportPath): cannot read its repro line: \(original.repro)")
     }
     guard FileManager.default.fileExists(atPath: repro.profilePath) else {
       throw ReplayError(
         message:
-          "stampede: cannot read \(repro.profilePath) (from the report's repro line); run where the report was made")
+          "\(AppRegistry.program): cannot read \(repro.profilePath) (from the report's repro line); run where the report was made"
+      )
     }
     let profile: Profile
     let data: Data
@@ -263,7 +268,7 @@ enum ReplayCommand {
     else {
       throw ReplayError(
         message:
-          "stampede: \(repro.profilePath) has changed since the report was made (sha256 \(original.profile.sha256.prefix(12))… then, \(sha.prefix(12))… now); check out the version the report was made with"
+          "\(AppRegistry.program): \(repro.profilePath) has changed since the report was made (sha256 \(original.profile.sha256.prefix(12))… then, \(sha.prefix(12))… now); check out the version the report was made with"
       )
     }
     var run = SimulationRun(
@@ -506,7 +511,7 @@ final class ProgressPrinter {
 enum ValidateCommand {
   static func main(_ args: [String]) -> ExitCode {
     guard !args.isEmpty else {
-      printError("stampede: validate takes one or more PROFILE files")
+      printError("\(AppRegistry.program): validate takes one or more PROFILE files")
       return .usage
     }
     var failed = false

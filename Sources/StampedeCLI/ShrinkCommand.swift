@@ -35,7 +35,7 @@ enum ShrinkCommand {
       printProfileError(error)
       return .usage
     } catch {
-      printError("stampede: cannot read \(path): \(error.localizedDescription)")
+      printError("\(AppRegistry.program): cannot read \(path): \(error.localizedDescription)")
       return .usage
     }
     // Selected mistakes and SDK quirks become part of the profile, so the shrunk one reproduces
@@ -51,7 +51,7 @@ enum ShrinkCommand {
       do {
         tree = try tree.setting(key, to: .array(Set(listed + added).sorted().map { .string($0) }))
       } catch {
-        printError("stampede: shrink: \(error.description)")
+        printError("\(AppRegistry.program): shrink: \(error.description)")
         return .usage
       }
     }
@@ -65,7 +65,7 @@ enum ShrinkCommand {
     do {
       outcome = try shrinker.shrink(seed: seed, nearbySeeds: nearby)
     } catch {
-      printError("stampede: shrink: \(error.description)")
+      printError("\(AppRegistry.program): shrink: \(error.description)")
       return .usage
     }
     let header = """
@@ -79,7 +79,7 @@ enum ShrinkCommand {
     do {
       try AtomicFile.write(Data((header + JSON5Writer.write(outcome.tree) + "\n").utf8), to: out)
     } catch {
-      printError("stampede: cannot write \(out): \(error)")
+      printError("\(AppRegistry.program): cannot write \(out): \(error)")
       return .usage
     }
     print("shrunk in \(outcome.runs) runs (budget \(budget)): \(outcome.signature)")

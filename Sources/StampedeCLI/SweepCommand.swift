@@ -51,7 +51,8 @@ enum SweepCommand {
     if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index + 1)-of-\(shard.count)" }
     try ReportFolder.check(out, writes: SweepReports.names)
     guard Jemalloc.isProcessAllocator else {
-      printError("stampede: jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
+      printError(
+        "\(AppRegistry.program): jemalloc is not the process allocator; rebuild with libjemalloc-dev installed.")
       return .usage
     }
     var recheckShare: Double?
@@ -72,7 +73,7 @@ enum SweepCommand {
     sweep.overrides = sets
     if let shard {
       let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
-      printError("stampede: shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
+      printError("\(AppRegistry.program): shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
     }
     signal(SIGINT) { _ in interruptRequested = 1 }
     signal(SIGTERM) { _ in interruptRequested = 1 }
@@ -131,7 +132,7 @@ enum SweepCommand {
     do {
       try SweepReports.write(summary, to: out)
     } catch {
-      printError("stampede: cannot write the summary to \(out): \(error)")
+      printError("\(AppRegistry.program): cannot write the summary to \(out): \(error)")
       return .usage
     }
     print(SweepCommand.footer(summary, folder: out))
@@ -151,14 +152,14 @@ enum SweepCommand {
     if let added, added > 0 { print("  corpus: remembered \(added) new failing seed(s) in \(corpus.path)") }
     if corpusStillFailing > 0 { print("  corpus: \(corpusStillFailing) remembered seed(s) still fail") }
     if interruptRequested != 0 {
-      printError("stampede: interrupted; the summary lists the seeds that did not run.")
+      printError("\(AppRegistry.program): interrupted; the summary lists the seeds that did not run.")
       return .interrupted
     }
     if let share = recheckShare {
       let check = sweep.recheck(summary, share: share)
       if let d = check.divergence {
         printError(
-          "stampede: NONDETERMINISM: seed \(d.seed) ran again with trace hash \(d.hashes.second), the sweep had \(d.hashes.first)"
+          "\(AppRegistry.program): NONDETERMINISM: seed \(d.seed) ran again with trace hash \(d.hashes.second), the sweep had \(d.hashes.first)"
             + (d.detail.map { ": \($0)" } ?? ""))
         return .nondeterminism
       }
@@ -216,7 +217,7 @@ enum MergeCommand {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         parts.append(try JSONDecoder().decode(SweepSummary.self, from: data))
       } catch {
-        printError("stampede: \(path): not a sweep summary (\(error.localizedDescription))")
+        printError("\(AppRegistry.program): \(path): not a sweep summary (\(error.localizedDescription))")
         return .usage
       }
     }
@@ -224,7 +225,7 @@ enum MergeCommand {
     do {
       merged = try SweepSummary.merge(parts)
     } catch {
-      printError("stampede: merge: \(error.description)")
+      printError("\(AppRegistry.program): merge: \(error.description)")
       return .usage
     }
     let out = options.values["--out"] ?? "summary.json"
@@ -251,7 +252,7 @@ enum MergeCommand {
           Data(text.utf8), to: ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(name))
       }
     } catch {
-      printError("stampede: cannot write \(out): \(error)")
+      printError("\(AppRegistry.program): cannot write \(out): \(error)")
       return .usage
     }
     // Each shard's failing-seed corpus (beside its summary) joins the merged folder's, so that
@@ -264,7 +265,7 @@ enum MergeCommand {
         let added = try FailingSeedCorpus.inFolder(folder.isEmpty ? "." : folder).add(shardRows)
         print("  corpus: \(added) failing seed(s) from the shards added to failing-seeds.jsonl")
       } catch {
-        printError("stampede: cannot write the merged failing-seed corpus: \(error)")
+        printError("\(AppRegistry.program): cannot write the merged failing-seed corpus: \(error)")
         return .usage
       }
     }
@@ -285,7 +286,7 @@ enum MergeCommand {
           print("  history: \(imported) shard entr\(imported == 1 ? "y" : "ies") gathered into \(history)")
         }
       } catch {
-        printError("stampede: warning: the shards' histories were not gathered into \(history): \(error)")
+        printError("\(AppRegistry.program): warning: the shards' histories were not gathered into \(history): \(error)")
       }
       if merged.missingSeeds.isEmpty {
         HistoryRecording.record(options, variant: merged.variant ?? "", reportPath: out) { try $0.record(merged, $1) }
@@ -294,7 +295,7 @@ enum MergeCommand {
     if !merged.missingSeeds.isEmpty {
       let list = merged.missingSeeds.prefix(10).map(String.init).joined(separator: ", ")
       printError(
-        "stampede: merge: \(merged.missingSeeds.count) seed(s) of \(merged.seeds.from)..\(merged.seeds.to) have no result (\(list)\(merged.missingSeeds.count > 10 ? ", …" : "")); is a shard missing?"
+        "\(AppRegistry.program): merge: \(merged.missingSeeds.count) seed(s) of \(merged.seeds.from)..\(merged.seeds.to) have no result (\(list)\(merged.missingSeeds.count > 10 ? ", …" : "")); is a shard missing?"
       )
       return .usage
     }

@@ -34,6 +34,33 @@ enum ExamplesTool {
     #expect(hashes[0] == hashes[1])
   }
 
+  /// An app team's executable names itself in its help and its messages, not `stampede`.
+  @Test func theExecutableNamesItselfInHelpAndMessages() throws {
+    let help = try ExamplesTool.run(["help"])
+    #expect(help.status == 0)
+    #expect(help.stdout.hasPrefix("stampede-examples "))
+    #expect(help.stdout.contains("\n  stampede-examples run PROFILE"))
+    #expect(!help.stdout.contains("\n  stampede run"), "every command line names the executable")
+    let runHelp = try ExamplesTool.run(["run", "--help"])
+    #expect(runHelp.stdout.contains("stampede-examples run"))
+    // Only the command name is replaced, once.
+    #expect(!help.stdout.contains("stampede-examples-examples"))
+    let version = try ExamplesTool.run(["version"])
+    #expect(version.stdout.hasPrefix("stampede-examples "))
+    // A message about a run: refused before any work, named by the executable.
+    let refused = try ExamplesTool.run(["run", "profiles/smoke.json5", "--app", "no-such-app"])
+    #expect(refused.status == 2)
+    #expect(refused.stderr.hasPrefix("stampede-examples: --app: no app 'no-such-app' in stampede-examples"))
+    let folder = ExamplesTool.folder()
+    let out = folder.appendingPathComponent("named")
+    let r = try ExamplesTool.run([
+      "run", "profiles/smoke.json5", "--app", "examples", "--set", "duration=30s", "--out", out.path,
+      "--history", "off",
+    ])
+    #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    #expect(!(r.stdout + r.stderr).contains("\nstampede: ") && !(r.stdout + r.stderr).hasPrefix("stampede: "))
+  }
+
   /// The examples' audience view model is `@MainActor`: under `sweep --jobs 2` each world runs
   /// on a thread of its own with its own simulated main actor, and every seed's trace hash is the
   /// one `--jobs 1` gives.
