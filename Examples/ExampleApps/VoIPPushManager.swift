@@ -33,6 +33,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   var currentCallUUID: UUID?
   /// The call ID the push of the current incoming conversation named (`voip_call_id`), if any.
   private var currentCallID: String?
+  /// The call of a conversation declined before the SDK heard of it (a cold start).
+  private var pendingDecline: String?
   /// An "answer" tapped before the SDK heard of the call (a cold start).
   private var pendingJoin: JoinConversationAction?
   /// Calls the user placed, by conversation, until the system hands their Start action back.
@@ -143,6 +145,20 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     let uuid = UUID()
     let update = VoIPPushManager.update(callerName: fields.callerName ?? "Unknown caller", isVideo: fields.isVideo)
     if let shown = currentCallUUID, conversationManager.conversations.contains(where: { $0.uuid == shown }) {
+      let pushedID = payload.dictionaryPayload["voip_call_id"] as? String
+      let state = CallStore.shared.state.value
+      if !currentIsOutgoing, let pushedID, pushedID != currentCallID, state.selfInfo.status == .waiting,
+        state.callId == pushedID
+      {
+        // The SDK rings for this call, not for the one on screen (whose call it declined as busy,
+        // or never heard of): this one is shown instead.
+        endConversation(.remoteEnded)
+        try? await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
+        currentCallUUID = uuid
+        currentCallID = pushedID
+        currentIsOutgoing = false
+        return
+      }
       // A second call while one is on screen (the SDK declines it as busy): iOS wants it
       // reported all the same, so report it and end it at once, leaving the shown one alone.
       try? await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
@@ -231,7 +247,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       let state = CallStore.shared.state.value
       if let pushed = currentCallID, state.selfInfo.status != .none, state.callId != pushed {
         join.fail()
-        return endConversation(.failed)
+        endConversation(.failed)
+        // The call that does ring is shown, so that the user can answer or decline it.
+        if state.selfInfo.status == .waiting { showRinging(callId: state.callId, isVideo: false) }
+        return
       }
       switch state.selfInfo.status {
       case .waiting: accept(join)
@@ -259,8 +278,13 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       // The system UI has already ended the conversation: say so at once (waiting for the
       // server's answer can outlast the action's deadline), then leave or decline the call.
       end.fulfill(dateEnded: Date())
-      let inCall = CallStore.shared.state.value.selfInfo.status == .accept
-      if inCall { CallStore.shared.hangup(completion: nil) } else { CallStore.shared.reject(completion: nil) }
+      switch CallStore.shared.state.value.selfInfo.status {
+      case .accept: CallStore.shared.hangup(completion: nil)
+      case .waiting: CallStore.shared.reject(completion: nil)
+      // A cold start: the SDK has not heard of the call yet (the SDK refuses a reject of a call it
+      // never reported). It is declined when the SDK rings for it.
+      case .none: pendingDecline = currentIsOutgoing ? nil : currentCallID
+      }
       currentCallUUID = nil
     default:
       action.fail()
@@ -355,6 +379,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   private func callEvent(_ event: CallEvent) {
     switch event {
     case .onCallReceived(let callId, let mediaType, _):
+      if let declined = pendingDecline, declined == callId {
+        pendingDecline = nil
+        return CallStore.shared.reject(completion: nil)
+      }
       if pendingJoin == nil, !currentIsOutgoing, let pushed = currentCallID, pushed != callId {
         // The conversation on screen is for a pushed call the SDK does not ring for: two calls
         // were pushed at once, the second one's conversation was ended as a second call, and the
@@ -371,6 +399,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
           // call the user never saw; the answer fails and its conversation ends.
           join.fail()
           endConversation(.remoteEnded)
+          showRinging(callId: callId, isVideo: mediaType == .video)
         } else {
           accept(join)
         }
