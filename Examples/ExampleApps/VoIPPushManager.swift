@@ -33,6 +33,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   var currentCallUUID: UUID?
   /// The call ID the push of the current incoming conversation named (`voip_call_id`), if any.
   private var currentCallID: String?
+  /// The last call the SDK rang this phone for.
+  private var lastIncomingCallID: String?
   /// The call of a conversation declined before the SDK heard of it (a cold start).
   private var pendingDecline: String?
   /// An "answer" tapped before the SDK heard of the call (a cold start).
@@ -248,8 +250,11 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       if let pushed = currentCallID, state.selfInfo.status != .none, state.callId != pushed {
         join.fail()
         endConversation(.failed)
-        // The call that does ring is shown, so that the user can answer or decline it.
-        if state.selfInfo.status == .waiting { showRinging(callId: state.callId, isVideo: false) }
+        // The call that does ring is shown, so that the user can answer or decline it (an
+        // incoming one: "waiting" is also a call this phone is placing).
+        if state.selfInfo.status == .waiting, state.callId == lastIncomingCallID {
+          showRinging(callId: state.callId, isVideo: false)
+        }
         return
       }
       switch state.selfInfo.status {
@@ -379,6 +384,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   private func callEvent(_ event: CallEvent) {
     switch event {
     case .onCallReceived(let callId, let mediaType, _):
+      lastIncomingCallID = callId
       if let declined = pendingDecline, declined == callId {
         pendingDecline = nil
         return CallStore.shared.reject(completion: nil)
