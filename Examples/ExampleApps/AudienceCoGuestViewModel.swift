@@ -39,6 +39,9 @@ import Foundation
   private var earlierMayStand = false
   /// When the last application that got no answer was sent.
   private var mayStandSince: DispatchTime?
+  /// Whether an application stands that the app cannot tell apart (100202 after several with no
+  /// answer): the next answer is taken for its.
+  private var standingUnknown = false
   /// Whether the current application's apply was answered.
   private var applyAnswered = false
   /// The last co-guest event heard, and when.
@@ -110,7 +113,9 @@ import Foundation
       // A timeout sooner than the timeout is an earlier application's, held up on the way while
       // this one was sent: the current application still stands.
       let waited = DispatchTime.now().uptimeNanoseconds &- appliedAt.uptimeNanoseconds
-      if reason == .timeout && waited < UInt64(applyTimeout * 1e9) { return }
+      // (After a 100202 the one application standing is not known for sure: its answer is the next.)
+      if reason == .timeout && waited < UInt64(applyTimeout * 1e9) && !standingUnknown { return }
+      standingUnknown = false
       if status == .applying && !openingDevices {
         status = .idle
         errorMessage = "No answer (\(reason)); try again"
@@ -169,7 +174,7 @@ import Foundation
     // message lost on the way), the application is over; withdraw it and say so.
     DispatchQueue.main.asyncAfter(deadline: .now() + applyTimeout + 5) { [weak self] in
       guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
-      self.withdraw(attempt: mine, tries: 4)
+      self.withdraw(attempt: mine)
     }
     coGuestStore.applyForSeat(seatIndex: seatIndex, timeout: applyTimeout, extraInfo: nil) { [weak self] result in
       DispatchQueue.main.async {
@@ -192,6 +197,7 @@ import Foundation
           // The standing application is the earlier one, sent when it was: the last one that got
           // no answer (refused ones filed nothing).
           self.appliedAt = self.mayStandSince ?? before
+          self.standingUnknown = true
           return
         }
         // 100203: already on a seat (an earlier session whose leave was lost): the seat is the
@@ -207,14 +213,19 @@ import Foundation
   }
 
   /// The watchdog withdraws an application that got no answer. The screen says idle once the
-  /// withdrawal is answered; one that got no answer either (-1) may not have reached the server,
-  /// where the application would still stand, so it is sent again (a few times) first.
-  private func withdraw(attempt mine: Int, tries: Int) {
+  /// withdrawal is answered. One that got no answer either (-1) may not have reached the server,
+  /// where the application still stands (and one filed with no timeout stands for good), so the
+  /// screen goes on saying "applying" and the withdrawal is sent again, a few seconds apart (the
+  /// screen says "applying": an answer must follow the partition's end promptly), until the
+  /// server answers it (a fixed few tries gave up inside a partition).
+  private func withdraw(attempt mine: Int, retryAfter: Double = 2) {
     coGuestStore.cancelApplication { [weak self] result in
       DispatchQueue.main.async {
         guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
-        if case .failure(let error) = result, error.code == -1, tries > 1 {
-          DispatchQueue.main.asyncAfter(deadline: .now() + 2) { self.withdraw(attempt: mine, tries: tries - 1) }
+        if case .failure(let error) = result, error.code == -1 {
+          DispatchQueue.main.asyncAfter(deadline: .now() + retryAfter) {
+            self.withdraw(attempt: mine, retryAfter: min(4, retryAfter * 2))
+          }
           return
         }
         self.status = .idle

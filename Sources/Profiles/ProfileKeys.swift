@@ -437,7 +437,7 @@ public enum ProfileKeys {
         ),
         key(
           "network.requestTimeout", .duration(minimum: .milliseconds(1)), .value("10s"),
-          "how long the SDK waits for the answer to a request before it reports -1 (`failed`), whether or not the server carried it out (a lost request or answer, a vanishing outage). The SDKs' documentation gives no figure; a setting, not a fact"
+          "how long the SDK waits for the answer to a request before it reports -1 (`failed`), whether or not the server carried it out (a lost request or answer, a vanishing outage, a request or answer held up past it by a partition or a long delay: a request held so is not delivered after the SDK gave up, an answer held so reaches nobody). The SDKs' documentation gives no figure; a setting, not a fact"
         ),
         key(
           "workload", .section(filled: true), .value([:]),

@@ -32,6 +32,14 @@ extension LiveWorld {
     }
     let user = inFlight.ops[Int(slot)].user
     let at = fifo(downlink: true, user, scheduler.now, channel: inFlight.ops[Int(slot)].kind.answerChannel)
+    let deadline = inFlight.ops[Int(slot)].issuedAt + profile.network.requestTimeout
+    if at > deadline {
+      // Held up in the network past the SDK's request timeout: the SDK gives up first, with no
+      // answer (-1), though the server carried the request out.
+      scheduler.schedule(
+        at: max(deadline, scheduler.now), event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+      return
+    }
     deliver(event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: user, at: at, &scheduler)
   }
 

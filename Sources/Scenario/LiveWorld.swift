@@ -460,7 +460,16 @@ public struct LiveWorld: World {
           {
             at = at + extra
           }
-          scheduler.schedule(at: at, event(.serverCall, slot))
+          if at > scheduler.now + profile.network.requestTimeout {
+            // Held up in the network (a partition, a long delay) past the SDK's request timeout:
+            // the SDK gives up on it, and the request is not delivered after that.
+            if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
+            scheduler.schedule(
+              after: profile.network.requestTimeout,
+              event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+          } else {
+            scheduler.schedule(at: at, event(.serverCall, slot))
+          }
         }
       case .closeDevice(let user, let device):
         runtime.closeDevice(device, user: user)

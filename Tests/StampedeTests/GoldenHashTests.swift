@@ -78,11 +78,11 @@ import Testing
 
   static let expected: [String: String] = [
     "bench-mmcc:seed-1": "2d446d3adc11d0b8",
-    "call-storm-swarm:seed-1": "4d3d71caf0657432",
+    "call-storm-swarm:seed-1": "dad1ff96ad85ebdd",
     "capacity-1m:seed-1": "9b0e27f543434b34",
     "flash-crowd-staffing:seed-1": "de7c37c85e0de2d0",
-    "seat-rush-swarm:seed-1": "e6b78a0d3944c49f",
-    "swarm-chaos:seed-1": "94a16d8dc3b55e34",
+    "seat-rush-swarm:seed-1": "72421301fcc4d861",
+    "swarm-chaos:seed-1": "f80a742105361a0c",
     "call-storm:seed-1": "b51723617ea0fca6",
     "call-storm:seed-2": "d608cf49327f1bcc",
     "call-storm:seed-3": "2dccce8cfa996270",
