@@ -31,6 +31,8 @@ import Foundation
   private var attempt = 0
   private var lifecycleObservers: [NSObjectProtocol] = []
   private var reopeningCamera = false
+  /// Whether a microphone open is on its way.
+  private var microphoneOpening = false
   /// Whether a leave of a seat the guest cannot use is on its way: until it is answered the app
   /// neither applies nor takes a seat the list shows (the leave would take the guest off it).
   private var leavingSeat = false
@@ -249,7 +251,9 @@ import Foundation
           let seated = self.coGuestStore.state.value.connected.contains { $0.userID == self.userID }
           if !seated { self.status = .idle }
         case .failure:
-          break  // not heard (-1): the application may still stand; its answer or timeout comes
+          // Not heard (-1): the withdrawal may have gone through, and then no answer or timeout of
+          // the application ever comes. Send it again until the server answers it.
+          self.withdraw(attempt: mine)
         }
       }
     }
@@ -311,8 +315,20 @@ import Foundation
 
   private func openDevices() {
     openingDevices = true
+    // An opening already on its way (one the session that just ended started) goes on for this
+    // session: its completions read the status when they come. A second open would be refused as
+    // "already opening".
+    guard !microphoneOpening else { return }
+    microphoneOpening = true
     DeviceStore.shared.openLocalMicrophone { [weak self] micResult in
       guard let self else { return }
+      self.microphoneOpening = false
+      // Closed since it was asked for (the session it was for ended): open it again for this one.
+      if case .success = micResult, self.status == .applying,
+        DeviceStore.shared.state.value.microphoneStatus == .off
+      {
+        return self.openDevices()
+      }
       guard self.status == .applying else {
         self.openingDevices = false
         return DeviceStore.shared.closeLocalMicrophone()
