@@ -50,6 +50,10 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   /// Whether the user was logged in elsewhere (kicked offline) and has not logged in here since:
   /// no call can be answered, nor its end heard, until then.
   private var loggedOut = false
+  /// Kicked offline and not logged in since (by this app or any other path).
+  private var loggedOutElsewhere: Bool {
+    loggedOut && LoginStore.shared.state.value.loginStatus != .logined
+  }
   /// Actions the system timed out while an answer was on its way to complete them.
   private var timedOutActions: Set<ObjectIdentifier> = []
 
@@ -171,7 +175,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     }
     do {
       try await conversationManager.reportNewIncomingConversation(uuid: uuid, update: update)
-      if loggedOut || isOver(callID: payload.dictionaryPayload["voip_call_id"] as? String),
+      if loggedOutElsewhere || isOver(callID: payload.dictionaryPayload["voip_call_id"] as? String),
         let trailing = conversationManager.conversations.first(where: { $0.uuid == uuid })
       {
         // Reported, as iOS requires, but there is nothing to ring for (or, logged in elsewhere,
@@ -260,7 +264,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       switch state.selfInfo.status {
       case .waiting: accept(join)
       case .accept: join.fulfill(dateConnected: Date())  // already answered in the app
-      case .none where loggedOut:
+      case .none where loggedOutElsewhere:
         // Logged in elsewhere: this phone can answer nothing.
         join.fail()
         endConversation(.failed)
@@ -316,7 +320,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       let loggedIn = LoginStore.shared.state.value.loginStatus == .logined && TUILogin.isUserLogined()
       guard loggedIn else {
         // Still logging in (or logged out: the session's end ends the conversation).
-        if !self.loggedOut { self.expectRing(uuid: uuid, after: min(delay * 2, 8)) }
+        if !self.loggedOutElsewhere { self.expectRing(uuid: uuid, after: min(delay * 2, 8)) }
         return
       }
       if CallStore.shared.state.value.selfInfo.status == .none { self.endConversation(.remoteEnded) }
