@@ -156,7 +156,7 @@ public struct LiveWorld: World {
     clientRandom = Column(streams.entities("clients", layout.identities))
     uiWatch = UIWatch(users: layout.totalUsers)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
-    batches = DownlinkBatches(network: network)
+    batches = DownlinkBatches(network: network, replyKind: LiveEvent.clientReply.rawValue)
     deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
     reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)

@@ -10,9 +10,9 @@ import SimKernel
 /// skips the requests answered meanwhile and waits for the next one still pending. A request
 /// answered before its deadline costs no event. Lines are per room, so that a room's events never
 /// depend on another room's requests (removing the other rooms leaves a room's life as it was).
-struct TimeoutLines {
+public struct TimeoutLines {
   /// One timeout length's requests, in filing order.
-  struct Line {
+  public struct Line {
     /// The room and the timeout length in nanoseconds.
     var key: Key
     /// Request IDs and their deadlines (nanoseconds), from `head` on.
@@ -20,12 +20,12 @@ struct TimeoutLines {
     var deadlines: [Int64] = []
     var head = 0
     /// Whether a timer event is pending for this line.
-    var armed = false
+    public var armed = false
 
     /// The first request waiting, with its deadline.
-    var first: (UInt32, Int64)? { head < ids.count ? (ids[head], deadlines[head]) : nil }
+    public var first: (UInt32, Int64)? { head < ids.count ? (ids[head], deadlines[head]) : nil }
 
-    mutating func removeFirst() {
+    public mutating func removeFirst() {
       head += 1
       // Drop the consumed prefix now and then (amortized O(1) per request).
       if head >= 4096 && head * 2 >= ids.count {
@@ -36,13 +36,16 @@ struct TimeoutLines {
     }
   }
 
+  /// No lines yet.
+  public init() {}
+
   /// A line's room and timeout length.
   struct Key: Hashable {
     var room: UInt32
     var length: Int64
   }
 
-  var lines: [Line] = []
+  public var lines: [Line] = []
   var index: [Key: Int] = [:]
   /// Per room: the line it used last, plus one (0: none yet). A room nearly always uses one
   /// timeout length, so this answers without hashing.
@@ -50,7 +53,7 @@ struct TimeoutLines {
 
   /// Appends request `id` of `room`, due at `deadline`, to the line of its room and timeout
   /// `length`; returns the line.
-  mutating func add(_ id: UInt32, room: UInt32, deadline: Int64, length: Int64) -> Int {
+  public mutating func add(_ id: UInt32, room: UInt32, deadline: Int64, length: Int64) -> Int {
     let r = Int(room)
     lastLine.grow(toInclude: r, filling: 0)
     var line = Int(lastLine[r]) - 1

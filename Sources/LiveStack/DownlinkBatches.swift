@@ -1,4 +1,3 @@
-import LiveStack
 import SimKernel
 
 /// Messages to one client that arrive at the same instant, delivered as one event.
@@ -15,7 +14,7 @@ import SimKernel
 /// events at one instant: a follower is now handled before events of other users (or a timer of
 /// its own) that were scheduled between it and its leader for the same instant. Such ties were
 /// broken by scheduling order before too; the channel's order, which the SDK guarantees, is kept.
-struct DownlinkBatches {
+public struct DownlinkBatches {
   /// Per user, its latest batch: the instant (the batch new messages at that instant join;
   /// delivery times on a channel never decrease, so only the latest batch can grow, and earlier
   /// ones wait for their leaders), its leader (as ``DownlinkBatches/key(_:)``) and its last
@@ -30,16 +29,20 @@ struct DownlinkBatches {
   let next = Column<Int32>(reservingCapacity: 0)
   let free = Column<Int32>(reservingCapacity: 0)
 
-  /// Batches for the users of `network`.
-  init(network: Network) {
+  /// The event kind of a reply to an SDK call (replies and notices have slots of their own).
+  let replyKind: UInt16
+
+  /// Batches for the users of `network`, whose reply events are of kind `replyKind`.
+  public init(network: Network, replyKind: UInt16) {
     links = network.links
+    self.replyKind = replyKind
   }
 
   static let replyBit: UInt32 = 1 << 31
 
   /// A delivery event's identity: its slot, with the top bit set for a reply.
-  static func key(_ e: Event) -> UInt32 {
-    e.kind == LiveEvent.clientReply.rawValue ? e.a | replyBit : e.a
+  func key(_ e: Event) -> UInt32 {
+    e.kind == replyKind ? e.a | DownlinkBatches.replyBit : e.a
   }
 
   /// The first follower of the batch `key` leads.
@@ -62,11 +65,11 @@ struct DownlinkBatches {
 
   /// Whether `e`, a delivery to `user` due `at`, joins the batch of that instant (it is then
   /// stored, not scheduled); otherwise it leads a new batch and must be scheduled.
-  mutating func join(_ e: Event, user: UInt32, at: SimInstant) -> Bool {
+  public mutating func join(_ e: Event, user: UInt32, at: SimInstant) -> Bool {
     let u = Int(user)
     let latest = links[u].batch
     guard latest.openAt == at.nanoseconds else {
-      links[u].batch = Network.DownlinkBatch(openAt: at.nanoseconds, leader: Self.key(e), tail: -1)
+      links[u].batch = Network.DownlinkBatch(openAt: at.nanoseconds, leader: key(e), tail: -1)
       return false
     }
     let slot: Int32
@@ -86,8 +89,8 @@ struct DownlinkBatches {
 
   /// After the delivery `e` to `user`: the followers of the batch it leads, appended to
   /// `followers` in channel order (none if it leads no batch). The batch is closed.
-  mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout ScratchList<Event>) {
-    let key = Self.key(e)
+  public mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout ScratchList<Event>) {
+    let key = key(e)
     let u = Int(user)
     let latest = links[u].batch
     if latest.openAt == now.nanoseconds && latest.leader == key { links[u].batch.openAt = -1 }
