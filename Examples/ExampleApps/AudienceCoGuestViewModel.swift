@@ -94,8 +94,12 @@ import Foundation
     // is the copy, not news (a new application tapped between the two would be ended by it).
     let now = DispatchTime.now()
     defer { lastEvent = (event, now) }
-    if let last = lastEvent, last.event == event, now.uptimeNanoseconds &- last.at.uptimeNanoseconds < 1_000_000_000 {
-      return
+    // A copy can trail its original by longer on a slow channel: within three seconds, while a
+    // new application's apply is still unanswered (no answer to it can have come yet), it is the
+    // copy too.
+    if let last = lastEvent, last.event == event {
+      let gap = now.uptimeNanoseconds &- last.at.uptimeNanoseconds
+      if gap < 1_000_000_000 || (gap < 3_000_000_000 && status == .applying && !applyAnswered) { return }
     }
     switch event {
     case .onGuestApplicationResponded(let isAccept, let hostUser):
