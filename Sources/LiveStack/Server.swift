@@ -90,7 +90,9 @@ public struct Server {
         let r = seats.requests[id]
         if r.room == room && r.kind == .application { pending.append(r.guest) }
       }
-      if !pending.isEmpty { joinSnapshots[slot] = pending.reversed() }
+      // (Set or cleared: a slot whose earlier join never delivered its answer must not hand that
+      // join's applicants to this one.)
+      joinSnapshots[slot] = pending.isEmpty ? nil : pending.reversed()
     }
     return nil
   }

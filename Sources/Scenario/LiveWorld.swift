@@ -523,6 +523,8 @@ public struct LiveWorld: World {
         measured.enteredRoom(op.user, now)
         enteredRoom(op.user, slot: slot, &scheduler)
       } else if error == .failed {
+        // The applicants the answer would have carried reach nobody.
+        _ = server.takeJoinSnapshot(slot: slot)
         // No answer: the server may have let it in. The SDK is not in the room and sends no
         // heartbeat, so the server drops it if so.
         scheduler.schedule(after: Server.presenceTimeout, event(.presenceLost, op.user))

@@ -67,6 +67,14 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(violated(report) == [], "seed \(seed)")
   }
 
+  /// swarm-chaos seed 20: a host's join whose answer the SDK gave up on left its applicants on the
+  /// server's side, and the host's next join, in the same slot, was handed them (a guest seated by
+  /// then listed as an applicant: `coguest.no-duplicate-applicants`).
+  @Test func aJoinGivenUpOnHandsItsApplicantsToNoLaterJoin() throws {
+    let report = try runExample("examples", profile: "swarm-chaos.json5", seed: 20)
+    #expect(violated(report) == [])
+  }
+
   @Test func theAppsHostsReviewOneApplicationAtATimeWhenThePersonDoes() throws {
     // The smoke evening with its staff as people: one application at a time. The example host
     // app's taps now wait for a free hand, the wait is measured, and the correct apps still pass.
