@@ -25,22 +25,19 @@ extension LiveWorld {
   }
 
   mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
-    if inFlight.ops[Int(slot)].answerLost {
-      let at = max(scheduler.now, inFlight.ops[Int(slot)].issuedAt + profile.network.requestTimeout)
-      scheduler.schedule(at: at, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
-      return
+    let op = inFlight.ops[Int(slot)]
+    let deadline = op.issuedAt + profile.network.requestTimeout
+    if !op.answerLost {
+      let at = fifo(downlink: true, op.user, scheduler.now, channel: op.kind.answerChannel)
+      if at <= deadline {
+        return deliver(
+          event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: op.user, at: at, &scheduler)
+      }
+      // Held up in the network past the SDK's request timeout: lost as well.
     }
-    let user = inFlight.ops[Int(slot)].user
-    let at = fifo(downlink: true, user, scheduler.now, channel: inFlight.ops[Int(slot)].kind.answerChannel)
-    let deadline = inFlight.ops[Int(slot)].issuedAt + profile.network.requestTimeout
-    if at > deadline {
-      // Held up in the network past the SDK's request timeout: the SDK gives up first, with no
-      // answer (-1), though the server carried the request out.
-      scheduler.schedule(
-        at: max(deadline, scheduler.now), event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
-      return
-    }
-    deliver(event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: user, at: at, &scheduler)
+    // No answer: the SDK gives up at its timeout (-1), though the server carried the request out.
+    scheduler.schedule(
+      at: max(deadline, scheduler.now), event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
   }
 
   /// Schedules a delivery to `user` over its ordered channel, or adds it to the batch of messages

@@ -438,11 +438,7 @@ public struct LiveWorld: World {
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
         } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, scheduler.now) {
           if loss == .request {
-            // The server never hears of it: the SDK gives up after its timeout.
-            if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
-            scheduler.schedule(
-              after: profile.network.requestTimeout,
-              event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+            neverHeard(op, slot: slot, &scheduler)
           } else {
             inFlight.loseAnswer(slot)
             scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
@@ -462,11 +458,8 @@ public struct LiveWorld: World {
           }
           if at > scheduler.now + profile.network.requestTimeout {
             // Held up in the network (a partition, a long delay) past the SDK's request timeout:
-            // the SDK gives up on it, and the request is not delivered after that.
-            if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
-            scheduler.schedule(
-              after: profile.network.requestTimeout,
-              event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+            // the request is not delivered after the SDK gave up on it.
+            neverHeard(op, slot: slot, &scheduler)
           } else {
             scheduler.schedule(at: at, event(.serverCall, slot))
           }
@@ -490,6 +483,14 @@ public struct LiveWorld: World {
       i += 1
     }
     commands.reset()
+  }
+
+  /// The server never hears of SDK call `op` (in `slot`), made now: the SDK gives up after its
+  /// request timeout.
+  mutating func neverHeard(_ op: PendingOperation, slot: UInt32, _ scheduler: inout Scheduler) {
+    if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
+    scheduler.schedule(
+      after: profile.network.requestTimeout, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
   }
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
