@@ -388,6 +388,7 @@ public final class LiveSeatStore {
   }
 
   var builtSeats: [UInt32] = []
+  var builtLocks: [Bool] = []
 
   func refresh() {
     let runtime = bridge.runtime
@@ -399,10 +400,14 @@ public final class LiveSeatStore {
     // seat empty.
     var seats = slot >= 0 ? runtime.seatView[slot] : runtime.seatList(of: bridge.user)
     if seats.isEmpty { seats = [UInt32](repeating: 0, count: count) }
-    guard seats != builtSeats else { return }
+    var locks = runtime.seatLocks(of: bridge.user)
+    if locks.count != seats.count { locks = [Bool](repeating: false, count: seats.count) }
+    guard seats != builtSeats || locks != builtLocks else { return }
     builtSeats = seats
+    builtLocks = locks
     for (i, o) in seats.enumerated() {
-      s.seatList.append(SeatInfo(index: i, userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
+      s.seatList.append(
+        SeatInfo(index: i, isLocked: locks[i], userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
     }
     statePublisher.send(s)
   }

@@ -19,6 +19,16 @@ extension ClientRuntime {
     return list
   }
 
+  /// Which seats of the room `user`'s SDK is in it shows locked now (`SeatInfo.isLocked`): the
+  /// room's locks as room messaging brought them to it, staff included. Empty outside any room.
+  public func seatLocks(of user: UInt32) -> [Bool] {
+    let c = clients[Int(user)]
+    guard c.joinedRoom != 0 else { return [] }
+    let room = c.joinedRoom - 1
+    return feed?.locks(room: room, viewer: user, now: now)
+      ?? [Bool](repeating: false, count: rooms[Int(room)].seatCount)
+  }
+
   /// Puts `user` in `list` where its own messages put it (`seenSeat`), and nowhere else.
   func placeOwnSeat(of user: UInt32, seenSeat: Int16, in list: UnsafeMutableBufferPointer<UInt32>) {
     let me = user + 1

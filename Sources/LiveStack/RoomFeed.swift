@@ -19,15 +19,24 @@ import SimKernel
 /// Hosts and admins also hear every change as delta messages of their own (``Server``); with a
 /// capacity, those leave with the room's broadcast. The viewer a change is about hears it point to
 /// point at once, in order with the answers and events of its own channel.
+///
+/// A seat's lock is part of the list too (`SeatInfo.isLocked`): a lock or unlock is logged and
+/// broadcast like a change of occupant, and every member, staff included, sees it when the
+/// broadcast reaches it. The log keeps it in the seat's word (``lockedBit``); every occupant the
+/// feed hands out has that bit cleared.
 public final class RoomFeed {
-  /// One change to a room's list: the seat, its occupant (user ID + 1, 0 = empty) before and
-  /// after, and when the broadcast carrying it left the server (`.max`: not yet).
+  /// The bit of a seat's word that says it is locked (the rest is occupant + 1).
+  public static let lockedBit: UInt32 = 1 << 31
+
+  /// One change to a room's list: the seat, its word (occupant as user ID + 1, 0 = empty, with
+  /// ``RoomFeed/lockedBit`` if locked) before and after, and when the broadcast carrying it left
+  /// the server (`.max`: not yet).
   public struct Entry: Sendable, Equatable {
     /// The seat.
     public var seat: Int16
-    /// The occupant before, as user ID + 1 (0: empty).
+    /// The seat's word before: occupant + 1 (0: empty), with ``RoomFeed/lockedBit`` if locked.
     public var before: UInt32
-    /// The occupant after, as user ID + 1 (0: empty).
+    /// The seat's word after: occupant + 1 (0: empty), with ``RoomFeed/lockedBit`` if locked.
     public var after: UInt32
     /// When the broadcast carrying it left the server, in nanoseconds (`.max`: not yet).
     public var sentNs: Int64
@@ -79,7 +88,8 @@ public final class RoomFeed {
   /// Each room's first seat in ``current``.
   let seatBase: [Int]
   let seatCount: [Int]
-  /// The server's seat lists, occupant + 1 per seat, mirrored change by change.
+  /// The server's seat lists, occupant + 1 per seat (with ``lockedBit`` if locked), mirrored
+  /// change by change.
   var current: [UInt32]
   var rooms: [Room]
   /// Each user's downlink delay for broadcasts, in microseconds.
@@ -155,11 +165,12 @@ public final class RoomFeed {
     var batch = SeatBatch()
     for i in entryIndices(room: room, sentAtOrAfter: sentNs) {
       let e = entry(room: room, at: i)
-      guard e.sentNs == sentNs, e.after != me, e.before != me, e.after != e.before else { continue }
+      let (before, after) = (e.before & ~Self.lockedBit, e.after & ~Self.lockedBit)
+      guard e.sentNs == sentNs, after != me, before != me, after != before else { continue }
       batch.append(
-        e.after != 0
-          ? SeatChange(room: room, seat: e.seat, user: e.after - 1, seated: true)
-          : SeatChange(room: room, seat: e.seat, user: e.before - 1, seated: false))
+        after != 0
+          ? SeatChange(room: room, seat: e.seat, user: after - 1, seated: true)
+          : SeatChange(room: room, seat: e.seat, user: before - 1, seated: false))
       if batch.isFull {
         body(batch)
         batch = SeatBatch()
@@ -177,9 +188,33 @@ public final class RoomFeed {
   public func record(_ c: SeatChange) {
     let i = seatBase[Int(c.room)] + Int(c.seat)
     let before = current[i]
-    let after: UInt32 = c.seated ? c.user + 1 : (before == c.user + 1 ? 0 : before)
+    let lock = before & Self.lockedBit
+    let after: UInt32 = c.seated ? (c.user + 1) | lock : (before & ~Self.lockedBit == c.user + 1 ? lock : before)
     current[i] = after
     rooms[Int(c.room)].entries.append(Entry(seat: c.seat, before: before, after: after, sentNs: .max))
+  }
+
+  /// The server locked or unlocked seat `seat` of `room`: the feed mirrors it and, if it changed
+  /// the seat, logs it, not yet sent (`logged: false` sets it as the room starts, heard by nobody).
+  /// Returns whether it changed the seat.
+  @discardableResult
+  public func recordLock(room: UInt32, seat: Int, _ locked: Bool, logged: Bool = true) -> Bool {
+    let i = seatBase[Int(room)] + seat
+    let before = current[i]
+    let after = locked ? before | Self.lockedBit : before & ~Self.lockedBit
+    guard after != before else { return false }
+    current[i] = after
+    if logged { rooms[Int(room)].entries.append(Entry(seat: Int16(seat), before: before, after: after, sentNs: .max)) }
+    return true
+  }
+
+  /// Whether the broadcast of `room` sent at `sentNs` locked or unlocked a seat.
+  public func locksChanged(room: UInt32, sentAt sentNs: Int64) -> Bool {
+    for i in entryIndices(room: room, sentAtOrAfter: sentNs) {
+      let e = entry(room: room, at: i)
+      if e.sentNs == sentNs && (e.before ^ e.after) & Self.lockedBit != 0 { return true }
+    }
+    return false
   }
 
   /// Holds `notice` (a delta message about `room`'s list) until the room's broadcast carrying
@@ -334,10 +369,18 @@ public final class RoomFeed {
   /// `room`'s seat list as `viewer` sees it at `now` (occupant + 1 per seat): the server's list,
   /// less the changes that have not reached the viewer yet.
   public func view(room: UInt32, viewer: UInt32, now: SimInstant) -> [UInt32] {
+    var list = [UInt32](repeating: 0, count: seatCount[Int(room)])
+    list.withUnsafeMutableBufferPointer { view(room: room, viewer: viewer, now: now, into: $0) }
+    return list
+  }
+
+  /// Which seats of `room` `viewer` sees locked at `now`: the server's locks, less the changes
+  /// that have not reached the viewer yet.
+  public func locks(room: UInt32, viewer: UInt32, now: SimInstant) -> [Bool] {
     let base = seatBase[Int(room)]
     var list = Array(current[base..<base + seatCount[Int(room)]])
     list.withUnsafeMutableBufferPointer { undoUnseen(room: room, viewer: viewer, now: now, in: $0) }
-    return list
+    return list.map { $0 & Self.lockedBit != 0 }
   }
 
   /// The number of seats of `room`.
@@ -346,12 +389,14 @@ public final class RoomFeed {
   /// ``view(room:viewer:now:)`` written into `list`, which holds at least ``seats(of:)`` values.
   public func view(room: UInt32, viewer: UInt32, now: SimInstant, into list: UnsafeMutableBufferPointer<UInt32>) {
     let base = seatBase[Int(room)]
-    for s in 0..<seatCount[Int(room)] { list[s] = current[base + s] }
+    let n = seatCount[Int(room)]
+    for s in 0..<n { list[s] = current[base + s] }
     undoUnseen(room: room, viewer: viewer, now: now, in: list)
+    for s in 0..<n { list[s] &= ~Self.lockedBit }
   }
 
   /// Takes the server's list of `room` in `list` back to what `viewer` has heard at `now`: the
-  /// changes it has not yet heard, undone from the newest.
+  /// changes it has not yet heard, undone from the newest (seat words, locks included).
   func undoUnseen(room: UInt32, viewer: UInt32, now: SimInstant, in list: UnsafeMutableBufferPointer<UInt32>) {
     let r = Int(room)
     let d = Int64(delayUs[Int(viewer)]) * 1000
@@ -388,6 +433,7 @@ public final class RoomFeed {
         if Int(rooms[r].entries[i].seat) == seat { seen = rooms[r].entries[i].before }
         i -= 1
       }
+      seen &= ~Self.lockedBit
       let server = truth(seat)
       if (seen == ignoring ? 0 : seen) != (server == ignoring ? 0 : server) { return false }
     }
@@ -436,7 +482,7 @@ public final class RoomFeed {
   /// The server's list of `room` as the feed mirrors it (occupant + 1 per seat).
   public func serverList(room: UInt32) -> [UInt32] {
     let base = seatBase[Int(room)]
-    return Array(current[base..<base + seatCount[Int(room)]])
+    return current[base..<base + seatCount[Int(room)]].map { $0 & ~Self.lockedBit }
   }
 
   /// Changes logged and not yet forgotten, across all rooms (for memory figures and tests).

@@ -123,7 +123,11 @@ extension Server {
       return ServerOutcome(seats.rejectInvitation(user: user, inviter: inviter, now: now))
     case .leaveSeat: return seatResult(seats.leaveSeat(user: user))
     case .takeSeat(let seat): return seatResult(seats.takeSeat(user: user, seatIndex: seat, now: now))
-    case .setLocked(let seat, let locked): return ServerOutcome(seats.setLocked(seat: seat, locked, by: user))
+    case .setLocked(let seat, let locked):
+      let error = seats.setLocked(seat: seat, locked, by: user)
+      // The lock is part of the room's seat list: room messaging sends it to the room.
+      if error == nil, let room = seats.room(of: user) { feed.recordLock(room: room, seat: seat, locked) }
+      return ServerOutcome(error)
     case .kick(let guest): return seatResult(seats.kick(guest: guest, by: user))
     case .move(let target, let seat, let policy):
       return seatResult(seats.move(user: target, to: seat, policy: policy, by: user))

@@ -64,22 +64,40 @@ extension LiveWorld {
 
   /// The viewers of `room` whose code hears every change get the broadcast sent at `sentAt`, each
   /// after its own delay.
+  /// The viewers of `room` whose code hears every change get the broadcast sent at `sentAt`, each
+  /// after its own delay. A broadcast that locked or unlocked a seat also reaches the staff whose
+  /// app code watches the seat list (their occupants come by their own messages; the lock only by
+  /// the broadcast).
   mutating func broadcastReachesWatchers(room: UInt32, sentAt: SimInstant, _ scheduler: inout Scheduler) {
     let watchers = server.feed.watchers(of: room)
-    guard !watchers.isEmpty else { return }
     for u in watchers where runtime.clients[Int(u)].joinedRoom == room + 1 {
+      scheduler.schedule(at: sentAt + server.feed.delay(of: u), event(.broadcastSeen, u, room))
+    }
+    guard publishesSDKState, server.feed.locksChanged(room: room, sentAt: sentAt.nanoseconds) else { return }
+    for u in layout.staff(of: room)
+    where runtime.clients[Int(u)].joinedRoom == room + 1 && runtime.clients[Int(u)].subscriptions.contains(.seatList) {
       scheduler.schedule(at: sentAt + server.feed.delay(of: u), event(.broadcastSeen, u, room))
     }
   }
 
-  /// A broadcast reaches a viewer whose code hears every change: the changes of others' seats it
-  /// carried (its own seat it hears by its own messages), as seat-list deltas.
+  /// A broadcast reaches a member whose code hears every change: a viewer hears the changes of
+  /// others' seats it carried (its own seat it hears by its own messages) as seat-list deltas; app
+  /// code that watches the list sees the locks it carried in its stores' state.
   mutating func broadcastSeen(user: UInt32, room: UInt32, _ scheduler: inout Scheduler) {
     guard runtime.clients[Int(user)].joinedRoom == room + 1,
       runtime.clients[Int(user)].subscriptions.contains(.seatList)
     else { return }
     let sentNs = scheduler.now.nanoseconds - server.feed.delay(of: user).nanoseconds
-    server.feed.deltas(room: room, viewer: user, sentNs: sentNs) { run(user, .seatList($0), &scheduler) }
+    var heard = false
+    if runtime.clients[Int(user)].staffSlot < 0 {
+      server.feed.deltas(room: room, viewer: user, sentNs: sentNs) {
+        heard = true
+        run(user, .seatList($0), &scheduler)
+      }
+    }
+    if !heard && publishesSDKState && server.feed.locksChanged(room: room, sentAt: sentNs) {
+      withClient(user, &scheduler) { b, c in b.run(.sdkStateChanged, &c) }
+    }
   }
 
   /// `client.view-matches-server`, sampled while the run goes on (see

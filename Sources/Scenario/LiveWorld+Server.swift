@@ -129,6 +129,7 @@ extension LiveWorld {
         checker.observeStaffLock(room: room, seat: Int(op.seat), locked: op.kind == .lockSeat, by: user, at: now)
         measured.observeLockedEmpty(room: room, seat: Int(op.seat), seats: server.seats, now)
         checker.observeRoom(room, seats: server.seats, at: now)
+        feedChanged(room: room, &scheduler)
       }
     case .placeCall:
       guard let id = outcome.placed else { break }

@@ -173,7 +173,7 @@ public struct LiveWorld: World {
     workload.start(layout: layout, &scheduler)
     for u in layout.phones { scheduler.schedule(after: .zero, event(.clientStart, u)) }
     if let phones { phones.start(&self, &scheduler) }
-    if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(true) }
+    if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(true, &scheduler) }
     workload.scheduleEvents(rooms: layout.rooms, &scheduler)
     scheduler.schedule(after: .zero, event(.sample, 0))
     periodicPending = 1
@@ -253,7 +253,7 @@ public struct LiveWorld: World {
     case .coHostEnd:
       server.seats.disconnectCoHost(room: e.a)
     case .flashCrowd:
-      if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(false) }
+      if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(false, &scheduler) }
       workload.flashCrowd(layout: layout, runtime: runtime, &scheduler)
     case .callTimeout:
       let timeout = SimDuration(nanoseconds: server.callTimeoutsNs[Int(e.a)])
@@ -358,15 +358,19 @@ public struct LiveWorld: World {
 
   // MARK: - Workload
 
-  mutating func setAllSeatsLocked(_ locked: Bool) {
+  /// Locks or unlocks every guest seat (the flash crowd's doors). Rooms start locked, as created;
+  /// opening them goes out to each room through room messaging.
+  mutating func setAllSeatsLocked(_ locked: Bool, _ scheduler: inout Scheduler) {
     for r in 0..<UInt32(layout.rooms) {
       // The guests' seats: the owner keeps its own.
       let room = server.seats.settings[Int(r)]
       for i in room.firstGuestSeat..<room.seatCount {
         _ = server.seats.setLocked(room: r, seat: i, locked)
+        server.feed.recordLock(room: r, seat: i, locked, logged: !locked)
         checker.observeLock(room: r, seat: i, seats: server.seats)
         measured.observeLockedEmpty(room: r, seat: i, seats: server.seats, runtime.now)
       }
+      if !locked { feedChanged(room: r, &scheduler) }
     }
   }
 

@@ -223,6 +223,48 @@ import Testing
     #expect(feed.entries(room: 0, sentAt: at(1100).nanoseconds).map(\.before) == [8])
   }
 
+  @Test func aLockReachesEachMemberOneDelayAfterItsBroadcastAndLeavesTheOccupantsAlone() {
+    // Staff 0 (no delay) and viewers 1 (10 ms) and 2 (50 ms); user 7 sits on seat 1. Seat 1 is
+    // locked at 1 s and unlocked at 2 s, each broadcast at once.
+    let feed = RoomFeed(
+      seatCounts: [3], delayUs: [0, 10_000, 50_000], homeRoom: { _ in 0 }, messaging: .unlimited)
+    func at(_ ms: Int64) -> SimInstant { .zero + .milliseconds(ms) }
+    feed.record(SeatChange(room: 0, seat: 1, user: 7, seated: true))
+    _ = feed.changed(room: 0, members: 3, now: at(500)) { _ in 0 }
+    #expect(feed.recordLock(room: 0, seat: 1, true))
+    #expect(!feed.recordLock(room: 0, seat: 1, true), "locking a locked seat changes nothing")
+    _ = feed.changed(room: 0, members: 3, now: at(1000)) { _ in 0 }
+    #expect(feed.locks(room: 0, viewer: 0, now: at(1000)) == [false, true, false])
+    #expect(feed.locks(room: 0, viewer: 1, now: at(1009)) == [false, false, false])
+    #expect(feed.locks(room: 0, viewer: 1, now: at(1010)) == [false, true, false])
+    #expect(feed.locks(room: 0, viewer: 2, now: at(1049)) == [false, false, false])
+    // Occupants never carry the lock: every list and check the oracles read is as before.
+    #expect(feed.view(room: 0, viewer: 1, now: at(1500)) == [0, 8, 0])
+    #expect(feed.serverList(room: 0) == [0, 8, 0])
+    #expect(feed.viewAgrees(room: 0, viewer: 1, now: at(1500), ignoring: .max) { $0 == 1 ? 8 : 0 })
+    // A lock is no seat-list delta, but its broadcast says it changed a lock.
+    var heard = 0
+    feed.deltas(room: 0, viewer: 1, sentNs: at(1000).nanoseconds) { heard += $0.count }
+    #expect(heard == 0)
+    #expect(feed.locksChanged(room: 0, sentAt: at(1000).nanoseconds))
+    #expect(!feed.locksChanged(room: 0, sentAt: at(500).nanoseconds))
+    // The guest leaves its locked seat: the seat stays locked, and the leave is a delta.
+    feed.record(SeatChange(room: 0, seat: 1, user: 7, seated: false))
+    _ = feed.changed(room: 0, members: 3, now: at(1500)) { _ in 0 }
+    feed.deltas(room: 0, viewer: 1, sentNs: at(1500).nanoseconds) { heard += $0.count }
+    #expect(heard == 1)
+    #expect(feed.locks(room: 0, viewer: 1, now: at(1600)) == [false, true, false])
+    #expect(feed.recordLock(room: 0, seat: 1, false))
+    _ = feed.changed(room: 0, members: 3, now: at(2000)) { _ in 0 }
+    #expect(feed.locks(room: 0, viewer: 2, now: at(2049)) == [false, true, false])
+    #expect(feed.locks(room: 0, viewer: 2, now: at(2050)) == [false, false, false])
+    // A room created locked is locked for everyone from the start, with nothing to broadcast.
+    feed.recordLock(room: 0, seat: 2, true, logged: false)
+    #expect(feed.locks(room: 0, viewer: 2, now: at(2050)) == [false, false, true])
+    #expect(!feed.isBusy(room: 0))
+    #expect(feed.broadcasts == 4)
+  }
+
   @Test func aSeatListUpdatedInPlaceIsTheOneTheSDKWouldBuildAfresh() {
     // Staff 0, viewers 1-3 in one room of 4 seats; viewer 1 hears broadcasts 10 ms late. The list
     // an app-facing store keeps is brought up to date in its own storage; at every step it must

@@ -79,10 +79,10 @@ import Testing
   static let expected: [String: String] = [
     "bench-mmcc:seed-1": "2d446d3adc11d0b8",
     "call-storm-swarm:seed-1": "dad1ff96ad85ebdd",
-    "capacity-1m:seed-1": "9b0e27f543434b34",
+    "capacity-1m:seed-1": "fc465df8fb8d2431",
     "flash-crowd-staffing:seed-1": "de7c37c85e0de2d0",
     "seat-rush-swarm:seed-1": "72421301fcc4d861",
-    "swarm-chaos:seed-1": "f80a742105361a0c",
+    "swarm-chaos:seed-1": "e42ed92bf62c8639",
     "call-storm:seed-1": "b51723617ea0fca6",
     "call-storm:seed-2": "d608cf49327f1bcc",
     "call-storm:seed-3": "2dccce8cfa996270",
