@@ -228,3 +228,104 @@ public final class UnguardedInviteHostViewModel {
     }
   }
 }
+
+/// Wrong: the apply's failure handler reads every error as the host's "no", -1 included. But -1
+/// is no answer: the request may have reached the server and the application stand there, and the
+/// host may accept it. The screen shows idle, ignores the acceptance that follows (it is not
+/// applying any more) and the seat list that seats it, and the viewer sits on a seat its app says
+/// it is not on. Caught by `ui.idle-means-off-seat`, once an apply's answer is lost after the
+/// server filed it: a path plain chaos reaches by luck, and `sweep --explore` steers to.
+public final class MinusOneRefusedAudienceViewModel: ObservableObject {
+  public enum CoGuestStatus {
+    case idle
+    case applying
+    case connected
+  }
+
+  @Published public private(set) var status: CoGuestStatus = .idle
+  @Published public private(set) var errorMessage: String?
+  private let coGuestStore: CoGuestStore
+  private var cancellables = Set<AnyCancellable>()
+  /// Whether the devices are open or opening.
+  private var devicesOn = false
+
+  public init(liveID: String, userID: String) {
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+    coGuestStore.state
+      .map { $0.connected.contains { $0.userID == userID } }
+      .removeDuplicates()
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] seated in
+        // Off the seat (left, kicked, or a disconnect that went through): the session is over.
+        guard let self, !seated, self.status == .connected || self.devicesOn else { return }
+        self.closeDevices()
+        self.status = .idle
+      }
+      .store(in: &cancellables)
+    coGuestStore.guestEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] event in
+        guard let self else { return }
+        switch event {
+        case .onGuestApplicationResponded(true, _):
+          // Only the application the screen is waiting for.
+          if self.status == .applying && !self.devicesOn { self.openDevices() }
+        case .onGuestApplicationResponded(false, _), .onGuestApplicationNoResponse:
+          if self.status == .applying && !self.devicesOn { self.status = .idle }
+        default:
+          break
+        }
+      }
+      .store(in: &cancellables)
+  }
+
+  public func applyForSeat() {
+    guard status == .idle else { return }
+    status = .applying
+    coGuestStore.applyForSeat(seatIndex: -1, timeout: 30, extraInfo: nil) { [weak self] result in
+      DispatchQueue.main.async {
+        // The mistake: -1 (no answer) is taken for a refusal like any other code.
+        guard let self, case .failure(let error) = result, self.status == .applying, !self.devicesOn else { return }
+        self.status = .idle
+        self.errorMessage = "Apply failed: \(error.message)"
+      }
+    }
+  }
+
+  public func cancelApplication() {
+    // Withdrawn only when the server says so; otherwise the application's own outcome follows.
+    coGuestStore.cancelApplication { [weak self] result in
+      DispatchQueue.main.async {
+        guard let self, case .success = result, self.status == .applying, !self.devicesOn else { return }
+        self.status = .idle
+      }
+    }
+  }
+
+  public func disconnect() {
+    // The seat list says when the seat is gone (and the screen goes back to idle then).
+    coGuestStore.disConnect(completion: nil)
+  }
+
+  private func openDevices() {
+    devicesOn = true
+    DeviceStore.shared.openLocalMicrophone { [weak self] result in
+      guard let self, self.devicesOn else { return }
+      if case .failure = result {
+        // No microphone: give the seat back.
+        self.coGuestStore.disConnect(completion: nil)
+        return
+      }
+      DeviceStore.shared.openLocalCamera(isFront: true) { _ in
+        guard self.devicesOn else { return self.closeDevices() }
+        DispatchQueue.main.async { if self.devicesOn { self.status = .connected } }
+      }
+    }
+  }
+
+  private func closeDevices() {
+    devicesOn = false
+    DeviceStore.shared.closeLocalCamera()
+    DeviceStore.shared.closeLocalMicrophone()
+  }
+}

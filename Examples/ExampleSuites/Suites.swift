@@ -132,4 +132,11 @@ public let exampleSuites: [AppSuite] =
     .with(audience: correctAudience).with(host: lockLeakHost).with(phone: correctPhone),
     AppSuite(name: "invite-any", summary: "wrong: a host panel that invites whoever is tapped, seated or applying")
       .with(audience: correctAudience).with(host: inviteAnyHost).with(phone: correctPhone),
+    AppSuite(name: "minus-one-refused", summary: "wrong: an audience view model that reads no answer (-1) as a refusal")
+      .with(
+        audience: audience(
+          { MinusOneRefusedAudienceViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
+          cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
+          status: { ui($0.status, idle: .idle, applying: .applying) })
+      ).with(host: hostApp).with(phone: correctPhone),
   ] + seedSuites

@@ -73,7 +73,7 @@ extension Chaos {
 /// the server or the device carries it out.
 extension Chaos {
   /// How a `network.loss` fault loses an SDK request.
-  public enum RequestLoss: Sendable {
+  public enum RequestLoss: String, Sendable, CaseIterable {
     /// The server never hears of it.
     case request
     /// The server carries it out, but the answer never arrives.
@@ -97,11 +97,23 @@ extension Chaos {
     return (extra, hold)
   }
 
-  /// An SDK request of `user` leaves for the server (`network.loss`): what is lost, if the fault
-  /// fires.
-  public mutating func requestLoss(user: UInt32, _ now: SimInstant) -> RequestLoss? {
-    guard active, fires(.networkLoss, user: user, now) else { return nil }
-    return draw(below: 2, .networkLoss, user: user) == 0 ? .request : .answer
+  /// An SDK request of kind `call` (its raw value) of `user` leaves for the server
+  /// (`network.loss`, then the outcomes steered toward): what is lost, if a fault fires.
+  public mutating func requestLoss(user: UInt32, call: UInt8, _ now: SimInstant) -> RequestLoss? {
+    if active && fires(.networkLoss, user: user, now) {
+      return draw(below: 2, .networkLoss, user: user) == 0 ? .request : .answer
+    }
+    guard steers, now.nanoseconds < chaosEnd else { return nil }
+    var i = Int(steerStart[Int(call)])
+    let end = Int(steerStart[Int(call) + 1])
+    while i < end {
+      if steerRandom[Int(user)].chance(steering[i].rate) {
+        steeredLosses &+= 1
+        return steering[i].loss
+      }
+      i += 1
+    }
+    return nil
   }
 
   /// The extra time a `server.slowdown` window adds to a request of `user` to `service`, if any.

@@ -45,6 +45,16 @@ public struct Chaos {
   let users: Int
   /// Injections so far, by kind index: each time a rate fault fired or a window applied.
   public private(set) var injected = [UInt64](repeating: 0, count: FaultKind.allCases.count)
+  /// Whether outcomes are steered toward (`explore`).
+  public let steers: Bool
+  /// The steered outcomes, grouped by call kind: those of raw kind `k` at
+  /// `steerStart[k]..<steerStart[k + 1]`.
+  let steering: [SteeredOutcome]
+  let steerStart: [UInt16]
+  /// Each user's `explore` stream (empty unless steering).
+  var steerRandom: [SplitMix64] = []
+  /// Requests and answers the steering lost so far.
+  public internal(set) var steeredLosses: UInt64 = 0
 
   /// Resolves `plan` for a run of `duration` over `layout`, drawing swarm rates from the
   /// `fault-swarm` stream and seeding one `faults.<kind>` generator per configured kind and user for
@@ -89,6 +99,14 @@ public struct Chaos {
     }
     kindSlot = slots
     random = generators
+    let steered = plan.steered.enumerated().sorted { ($0.1.call, $0.0) < ($1.1.call, $1.0) }.map(\.1)
+    var starts = [UInt16](repeating: 0, count: 257)
+    for e in steered { starts[Int(e.call) + 1] += 1 }
+    for k in 1..<starts.count { starts[k] += starts[k - 1] }
+    steering = steered
+    steerStart = starts
+    steers = !steered.isEmpty
+    if steers { steerRandom = streams.entities("explore", layout.identities) }
   }
 
   /// The generator slot of `kind` (configured) for `user`.

@@ -295,8 +295,12 @@ public struct FaultPlan: Sendable, Equatable {
   /// No faults.
   public init() {}
 
+  /// Outcomes steered toward (`explore`): SDK calls of a kind whose request or answer is lost at
+  /// a rate of their own, on the `explore` stream.
+  public var steered: [SteeredOutcome] = []
+
   /// Whether any fault is configured.
-  public var isEmpty: Bool { entries.isEmpty && !swarm }
+  public var isEmpty: Bool { entries.isEmpty && !swarm && steered.isEmpty }
 
   /// The entries of a swarm: every kind is considered; a third are switched off, the rest get a rate
   /// drawn log-uniformly between a tenth and ten times the kind's typical rate. A pure function of
@@ -315,5 +319,26 @@ public struct FaultPlan: Sendable, Equatable {
       out.append(e)
     }
     return out
+  }
+}
+
+/// An outcome chaos steers toward (a profile's `explore` entry, written by `sweep --explore` into
+/// each seed's `--set`): calls of one SDK call kind lose their request (the server never hears
+/// it) or their answer (the server carries it out, the SDK gives up at its timeout) at `rate`,
+/// until the faults heal. It acts apart from `faults`: a run's other decisions are as they would
+/// be without it.
+public struct SteeredOutcome: Sendable, Equatable {
+  /// The SDK call kind, as its raw value (`OperationKind` in the client model).
+  public var call: UInt8
+  /// What is lost.
+  public var loss: Chaos.RequestLoss
+  /// The probability per call.
+  public var rate: Ratio
+
+  /// An entry.
+  public init(call: UInt8, loss: Chaos.RequestLoss, rate: Ratio) {
+    self.call = call
+    self.loss = loss
+    self.rate = rate
   }
 }

@@ -188,7 +188,10 @@ extension Profile {
     if let list = try o.optional("quirks")?.array() {
       for item in list { quirks.insert(try item.oneOf(SDKQuirk.self)) }
     }
-    let faults = try o.optional("faults").map { n throws(ProfileError) in try readFaults(n) } ?? FaultPlan()
+    var faults = try o.optional("faults").map { n throws(ProfileError) in try readFaults(n) } ?? FaultPlan()
+    if let list = try o.optional("explore")?.array() {
+      for item in list { faults.steered.append(try readSteered(item)) }
+    }
     var mistakes = Set<ClientMistake>()
     if let list = try o.optional("mistakes")?.array() {
       for item in list { mistakes.insert(try item.oneOf(ClientMistake.self)) }

@@ -446,6 +446,19 @@ extension Profile {
     return e
   }
 
+  /// An `explore` entry: `{call, outcome, rate}`.
+  static func readSteered(_ node: ProfileNode) throws(ProfileError) -> SteeredOutcome {
+    var o = try node.object()
+    let callNode = try o.required("call")
+    guard case .string(let name) = callNode.value, let call = SteeredCall.kind(named: name) else {
+      throw callNode.expected("one of \(SteeredCall.names.map { "\"\($0)\"" }.joined(separator: ", "))")
+    }
+    let outcome = try o.required("outcome").oneOf(SteeredCall.Outcome.self)
+    let rate = try o.required("rate").ratio()
+    try o.finish()
+    return SteeredOutcome(call: call.rawValue, loss: outcome.loss, rate: rate)
+  }
+
   static func readDevices(_ node: ProfileNode) throws(ProfileError) -> Devices {
     var o = try node.object()
     let open = try o.get("openTime", default: .lognormal(median: 150e6, sigma: 0.3)) { n throws(ProfileError) in

@@ -546,6 +546,16 @@ public enum ProfileKeys {
       "client mistakes the built-in clients commit (see Client mistakes)"),
     key("faults", .faults, .off, "faults to inject: a list of entries, `\"swarm\"`, or `{heal, plan}` (see Faults)"),
     key(
+      "explore", .objects, .off,
+      "outcomes chaos steers SDK calls toward, until the faults heal (`sweep --explore` writes them into each seed's `--set`; see Steered chaos)"
+    ),
+    key("explore[].call", .choice(SteeredCall.names), .required, "the SDK call (`applyForSeat`)"),
+    key(
+      "explore[].outcome", .choice(SteeredCall.Outcome.allCases.map(\.rawValue)), .required,
+      "`no-answer-carried-out`: the server carries the call out and its answer is lost; `no-answer-not-carried-out`: the request is lost"
+    ),
+    key("explore[].rate", .probability, .required, "the probability per call"),
+    key(
       "faults.heal", .duration(), .derived("two minutes, or a fifth of a shorter run"),
       "time before the end of the run when faults stop acting"),
     key("faults.plan", .faultList, .required, "the fault entries, or `\"swarm\"`"),

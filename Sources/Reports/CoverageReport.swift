@@ -65,4 +65,7 @@ public struct CoverageReport: Codable, Sendable, Equatable {
 
   /// How many outcomes, over all calls made, were never seen.
   public var gaps: Int { calls.reduce(0) { $0 + $1.neverSeen.count } }
+
+  /// How much was reached: the outcomes seen, over all calls, and the events heard, over all roles.
+  public var reached: Int { calls.reduce(0) { $0 + $1.outcomes.count } + events.values.reduce(0) { $0 + $1.count } }
 }

@@ -41,6 +41,10 @@ public struct SweepSummary: Codable, Sendable {
   /// Outcome coverage over all seeds: counts added up, an outcome never seen only if no seed saw
   /// it. Absent in summaries written before it existed.
   public var coverage: CoverageReport?
+  /// How coverage grew over the seeds, in seed order: the outcomes and events reached
+  /// (``CoverageReport/reached``) after every 100 seeds, and after the last. Absent for merged
+  /// shards (each shard's own is in its summary) and in summaries written before it existed.
+  public var coverageGrowth: [Int]?
   /// What every seed ran under besides the profile: client mistakes, SDK quirks, app code, as
   /// `mistakes=a,b quirks=c app=x` (absent when none, and in summaries written before it existed).
   /// Shards of one sweep share it; a merge refuses summaries that differ in it.
@@ -195,8 +199,10 @@ extension SweepSummary {
   ) -> SweepSummary {
     let sorted = results.sorted { $0.row.seed < $1.row.seed }
     var totals = Totals()
-    for r in sorted {
+    var growth: [Int] = []
+    for (n, r) in sorted.enumerated() {
       if let c = r.coverage { totals.add(coverage: c) }
+      if (n + 1) % 100 == 0 || n == sorted.count - 1 { growth.append(totals.coverage?.reached ?? 0) }
       totals.add(
         counters: r.counters, latencies: r.latencies,
         invariants: r.invariants.map {
@@ -204,8 +210,10 @@ extension SweepSummary {
             id: $0.id, kind: $0.kind, violations: $0.violations, seeds: $0.violations > 0 ? [r.row.seed] : [])
         })
     }
-    return assemble(
+    var summary = assemble(
       tool: tool, profile: profile, seeds: seeds, shard: shard, rows: sorted.map(\.row), totals: totals, meta: meta)
+    if totals.coverage != nil { summary.coverageGrowth = growth }
+    return summary
   }
 
   /// Sums of counters, histogram buckets and invariant totals, in a fixed order.
@@ -348,10 +356,13 @@ extension SweepSummary {
     return data
   }
 
-  /// The summary without its ``meta`` block, for comparing results of different executions.
+  /// The summary without its ``meta`` block and its coverage growth, for comparing results of
+  /// different executions (a merge of shards has no growth).
   public func resultData() throws -> Data {
     var copy = self
     copy.meta = Meta(wallSeconds: 0, jobs: 0)
+    // Growth needs every seed's own coverage, which a merge of shards no longer has.
+    copy.coverageGrowth = nil
     return try copy.jsonData()
   }
 }

@@ -31,6 +31,13 @@ public struct Sweep: Sendable {
   public var program = "stampede"
   /// The `--set` overrides the profile was loaded with (in every seed's repro line).
   public var overrides: [String] = []
+  /// Steered chaos (`--explore`): seeds run in rounds of ``Explore/round``, and each seed after
+  /// the first round steers toward the outcomes the rounds before it reached least (see
+  /// ``Explore``), through an `explore` override in its repro line.
+  public var explore = false
+  /// The steering each seed ran with, by seed (filled by ``execute(finished:shouldStop:)``, read
+  /// by ``recheck(_:share:plant:)``).
+  let steered = SteeringLog()
 
   /// Prepares a sweep.
   public init(
@@ -61,7 +68,6 @@ public struct Sweep: Sendable {
     let collector = Collector()
     if let span {
       let total = Int(span.count)
-      let work = WorkList(total: total)
       let profile = self.profile
       let path = profilePath
       let data = profileData
@@ -70,18 +76,44 @@ public struct Sweep: Sendable {
       let app = self.app
       let program = self.program
       let overrides = self.overrides
-      DispatchQueue.concurrentPerform(iterations: min(jobs, total)) { _ in
-        while !shouldStop(), let i = work.next() {
-          let seed = span.from + UInt64(i)
-          var run = SimulationRun(
-            profile: profile, profilePath: path, profileData: data, seed: seed, quirks: quirks, mistakes: mistakes,
-            overrides: overrides)
-          run.program = program
-          run.app = app
-          let result = run.execute()
-          let report = run.report(result, startedAt: Date())
-          collector.add(SweepSummary.SeedResult(report)) { finished(report) }
+      /// Runs the seeds at indices `range`, each steered as `steering(i)` says.
+      func runSeeds(_ range: Range<Int>, steering: @escaping @Sendable (Int) -> Explore.Steering?) {
+        let work = WorkList(total: range.count)
+        DispatchQueue.concurrentPerform(iterations: min(jobs, range.count)) { _ in
+          while !shouldStop(), let k = work.next() {
+            let i = range.lowerBound + k
+            let seed = span.from + UInt64(i)
+            var seedProfile = profile
+            var seedOverrides = overrides
+            if let steer = steering(i) {
+              seedProfile.faults.steered = steer.entries
+              seedOverrides.append(steer.set)
+              steered.set(steer, seed: seed)
+            }
+            var run = SimulationRun(
+              profile: seedProfile, profilePath: path, profileData: data, seed: seed, quirks: quirks,
+              mistakes: mistakes, overrides: seedOverrides)
+            run.program = program
+            run.app = app
+            let result = run.execute()
+            let report = run.report(result, startedAt: Date())
+            collector.add(SweepSummary.SeedResult(report)) { finished(report) }
+          }
         }
+      }
+      if explore {
+        // Round by round: what the finished rounds reached decides the next round's steering, so
+        // the steering (and every seed's result) is the same for any number of jobs.
+        var start = 0
+        while start < total && !shouldStop() {
+          let end = min(total, start + Explore.round)
+          let frontier = Explore.frontier(collector.coverage())
+          let first = start
+          runSeeds(start..<end) { i in Explore.steering(frontier, seat: i - first) }
+          start = end
+        }
+      } else {
+        runSeeds(0..<total) { _ in nil }
       }
     }
     let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
@@ -113,6 +145,24 @@ final class WorkList: @unchecked Sendable {
   }
 }
 
+/// The steering of each seed of an explore sweep.
+final class SteeringLog: @unchecked Sendable {
+  let lock = NSLock()
+  var bySeed: [UInt64: Explore.Steering] = [:]
+
+  func set(_ s: Explore.Steering, seed: UInt64) {
+    lock.lock()
+    defer { lock.unlock() }
+    bySeed[seed] = s
+  }
+
+  func get(_ seed: UInt64) -> Explore.Steering? {
+    lock.lock()
+    defer { lock.unlock() }
+    return bySeed[seed]
+  }
+}
+
 /// Gathers seed results from workers.
 final class Collector: @unchecked Sendable {
   let lock = NSLock()
@@ -123,6 +173,18 @@ final class Collector: @unchecked Sendable {
     defer { lock.unlock() }
     results.append(r)
     then()
+  }
+
+  /// The outcome coverage of the results so far, merged (the same in any order of arrival).
+  func coverage() -> CoverageReport? {
+    lock.lock()
+    defer { lock.unlock() }
+    var merged: CoverageReport?
+    for r in results.sorted(by: { $0.row.seed < $1.row.seed }) {
+      guard let c = r.coverage else { continue }
+      if merged == nil { merged = c } else { merged!.merge(c) }
+    }
+    return merged
   }
 }
 
@@ -152,9 +214,15 @@ extension Sweep {
     let seeds = Sweep.recheckSeeds(summary.runs, share: share)
     let hashes = Dictionary(summary.runs.map { ($0.seed, $0.traceHash) }, uniquingKeysWith: { a, _ in a })
     for seed in seeds {
+      var seedProfile = profile
+      var seedOverrides = overrides
+      if let steer = steered.get(seed) {
+        seedProfile.faults.steered = steer.entries
+        seedOverrides.append(steer.set)
+      }
       var run = SimulationRun(
-        profile: profile, profilePath: profilePath, profileData: profileData, seed: seed, quirks: quirks,
-        mistakes: mistakes, overrides: overrides)
+        profile: seedProfile, profilePath: profilePath, profileData: profileData, seed: seed, quirks: quirks,
+        mistakes: mistakes, overrides: seedOverrides)
       run.program = program
       run.app = app
       let again = run.execute(plantNondeterminism: plant).traceHash.description

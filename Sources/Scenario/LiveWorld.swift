@@ -35,8 +35,10 @@ public struct LiveWorld: World {
   var viewerAppRandom: [SplitMix64] = []
   /// The injected faults, resolved: what decides whether a fault fires.
   public internal(set) var chaos: Chaos
-  /// Counter index per fault kind (registered only for configured kinds).
+  /// Counter index per fault kind (registered only for configured kinds), and of the steered
+  /// losses (`fault.explore`, registered only when steering; -1 otherwise).
   let faultCounters: [Int]
+  let steeredCounter: Int
   /// The client-server network.
   public internal(set) var network: Network
   /// The seat invariants.
@@ -47,6 +49,7 @@ public struct LiveWorld: World {
   public var metrics: LiveMetrics {
     var m = measured
     for k in chaos.configured { m.counters.set(faultCounters[k.index], chaos.injected[k.index]) }
+    if steeredCounter >= 0 { m.counters.set(steeredCounter, chaos.steeredLosses) }
     let feed = server.feed
     m.counters.set(m.messagingBroadcasts, feed.broadcasts)
     m.counters.set(m.messagingDownlink, feed.downlink)
@@ -144,6 +147,7 @@ public struct LiveWorld: World {
     var counters = [Int](repeating: -1, count: FaultKind.allCases.count)
     for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
     faultCounters = counters
+    steeredCounter = chaos.steers ? m.counters.register("fault.explore") : -1
     m.track(users: users, phones: layout.phones)
     m.trackSeats([Int](repeating: settings.seatCount, count: layout.rooms))
     measured = m
@@ -440,7 +444,7 @@ public struct LiveWorld: World {
           if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
-        } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, scheduler.now) {
+        } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, call: op.kind.rawValue, scheduler.now) {
           if loss == .request {
             neverHeard(op, slot: slot, &scheduler)
           } else {

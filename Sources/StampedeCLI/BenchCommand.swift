@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import LiveStack
 import Profiles
@@ -13,16 +14,19 @@ enum BenchCommand {
       args,
       valued: [
         "--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration",
-        "--callers", "--calls-profile", "--chaos-profile", "--seeds", "--app", "--seed",
+        "--callers", "--calls-profile", "--chaos-profile", "--seeds", "--app", "--seed", "--jobs",
+        "--mistakes-profile",
       ],
       flags: ["--json", "--no-reference", "--no-checking-cost", "--instructions"])
     let what = options.positional.first ?? "kernel"
-    guard options.positional.count <= 1, ["kernel", "stack", "sweep", "faults", "apps", "seats", "all"].contains(what)
+    guard options.positional.count <= 1,
+      ["kernel", "stack", "sweep", "faults", "apps", "seats", "catch", "all"].contains(what)
     else {
       throw UsageError(
-        "bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, faults, apps, seats, all)")
+        "bench: unknown benchmark '\(what)' (available: kernel, stack, sweep, faults, apps, seats, catch, all)")
     }
     if what == "apps" { return try apps(options, repeats: Int(options.values["--repeat"] ?? "3") ?? 3) }
+    if what == "catch" { return try catchRates(options) }
     if what == "seats" { return try seats(options) }
     var explicitRepeats: Int?
     if let text = options.values["--repeat"] {
@@ -450,6 +454,56 @@ extension BenchCommand {
   static let appTargetRatio = 0.2
   /// The ceiling on memory per virtual user of an app run.
   static let appTargetBytesPerUser = 16_384.0
+
+  /// `stampede bench catch`: seeds to the first catch and the share of seeds caught, plain and
+  /// with `--explore`, for every registered app suite with a planted mistake (its summary starts
+  /// with "wrong:") and every mistake of the built-in clients' catalogue.
+  static func catchRates(_ options: Options) throws -> ExitCode {
+    let rangeText = options.values["--seeds"] ?? "1..20"
+    guard let seeds = Sharding.parseRange(rangeText) else {
+      throw UsageError("--seeds: expected A..B with A ≤ B (decimal or 0x-hex), got '\(rangeText)'")
+    }
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    guard let jobs = Int(options.values["--jobs"] ?? String(cores)), (1...1024).contains(jobs) else {
+      throw UsageError("--jobs: expected a whole number from 1 to 1024")
+    }
+    let apps = try benchProfile(options, option: "--profile", file: "profiles/smoke.json5", bench: "catch")
+    let catalogue = try benchProfile(
+      options, option: "--mistakes-profile", file: "profiles/mistakes.json5", bench: "catch")
+    var subjects: [CatchBench.Subject] = AppRegistry.apps.filter { $0.summary.hasPrefix("wrong:") }.map {
+      CatchBench.Subject(
+        name: "app \($0.name)", app: $0.clientApp, profile: apps.profile, profilePath: apps.path, profileData: apps.data
+      )
+    }
+    var mistakesProfile = catalogue.profile
+    mistakesProfile.mistakes = []
+    subjects += ClientMistake.allCases.map {
+      CatchBench.Subject(
+        name: "mistake \($0.rawValue)", mistake: $0, profile: mistakesProfile, profilePath: catalogue.path,
+        profileData: catalogue.data)
+    }
+    let json = options.flags.contains("--json")
+    if !json {
+      print(
+        "bench catch: \(subjects.count) subjects, seeds \(seeds.from)..\(seeds.to), plain and --explore "
+          + "(apps on \(apps.path), the catalogue on \(catalogue.path))")
+    }
+    var rows: [CatchBench.Row] = []
+    for subject in subjects {
+      let row = CatchBench.measure(subject, seeds: seeds, jobs: jobs)
+      rows.append(row)
+      if !json { printError("  \(subject.name): plain \(row.plain.caught), explore \(row.explore.caught)") }
+    }
+    if json {
+      struct Output: Codable { var seeds: String, rows: [CatchBench.Row] }
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      print(String(decoding: try encoder.encode(Output(seeds: rangeText, rows: rows)), as: UTF8.self))
+    } else {
+      print(CatchBench.table(rows), terminator: "")
+    }
+    return .pass
+  }
 
   static func apps(_ options: Options, repeats: Int) throws -> ExitCode {
     guard let name = options.values["--app"] else {

@@ -15,7 +15,7 @@ enum CLI {
                            [--trace FILE] [--perfetto FILE] [--only room:ID|user:ID] [--progress MODE]
       stampede replay REPORT.json [--only room:ID|user:ID] [--trace FILE] [--perfetto FILE] [--out DIR]
       stampede shrink PROFILE --seed N [--mistake ID] [--budget R] [--nearby K] [--out FILE]
-      stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--out DIR]
+      stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--explore] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE] [--history FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--vary ...] [--grid] [--seeds A..B] [--jobs J] [--out DIR]
       stampede compare A B [--fail-on "METRIC > +10%"]... [--alpha P] [--out DIR] [--markdown]
@@ -24,7 +24,7 @@ enum CLI {
       stampede validate PROFILE...
       stampede apps
       stampede app init DIR [--name NAME] [--stampede PATH]
-      stampede bench [kernel|stack|sweep|faults|apps|seats|all] [--json] [options]
+      stampede bench [kernel|stack|sweep|faults|apps|seats|catch|all] [--json] [options]
       stampede profile show PROFILE [--set K=V]... [--json] [--as-written]
       stampede profile schema [--out FILE] | profile keys | profile init [--template T] [--out FILE]
       stampede completion bash|zsh|fish
@@ -202,6 +202,10 @@ enum CLI {
                         with plain progress, a line at least this often, whether or not seeds
                         finish meanwhile (default: 30s)
       --quiet           no per-seed lines
+      --explore         steered chaos: seeds run in rounds of 10, and each round steers SDK calls
+                        toward the outcomes the seeds before it reached least (a request lost, or
+                        an answer lost after the server carried the call out), written into each
+                        seed's repro line as --set 'explore=[...]' (not with --shard)
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
       --app NAME        run the registered app code NAME in every seed
@@ -349,7 +353,7 @@ enum CLI {
             (never over an existing one without --force).
     """,
     "bench": """
-    stampede bench [kernel|stack|sweep|faults|apps|seats|all] [options]
+    stampede bench [kernel|stack|sweep|faults|apps|seats|catch|all] [options]
 
     kernel  The hold-model benchmark: N pending events, then M times pop the earliest and push a
             successor at now + an exponential increment. The identical loop is compiled from
@@ -382,6 +386,14 @@ enum CLI {
             --instructions, the instructions the live world's event loop executes (callgrind:
             exact for the same binary; the kernel loop run for the ratio is left out), per event
             and per application.
+    catch   how soon and how often known mistakes are caught: every registered app suite with a
+            planted mistake (its summary starts with "wrong:"), on --profile (default
+            profiles/smoke.json5), and every mistake of the built-in clients' catalogue, on
+            --mistakes-profile (default profiles/mistakes.json5), each over --seeds (default 1..20)
+            as a plain sweep and with --explore, --jobs at a time. Prints the first seed that
+            caught each and the share of seeds that did (an invariant violated; a failed
+            threshold does not count). Runs in the executable that registers the apps
+            (stampede-examples bench catch).
     all     kernel, stack, sweep and faults (the default is kernel).
 
     Options:

@@ -23,6 +23,7 @@ enum CompletionCommand {
       [
         "--seeds=", "--jobs=", "--shard=", "--shards=", "--out=", "--corpus-file=", "--mistake=", "--quirk=",
         "--app=", "--recheck=", "--progress=", "--progress-every=", "--set=", "--history=", "--quiet", "--corpus",
+        "--explore",
       ]
     ),
     ("merge", ["--out=", "--history="]),

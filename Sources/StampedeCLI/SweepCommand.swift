@@ -19,10 +19,11 @@ enum SweepCommand {
         "--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app",
         "--recheck", "--progress", "--progress-every", "--set", "--history",
       ],
-      flags: ["--quiet", "--corpus"])
+      flags: ["--quiet", "--corpus", "--explore"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")
     }
+    let explore = options.flags.contains("--explore")
     guard let rangeText = options.values["--seeds"] else { throw UsageError("sweep needs --seeds A..B") }
     guard let seeds = Sharding.parseRange(rangeText) else {
       throw UsageError(
@@ -39,6 +40,8 @@ enum SweepCommand {
     }
     var shard: Sharding.Shard?
     if let text = options.values["--shard"] {
+      // A seed's steering follows every seed before it; a shard sees only its own.
+      if explore { throw UsageError("--explore cannot be sharded: each round steers by every seed before it") }
       do {
         shard = try Sharding.shard(text, shards: shardCount, environment: ProcessInfo.processInfo.environment)
       } catch {
@@ -71,6 +74,7 @@ enum SweepCommand {
     try AppRegistry.checkSetup(options.values["--app"], profile: loaded.profile)
     sweep.program = AppRegistry.program
     sweep.overrides = sets
+    sweep.explore = explore
     if let shard {
       let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
       printError("\(AppRegistry.program): shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
@@ -114,9 +118,10 @@ enum SweepCommand {
     let progress = SweepProgress(
       mode: try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto"), total: Int(sweep.span?.count ?? 0),
       plainEvery: every)
-    let variant = HistoryRecording.variant(
+    var variant = HistoryRecording.variant(
       mistakes: sweep.mistakes.map(\.rawValue), quirks: sweep.quirks.map(\.rawValue), app: sweep.app?.name,
       duration: nil)
+    if explore { variant += (variant.isEmpty ? "" : " ") + "explore" }
     var summary = sweep.execute(
       finished: { report in
         progress.seedFinished(passed: report.verdict == "pass")

@@ -115,6 +115,27 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     }
   }
 
+  /// A viewer that reads no answer (-1) from `applyForSeat` as a refusal is never caught by smoke's
+  /// own runs (no apply goes unanswered there), and is caught within 20 seeds once the sweep steers
+  /// (`--explore`): its first round of ten runs as the default, the second loses answers of the
+  /// calls never seen unanswered, and seed 15 catches the guest seated under an idle screen.
+  @Test func aViewerReadingNoAnswerAsARefusalIsCaughtOnceTheSweepSteers() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    var sweep = Sweep(
+      profile: try Profile.parse(data), profilePath: "profiles/smoke.json5", profileData: data,
+      seeds: .init(from: 1, to: 20), shard: nil, jobs: 2)
+    sweep.app = exampleSuites.first { $0.name == "minus-one-refused" }!.clientApp
+    sweep.program = "stampede-examples"
+    sweep.explore = true
+    let summary = sweep.execute(finished: { _ in })
+    let caught = summary.invariants.first { $0.id == "ui.idle-means-off-seat" }?.seeds ?? []
+    #expect(!caught.isEmpty && caught.allSatisfy { $0 > 10 }, "caught on \(caught)")
+    #expect(caught.contains(15))
+    let failing = try #require(summary.failing.first { $0.seed == 15 })
+    #expect(failing.repro.contains("--app minus-one-refused --set 'explore=[{call:"), "\(failing.repro)")
+  }
+
   /// A host panel that invites whoever is tapped on the room's list (the harness taps any member,
   /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 2, 3, 4, 6,
   /// 7 and 8 of 1 to 8; the correct panel, which reads its SDK's state first, never is.

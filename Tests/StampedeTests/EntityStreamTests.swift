@@ -161,7 +161,7 @@ import Testing
       var out: [Bool] = []
       for t in 0..<200 {
         let user = UInt32(t % 51)
-        if chaos.isOn(.networkLoss) { _ = chaos.requestLoss(user: user, .zero + .seconds(Int64(t))) }
+        if chaos.isOn(.networkLoss) { _ = chaos.requestLoss(user: user, call: 0, .zero + .seconds(Int64(t))) }
         out.append(chaos.fires(.seatRejection, user: user, .zero + .seconds(Int64(t))))
       }
       return out

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Metrics
 @testable import Profiles
 @testable import Reports
 @testable import Runner
@@ -180,5 +181,94 @@ struct SplitMixForTests {
     #expect(d.seed == 1)
     #expect(d.hashes.first != d.hashes.second)
     #expect(d.detail != nil)
+  }
+}
+
+/// `sweep --explore`: later rounds steer toward what earlier ones never reached, reproducibly.
+@Suite struct ExploreTests {
+  func sweep(_ seeds: SweepSummary.SeedSpan, explore: Bool, jobs: Int = 2) throws -> (SweepSummary, [String: String]) {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let (profile, data) = try Profile.load(path: path)
+    var short = profile
+    short.duration = .minutes(3)
+    var s = Sweep(
+      profile: short, profilePath: "profiles/smoke.json5", profileData: data, seeds: seeds, shard: nil, jobs: jobs)
+    s.explore = explore
+    let repros = ReproLog()
+    let summary = s.execute(finished: { r in repros.add("\(r.seed)", r.repro) })
+    return (summary, repros.all)
+  }
+
+  final class ReproLog: @unchecked Sendable {
+    let lock = NSLock()
+    var all: [String: String] = [:]
+    func add(_ k: String, _ v: String) {
+      lock.lock()
+      all[k] = v
+      lock.unlock()
+    }
+  }
+
+  static let lostAfterFiling = "no answer (-1), carried out"
+
+  func seen(_ s: SweepSummary, _ call: String, _ outcome: String) -> UInt64 {
+    s.coverage?.calls.first { $0.call == call }?.outcomes[outcome] ?? 0
+  }
+
+  @Test func steeringReachesAnApplicationWhoseAnswerIsLostAfterFilingWhichTheDefaultNeverDoes() throws {
+    let span = SweepSummary.SeedSpan(from: 1, to: 20)
+    let (plain, _) = try sweep(span, explore: false)
+    let (explored, repros) = try sweep(span, explore: true)
+    #expect(seen(plain, "applyForSeat", Self.lostAfterFiling) == 0)
+    #expect(seen(explored, "applyForSeat", Self.lostAfterFiling) > 0)
+    // The first round runs as the default does; the second is steered, seed by seed, in its repro.
+    for seed in 1...10 { #expect(!repros["\(seed)"]!.contains("explore=")) }
+    for seed in 11...20 { #expect(repros["\(seed)"]!.contains("--set 'explore=[{call:")) }
+    #expect(explored.counters["fault.explore", default: 0] > 0)
+    #expect(plain.counters["fault.explore"] == nil)
+    // Coverage grew further: more outcomes and events reached.
+    let reachedPlain = try #require(plain.coverageGrowth?.last)
+    let reachedExplored = try #require(explored.coverageGrowth?.last)
+    #expect(reachedExplored > reachedPlain, "\(reachedExplored) vs \(reachedPlain)")
+    // The built-in clients stay correct under it.
+    #expect(explored.invariants.allSatisfy { $0.violations == 0 })
+  }
+
+  @Test func theSteeringIsTheSameForAnyJobsAndAFailingSeedsReproStandsAlone() throws {
+    let span = SweepSummary.SeedSpan(from: 3, to: 14)
+    let (one, repros) = try sweep(span, explore: true, jobs: 1)
+    let (two, _) = try sweep(span, explore: true, jobs: 2)
+    #expect(try one.resultData() == two.resultData())
+    // A steered seed's repro line, run on its own, gives the sweep's trace hash.
+    let row = try #require(one.runs.first { $0.seed == 13 })
+    let repro = try #require(repros["13"])
+    let set = try #require(repro.components(separatedBy: "--set '").last?.dropLast())
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    var profile = try Profile.parse(data, overrides: [try Profile.parseSet(String(set))])
+    profile.duration = .minutes(3)
+    let run = SimulationRun(profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: 13)
+    #expect(run.execute().traceHash.description == row.traceHash)
+  }
+
+  @Test func theFrontierPutsNeverSeenOutcomesFirstAndDealsThemOutOverARound() {
+    var report = CoverageReport(OutcomeCoverage())
+    report.calls = [
+      .init(call: "applyForSeat", outcomes: ["ok": 5, "no answer (-1), not carried out": 2], neverSeen: []),
+      .init(call: "openLocalMicrophone", outcomes: ["ok": 5], neverSeen: []),
+      .init(
+        call: "login", outcomes: ["ok": 9, "no answer (-1), carried out": 1, "no answer (-1), not carried out": 3],
+        neverSeen: []),
+    ]
+    let frontier = Explore.frontier(report)
+    // Devices cannot be steered; the one never-seen outcome is the whole frontier.
+    #expect(frontier.map { "\($0.call) \($0.outcome.rawValue)" } == ["applyForSeat no-answer-carried-out"])
+    let steer = Explore.steering(frontier, seat: 0)
+    #expect(steer?.set == "explore=[{call:\"applyForSeat\",outcome:\"no-answer-carried-out\",rate:\"1/4\"}]")
+    #expect(Explore.steering(frontier, seat: 1) == nil)
+    // Once everything was seen, the least seen quarter (at least one) is steered.
+    report.calls[0].outcomes["no answer (-1), carried out"] = 4
+    #expect(Explore.frontier(report).map(\.seen) == [1])
+    #expect(Explore.frontier(nil).isEmpty)
   }
 }

@@ -1,0 +1,72 @@
+import Chaos
+import Profiles
+import Reports
+import SimKernel
+
+/// Steered chaos (`sweep --explore`): later seeds of a sweep raise the chance of the outcomes the
+/// earlier seeds reached least, as FoundationDB's BUGGIFY and Antithesis's `sometimes`
+/// assertions drive runs into rarely taken paths.
+///
+/// The seeds run in rounds of ``round``. Before each round, the outcome coverage of every seed
+/// finished so far gives the *frontier*: each outcome a call can be steered toward (its request
+/// lost, or its answer lost after the server carried it out), for every call the clients made,
+/// never-seen ones first, then the least seen. The frontier is dealt out over the round's seeds,
+/// each outcome to every ``spread``th seed, so that every one is steered by some seed of the
+/// round and no seed loses everything. A seed's steering is an `explore` override in its repro
+/// line: `run` and `replay` need nothing of the sweep.
+public enum Explore {
+  /// Seeds per round.
+  public static let round = 10
+  /// Each frontier outcome goes to one seed in this many.
+  public static let spread = 4
+  /// The probability a steered call loses its request or answer.
+  public static let rate = "1/4"
+
+  /// One outcome on the frontier.
+  public struct Target: Sendable, Equatable {
+    /// The call's name (`applyForSeat`).
+    public var call: String
+    /// The outcome.
+    public var outcome: SteeredCall.Outcome
+    /// How often the sweep has seen it so far.
+    public var seen: UInt64
+  }
+
+  /// What one seed is steered toward: the entries, and the `--set` that says so.
+  public struct Steering: Sendable {
+    /// The profile's `explore` entries.
+    public var entries: [SteeredOutcome]
+    /// `explore=[…]`, for the repro line.
+    public var set: String
+  }
+
+  /// The frontier after the seeds whose merged coverage is `coverage`: the steerable outcomes of
+  /// every call made, those never seen first, then the least seen quarter (at least one) once none
+  /// is left unseen; ties in call and outcome order. Empty before any seed finished.
+  public static func frontier(_ coverage: CoverageReport?) -> [Target] {
+    guard let coverage else { return [] }
+    var all: [Target] = []
+    for call in coverage.calls.sorted(by: { $0.call < $1.call }) where SteeredCall.kind(named: call.call) != nil {
+      for outcome in SteeredCall.Outcome.allCases {
+        all.append(Target(call: call.call, outcome: outcome, seen: call.outcomes[outcome.coverage.name] ?? 0))
+      }
+    }
+    all.sort { ($0.seen, $0.call, $0.outcome.rawValue) < ($1.seen, $1.call, $1.outcome.rawValue) }
+    let unseen = all.prefix { $0.seen == 0 }
+    if !unseen.isEmpty { return Array(unseen) }
+    return Array(all.prefix(max(1, all.count / 4)))
+  }
+
+  /// The steering of the seed in place `seat` of its round (from 0): every ``spread``th outcome
+  /// of `frontier`, starting at `seat`'s (none if the frontier is empty).
+  public static func steering(_ frontier: [Target], seat: Int) -> Steering? {
+    let mine = frontier.indices.filter { $0 % spread == seat % spread }.map { frontier[$0] }
+    guard !mine.isEmpty else { return nil }
+    let ratio = Ratio.parse(rate)!
+    let entries = mine.map {
+      SteeredOutcome(call: SteeredCall.kind(named: $0.call)!.rawValue, loss: $0.outcome.loss, rate: ratio)
+    }
+    let items = mine.map { "{call:\"\($0.call)\",outcome:\"\($0.outcome.rawValue)\",rate:\"\(rate)\"}" }
+    return Steering(entries: entries, set: "explore=[\(items.joined(separator: ","))]")
+  }
+}
