@@ -274,6 +274,10 @@ import Foundation
         switch result {
         case .success: if !self.openingDevices { self.openDevices() }
         case .failure(let error):
+          // An earlier application, given up on with no answer, may have been accepted while this
+          // answer was on its way (the invitation is then already processed, -2311): the devices
+          // opening for that seat go on.
+          guard !self.openingDevices else { return }
           self.status = .idle
           self.errorMessage = "Could not accept: \(error.message)"
         }

@@ -413,12 +413,20 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
         } else {
           accept(join)
         }
+      } else if currentCallUUID == nil, !currentIsOutgoing, UIApplication.shared.applicationState == .background {
+        // Rung over signalling while the app runs in the background, with nothing on screen (no
+        // push came, or its conversation ended with a session since renewed): only the system's
+        // call UI can show it.
+        showRinging(callId: callId, isVideo: mediaType == .video)
       }
     case .onCallEnded(let callId, _, _, _):
       endedCallIDs.append(callId)
       if endedCallIDs.count > 8 { endedCallIDs.removeFirst() }
-      // A late message about an earlier call leaves the current one alone.
+      // A late message about an earlier call leaves the current one alone: the SDK is still in a
+      // call, or the conversation on screen is for another pushed call (one the SDK, not logged
+      // in yet, has not heard of).
       guard CallStore.shared.state.value.selfInfo.status == .none else { return }
+      if !currentIsOutgoing, let shown = currentCallID, shown != callId { return }
       endConversation(.remoteEnded)
     case .onCallStarted:
       // The system's UI shows an outgoing call in progress once it is answered.

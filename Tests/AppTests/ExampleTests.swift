@@ -67,6 +67,18 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(violated(report) == [], "seed \(seed)")
   }
 
+  /// swarm-chaos seeds whose findings were settled (docs/CLIENTS.md, "What a correct app does
+  /// under faults"):
+  /// - 0x459: a late "login expired" ended a pushed call's conversation; logged in again, the SDK
+  ///   rang for the same call while the app ran in the background with nothing on screen;
+  /// - 0x6df: an invitation's "already processed" answer put back to idle a viewer whose
+  ///   given-up application had been accepted meanwhile, its devices opening for the seat.
+  @Test(arguments: [0x459, 0x6df] as [UInt64])
+  func theCorrectExamplesPassTheSwarmChaosSeedsThatTaughtThem(seed: UInt64) throws {
+    let report = try runExample("examples", profile: "swarm-chaos.json5", seed: seed)
+    #expect(violated(report) == [], "seed \(seed)")
+  }
+
   /// swarm-chaos seed 20: a host's join whose answer the SDK gave up on left its applicants on the
   /// server's side, and the host's next join, in the same slot, was handed them (a guest seated by
   /// then listed as an applicant: `coguest.no-duplicate-applicants`).
@@ -102,14 +114,19 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   @Test func aDoubleTappedApplyIsCaughtOnEverySeedOneToFive() throws {
     for seed: UInt64 in longTestsEnabled ? 1...5 : 1...1 {
       let report = try runExample("double-tap", seed: seed)
-      #expect(violated(report) == ["ui.idle-means-nothing-pending"], "seed \(seed)")
+      // The second tap's refusal shows idle while the first application waits, or (refused with
+      // 100203) while the guest it made sits on its seat.
+      #expect(violated(report).contains("ui.idle-means-nothing-pending"), "seed \(seed)")
+      #expect(
+        Set(violated(report)).isSubset(of: ["ui.idle-means-nothing-pending", "ui.idle-means-off-seat"]),
+        "seed \(seed): \(violated(report))")
     }
   }
 
   /// A host panel that keeps one locked seat in one variable leaks a seat whenever two locks
-  /// overlap: smoke seeds 1, 6 and 8 of 1 to 8 catch it, with `seat.lock-released` alone.
+  /// overlap: smoke seeds 1, 2, 3 and 6 of 1 to 8 catch it, with `seat.lock-released` alone.
   @Test func aLeakedSeatLockIsCaught() throws {
-    for seed: UInt64 in longTestsEnabled ? [1, 6, 8] : [1] {
+    for seed: UInt64 in longTestsEnabled ? [1, 2, 3, 6] : [1] {
       let report = try runExample("lock-leak", seed: seed)
       #expect(violated(report) == ["seat.lock-released"], "seed \(seed)")
     }
@@ -137,10 +154,10 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   }
 
   /// A host panel that invites whoever is tapped on the room's list (the harness taps any member,
-  /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 2, 3, 4, 6,
-  /// 7 and 8 of 1 to 8; the correct panel, which reads its SDK's state first, never is.
+  /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 1, 2 and 7
+  /// of 1 to 8; the correct panel, which reads its SDK's state first, never is.
   @Test func aHostInvitingWhomItsOwnListsShowBusyIsCaught() throws {
-    for seed: UInt64 in longTestsEnabled ? [2, 3, 4] : [2] {
+    for seed: UInt64 in longTestsEnabled ? [1, 2, 7] : [2] {
       let report = try runExample("invite-any", seed: seed)
       #expect(violated(report).contains("coguest.invite-idle-only"), "seed \(seed)")
       let message = report.invariants.first { $0.id == "coguest.invite-idle-only" }?.first?.message ?? ""
