@@ -187,6 +187,13 @@ import Foundation
         // Only this attempt's answer: a late failure of an earlier one (held up in the network
         // while the viewer gave up and applied again) must not end the new application.
         if let self, self.attempt == mine { self.applyAnswered = true }
+        if let self, case .success = result, self.attempt == mine, self.status == .idle, !self.openingDevices {
+          // Filed, though the screen went back to idle meanwhile (a seat an earlier application
+          // got came and went while this answer was on its way): the application stands, and its
+          // own answer or timeout will follow.
+          self.status = .applying
+          return
+        }
         guard let self, case .failure(let error) = result, self.attempt == mine, self.status == .applying,
           !self.openingDevices
         else {

@@ -18,6 +18,9 @@ import Observation
     didSet { if screen != oldValue { print("[Call] screen \(screen)") } }
   }
   @ObservationIgnored private var cancellables = Set<AnyCancellable>()
+  /// Whether a call this screen dials is being placed (its `calls()` not answered yet): the SDK
+  /// knows no call then, and a late end or hang-up answer of the call before must not close it.
+  @ObservationIgnored private var dialing = false
 
   public init() {
     CallStore.shared.callEventPublisher
@@ -30,7 +33,7 @@ import Observation
         case .onCallEnded:
           // Only if it is this call that ended: a late message about an earlier call must not
           // close the screen of the current one.
-          if CallStore.shared.state.value.selfInfo.status == .none { self.screen = .none }
+          self.closeIfCallOver()
         }
       }
       .store(in: &cancellables)
@@ -65,12 +68,14 @@ import Observation
       return
     }
     screen = .calling
+    dialing = true
     var params = CallParams()
     params.timeout = 30
     params.userData = "{\"from\":\"call screen\"}"
     CallStore.shared.calls(participantIds: userIDs, callMediaType: video ? .video : .audio, params: params) {
       [weak self] result in
       DispatchQueue.main.async {
+        self?.dialing = false
         if case .failure = result, self?.screen == .calling { self?.screen = .none }
         if case .success = result { placed?(true) } else { placed?(false) }
       }
@@ -94,6 +99,6 @@ import Observation
   /// A hang-up the server never heard (-1) leaves the call running: the screen stays until the
   /// SDK says the call is over.
   private func closeIfCallOver() {
-    if CallStore.shared.state.value.selfInfo.status == .none { screen = .none }
+    if CallStore.shared.state.value.selfInfo.status == .none && !(dialing && screen == .calling) { screen = .none }
   }
 }

@@ -50,6 +50,9 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   /// Whether the user was logged in elsewhere (kicked offline) and has not logged in here since:
   /// no call can be answered, nor its end heard, until then.
   private var loggedOut = false
+  /// The call of the last push whose conversation was ended at once because the phone was logged
+  /// in elsewhere: logged in here again, the SDK may ring for it after all.
+  private var endedWhileOut: String?
   /// Kicked offline and not logged in since (by this app or any other path).
   private var loggedOutElsewhere: Bool {
     loggedOut && LoginStore.shared.state.value.loginStatus != .logined
@@ -178,6 +181,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       if loggedOutElsewhere || isOver(callID: payload.dictionaryPayload["voip_call_id"] as? String),
         let trailing = conversationManager.conversations.first(where: { $0.uuid == uuid })
       {
+        if loggedOutElsewhere, let id = payload.dictionaryPayload["voip_call_id"] as? String { endedWhileOut = id }
         // Reported, as iOS requires, but there is nothing to ring for (or, logged in elsewhere,
         // nothing this phone can answer).
         conversationManager.reportConversationEvent(.conversationEnded(Date(), .failed), for: trailing)
@@ -277,7 +281,12 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       // whose call cannot be placed (one is under way) must not take the first one's place.
       dial { [weak self] placed in
         guard self?.timedOutActions.remove(ObjectIdentifier(start)) == nil else { return }
-        guard placed else { return start.fail() }
+        // Placed as the session ended (logged in elsewhere): this phone hears nothing of the call,
+        // and the conversation would stay on screen for good.
+        guard placed, self?.loggedOutElsewhere != true else { return start.fail() }
+        // The SDK is in this call now: a conversation still current (a pushed call the SDK never
+        // rang for) is over for this phone.
+        if let shown = self?.currentCallUUID, shown != start.conversationUUID { self?.endConversation(.remoteEnded) }
         self?.currentCallUUID = start.conversationUUID
         self?.currentCallID = nil
         self?.currentIsOutgoing = true
@@ -287,6 +296,9 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       // The system UI has already ended the conversation: say so at once (waiting for the
       // server's answer can outlast the action's deadline), then leave or decline the call.
       end.fulfill(dateEnded: Date())
+      // Only the current conversation stands for the SDK's call: another one (its call over or
+      // replaced) ends alone.
+      guard end.conversationUUID == currentCallUUID else { return }
       switch CallStore.shared.state.value.selfInfo.status {
       case .accept: CallStore.shared.hangup(completion: nil)
       case .waiting: CallStore.shared.reject(completion: nil)
@@ -413,10 +425,14 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
         } else {
           accept(join)
         }
-      } else if currentCallUUID == nil, !currentIsOutgoing, UIApplication.shared.applicationState == .background {
-        // Rung over signalling while the app runs in the background, with nothing on screen (no
-        // push came, or its conversation ended with a session since renewed): only the system's
-        // call UI can show it.
+      } else if currentCallUUID == nil, conversationManager.conversations.isEmpty,
+        UIApplication.shared.applicationState == .background || endedWhileOut == callId
+      {
+        // Rung over signalling with no conversation in the system at all (not while a call the
+        // user dials is being placed): in the background, where no push came for it or its
+        // conversation ended with a session since renewed, only the system's call UI can show
+        // it; so too a pushed call whose conversation was ended as the phone was logged in
+        // elsewhere, rung for once logged in here again.
         showRinging(callId: callId, isVideo: mediaType == .video)
       }
     case .onCallEnded(let callId, _, _, _):

@@ -550,10 +550,12 @@ public struct LiveWorld: World {
         // same while the end's message is still on its way behind the answer (and no reconnect
         // told it of the end first): the message, or a reconnect if the app cannot hear it then,
         // tells it the call is over.
-        // (Not an SDK whose session ended meanwhile: the end's message never reaches it.)
-        if server.calls.call(of: op.user) == id
-          || (isPhoneUser(op.user) && runtime.clients[u].loggedIn && server.login.isLoggedIn(op.user)
-            && phones!.endSynced(op.user) != id + 1 && network.isCallEndInFlight(to: op.user, call: id))
+        // (Not an SDK whose session ended meanwhile, by its own account: it keeps no call state
+        // while logged out, and no message of the call reaches it.)
+        if runtime.clients[u].loggedIn
+          && (server.calls.call(of: op.user) == id
+            || (isPhoneUser(op.user) && server.login.isLoggedIn(op.user)
+              && phones!.endSynced(op.user) != id + 1 && network.isCallEndInFlight(to: op.user, call: id)))
         {
           runtime.dialing(op.user, call: id)
           if isPhoneUser(op.user) { phones!.callGoing(op.user, &self, &scheduler) }

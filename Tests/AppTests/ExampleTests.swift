@@ -72,11 +72,33 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   /// - 0x459: a late "login expired" ended a pushed call's conversation; logged in again, the SDK
   ///   rang for the same call while the app ran in the background with nothing on screen;
   /// - 0x6df: an invitation's "already processed" answer put back to idle a viewer whose
-  ///   given-up application had been accepted meanwhile, its devices opening for the seat.
-  @Test(arguments: [0x459, 0x6df] as [UInt64])
+  ///   given-up application had been accepted meanwhile, its devices opening for the seat;
+  /// - 0x9c: a hang-up's late answer closed the screen of the next dial, and the user dialled
+  ///   again: two outgoing conversations, one left on screen;
+  /// - 0x5d: a call rung while a dial was being placed was shown, and the dial then took the
+  ///   shown conversation's place;
+  /// - 0x145: an apply answered after a seat of an earlier application came and went: idle while
+  ///   the application stood;
+  /// - 0x2e0: a tap on a conversation the app no longer tracked declined the SDK's current call
+  ///   and forgot the outgoing conversation.
+  @Test(arguments: [0x459, 0x6df, 0x9c, 0x5d, 0x145, 0x2e0] as [UInt64])
   func theCorrectExamplesPassTheSwarmChaosSeedsThatTaughtThem(seed: UInt64) throws {
     let report = try runExample("examples", profile: "swarm-chaos.json5", seed: seed)
     #expect(violated(report) == [], "seed \(seed)")
+  }
+
+  /// call-storm-swarm seeds whose findings were settled:
+  /// - 0x64: a `calls()` answer reached an SDK logged out by then (a kick held up in a partition):
+  ///   the SDK took up the call and kept it for good, since no message of it reaches a logged-out
+  ///   SDK (Stampede's; it now takes up no call while logged out);
+  /// - 0x1: a push ended at once while the phone was logged in elsewhere, rung for by the SDK
+  ///   once logged in here again, with nothing on screen (long tests);
+  /// - 0xa: the same phone's call, after a stale kick (long tests).
+  @Test func theCorrectExamplesPassTheCallStormSeedsThatTaughtThem() throws {
+    for seed: UInt64 in longTestsEnabled ? [0x64, 0x1, 0xa] : [0x64] {
+      let report = try runExample("examples", profile: "call-storm-swarm.json5", seed: seed)
+      #expect(violated(report) == [], "seed \(seed)")
+    }
   }
 
   /// swarm-chaos seed 20: a host's join whose answer the SDK gave up on left its applicants on the
