@@ -97,9 +97,15 @@ import Foundation
     // A copy can trail its original by longer on a slow channel: within three seconds, while a
     // new application's apply is still unanswered (no answer to it can have come yet), it is the
     // copy too.
+    // But a copy travels right behind its original on the co-guest channel: when the apply of an
+    // application sent after the original has been answered since (its answer travels on that
+    // channel too), the event is the new application's own.
     if let last = lastEvent, last.event == event {
       let gap = now.uptimeNanoseconds &- last.at.uptimeNanoseconds
-      if gap < 1_000_000_000 || (gap < 3_000_000_000 && status == .applying && !applyAnswered) { return }
+      let answeredSince = applyAnswered && appliedAt.uptimeNanoseconds > last.at.uptimeNanoseconds
+      if !answeredSince && (gap < 1_000_000_000 || (gap < 3_000_000_000 && status == .applying && !applyAnswered)) {
+        return
+      }
     }
     switch event {
     case .onGuestApplicationResponded(let isAccept, let hostUser):
@@ -234,7 +240,9 @@ import Foundation
   private func withdraw(attempt mine: Int, retryAfter: Double = 2) {
     coGuestStore.cancelApplication { [weak self] result in
       DispatchQueue.main.async {
-        guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
+        guard let self else { return }
+        if self.tookBackStanding(result, attempt: mine) { return }
+        guard self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
         if case .failure(let error) = result, error.code == -1 {
           DispatchQueue.main.asyncAfter(deadline: .now() + retryAfter) {
             self.withdraw(attempt: mine, retryAfter: min(4, retryAfter * 2))
@@ -247,12 +255,26 @@ import Foundation
     }
   }
 
+  /// An earlier application's withdrawal (the user's, or the watchdog's) went through while the
+  /// current apply, refused with 100202, waits on the application standing: that was the one
+  /// withdrawn, and nothing of this viewer is pending any more. Returns whether it was so.
+  private func tookBackStanding(_ result: Result<Void, ErrorInfo>, attempt mine: Int) -> Bool {
+    guard attempt != mine, case .success = result, standingUnknown, status == .applying, !openingDevices else {
+      return false
+    }
+    standingUnknown = false
+    status = .idle
+    return true
+  }
+
   public func cancelApplication() {
     guard status == .applying, !openingDevices else { return }
     let mine = attempt
     coGuestStore.cancelApplication { [weak self] result in
       DispatchQueue.main.async {
-        guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
+        guard let self else { return }
+        if self.tookBackStanding(result, attempt: mine) { return }
+        guard self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
         switch result {
         case .success:
           self.status = .idle
@@ -358,8 +380,18 @@ import Foundation
       }
       DeviceStore.shared.openLocalCamera(isFront: true) { _ in
         DispatchQueue.main.async {
+          guard self.status == .applying else {
+            self.openingDevices = false
+            return self.closeDevices()
+          }
+          // Opened for a session that ended while the camera opened (its end closed the
+          // microphone, and the viewer applied again): the new application waits on, and its
+          // acceptance opens the devices again (or an opening on its way finishes the job).
+          guard self.openingDevices, DeviceStore.shared.state.value.microphoneStatus == .on else {
+            if !self.openingDevices { DeviceStore.shared.closeLocalCamera() }
+            return
+          }
           self.openingDevices = false
-          guard self.status == .applying else { return self.closeDevices() }
           // A camera failure leaves the guest on audio only; so does the background, until return.
           self.status = .connected
           if UIApplication.shared.applicationState == .background { DeviceStore.shared.closeLocalCamera() }

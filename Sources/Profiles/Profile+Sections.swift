@@ -491,6 +491,20 @@ extension Profile {
     n.requestTimeout = try o.get("requestTimeout", default: n.requestTimeout) { v throws(ProfileError) in
       try v.duration(minimum: .milliseconds(1))
     }
+    n.seededTies =
+      try o.get("ties", default: "fifo") { v throws(ProfileError) in
+        guard case .string(let s) = v.value, s == "fifo" || s == "seeded" else {
+          throw v.expected("\"fifo\" or \"seeded\"")
+        }
+        return s
+      } == "seeded"
+    n.pctDepth = try o.get("pct", default: 0) { v throws(ProfileError) in Int(try v.int(0...64)) }
+    n.pctWindow = try o.get("pctWindow", default: n.pctWindow) { v throws(ProfileError) in
+      try v.duration(minimum: .milliseconds(1))
+    }
+    n.pctDelay = try o.get("pctDelay", default: n.pctDelay) { v throws(ProfileError) in
+      try v.duration(minimum: .nanoseconds(1))
+    }
     try o.finish()
     return n
   }

@@ -197,6 +197,13 @@ public struct Profile: Sendable {
     /// How long the SDK waits for the answer to a request before it reports -1 (`failed`),
     /// whether or not the server carried it out. The SDKs' documentation gives no figure.
     public var requestTimeout = SDKTiming.requestTimeout
+    /// Deliveries to different users due at one instant: in the order sent, or in an order the
+    /// seed picks (see `DeliveryOrder`).
+    public var seededTies = false
+    /// PCT-style change points: how many, how long each holds its user back, and by how much.
+    public var pctDepth = 0
+    public var pctWindow = SimDuration.seconds(5)
+    public var pctDelay = SimDuration.milliseconds(200)
   }
 
   /// Scripted load.

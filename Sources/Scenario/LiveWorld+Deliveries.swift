@@ -13,11 +13,13 @@ extension LiveWorld {
   /// messages of other channels overtake it.
   mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant, channel: FaultChannel? = nil) -> SimInstant {
     let cls = FaultChannel.networkClass(channel)
-    guard chaos.active else { return network.send(downlink: downlink, user, now, channelClass: cls) }
+    guard chaos.active || order.active else { return network.send(downlink: downlink, user, now, channelClass: cls) }
     // Chaos decides; the network carries out the delay, the hold and the reordering.
     var (extra, hold): (Int64, Int64) = (0, 0)
     if chaos.actsOnMessages { (extra, hold) = chaos.messageFaults(user: user, downlink: downlink, now) }
-    if downlink, let channel, let by = chaos.reorder(to: user, channel: channel, now) {
+    // A delivery's place among those racing it (`network.ties`, `network.pct`).
+    if downlink && order.active { extra += order.extraNs(to: user, now) }
+    if downlink, chaos.active, let channel, let by = chaos.reorder(to: user, channel: channel, now) {
       measured.counters.add(measured.messagesReordered)
       return network.sendHeldBack(user, now, channelClass: cls, by: by, extraNs: extra, holdUntilNs: hold)
     }

@@ -41,6 +41,8 @@ public struct LiveWorld: World {
   let steeredCounter: Int
   /// The client-server network.
   public internal(set) var network: Network
+  /// How racing deliveries are ordered (`network.ties`, `network.pct`).
+  public internal(set) var order: DeliveryOrder
   /// The seat invariants.
   public internal(set) var checker: Checker
   /// What was measured so far, but for the fault injections (see ``metrics``).
@@ -143,6 +145,15 @@ public struct LiveWorld: World {
     runtime.feed = server.feed
     if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
+    let net = profile.network
+    if net.seededTies || net.pctDepth > 0 {
+      var g = streams.stream("ordering")
+      order = DeliveryOrder(
+        seededTies: net.seededTies, depth: net.pctDepth, window: net.pctWindow, delay: net.pctDelay, users: users,
+        healNs: profile.duration.nanoseconds - profile.faults.heal.nanoseconds, random: &g)
+    } else {
+      order = DeliveryOrder()
+    }
     var m = LiveMetrics()
     var counters = [Int](repeating: -1, count: FaultKind.allCases.count)
     for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }

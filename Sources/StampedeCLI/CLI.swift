@@ -118,6 +118,8 @@ enum CLI {
                         mistakes lists them); they appear in the repro line
       --app NAME        run the registered app code NAME as the virtual users (stampede apps
                         lists them); it appears in the repro line
+      --pct D           PCT-style ordering: D change points each hold one user's deliveries back
+                        behind everyone else's for a while (the same as --set network.pct=D)
       --check-determinism
                         run the seed a second time in this process and compare every event; on a
                         difference, name the first divergent event and exit 4
@@ -202,6 +204,9 @@ enum CLI {
                         with plain progress, a line at least this often, whether or not seeds
                         finish meanwhile (default: 30s)
       --quiet           no per-seed lines
+      --pct D           PCT-style ordering: in every seed, D change points each hold one user's
+                        deliveries back behind everyone else's for a while (network.pct; written
+                        into each seed's repro line as --set network.pct=D)
       --explore         steered chaos: seeds run in rounds of 10, and each round steers SDK calls
                         toward the outcomes the seeds before it reached least (a request lost, or
                         an answer lost after the server carried the call out), written into each

@@ -22,7 +22,8 @@ enum CompletionCommand {
       "sweep",
       [
         "--seeds=", "--jobs=", "--shard=", "--shards=", "--out=", "--corpus-file=", "--mistake=", "--quirk=",
-        "--app=", "--recheck=", "--progress=", "--progress-every=", "--set=", "--history=", "--quiet", "--corpus",
+        "--app=", "--recheck=", "--pct=", "--progress=", "--progress-every=", "--set=", "--history=", "--quiet",
+        "--corpus",
         "--explore",
       ]
     ),

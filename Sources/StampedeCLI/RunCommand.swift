@@ -17,8 +17,20 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 enum RunCommand {
   static let valued: Set<String> = [
     "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake", "--app",
-    "--counters", "--set", "--history",
+    "--counters", "--set", "--history", "--pct",
   ]
+  /// The `--set` overrides, with `--pct D` as `network.pct=D` (so the repro line carries it).
+  static func sets(_ options: Options) throws -> [String] {
+    var sets = options.all["--set"] ?? []
+    if let text = options.values["--pct"] {
+      guard let d = Int(text), (0...64).contains(d) else {
+        throw UsageError("--pct: expected a whole number of change points from 0 to 64, got '\(text)'")
+      }
+      sets.append("network.pct=\(d)")
+    }
+    return sets
+  }
+
   /// The flags `run` and `replay` take.
   static let flags: Set<String> = ["--check-determinism", "--json", "--quiet"]
 
@@ -56,7 +68,7 @@ enum RunCommand {
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("run takes exactly one PROFILE")
     }
-    let sets = options.all["--set"] ?? []
+    let sets = try RunCommand.sets(options)
     guard let loaded = loadProfile(path, sets: sets) else { return .usage }
     let profile = loaded.profile
     var seed = profile.defaultSeed
@@ -188,7 +200,7 @@ enum RunCommand {
 enum ReplayCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: RunCommand.valued.subtracting(["--seed", "--duration", "--set", "--history"]),
+      args, valued: RunCommand.valued.subtracting(["--seed", "--duration", "--set", "--history", "--pct"]),
       flags: RunCommand.flags)
     guard options.positional.count == 1, let reportPath = options.positional.first else {
       throw UsageError("replay takes exactly one REPORT.json")

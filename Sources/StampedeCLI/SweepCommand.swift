@@ -17,7 +17,7 @@ enum SweepCommand {
       args,
       valued: [
         "--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app",
-        "--recheck", "--progress", "--progress-every", "--set", "--history",
+        "--recheck", "--progress", "--progress-every", "--set", "--history", "--pct",
       ],
       flags: ["--quiet", "--corpus", "--explore"])
     guard options.positional.count == 1, let path = options.positional.first else {
@@ -48,7 +48,7 @@ enum SweepCommand {
         throw UsageError(error.description)
       }
     }
-    let sets = options.all["--set"] ?? []
+    let sets = try RunCommand.sets(options)
     guard let loaded = loadProfile(path, sets: sets) else { return .usage }
     var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
     if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index + 1)-of-\(shard.count)" }
