@@ -400,14 +400,17 @@ public final class LiveSeatStore {
     // seat empty.
     var seats = slot >= 0 ? runtime.seatView[slot] : runtime.seatList(of: bridge.user)
     if seats.isEmpty { seats = [UInt32](repeating: 0, count: count) }
+    // No lock to show is an empty list (nothing allocated on every refresh).
     var locks = runtime.seatLocks(of: bridge.user)
-    if locks.count != seats.count { locks = [Bool](repeating: false, count: seats.count) }
+    if !locks.contains(true) { locks = [] }
     guard seats != builtSeats || locks != builtLocks else { return }
     builtSeats = seats
     builtLocks = locks
     for (i, o) in seats.enumerated() {
       s.seatList.append(
-        SeatInfo(index: i, isLocked: locks[i], userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
+        SeatInfo(
+          index: i, isLocked: i < locks.count && locks[i],
+          userInfo: SeatUserInfo(user: o == 0 ? nil : o - 1, seatIndex: i)))
     }
     statePublisher.send(s)
   }

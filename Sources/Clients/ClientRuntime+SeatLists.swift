@@ -20,13 +20,12 @@ extension ClientRuntime {
   }
 
   /// Which seats of the room `user`'s SDK is in it shows locked now (`SeatInfo.isLocked`): the
-  /// room's locks as room messaging brought them to it, staff included. Empty outside any room.
+  /// room's locks as room messaging brought them to it, staff included. Empty outside any room,
+  /// and when no seat of the room can show locked (the common case, which allocates nothing).
   public func seatLocks(of user: UInt32) -> [Bool] {
     let c = clients[Int(user)]
-    guard c.joinedRoom != 0 else { return [] }
-    let room = c.joinedRoom - 1
-    return feed?.locks(room: room, viewer: user, now: now)
-      ?? [Bool](repeating: false, count: rooms[Int(room)].seatCount)
+    guard c.joinedRoom != 0, let feed, feed.mayShowLocks(room: c.joinedRoom - 1) else { return [] }
+    return feed.locks(room: c.joinedRoom - 1, viewer: user, now: now)
   }
 
   /// Puts `user` in `list` where its own messages put it (`seenSeat`), and nowhere else.

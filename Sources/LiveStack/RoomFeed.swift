@@ -374,6 +374,16 @@ public final class RoomFeed {
     return list
   }
 
+  /// Whether any seat of `room` is locked, or was locked or unlocked by a change still in the log
+  /// (no member can see a lock otherwise). Allocates nothing.
+  public func mayShowLocks(room: UInt32) -> Bool {
+    let r = Int(room)
+    let base = seatBase[r]
+    for s in 0..<seatCount[r] where current[base + s] & Self.lockedBit != 0 { return true }
+    for e in rooms[r].entries where (e.before | e.after) & Self.lockedBit != 0 { return true }
+    return false
+  }
+
   /// Which seats of `room` `viewer` sees locked at `now`: the server's locks, less the changes
   /// that have not reached the viewer yet.
   public func locks(room: UInt32, viewer: UInt32, now: SimInstant) -> [Bool] {
