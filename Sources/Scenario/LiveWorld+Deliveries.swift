@@ -1,4 +1,5 @@
 import Chaos
+import Clients
 import LiveStack
 import Profiles
 import SimKernel
@@ -40,6 +41,14 @@ extension LiveWorld {
     // No answer: the SDK gives up at its timeout (-1), though the server carried the request out.
     scheduler.schedule(
       at: max(deadline, scheduler.now), event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+  }
+
+  /// The server never hears of SDK call `op` (in `slot`), made now: the SDK gives up after its
+  /// request timeout.
+  mutating func neverHeard(_ op: PendingOperation, slot: UInt32, _ scheduler: inout Scheduler) {
+    if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
+    scheduler.schedule(
+      after: profile.network.requestTimeout, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
   }
 
   /// Schedules a delivery to `user` over its ordered channel, or adds it to the batch of messages

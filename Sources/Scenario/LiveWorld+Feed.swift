@@ -100,6 +100,22 @@ extension LiveWorld {
     }
   }
 
+  /// Locks or unlocks every guest seat (the flash crowd's doors). Rooms start locked, as created;
+  /// opening them goes out to each room through room messaging.
+  mutating func setAllSeatsLocked(_ locked: Bool, _ scheduler: inout Scheduler) {
+    for r in 0..<UInt32(layout.rooms) {
+      // The guests' seats: the owner keeps its own.
+      let room = server.seats.settings[Int(r)]
+      for i in room.firstGuestSeat..<room.seatCount {
+        _ = server.seats.setLocked(room: r, seat: i, locked)
+        server.feed.recordLock(room: r, seat: i, locked, logged: !locked)
+        checker.observeLock(room: r, seat: i, seats: server.seats)
+        measured.observeLockedEmpty(room: r, seat: i, seats: server.seats, runtime.now)
+      }
+      if !locked { feedChanged(room: r, &scheduler) }
+    }
+  }
+
   /// `client.view-matches-server`, sampled while the run goes on (see
   /// ``Checker/checkViewerLists(sample:layout:seats:feed:runtime:at:)``).
   mutating func checkViewerLists(sample k: Int) {

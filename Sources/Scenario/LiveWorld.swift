@@ -371,24 +371,6 @@ public struct LiveWorld: World {
     }
   }
 
-  // MARK: - Workload
-
-  /// Locks or unlocks every guest seat (the flash crowd's doors). Rooms start locked, as created;
-  /// opening them goes out to each room through room messaging.
-  mutating func setAllSeatsLocked(_ locked: Bool, _ scheduler: inout Scheduler) {
-    for r in 0..<UInt32(layout.rooms) {
-      // The guests' seats: the owner keeps its own.
-      let room = server.seats.settings[Int(r)]
-      for i in room.firstGuestSeat..<room.seatCount {
-        _ = server.seats.setLocked(room: r, seat: i, locked)
-        server.feed.recordLock(room: r, seat: i, locked, logged: !locked)
-        checker.observeLock(room: r, seat: i, seats: server.seats)
-        measured.observeLockedEmpty(room: r, seat: i, seats: server.seats, runtime.now)
-      }
-      if !locked { feedChanged(room: r, &scheduler) }
-    }
-  }
-
   // MARK: - Clients
 
   /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
@@ -502,14 +484,6 @@ public struct LiveWorld: World {
       i += 1
     }
     commands.reset()
-  }
-
-  /// The server never hears of SDK call `op` (in `slot`), made now: the SDK gives up after its
-  /// request timeout.
-  mutating func neverHeard(_ op: PendingOperation, slot: UInt32, _ scheduler: inout Scheduler) {
-    if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
-    scheduler.schedule(
-      after: profile.network.requestTimeout, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
   }
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
