@@ -61,6 +61,19 @@ public struct DeliveryOrder: Sendable {
     active = seededTies || !points.isEmpty
   }
 
+  /// The settings a run uses where the profile lets the seed draw them (`nil`): seeded ties on
+  /// half the seeds; a PCT depth of 0 on half, 1 on a quarter, 2 or 3 on an eighth each. Both
+  /// draws are always made, in that order, from `random` (the `ordering-draw` stream), so one
+  /// setting fixed in the profile leaves the other's draw as it was.
+  public static func draw(seededTies: Bool?, depth: Int?, random: inout some RandomSource) -> (
+    seededTies: Bool, depth: Int
+  ) {
+    let ties = random.next(below: 2) == 1
+    let d = random.next(below: 8)
+    let drawnDepth = d < 4 ? 0 : d < 6 ? 1 : d == 6 ? 2 : 3
+    return (seededTies ?? ties, depth ?? drawnDepth)
+  }
+
   /// How much later than its due time a delivery to `user` sent at `now` comes, in nanoseconds;
   /// the first delivery from a change point on names the user it holds back.
   @inline(__always)

@@ -491,14 +491,15 @@ extension Profile {
     n.requestTimeout = try o.get("requestTimeout", default: n.requestTimeout) { v throws(ProfileError) in
       try v.duration(minimum: .milliseconds(1))
     }
-    n.seededTies =
-      try o.get("ties", default: "fifo") { v throws(ProfileError) in
-        guard case .string(let s) = v.value, s == "fifo" || s == "seeded" else {
-          throw v.expected("\"fifo\" or \"seeded\"")
-        }
-        return s
-      } == "seeded"
-    n.pctDepth = try o.get("pct", default: 0) { v throws(ProfileError) in Int(try v.int(0...64)) }
+    n.ties = try o.get("ties", default: nil) { v throws(ProfileError) -> Network.Ties? in
+      guard case .string(let s) = v.value, let ties = Network.Ties(rawValue: s) else {
+        throw v.expected("\"fifo\", \"seeded\" or \"drawn\"")
+      }
+      return ties
+    }
+    n.pctDepth = try o.get("pct", default: nil) { v throws(ProfileError) -> Int? in
+      try v.wholeOrDrawn(0...64) ?? Network.drawnDepth
+    }
     n.pctWindow = try o.get("pctWindow", default: n.pctWindow) { v throws(ProfileError) in
       try v.duration(minimum: .milliseconds(1))
     }

@@ -192,16 +192,25 @@ public struct Profile: Sendable {
   }
 
   public struct Network: Sendable {
+    /// `network.ties`.
+    public enum Ties: String, Sendable {
+      case fifo, seeded, drawn
+    }
+    /// `network.pct: "drawn"`.
+    public static let drawnDepth = -1
+
     /// One-way latency of a message between a client and the server.
     public var clientServer: Distribution
     /// How long the SDK waits for the answer to a request before it reports -1 (`failed`),
     /// whether or not the server carried it out. The SDKs' documentation gives no figure.
     public var requestTimeout = SDKTiming.requestTimeout
-    /// Deliveries to different users due at one instant: in the order sent, or in an order the
-    /// seed picks (see `DeliveryOrder`).
-    public var seededTies = false
-    /// PCT-style change points: how many, how long each holds its user back, and by how much.
-    public var pctDepth = 0
+    /// Deliveries to different users due at one instant: in the order sent, in an order the seed
+    /// picks (see `DeliveryOrder`), or either, as the seed draws; `nil` when the profile does not
+    /// say (in the order sent, or drawn under `faults: "swarm"`).
+    public var ties: Ties?
+    /// PCT-style change points: how many (`nil` when the profile does not say: none, or drawn
+    /// under `faults: "swarm"`; `-1`: drawn), how long each holds its user back, and by how much.
+    public var pctDepth: Int?
     public var pctWindow = SimDuration.seconds(5)
     public var pctDelay = SimDuration.milliseconds(200)
   }

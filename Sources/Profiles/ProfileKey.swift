@@ -30,6 +30,8 @@ public struct ProfileKey: Sendable {
     case whole(ClosedRange<Int64>)
     /// A whole number in the range, or `"unlimited"`.
     case wholeOrUnlimited(ClosedRange<Int64>)
+    /// A whole number in the range, or `"drawn"` (the seed picks one).
+    case wholeOrDrawn(ClosedRange<Int64>)
     /// A duration string, at least `minimum`.
     case duration(minimum: SimDuration = .zero)
     /// An exact probability: `0.05`, `"5%"`, `"1/20"`.

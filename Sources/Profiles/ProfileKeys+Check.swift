@@ -85,6 +85,7 @@ struct TreeChecker {
     case .seed: attempt { () throws(ProfileError) in _ = try n.seed() }
     case .whole(let range): attempt { () throws(ProfileError) in _ = try n.int(range) }
     case .wholeOrUnlimited(let range): attempt { () throws(ProfileError) in _ = try n.wholeOrUnlimited(range) }
+    case .wholeOrDrawn(let range): attempt { () throws(ProfileError) in _ = try n.wholeOrDrawn(range) }
     case .duration(let minimum): attempt { () throws(ProfileError) in _ = try n.duration(minimum: minimum) }
     case .probability: attempt { () throws(ProfileError) in _ = try n.ratio() }
     case .distribution: attempt { () throws(ProfileError) in _ = try n.distribution() }

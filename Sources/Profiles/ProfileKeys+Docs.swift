@@ -59,6 +59,7 @@ extension ProfileKey.Kind {
     case .whole(let r):
       return r.upperBound == Int64.max ? "whole number ≥ \(n(r.lowerBound))" : "\(n(r.lowerBound))–\(n(r.upperBound))"
     case .wholeOrUnlimited(let r): return "whole number \(n(r.lowerBound))–\(n(r.upperBound)), or `\"unlimited\"`"
+    case .wholeOrDrawn(let r): return "whole number \(n(r.lowerBound))–\(n(r.upperBound)), or `\"drawn\"`"
     case .duration(let minimum):
       return minimum > .zero && minimum != .nanoseconds(1) ? "duration ≥ \(minimum)" : "duration"
     case .probability: return "probability"

@@ -106,6 +106,13 @@ extension ProfileKeys {
           .object(["const": "unlimited"]),
         ]
       ])
+    case .wholeOrDrawn(let r):
+      return .object([
+        "anyOf": [
+          .object(["type": "integer", "minimum": .integer(r.lowerBound), "maximum": .integer(r.upperBound)]),
+          .object(["const": "drawn"]),
+        ]
+      ])
     case .duration: return .object(["$ref": "#/$defs/duration"])
     case .probability: return .object(["$ref": "#/$defs/probability"])
     case .distribution: return .object(["$ref": "#/$defs/distribution"])

@@ -441,12 +441,13 @@ public enum ProfileKeys {
           "how long the SDK waits for the answer to a request before it reports -1 (`failed`), whether or not the server carried it out (a lost request or answer, a vanishing outage, a request or answer held up past it by a partition or a long delay: a request held so is not delivered after the SDK gave up, an answer held so reaches nobody). The SDKs' documentation gives no figure; a setting, not a fact"
         ),
         key(
-          "network.ties", .choice(["fifo", "seeded"]), .value("fifo"),
-          "deliveries to different users due at one instant: in the order they were sent, or in an order the seed picks (each user's deliveries a constant 0 to 999 ns late; each channel keeps its order)"
+          "network.ties", .choice(["fifo", "seeded", "drawn"]),
+          .derived("`\"fifo\"`; `\"drawn\"` under `faults: \"swarm\"`"),
+          "deliveries to different users due at one instant: in the order they were sent, in an order the seed picks (each user's deliveries a constant 0 to 999 ns late; each channel keeps its order), or `\"drawn\"`: either, as the seed draws (half the seeds each)"
         ),
         key(
-          "network.pct", .whole(0...64), .value(0),
-          "PCT-style depth: this many change points at instants drawn before the faults heal, each holding one drawn user's deliveries back behind everyone else's (`sweep --pct D`)"
+          "network.pct", .wholeOrDrawn(0...64), .derived("0; `\"drawn\"` under `faults: \"swarm\"`"),
+          "PCT-style depth: this many change points at instants drawn before the faults heal, each holding one drawn user's deliveries back behind everyone else's (`sweep --pct D`); `\"drawn\"`: the seed picks 0 (half the seeds), 1, 2 or 3"
         ),
         key(
           "network.pctWindow", .duration(minimum: .milliseconds(1)), .value("5s"),

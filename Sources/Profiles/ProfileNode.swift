@@ -152,6 +152,16 @@ public struct ProfileNode: Sendable {
     return Int(i)
   }
 
+  /// Reads a whole number in `range`, or `"drawn"` (`nil`: the seed picks one).
+  public func wholeOrDrawn(_ range: ClosedRange<Int64>) throws(ProfileError) -> Int? {
+    if case .string("drawn") = value { return nil }
+    guard case .string = value else {
+      if let i = try? int(range) { return i }
+      throw expected("a whole number from \(range.lowerBound) to \(range.upperBound) or \"drawn\"")
+    }
+    throw expected("a whole number from \(range.lowerBound) to \(range.upperBound) or \"drawn\"")
+  }
+
   /// Reads a count per room: a whole number from 0 to 10,000,000 (a constant), or a
   /// distribution without units drawn per room.
   public func countDistribution() throws(ProfileError) -> Distribution {

@@ -13,7 +13,9 @@ import SimKernel
 /// never-seen ones first, then the least seen. The frontier is dealt out over the round's seeds,
 /// each outcome to every ``spread``th seed, so that every one is steered by some seed of the
 /// round and no seed loses everything. A seed's steering is an `explore` override in its repro
-/// line: `run` and `replay` need nothing of the sweep.
+/// line: `run` and `replay` need nothing of the sweep. Explored seeds also vary the order of racing
+/// deliveries (`network.ties` and `network.pct` drawn by the seed, unless the profile sets either
+/// or `faults: "swarm"` draws them already), likewise written into the repro line.
 public enum Explore {
   /// Seeds per round.
   public static let round = 10
@@ -36,8 +38,29 @@ public enum Explore {
   public struct Steering: Sendable {
     /// The profile's `explore` entries.
     public var entries: [SteeredOutcome]
-    /// `explore=[…]`, for the repro line.
-    public var set: String
+    /// `explore=[…]`, for the repro line (`nil` without entries).
+    public var set: String?
+    /// Whether the seed draws its delivery order (`network.ties` and `network.pct` `"drawn"`).
+    public var drawsOrdering = false
+
+    /// `profile` and its overrides as this seed runs them.
+    public func apply(to profile: inout Profile, overrides: inout [String]) {
+      if let set {
+        profile.faults.steered = entries
+        overrides.append(set)
+      }
+      if drawsOrdering {
+        profile.network.ties = .drawn
+        profile.network.pctDepth = Profile.Network.drawnDepth
+        overrides += ["network.ties=drawn", "network.pct=drawn"]
+      }
+    }
+  }
+
+  /// Whether an explore sweep of `profile` draws each seed's delivery order: unless the profile
+  /// sets either ordering key, or its swarm plan draws them already.
+  public static func drawsOrdering(_ profile: Profile) -> Bool {
+    profile.network.ties == nil && profile.network.pctDepth == nil && !profile.faults.swarm
   }
 
   /// The frontier after the seeds whose merged coverage is `coverage`: the steerable outcomes of
@@ -58,15 +81,17 @@ public enum Explore {
   }
 
   /// The steering of the seed in place `seat` of its round (from 0): every ``spread``th outcome
-  /// of `frontier`, starting at `seat`'s (none if the frontier is empty).
-  public static func steering(_ frontier: [Target], seat: Int) -> Steering? {
+  /// of `frontier`, starting at `seat`'s (none if the frontier is empty), and the drawn delivery
+  /// order if `drawsOrdering`; `nil` if neither.
+  public static func steering(_ frontier: [Target], seat: Int, drawsOrdering: Bool = false) -> Steering? {
     let mine = frontier.indices.filter { $0 % spread == seat % spread }.map { frontier[$0] }
-    guard !mine.isEmpty else { return nil }
+    guard !mine.isEmpty else { return drawsOrdering ? Steering(entries: [], set: nil, drawsOrdering: true) : nil }
     let ratio = Ratio.parse(rate)!
     let entries = mine.map {
       SteeredOutcome(call: SteeredCall.kind(named: $0.call)!.rawValue, loss: $0.outcome.loss, rate: ratio)
     }
     let items = mine.map { "{call:\"\($0.call)\",outcome:\"\($0.outcome.rawValue)\",rate:\"\(rate)\"}" }
-    return Steering(entries: entries, set: "explore=[\(items.joined(separator: ","))]")
+    return Steering(
+      entries: entries, set: "explore=[\(items.joined(separator: ","))]", drawsOrdering: drawsOrdering)
   }
 }

@@ -113,7 +113,9 @@ public struct Shrinker {
   // MARK: - Reductions
 
   /// `tree` with a swarm-only fault plan (`faults: "swarm"` or `{heal, plan: "swarm"}`) replaced by
-  /// the entries seed `seed` draws for it, which run the same faults; `nil` for any other plan.
+  /// the entries seed `seed` draws for it, and the delivery order it draws (`network.ties` and
+  /// `network.pct`, where the profile leaves them to the swarm) written out, which run the same
+  /// faults in the same order; `nil` for any other plan.
   static func explicitSwarm(_ tree: JSONValue, seed: UInt64) -> JSONValue? {
     let faults = tree.value(at: "faults")
     let planPath: String
@@ -132,7 +134,15 @@ public struct Shrinker {
       o["plan"] = .array(entries)
       plan = .object(o)
     }
-    return try? tree.setting("faults", to: plan)
+    guard var explicit = try? tree.setting("faults", to: plan) else { return nil }
+    let (seededTies, depth) = profile.ordering(seed: seed)
+    if profile.network.ties == nil {
+      explicit = (try? explicit.setting("network.ties", to: .string(seededTies ? "seeded" : "fifo"))) ?? explicit
+    }
+    if profile.network.pctDepth == nil {
+      explicit = (try? explicit.setting("network.pct", to: .integer(Int64(depth)))) ?? explicit
+    }
+    return explicit
   }
 
   static func number(_ v: JSONValue?) -> Double? {
@@ -189,6 +199,13 @@ public struct Shrinker {
       if let v = tree.value(at: "calls.app.closeProbability"), number(v) != 0 {
         add(&features, "no app closes", "calls.app.closeProbability", .integer(0))
       }
+    }
+    // The delivery order: PCT change points, then seeded ties, off.
+    if let depth = number(tree.value(at: "network.pct")), depth > 0 {
+      add(&features, "no PCT change points", "network.pct", .integer(0))
+    }
+    if tree.value(at: "network.ties") == .string("seeded") {
+      add(&features, "ties in the order sent", "network.ties", .string("fifo"))
     }
     if let rooms = number(tree.value(at: "population.rooms")).map({ Int64($0) }), rooms > 1 {
       let first = number(tree.value(at: "population.firstRoom")).map { Int64($0) } ?? 0

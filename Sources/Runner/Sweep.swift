@@ -86,8 +86,7 @@ public struct Sweep: Sendable {
             var seedProfile = profile
             var seedOverrides = overrides
             if let steer = steering(i) {
-              seedProfile.faults.steered = steer.entries
-              seedOverrides.append(steer.set)
+              steer.apply(to: &seedProfile, overrides: &seedOverrides)
               steered.set(steer, seed: seed)
             }
             var run = SimulationRun(
@@ -109,7 +108,8 @@ public struct Sweep: Sendable {
           let end = min(total, start + Explore.round)
           let frontier = Explore.frontier(collector.coverage())
           let first = start
-          runSeeds(start..<end) { i in Explore.steering(frontier, seat: i - first) }
+          let ordering = Explore.drawsOrdering(profile)
+          runSeeds(start..<end) { i in Explore.steering(frontier, seat: i - first, drawsOrdering: ordering) }
           start = end
         }
       } else {
@@ -216,10 +216,7 @@ extension Sweep {
     for seed in seeds {
       var seedProfile = profile
       var seedOverrides = overrides
-      if let steer = steered.get(seed) {
-        seedProfile.faults.steered = steer.entries
-        seedOverrides.append(steer.set)
-      }
+      steered.get(seed)?.apply(to: &seedProfile, overrides: &seedOverrides)
       var run = SimulationRun(
         profile: seedProfile, profilePath: profilePath, profileData: profileData, seed: seed, quirks: quirks,
         mistakes: mistakes, overrides: seedOverrides)

@@ -146,10 +146,11 @@ public struct LiveWorld: World {
     if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }
     chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
     let net = profile.network
-    if net.seededTies || net.pctDepth > 0 {
+    let (seededTies, depth) = profile.ordering(streams)
+    if seededTies || depth > 0 {
       var g = streams.stream("ordering")
       order = DeliveryOrder(
-        seededTies: net.seededTies, depth: net.pctDepth, window: net.pctWindow, delay: net.pctDelay, users: users,
+        seededTies: seededTies, depth: depth, window: net.pctWindow, delay: net.pctDelay, users: users,
         healNs: profile.duration.nanoseconds - profile.faults.heal.nanoseconds, random: &g)
     } else {
       order = DeliveryOrder()

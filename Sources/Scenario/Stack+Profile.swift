@@ -1,3 +1,4 @@
+import Chaos
 import Clients
 import LiveStack
 import Profiles
@@ -69,5 +70,29 @@ extension PhoneFleet {
       os: os, runtime: runtime, app: c.app, push: c.push, phone: c.phone, conversationGrace: c.conversationGrace,
       startActionProbability: c.startActionProbability, random: streams.entities("phone-os", layout.phoneIdentities))
     mergeActionProbability = c.mergeActionProbability
+  }
+}
+
+extension Profile {
+  /// The delivery order settings a run of this profile with `seed` uses (`network.ties`,
+  /// `network.pct`): as the profile gives them, or drawn by the seed where it says `"drawn"`, or
+  /// says nothing under `faults: "swarm"` (see ``DeliveryOrder/draw(seededTies:depth:random:)``).
+  public func ordering(seed: UInt64) -> (seededTies: Bool, depth: Int) {
+    ordering(RandomStreams(rootSeed: seed))
+  }
+
+  func ordering(_ streams: RandomStreams) -> (seededTies: Bool, depth: Int) {
+    let net = network
+    let ties: Bool? =
+      switch net.ties ?? (faults.swarm ? .drawn : .fifo) {
+      case .fifo: false
+      case .seeded: true
+      case .drawn: nil
+      }
+    let depth = net.pctDepth ?? (faults.swarm ? Network.drawnDepth : 0)
+    let fixedDepth: Int? = depth == Network.drawnDepth ? nil : depth
+    guard ties == nil || fixedDepth == nil else { return (ties!, fixedDepth!) }
+    var random = streams.stream("ordering-draw")
+    return DeliveryOrder.draw(seededTies: ties, depth: fixedDepth, random: &random)
   }
 }

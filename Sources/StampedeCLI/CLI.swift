@@ -210,7 +210,10 @@ enum CLI {
       --explore         steered chaos: seeds run in rounds of 10, and each round steers SDK calls
                         toward the outcomes the seeds before it reached least (a request lost, or
                         an answer lost after the server carried the call out), written into each
-                        seed's repro line as --set 'explore=[...]' (not with --shard)
+                        seed's repro line as --set 'explore=[...]'; unless the profile sets
+                        network.ties or network.pct, or has faults: "swarm", each seed also draws
+                        the order of racing deliveries (--set network.ties=drawn --set
+                        network.pct=drawn) (not with --shard)
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
       --app NAME        run the registered app code NAME in every seed

@@ -47,12 +47,15 @@ import Testing
     #expect(!off.active && off.extraNs(to: 4, at(start)) == 0)
   }
 
-  func smoke(_ sets: [String], seed: UInt64 = 1) throws -> RunReport {
-    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+  func smoke(_ sets: [String], seed: UInt64 = 1, profile name: String = "smoke", minutes: Int64 = 4) throws
+    -> RunReport
+  {
+    let path = repositoryRoot.appendingPathComponent("profiles/\(name).json5").path
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     let profile = try Profile.parse(data, overrides: try sets.map(Profile.parseSet))
     let run = SimulationRun(
-      profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: seed, duration: .minutes(4),
+      profile: profile, profilePath: "profiles/\(name).json5", profileData: data, seed: seed,
+      duration: .minutes(minutes),
       overrides: sets)
     return run.report(run.execute(), startedAt: Date())
   }
@@ -69,6 +72,60 @@ import Testing
     }
     // Off, as set explicitly, is the default run.
     #expect(try smoke(["network.ties=fifo", "network.pct=0"]).traceHash == plain.traceHash)
+  }
+
+  func profile(_ sets: [String], swarm: Bool) throws -> Profile {
+    try Profile.parse(
+      Data(minimalProfile.utf8), overrides: (sets + (swarm ? ["faults=swarm"] : [])).map(Profile.parseSet))
+  }
+
+  @Test func aSwarmPlanDrawsEachSeedsOrderAndAProfileThatSetsItKeepsIt() throws {
+    let swarm = try profile([], swarm: true)
+    let draws = (1...400).map { swarm.ordering(seed: UInt64($0)) }
+    // Seeded ties on half the seeds; depth 0 on half, 1 on a quarter, 2 and 3 on an eighth each
+    // (each band about four standard deviations wide).
+    #expect((160...240).contains(draws.filter(\.seededTies).count))
+    let depths = Dictionary(grouping: draws, by: \.depth).mapValues(\.count)
+    #expect(depths.keys.sorted() == [0, 1, 2, 3])
+    #expect((160...240).contains(depths[0]!) && (65...135).contains(depths[1]!), "\(depths)")
+    #expect((25...75).contains(depths[2]!) && (25...75).contains(depths[3]!), "\(depths)")
+    // Without a swarm plan: in the order sent, no change points.
+    let plain = try profile([], swarm: false)
+    #expect((1...50).allSatisfy { plain.ordering(seed: UInt64($0)) == (false, 0) })
+    // One setting fixed: it is kept, and the other is drawn as before.
+    let fifo = try profile(["network.ties=fifo"], swarm: true)
+    let deep = try profile(["network.pct=5"], swarm: true)
+    let drawn = try profile(["network.ties=drawn", "network.pct=drawn"], swarm: false)
+    for seed in UInt64(1)...50 {
+      #expect(fifo.ordering(seed: seed) == (false, swarm.ordering(seed: seed).depth))
+      #expect(deep.ordering(seed: seed) == (swarm.ordering(seed: seed).seededTies, 5))
+      #expect(drawn.ordering(seed: seed) == swarm.ordering(seed: seed), "\"drawn\" draws without a swarm too")
+    }
+    // Anything else is refused, naming the key.
+    #expect {
+      try profile(["network.pct=often"], swarm: false)
+    } throws: {
+      ($0 as? ProfileError)?.description.contains(#"network.pct: expected a whole number from 0 to 64 or "drawn""#)
+        == true
+    }
+    #expect {
+      try profile(["network.ties=random"], swarm: false)
+    } throws: {
+      ($0 as? ProfileError)?.description.contains(#"network.ties: expected one of "fifo", "seeded", "drawn""#) == true
+    }
+  }
+
+  @Test func aSwarmRunDrawsItsOrderAndTheBuiltInClientsStayCorrect() throws {
+    // A seed that draws seeded ties and a change point.
+    let swarm = try profile([], swarm: true)
+    let seed = try #require((UInt64(1)...100).first { swarm.ordering(seed: $0) == (true, 1) })
+    func run(_ sets: [String]) throws -> RunReport { try smoke(sets, seed: seed, profile: "swarm-chaos", minutes: 8) }
+    let drawnRun = try run([])
+    let fixed = try run(["network.ties=fifo", "network.pct=0"])
+    #expect(drawnRun.traceHash != fixed.traceHash, "the drawn order changed nothing")
+    #expect(drawnRun.traceHash == (try run(["network.ties=seeded", "network.pct=1"])).traceHash)
+    #expect(drawnRun.verdict == "pass", "\(drawnRun.failures)")
+    #expect(fixed.verdict == "pass", "\(fixed.failures)")
   }
 
   @Test func pctIsRefusedOutOfRangeAndWrittenIntoTheReproLine() throws {

@@ -78,11 +78,11 @@ import Testing
 
   static let expected: [String: String] = [
     "bench-mmcc:seed-1": "2d446d3adc11d0b8",
-    "call-storm-swarm:seed-1": "dad1ff96ad85ebdd",
+    "call-storm-swarm:seed-1": "d8945ec11e1c56be",
     "capacity-1m:seed-1": "fc465df8fb8d2431",
     "flash-crowd-staffing:seed-1": "de7c37c85e0de2d0",
-    "seat-rush-swarm:seed-1": "72421301fcc4d861",
-    "swarm-chaos:seed-1": "e42ed92bf62c8639",
+    "seat-rush-swarm:seed-1": "d2a1e0e9c46928ad",
+    "swarm-chaos:seed-1": "434da4b2bcca34c4",
     "call-storm:seed-1": "b51723617ea0fca6",
     "call-storm:seed-2": "d608cf49327f1bcc",
     "call-storm:seed-3": "2dccce8cfa996270",

@@ -86,6 +86,11 @@ import Testing
       return
     }
     #expect(!plan.isEmpty && plan.count < FaultKind.allCases.count)
+    // The delivery order the seed drew is written out too (seed 5 draws these).
+    let profile = try Profile.parse(Data(JSON5Writer.write(tree).utf8))
+    let (ties, depth) = profile.ordering(seed: 5)
+    #expect(explicit.value(at: "network.ties") == .string(ties ? "seeded" : "fifo"))
+    #expect(explicit.value(at: "network.pct") == .integer(Int64(depth)))
     func hash(_ t: JSONValue) throws -> String {
       let text = JSON5Writer.write(t)
       let profile = try Profile.parse(Data(text.utf8))

@@ -221,9 +221,13 @@ struct SplitMixForTests {
     let (explored, repros) = try sweep(span, explore: true)
     #expect(seen(plain, "applyForSeat", Self.lostAfterFiling) == 0)
     #expect(seen(explored, "applyForSeat", Self.lostAfterFiling) > 0)
-    // The first round runs as the default does; the second is steered, seed by seed, in its repro.
+    // The first round's calls run as the default's do; the second is steered, seed by seed, in its
+    // repro. Every seed draws its delivery order, as its repro says.
     for seed in 1...10 { #expect(!repros["\(seed)"]!.contains("explore=")) }
     for seed in 11...20 { #expect(repros["\(seed)"]!.contains("--set 'explore=[{call:")) }
+    for seed in 1...20 {
+      #expect(repros["\(seed)"]!.hasSuffix("--set network.ties=drawn --set network.pct=drawn"))
+    }
     #expect(explored.counters["fault.explore", default: 0] > 0)
     #expect(plain.counters["fault.explore"] == nil)
     // Coverage grew further: more outcomes and events reached.
@@ -242,16 +246,18 @@ struct SplitMixForTests {
     // A steered seed's repro line, run on its own, gives the sweep's trace hash.
     let row = try #require(one.runs.first { $0.seed == 13 })
     let repro = try #require(repros["13"])
-    let set = try #require(repro.components(separatedBy: "--set '").last?.dropLast())
+    let set = try #require(repro.components(separatedBy: "--set '").last?.components(separatedBy: "' ").first)
+    #expect(repro.hasSuffix("' --set network.ties=drawn --set network.pct=drawn"))
+    let sets = [String(set), "network.ties=drawn", "network.pct=drawn"]
     let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    var profile = try Profile.parse(data, overrides: [try Profile.parseSet(String(set))])
+    var profile = try Profile.parse(data, overrides: try sets.map(Profile.parseSet))
     profile.duration = .minutes(3)
     let run = SimulationRun(profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: 13)
     #expect(run.execute().traceHash.description == row.traceHash)
   }
 
-  @Test func theFrontierPutsNeverSeenOutcomesFirstAndDealsThemOutOverARound() {
+  @Test func theFrontierPutsNeverSeenOutcomesFirstAndDealsThemOutOverARound() throws {
     var report = CoverageReport(OutcomeCoverage())
     report.calls = [
       .init(call: "applyForSeat", outcomes: ["ok": 5, "no answer (-1), not carried out": 2], neverSeen: []),
@@ -266,6 +272,16 @@ struct SplitMixForTests {
     let steer = Explore.steering(frontier, seat: 0)
     #expect(steer?.set == "explore=[{call:\"applyForSeat\",outcome:\"no-answer-carried-out\",rate:\"1/4\"}]")
     #expect(Explore.steering(frontier, seat: 1) == nil)
+    // Explored seeds of a profile that leaves the delivery order alone draw it, steered or not.
+    let ordered = try #require(Explore.steering(frontier, seat: 1, drawsOrdering: true))
+    #expect(ordered.set == nil && ordered.entries.isEmpty && ordered.drawsOrdering)
+    var profile = try Profile.parse(Data(minimalProfile.utf8))
+    #expect(Explore.drawsOrdering(profile))
+    var overrides: [String] = []
+    ordered.apply(to: &profile, overrides: &overrides)
+    #expect(overrides == ["network.ties=drawn", "network.pct=drawn"])
+    #expect(profile.network.ties == .drawn && profile.network.pctDepth == Profile.Network.drawnDepth)
+    #expect(!Explore.drawsOrdering(profile), "a profile that sets them keeps them")
     // Once everything was seen, the least seen quarter (at least one) is steered.
     report.calls[0].outcomes["no answer (-1), carried out"] = 4
     #expect(Explore.frontier(report).map(\.seen) == [1])
