@@ -110,8 +110,8 @@ public enum HTMLReport {
   static func thresholds(_ r: RunReport) -> String {
     var s = "<table>\n<thead><tr><th>threshold</th><th class=\"n\">value</th><th>result</th></tr></thead>\n<tbody>\n"
     for t in r.thresholdsFailuresFirst {
-      s += "<tr class=\"\(t.passed ? "ok" : "bad")\"><td><code>\(html(t.expression))</code></td>"
-      s += "<td class=\"n\">\(html(Spell.thresholdValue(t)))</td><td>\(t.passed ? "pass" : "FAIL")</td></tr>\n"
+      s += "<tr class=\"\(t.failed ? "bad" : "ok")\"><td><code>\(html(t.expression))</code></td>"
+      s += "<td class=\"n\">\(html(Spell.thresholdValue(t)))</td><td>\(html(t.resultText))</td></tr>\n"
     }
     return s + "</tbody>\n</table>\n"
   }

@@ -44,8 +44,9 @@ public enum JUnitReport {
       cases.append(
         Case(
           classname: "thresholds", name: t.expression,
-          failure: t.passed
-            ? nil : ("measured \(value)", "\(t.expression) failed: measured \(value)\nreproduce: \(r.repro)")))
+          failure: t.failed
+            ? ("measured \(value)", "\(t.expression) failed: measured \(value)\nreproduce: \(r.repro)") : nil,
+          skipped: t.judged == false ? "not judged: a steered run (explore) stalls calls by design" : nil))
     }
     let failures = cases.filter { $0.failure != nil }.count
     let skipped = cases.filter { $0.skipped != nil }.count

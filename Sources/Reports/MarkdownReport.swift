@@ -86,7 +86,8 @@ public enum MarkdownReport {
       out.append("| threshold | value | result |")
       out.append("|---|---:|---|")
       for t in r.thresholdsFailuresFirst {
-        out.append("| \(code(t.expression)) | \(Spell.thresholdValue(t)) | \(t.passed ? "pass" : "**FAIL**") |")
+        out.append(
+          "| \(code(t.expression)) | \(Spell.thresholdValue(t)) | \(t.failed ? "**FAIL**" : t.resultText) |")
       }
       out.append("")
     }

@@ -9,9 +9,10 @@ extension RunReport {
   public func value(of threshold: Threshold) -> Double? { measured.value(of: threshold.subject) }
 
   /// Evaluates `thresholds` into ``thresholds`` and settles the verdict: `fail` if an invariant
-  /// was violated, else `incomplete` if the run did not reach its end, else `fail` if a threshold
-  /// failed, else `pass`.
-  public mutating func evaluate(_ thresholds: [Threshold]) {
+  /// was violated, else `incomplete` if the run did not reach its end, else `fail` if a judged
+  /// threshold failed, else `pass`. A `steered` run (`explore`) measures its thresholds but is
+  /// judged by its invariants alone.
+  public mutating func evaluate(_ thresholds: [Threshold], steered: Bool = false) {
     self.thresholds = thresholds.map { t in
       let v = value(of: t)
       var unit: String?
@@ -20,14 +21,16 @@ extension RunReport {
       case .share: unit = "share"
       case .number: if case .rate = t.subject { unit = "/s" }
       }
-      return ThresholdResult(expression: t.expression, value: v, passed: t.passes(v), unit: unit)
+      var result = ThresholdResult(expression: t.expression, value: v, passed: t.passes(v), unit: unit)
+      if steered { result.judged = false }
+      return result
     }
     if violationCount > 0 {
       verdict = "fail"
     } else if !reachedEnd {
       verdict = "incomplete"
     } else {
-      verdict = self.thresholds.allSatisfy(\.passed) ? "pass" : "fail"
+      verdict = failedThresholds.isEmpty ? "pass" : "fail"
     }
     notJudged = reachedEnd ? nil : invariants.filter { $0.kind == "liveness" && $0.off != true }.map(\.id)
   }
@@ -35,8 +38,8 @@ extension RunReport {
   /// Invariant violations of every kind.
   public var violationCount: Int { invariants.reduce(0) { $0 + $1.violations } }
 
-  /// Thresholds that failed.
-  public var failedThresholds: [ThresholdResult] { thresholds.filter { !$0.passed } }
+  /// Judged thresholds that failed.
+  public var failedThresholds: [ThresholdResult] { thresholds.filter(\.failed) }
 }
 
 extension RunReport {
@@ -84,6 +87,6 @@ extension RunReport {
 
   /// The thresholds with the failed ones first, each group in the profile's order.
   public var thresholdsFailuresFirst: [ThresholdResult] {
-    thresholds.filter { !$0.passed } + thresholds.filter(\.passed)
+    thresholds.filter(\.failed) + thresholds.filter { !$0.failed }
   }
 }

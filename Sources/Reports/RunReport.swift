@@ -264,12 +264,25 @@ public struct RunReport: Codable, Sendable {
     public var value: Double?
     /// Whether it held.
     public var passed: Bool
+    /// `false` when it was measured but does not decide the verdict: a run steered toward lost
+    /// requests and answers (`explore`) stalls calls by design, so its latencies and error rates
+    /// say nothing of the app; absent when it is judged.
+    public var judged: Bool?
     /// `ms` when the value is a time in milliseconds, `share` for a ratio (a fraction: 0.05 is
     /// 5%), `/s` for a rate per simulated second; absent for plain numbers.
     public var unit: String?
 
     /// The measured value as the reports print it: `2.50 s`, `4.2%`, `12.5/s`, `no samples`.
     public var measured: String { Spell.thresholdValue(self) }
+
+    /// Whether it failed a judged threshold.
+    public var failed: Bool { !passed && judged != false }
+
+    /// What the reports print in its result column: `pass`, `FAIL`, or for a threshold not
+    /// judged `not judged (steered run): would fail`.
+    public var resultText: String {
+      judged == false ? "not judged (steered run)" + (passed ? "" : ": would fail") : passed ? "pass" : "FAIL"
+    }
 
     /// Creates a result.
     public init(expression: String, value: Double?, passed: Bool, unit: String? = nil) {

@@ -156,7 +156,7 @@ public enum Capacity {
     point.busiest = names.max { (utilisation[$0]?.value ?? 0, $1) < (utilisation[$1]?.value ?? 0, $0) }
     var failed: [String] = []
     for r in reports {
-      for t in r.thresholds where !t.passed && !failed.contains(t.expression) { failed.append(t.expression) }
+      for t in r.thresholds where t.failed && !failed.contains(t.expression) { failed.append(t.expression) }
     }
     point.failedThresholds = failed
     return point

@@ -306,7 +306,7 @@ public struct SimulationRun {
       thresholds: [], timeSeries: series, meta: meta)
     report.resources = result.world.resources(end: result.simulated)
     report.coverage = CoverageReport(result.world.metrics.coverage)
-    report.evaluate(profile.thresholds)
+    report.evaluate(profile.thresholds, steered: !profile.faults.steered.isEmpty)
     return report
   }
 }

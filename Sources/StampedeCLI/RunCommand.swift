@@ -462,7 +462,10 @@ enum Summary {
       lines.append(line)
     }
     for t in r.thresholds where !t.passed {
-      lines.append("  THRESHOLD FAILED \(t.expression): measured \(t.measured)")
+      lines.append(
+        t.failed
+          ? "  THRESHOLD FAILED \(t.expression): measured \(t.measured)"
+          : "  threshold not judged (steered run) \(t.expression): measured \(t.measured)")
     }
     if let reportPath { lines.append("  report: \(reportPath) (also report.md, report.html, junit.xml)") }
     lines.append("repro: \(r.repro)")

@@ -112,6 +112,26 @@ final class JUnitReader: NSObject, XMLParserDelegate {
     #expect(r.thresholdsFailuresFirst.map(\.passed) == [false, true])
   }
 
+  @Test func aSteeredRunMeasuresItsThresholdsButIsJudgedByItsInvariantsAlone() throws {
+    var r = sampleReport()
+    r.evaluate(
+      [try Threshold.parse("counter.seat.connected > 100"), try Threshold.parse("counter.seat.connected > 0")],
+      steered: true)
+    #expect(r.verdict == "pass" && r.failures.isEmpty && r.failedThresholds.isEmpty)
+    #expect(r.thresholds.map(\.passed) == [false, true] && r.thresholds.allSatisfy { $0.judged == false })
+    #expect(MarkdownReport.render(r).contains("| 7 | not judged (steered run): would fail |"))
+    #expect(HTMLReport.render(r).contains("<td>not judged (steered run): would fail</td>"))
+    let xml = JUnitReport.render(r)
+    #expect(
+      xml.contains("failures=\"0\"") && xml.contains("not judged: a steered run (explore) stalls calls by design"))
+    let json = String(decoding: try JSONEncoder().encode(r.thresholds[0]), as: UTF8.self)
+    #expect(json.contains("\"judged\":false"))
+    // An invariant still fails it; unsteered, the threshold fails it and `judged` is left out.
+    r.evaluate([try Threshold.parse("counter.seat.connected > 100")])
+    #expect(r.verdict == "fail" && r.thresholds[0].judged == nil)
+    #expect(!String(decoding: try JSONEncoder().encode(r.thresholds[0]), as: UTF8.self).contains("judged"))
+  }
+
   @Test func everyAxisTickHasItsOwnLabel() {
     let decades = stride(from: -6.0, through: 7.0, by: 1).map { HTMLReport.axisTime(pow(10, $0)) }
     #expect(Set(decades).count == decades.count, "\(decades)")
