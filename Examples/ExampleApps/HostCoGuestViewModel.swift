@@ -91,13 +91,16 @@ public final class HostCoGuestViewModel: ObservableObject {
     }
   }
 
-  /// "Unlock": the seat is open again. With no answer (-1) the unlock may not have reached the
-  /// server, and a seat left locked is a seat lost for the rest of the live, so it is sent again
-  /// until the server answers, backing off to every 30 s (an outage can last minutes; a fixed
-  /// three tries gave up inside one).
+  /// "Unlock": the seat is open again. A seat left locked is a seat lost for the rest of the live,
+  /// so an unlock that failed is sent again, backing off to every 30 s (an outage can last
+  /// minutes; a fixed three tries gave up inside one): with no answer (-1) it may not have reached
+  /// the server; refused (-3, or not in the room, or not logged in) it was sent while this app was
+  /// out of the room (entering it again, logging in again) and must follow it back in. Only a live
+  /// that ended (-2100) or a seat that does not exist (-1001) ends the retries.
   public func unlockSeat(_ index: Int, retryAfter: Double = 2) {
     seatStore.unlockSeat(seatIndex: index) { [weak self] result in
-      guard case .failure(let error) = result, error.code == -1 else { return }
+      guard case .failure(let error) = result, error.code != -2100, error.code != -1001 else { return }
+      print("[Host] unlock \(index) failed code=\(error.code); again in \(retryAfter) s")
       DispatchQueue.main.asyncAfter(deadline: .now() + retryAfter) {
         self?.unlockSeat(index, retryAfter: min(30, retryAfter * 2))
       }
