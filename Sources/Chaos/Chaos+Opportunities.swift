@@ -78,6 +78,18 @@ extension Chaos {
     case request
     /// The server carries it out, but the answer never arrives.
     case answer
+    /// The server carries it out; its answer comes late, just inside the SDK's timeout
+    /// (steered only: ``lateAnswerNs(user:remainingNs:)``).
+    case late
+  }
+
+  /// When a late answer (steered) to `user` arrives, in nanoseconds from now, with `remainingNs`
+  /// left before the SDK's timeout: uniformly between half and 99% of the way there, drawn from
+  /// the user's `explore` stream.
+  public mutating func lateAnswerNs(user: UInt32, remainingNs: Int64) -> Int64 {
+    guard remainingNs > 1 else { return 0 }
+    let span = UInt64(max(1, remainingNs / 100 * 49))
+    return remainingNs / 2 + Int64(steerRandom[Int(user)].next(below: span))
   }
 
   /// A message to (`downlink`) or from `user` now: the extra delay of a `network.delay` window, and

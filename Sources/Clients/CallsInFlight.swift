@@ -68,6 +68,12 @@ public struct CallsInFlight {
     storage.ops[Int(slot)].answerLost = true
   }
 
+  /// The answer to the call in `slot` comes late, just inside the SDK's timeout (steered chaos).
+  public mutating func delayAnswer(_ slot: UInt32) {
+    precondition(Int(slot) < storage.opCount, "operation slot \(slot) out of range")
+    storage.ops[Int(slot)].answerLate = true
+  }
+
   /// The server carried out the request in `slot`.
   public mutating func markPerformed(_ slot: UInt32) {
     storage.ops[Int(slot)].performed = true
@@ -255,6 +261,8 @@ public struct OperationRecord: Sendable {
   /// Whether the server carried the request out (for outcome coverage: "no answer" after it was
   /// carried out is another case for the caller than a request that never was).
   public var performed = false
+  /// Whether the answer comes late, just inside the SDK's timeout (steered: `answer-late`).
+  public var answerLate = false
   /// The process generation of a phone app that made the call (0 for everyone else).
   public var generation: UInt16 = 0
   /// The other user involved; for some calls a slot or ID (callee list, call, certificate).

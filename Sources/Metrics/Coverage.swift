@@ -10,6 +10,8 @@ public struct OutcomeCoverage: Sendable, Equatable {
   public enum Outcome: Hashable, Sendable {
     /// It succeeded.
     case ok
+    /// It succeeded, its answer arriving late: after half the SDK's request timeout.
+    case okLate
     /// No answer (-1) though the server carried the request out: its answer was lost.
     case noAnswerCarriedOut
     /// No answer (-1), the request not carried out: lost on the way, queued past the SDK's
@@ -22,6 +24,7 @@ public struct OutcomeCoverage: Sendable, Equatable {
     public var name: String {
       switch self {
       case .ok: return "ok"
+      case .okLate: return "ok, answered late"
       case .noAnswerCarriedOut: return "no answer (-1), carried out"
       case .noAnswerNotCarriedOut: return "no answer (-1), not carried out"
       case .error(let e): return "\(e.name) (\(e.rawValue))"
@@ -31,7 +34,8 @@ public struct OutcomeCoverage: Sendable, Equatable {
 
   /// Every outcome, in the order of the counters' columns.
   public static let outcomes: [Outcome] =
-    [.ok, .noAnswerCarriedOut, .noAnswerNotCarriedOut] + SeatError.allCases.filter { $0 != .failed }.map { .error($0) }
+    [.ok, .okLate, .noAnswerCarriedOut, .noAnswerNotCarriedOut]
+    + SeatError.allCases.filter { $0 != .failed }.map { .error($0) }
   static let width = outcomes.count
   /// The column of each error, by its position in `SeatError.allCases`.
   static let errorColumn: [SeatError: Int] = {
@@ -58,12 +62,12 @@ public struct OutcomeCoverage: Sendable, Equatable {
   }
 
   /// A call of `kind` got `error` (nil: success); `carriedOut`: whether the server carried the
-  /// request out.
-  public mutating func answered(_ kind: OperationKind, _ error: SeatError?, carriedOut: Bool) {
+  /// request out; `late`: whether the answer came after half the SDK's request timeout.
+  public mutating func answered(_ kind: OperationKind, _ error: SeatError?, carriedOut: Bool, late: Bool = false) {
     let column: Int
     switch error {
-    case nil: column = 0
-    case .failed?: column = carriedOut ? 1 : 2
+    case nil: column = late ? 1 : 0
+    case .failed?: column = carriedOut ? 2 : 3
     case let e?: column = OutcomeCoverage.errorColumn[e]!
     }
     calls[Int(kind.rawValue) * OutcomeCoverage.width + column] &+= 1
@@ -90,10 +94,12 @@ public struct OutcomeCoverage: Sendable, Equatable {
     return events[r * ClientCallback.coverageNames.count + i]
   }
 
-  /// The outcomes a call of `kind` can get: success, "no answer" both ways for a call the server
-  /// carries out, and every error the SDK or the server can answer it with.
+  /// The outcomes a call of `kind` can get: success, and for a call the server carries out a
+  /// success answered late and "no answer" both ways, and every error the SDK or the server can
+  /// answer it with.
   public static func possible(_ kind: OperationKind) -> [Outcome] {
-    let noAnswer: [Outcome] = kind.isLocal || kind == .tuiLogin ? [] : [.noAnswerCarriedOut, .noAnswerNotCarriedOut]
+    let noAnswer: [Outcome] =
+      kind.isLocal || kind == .tuiLogin ? [] : [.okLate, .noAnswerCarriedOut, .noAnswerNotCarriedOut]
     return [.ok] + noAnswer + kind.possibleErrors.map { .error($0) }
   }
 

@@ -31,7 +31,7 @@ extension ProfileKeys {
     key("explore[].call", .choice(SteeredCall.names), .required, "the SDK call (`applyForSeat`)"),
     key(
       "explore[].outcome", .choice(SteeredCall.Outcome.allCases.map(\.rawValue)), .required,
-      "`no-answer-carried-out`: the server carries the call out and its answer is lost; `no-answer-not-carried-out`: the request is lost"
+      "`no-answer-carried-out`: the server carries the call out and its answer is lost; `no-answer-not-carried-out`: the request is lost; `answer-late`: the server carries it out and its answer comes between half and 99% of the SDK's timeout after the call, holding up what follows it to the client"
     ),
     key("explore[].rate", .probability, .required, "the probability per call"),
     key(

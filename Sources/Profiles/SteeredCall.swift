@@ -11,13 +11,27 @@ public enum SteeredCall {
     case noAnswerCarriedOut = "no-answer-carried-out"
     /// The server never hears the request (the SDK reports -1).
     case noAnswerNotCarriedOut = "no-answer-not-carried-out"
+    /// The server carries the request out; its answer comes late, between half and 99% of the
+    /// SDK's request timeout after the call (and everything behind it on the client's ordered
+    /// channel waits for it): a success the app's own shorter timers race.
+    case answerLate = "answer-late"
 
-    /// What the network loses for it.
-    public var loss: Chaos.RequestLoss { self == .noAnswerCarriedOut ? .answer : .request }
+    /// What the network does to it.
+    public var loss: Chaos.RequestLoss {
+      switch self {
+      case .noAnswerCarriedOut: .answer
+      case .noAnswerNotCarriedOut: .request
+      case .answerLate: .late
+      }
+    }
 
-    /// The outcome coverage counts it as.
+    /// The outcome coverage counts it as (for `answer-late`, when the server grants the call).
     public var coverage: OutcomeCoverage.Outcome {
-      self == .noAnswerCarriedOut ? .noAnswerCarriedOut : .noAnswerNotCarriedOut
+      switch self {
+      case .noAnswerCarriedOut: .noAnswerCarriedOut
+      case .noAnswerNotCarriedOut: .noAnswerNotCarriedOut
+      case .answerLate: .okLate
+      }
     }
   }
 

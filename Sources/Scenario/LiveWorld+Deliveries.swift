@@ -31,7 +31,13 @@ extension LiveWorld {
     let op = inFlight.ops[Int(slot)]
     let deadline = op.issuedAt + profile.network.requestTimeout
     if !op.answerLost {
-      let at = fifo(downlink: true, op.user, scheduler.now, channel: op.kind.answerChannel)
+      var at = fifo(downlink: true, op.user, scheduler.now, channel: op.kind.answerChannel)
+      if op.answerLate {
+        // Steered late: everything behind it on the client's ordered channel waits for it.
+        let late = chaos.lateAnswerNs(user: op.user, remainingNs: (deadline - scheduler.now).nanoseconds)
+        at = max(at, scheduler.now + .nanoseconds(late))
+        network.holdDownlink(op.user, until: at)
+      }
       if at <= deadline {
         return deliver(
           event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: op.user, at: at, &scheduler)

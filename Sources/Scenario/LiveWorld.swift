@@ -442,7 +442,7 @@ public struct LiveWorld: World {
           if loss == .request {
             neverHeard(op, slot: slot, &scheduler)
           } else {
-            inFlight.loseAnswer(slot)
+            if loss == .answer { inFlight.loseAnswer(slot) } else { inFlight.delayAnswer(slot) }
             scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
           }
         } else if op.kind.isLocal {
@@ -499,7 +499,9 @@ public struct LiveWorld: World {
     }
     // The SDK's state follows the answer, then the world's bookkeeping of it.
     let error = runtime.answered(op, code == 0 ? nil : SeatError(rawValue: code)!)
-    measured.coverage.answered(op.kind, error, carriedOut: op.performed)
+    measured.coverage.answered(
+      op.kind, error, carriedOut: op.performed,
+      late: (now - op.issuedAt).nanoseconds * 2 > profile.network.requestTimeout.nanoseconds)
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
     if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || statusIsUI(op.user)) {

@@ -18,11 +18,14 @@ import Testing
     c.answered(.applyForSeat, .failed, carriedOut: true)
     c.answered(.applyForSeat, .failed, carriedOut: false)
     c.answered(.applyForSeat, .alreadyInQueue, carriedOut: true)
+    c.answered(.applyForSeat, nil, carriedOut: true, late: true)
+    c.answered(.applyForSeat, .alreadyInQueue, carriedOut: true, late: true)
     c.answered(.openLocalMicrophone, .microphoneOccupied, carriedOut: true)
     #expect(c.count(.applyForSeat, .ok) == 2)
     #expect(c.count(.applyForSeat, .noAnswerCarriedOut) == 1)
     #expect(c.count(.applyForSeat, .noAnswerNotCarriedOut) == 1)
-    #expect(c.count(.applyForSeat, .error(.alreadyInQueue)) == 1)
+    #expect(c.count(.applyForSeat, .error(.alreadyInQueue)) == 2, "a late refusal is a refusal")
+    #expect(c.count(.applyForSeat, .okLate) == 1)
     let table = c.table
     #expect(table.map(\.call) == [.applyForSeat, .openLocalMicrophone], "only calls made, most gaps first")
     let apply = table[0]
@@ -35,6 +38,33 @@ import Testing
     c.heard(.timer(tag: 1, arg: 0), role: 0)
     #expect(c.heardCount(role: "audience", "onGuestApplicationResponded(reject)") == 1)
     #expect(c.events.reduce(0, +) == 1, "a timer is not an event")
+  }
+
+  /// `explore` with `answer-late`: the steered calls succeed with their answers late, inside the
+  /// SDK's timeout; unsteered, smoke's applications are never answered so late.
+  @Test func aCallSteeredLateSucceedsWithItsAnswerLateAndTheBuiltInClientsStayCorrect() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    func run(_ sets: [String]) throws -> (RunReport, OutcomeCoverage) {
+      let profile = try Profile.parse(data, overrides: try sets.map(Profile.parseSet))
+      let run = SimulationRun(
+        profile: profile, profilePath: "profiles/smoke.json5", profileData: data, seed: 3, duration: .minutes(4),
+        overrides: sets)
+      let result = run.execute()
+      return (run.report(result, startedAt: Date()), result.world.metrics.coverage)
+    }
+    let (plain, plainCoverage) = try run([])
+    let (late, lateCoverage) = try run([#"explore=[{call:"applyForSeat",outcome:"answer-late",rate:"1/2"}]"#])
+    #expect(plainCoverage.count(.applyForSeat, .okLate) == 0)
+    #expect(lateCoverage.count(.applyForSeat, .okLate) > 5)
+    // Late, not lost: no more applications end unanswered than without the steering.
+    #expect(
+      lateCoverage.count(.applyForSeat, .noAnswerCarriedOut) == plainCoverage.count(.applyForSeat, .noAnswerCarriedOut))
+    // Each late success was one the steering delayed (some steered applications were refused).
+    let steered = late.counters["fault.explore", default: 0]
+    #expect(steered >= lateCoverage.count(.applyForSeat, .okLate))
+    #expect(plain.counters["fault.explore"] == nil)
+    #expect(late.violationCount == 0, "\(late.failures)")
   }
 
   @Test func everyPossibleErrorIsOneTheModelCanGiveAndEveryCallbackKindHasAName() {

@@ -262,10 +262,15 @@ struct SplitMixForTests {
   @Test func theFrontierPutsNeverSeenOutcomesFirstAndDealsThemOutOverARound() throws {
     var report = CoverageReport(OutcomeCoverage())
     report.calls = [
-      .init(call: "applyForSeat", outcomes: ["ok": 5, "no answer (-1), not carried out": 2], neverSeen: []),
+      .init(
+        call: "applyForSeat", outcomes: ["ok": 5, "ok, answered late": 1, "no answer (-1), not carried out": 2],
+        neverSeen: []),
       .init(call: "openLocalMicrophone", outcomes: ["ok": 5], neverSeen: []),
       .init(
-        call: "login", outcomes: ["ok": 9, "no answer (-1), carried out": 1, "no answer (-1), not carried out": 3],
+        call: "login",
+        outcomes: [
+          "ok": 9, "ok, answered late": 2, "no answer (-1), carried out": 1, "no answer (-1), not carried out": 3,
+        ],
         neverSeen: []),
     ]
     let frontier = Explore.frontier(report)
