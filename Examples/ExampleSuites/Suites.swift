@@ -75,6 +75,32 @@ func phoneApp(_ manager: @escaping @Sendable (Int) -> VoIPPushManager) -> PhoneA
 
 let correctPhone = phoneApp { VoIPPushManager(certificateID: $0) }
 
+/// What a phone user's app holds in the `one-shot-observation` variant: the correct push manager
+/// and call screen, with the screen presented through an observation that fires once.
+public struct PresentedPhoneObjects {
+  public let push: VoIPPushManager
+  public let presenter: OneShotCallPresenter
+}
+
+/// The phone app of the `one-shot-observation` variant: what the user sees is the presenter's.
+let oneShotPhone: PhoneApp<PresentedPhoneObjects> = {
+  var app = PhoneApp { context in
+    let push = VoIPPushManager(certificateID: 1234)
+    push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
+    return PresentedPhoneObjects(push: push, presenter: OneShotCallPresenter(model: CallViewModel()))
+  }
+  app.dial = { o, users, video in
+    o.push.startOutgoingCall(to: users, video: video) { placed in
+      o.presenter.model.call(users, video: video, placed: placed)
+    }
+  }
+  app.answer = { $0.presenter.model.answer() }
+  app.decline = { $0.presenter.model.decline() }
+  app.hangUp = { $0.presenter.model.hangUp() }
+  app.callScreen = { $0.presenter.isPresented }
+  return app
+}()
+
 /// The host app of the `lock-leak` variant: the correct panel, with a seat lock kept in one variable.
 let lockLeakHost: HostApp<SingleLockHostViewModel> = {
   var app = HostApp { SingleLockHostViewModel(liveID: $0.liveID!) }
@@ -97,8 +123,11 @@ let inviteAnyHost: HostApp<UnguardedInviteHostViewModel> = {
   return app
 }()
 
-/// The example apps, by the name `--app` takes: `examples` (the correct view models), and five
-/// wrong variants, `double-tap`, `seat-list-guest`, `guide-push`, `lock-leak` and `invite-any`.
+/// The example apps, by the name `--app` takes: `examples` (the correct view models), and the
+/// wrong variants, each with one mistake: `double-tap`, `seat-list-guest`, `guide-push`,
+/// `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
+/// (main actor, async/await), `one-shot-observation` (Observation), `stale-watchdog` (Dispatch
+/// from a Foundation file) and `foreground-camera` (UIKit's lifecycle notifications).
 public let exampleSuites: [AppSuite] =
   [
     AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
@@ -139,4 +168,37 @@ public let exampleSuites: [AppSuite] =
           cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
           status: { ui($0.status, idle: .idle, applying: .applying) })
       ).with(host: hostApp).with(phone: correctPhone),
+    AppSuite(
+      name: "await-then-set", summary: "wrong: a main-actor view model that sets \"applying\" only after its await"
+    )
+    .with(
+      audience: audience(
+        { AwaitingApplyViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
+        cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
+        status: { ui($0.status, idle: .idle, applying: .applying) })
+    ).with(host: hostApp).with(phone: correctPhone),
+    AppSuite(
+      name: "one-shot-observation",
+      summary: "wrong: a call screen presented through withObservationTracking that never tracks again"
+    )
+    .with(audience: correctAudience).with(host: hostApp).with(phone: oneShotPhone),
+    AppSuite(name: "stale-watchdog", summary: "wrong: an apply watchdog on DispatchQueue.main that is never cancelled")
+      .with(
+        audience: audience(
+          { StaleWatchdogViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.applyForSeat() },
+          cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
+          status: { ui($0.status, idle: .idle, applying: .applying) })
+      ).with(host: hostApp).with(phone: correctPhone),
+    AppSuite(
+      name: "foreground-camera", summary: "wrong: a camera reopened on every willEnterForeground, seated or not"
+    )
+    .with(
+      audience: audience(
+        { ForegroundCameraViewModel(liveID: $0.liveID!, userID: $0.userID) }, apply: { $0.screen.applyForSeat() },
+        cancel: { $0.screen.cancelApplication() }, disconnect: { $0.screen.disconnect() },
+        answer: { vm, inviter, accept in
+          accept ? vm.screen.acceptInvitation(inviterID: inviter) : vm.screen.rejectInvitation(inviterID: inviter)
+        },
+        status: { ui($0.screen.status, idle: .idle, applying: .applying) }, leave: { $0.screen.leaveRoom() })
+    ).with(host: hostApp).with(phone: correctPhone).caught(on: "nightly-chaos"),
   ] + seedSuites

@@ -470,10 +470,20 @@ extension BenchCommand {
     let apps = try benchProfile(options, option: "--profile", file: "profiles/smoke.json5", bench: "catch")
     let catalogue = try benchProfile(
       options, option: "--mistakes-profile", file: "profiles/mistakes.json5", bench: "catch")
-    var subjects: [CatchBench.Subject] = AppRegistry.apps.filter { $0.summary.hasPrefix("wrong:") }.map {
-      CatchBench.Subject(
-        name: "app \($0.name)", app: $0.clientApp, profile: apps.profile, profilePath: apps.path, profileData: apps.data
-      )
+    var subjects: [CatchBench.Subject] = []
+    var ownProfiles: [String] = []
+    for suite in AppRegistry.apps where suite.summary.hasPrefix("wrong:") {
+      var on = apps
+      if let name = suite.catchProfile {
+        // The suite's mistake needs behaviours the apps' profile lacks.
+        on = try benchProfile(
+          try Options([], valued: [], flags: []), option: "--profile", file: "profiles/\(name).json5", bench: "catch")
+        ownProfiles.append("\(suite.name) on \(on.path)")
+      }
+      subjects.append(
+        CatchBench.Subject(
+          name: "app \(suite.name)", app: suite.clientApp, profile: on.profile, profilePath: on.path,
+          profileData: on.data))
     }
     var mistakesProfile = catalogue.profile
     mistakesProfile.mistakes = []
@@ -486,7 +496,7 @@ extension BenchCommand {
     if !json {
       print(
         "bench catch: \(subjects.count) subjects, seeds \(seeds.from)..\(seeds.to), plain and --explore "
-          + "(apps on \(apps.path), the catalogue on \(catalogue.path))")
+          + "(apps on \(apps.path)\(ownProfiles.map { ", " + $0 }.joined()), the catalogue on \(catalogue.path))")
     }
     var rows: [CatchBench.Row] = []
     for subject in subjects {

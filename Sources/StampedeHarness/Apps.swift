@@ -133,6 +133,10 @@ public struct AppSuite: Sendable {
   public let name: String
   /// One line on what it is.
   public let summary: String
+  /// For a suite with a planted mistake: the shipped profile (`nightly-chaos`, for
+  /// `profiles/nightly-chaos.json5`) whose behaviours reach the mistake, where `bench catch` runs
+  /// it instead of the apps' profile (`nil`: the apps' profile, smoke by default).
+  public private(set) var catchProfile: String?
   var audience: (@Sendable (Harness, AudienceSettings) -> any ClientBehavior)?
   var host: (@Sendable (Harness, HostSettings) -> any ClientBehavior)?
   var admin: (@Sendable (Harness, HostSettings) -> any ClientBehavior)?
@@ -142,6 +146,13 @@ public struct AppSuite: Sendable {
   public init(name: String, summary: String) {
     self.name = name
     self.summary = summary
+  }
+
+  /// This suite, run by `bench catch` on `profile` (see ``catchProfile``).
+  public func caught(on profile: String) -> AppSuite {
+    var s = self
+    s.catchProfile = profile
+    return s
   }
 
   /// This suite with `app` as the audience.
