@@ -350,10 +350,7 @@ enum BenchCommand {
     let (path, profile, data) = try benchProfile(
       options, option: "--profile", file: "profiles/seat-rush.json5", bench: "sweep")
     let loaded = (profile: profile, data: data)
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    guard let jobs = Int(options.values["--jobs"] ?? String(max(2, cores))), (2...1024).contains(jobs) else {
-      throw UsageError("--jobs: expected a whole number from 2 to 1024")
-    }
+    let jobs = try options.jobs(minimum: 2)
     let seeds = SweepSummary.SeedSpan(from: 1, to: 16)
     func rate(_ j: Int) -> Double {
       let s = Sweep(
@@ -463,10 +460,7 @@ extension BenchCommand {
     guard let seeds = Sharding.parseRange(rangeText) else {
       throw UsageError("--seeds: expected A..B with A ≤ B (decimal or 0x-hex), got '\(rangeText)'")
     }
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    guard let jobs = Int(options.values["--jobs"] ?? String(cores)), (1...1024).contains(jobs) else {
-      throw UsageError("--jobs: expected a whole number from 1 to 1024")
-    }
+    let jobs = try options.jobs()
     let apps = try benchProfile(options, option: "--profile", file: "profiles/smoke.json5", bench: "catch")
     let catalogue = try benchProfile(
       options, option: "--mistakes-profile", file: "profiles/mistakes.json5", bench: "catch")

@@ -443,6 +443,16 @@ func loadProfile(_ path: String, sets: [String] = []) -> (profile: Profile, data
 
 /// A tiny option parser: `--name value` pairs and positional words, with clear errors.
 struct Options {
+  /// `--jobs J`: how many seeds run at once, from `minimum` to 1024; by default one per core
+  /// (and at least `minimum`).
+  func jobs(minimum: Int = 1) throws -> Int {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    guard let jobs = Int(values["--jobs"] ?? String(max(minimum, cores))), (minimum...1024).contains(jobs) else {
+      throw UsageError("--jobs: expected a whole number from \(minimum) to 1024")
+    }
+    return jobs
+  }
+
   var positional: [String] = []
   /// The last value of each valued option.
   var values: [String: String] = [:]

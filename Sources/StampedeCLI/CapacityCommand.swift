@@ -33,10 +33,7 @@ enum CapacityCommand {
     guard let seeds = Sharding.parseRange(rangeText) else {
       throw UsageError("--seeds: expected A..B with A ≤ B, got '\(rangeText)'")
     }
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    guard let jobs = Int(options.values["--jobs"] ?? String(cores)), (1...1024).contains(jobs) else {
-      throw UsageError("--jobs: expected a whole number from 1 to 1024")
-    }
+    let jobs = try options.jobs()
     let data: Data
     let profiles: [Profile]
     do {

@@ -18,10 +18,7 @@ enum MistakesCommand {
     guard let path = options.values["--profile"] ?? local ?? KernelBench.locate("profiles/mistakes.json5") else {
       throw UsageError("mistakes: cannot find profiles/mistakes.json5; run from the repository or pass --profile FILE")
     }
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    guard let jobs = Int(options.values["--jobs"] ?? String(cores)), (1...1024).contains(jobs) else {
-      throw UsageError("--jobs: expected a whole number from 1 to 1024")
-    }
+    let jobs = try options.jobs()
     let selected = try RunCommand.mistakes(options.values["--mistake"])
     let mistakes = ClientMistake.allCases.filter { selected.isEmpty || selected.contains($0) }
     guard let loaded = loadProfile(path) else { return .usage }

@@ -29,10 +29,7 @@ enum SweepCommand {
       throw UsageError(
         "--seeds: expected A..B with A ≤ B (decimal or 0x-hex, at most 100,000,000 seeds), got '\(rangeText)'")
     }
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    guard let jobs = Int(options.values["--jobs"] ?? String(cores)), (1...1024).contains(jobs) else {
-      throw UsageError("--jobs: expected a whole number from 1 to 1024")
-    }
+    let jobs = try options.jobs()
     var shardCount: Int?
     if let text = options.values["--shards"] {
       guard let n = Int(text), n >= 1 else { throw UsageError("--shards: expected a whole number ≥ 1") }
