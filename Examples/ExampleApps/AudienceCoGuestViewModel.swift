@@ -46,6 +46,8 @@ import Foundation
   private var standingUnknown = false
   /// Whether the current application's apply was answered.
   private var applyAnswered = false
+  /// When a timeout was last taken for an earlier application's and let pass.
+  private var timeoutLetPassAt: DispatchTime?
   /// The last co-guest event heard, and when.
   private var lastEvent: (event: GuestEvent, at: DispatchTime)?
 
@@ -126,7 +128,10 @@ import Foundation
       // this one was sent: the current application still stands.
       let waited = DispatchTime.now().uptimeNanoseconds &- appliedAt.uptimeNanoseconds
       // (After a 100202 the one application standing is not known for sure: its answer is the next.)
-      if reason == .timeout && waited < UInt64(applyTimeout * 1e9) && !standingUnknown { return }
+      if reason == .timeout && waited < UInt64(applyTimeout * 1e9) && !standingUnknown {
+        timeoutLetPassAt = DispatchTime.now()
+        return
+      }
       standingUnknown = false
       if status == .applying && !openingDevices {
         status = .idle
@@ -213,6 +218,13 @@ import Foundation
         // 100202: an application of this viewer already stands (one whose answer was lost); it
         // is still applying, and that application's answer will come.
         if error.code == 100202 {
+          // A timeout let pass while this apply was unanswered may have been the standing
+          // application's own (the answer and the event travel apart, and either can come first):
+          // its end is then already here, and no other will come. Withdraw it to be sure: the
+          // withdrawal takes it back, or finds nothing standing any more.
+          if let passed = self.timeoutLetPassAt, passed.uptimeNanoseconds >= sentAt.uptimeNanoseconds {
+            return self.withdraw(attempt: mine)
+          }
           // The standing application is the earlier one, sent when it was: the last one that got
           // no answer (refused ones filed nothing).
           self.appliedAt = self.mayStandSince ?? before

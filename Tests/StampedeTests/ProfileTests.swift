@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import LiveStack
 @testable import Profiles
 @testable import Scenario
 @testable import SimKernel
@@ -130,6 +131,26 @@ import Testing
     let e = ProfileError(
       path: "population.audiencePerRoom", message: "expected a whole number ≥ 0, got \"ten\"", file: "profiles/x.json5")
     #expect(e.description == "profiles/x.json5: population.audiencePerRoom: expected a whole number ≥ 0, got \"ten\"")
+  }
+
+  /// capacity-10m is capacity-1m ten times over: ten times the rooms, the phones and every server
+  /// service's workers, with about ten million viewers drawn for seed 1. (Its run is measured in
+  /// the README and in `make test-long`: a ten-million-user world is too big for `make test`.)
+  @Test func theTenMillionProfileIsTheMillionOneTenTimesOver() throws {
+    let folder = repositoryRoot.appendingPathComponent("profiles")
+    let ten = try Profile.load(path: folder.appendingPathComponent("capacity-10m.json5").path).profile
+    let one = try Profile.load(path: folder.appendingPathComponent("capacity-1m.json5").path).profile
+    #expect(ten.population.rooms == 10 * one.population.rooms)
+    #expect(ten.calls?.users == 10 * (one.calls?.users ?? 0))
+    let services = [ten.server.messaging] + ten.server.named.map(\.settings)
+    let base = [one.server.messaging] + one.server.named.map(\.settings)
+    for (t, o) in zip(services, base) {
+      #expect(t.workers == o.workers.map { $0 * 10 })
+      #expect(t.serviceTime == o.serviceTime, "the same service per request")
+    }
+    #expect(ten.duration == one.duration && ten.thresholds.map(\.expression) == one.thresholds.map(\.expression))
+    let viewers = Layout(profile: ten, streams: RandomStreams(rootSeed: 1)).audienceCount
+    #expect((9_500_000...11_000_000).contains(viewers), "\(viewers) viewers")
   }
 
   @Test func everyShippedProfileIsValid() throws {
