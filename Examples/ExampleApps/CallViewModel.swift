@@ -82,6 +82,16 @@ import Observation
     }
   }
 
+  /// "Add people" on the screen of a running call: invites them into it (a group call).
+  public func addParticipants(_ userIDs: [String]) {
+    guard case .inCall = screen else { return }
+    var params = CallParams()
+    params.timeout = 30
+    CallStore.shared.invite(participantIds: userIDs, params: params) { result in
+      if case .failure(let error) = result { print("[Call] adding \(userIDs) failed code=\(error.code)") }
+    }
+  }
+
   public func answer() {
     CallStore.shared.accept { [weak self] result in
       DispatchQueue.main.async { if case .failure = result, case .ringing = self?.screen { self?.screen = .none } }

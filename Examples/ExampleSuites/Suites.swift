@@ -75,6 +75,13 @@ func phoneApp(_ manager: @escaping @Sendable (Int) -> VoIPPushManager) -> PhoneA
 
 let correctPhone = phoneApp { VoIPPushManager(certificateID: $0) }
 
+/// The example phone app with its call screen's "add people" button in use.
+let groupCallingPhone: PhoneApp<PhoneObjects> = {
+  var app = correctPhone
+  app.invite = { o, users in o.call.addParticipants(users) }
+  return app
+}()
+
 /// What a phone user's app holds in the `one-shot-observation` variant: the correct push manager
 /// and call screen, with the screen presented through an observation that fires once.
 public struct PresentedPhoneObjects {
@@ -132,6 +139,10 @@ public let exampleSuites: [AppSuite] =
   [
     AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
       .with(audience: correctAudience).with(host: hostApp).with(phone: correctPhone),
+    AppSuite(
+      name: "examples-phones",
+      summary: "the example phone app, adding people to its group calls, calling the built-in viewers too"
+    ).with(phone: groupCallingPhone),
     AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")
       .with(
         audience: audience(

@@ -115,6 +115,10 @@ public struct PhoneApp<Objects>: Sendable {
   public var hangUp: (@MainActor @Sendable (Objects) -> Void)?
   /// Whether the app's call screen is up. Without a probe the call-screen oracle cannot judge it.
   public var callScreen: (@MainActor @Sendable (Objects) -> Bool)?
+  /// Adds the given users to the group call in progress (an "add people" button): tapped in a
+  /// group call the app placed, once it runs, at the profile's `calls.phone.inviteProbability`.
+  /// Without it the harness never invites.
+  public var invite: (@MainActor @Sendable (Objects, _ userIDs: [String]) -> Void)?
 
   /// An app whose objects `launch` builds.
   public init(launch: @escaping @MainActor @Sendable (UserContext) -> Objects) { self.launch = launch }
@@ -181,7 +185,10 @@ public struct AppSuite: Sendable {
   /// This suite with `app` as the phone users.
   public func with<P>(phone app: PhoneApp<P>) -> AppSuite {
     var s = self
-    s.phone = { h, settings, phones in PhoneDriver(app: app, settings: settings, phones: phones, harness: h) }
+    s.phone = { [audience = s.audience] h, settings, phones in
+      // Viewers the built-in clients play take calls; an audience app has no call handling.
+      PhoneDriver(app: app, settings: settings, phones: phones, dialsViewers: audience == nil, harness: h)
+    }
     return s
   }
 

@@ -88,7 +88,7 @@ enum Tap: UInt32 {
   case decide = 10
   case invite, kick, lock, unlock, move, endLive
   case dial = 20
-  case answer, hangUp, callerGiveUp
+  case answer, hangUp, callerGiveUp, inviteToCall
 }
 
 /// The common part of the drivers: per-user objects, and routing of SDK events to the

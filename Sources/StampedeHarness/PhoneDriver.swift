@@ -12,11 +12,20 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   let app: PhoneApp<Objects>
   let settings: PhoneSettings
   let phones: Range<UInt32>
+  /// Whether the phones dial viewers too (`calls.liveCallees`): when the viewers are the
+  /// built-in clients, which take calls.
+  let dialsViewers: Bool
+  /// Per phone: the users of the group call it placed last (empty for a one-to-one call), whom an
+  /// "add people" tap leaves out. Kept only when the app can invite.
+  var groupCallees: [UInt32: [UInt32]] = [:]
 
-  init(app: PhoneApp<Objects>, settings: PhoneSettings, phones: Range<UInt32>, harness: Harness) {
+  init(
+    app: PhoneApp<Objects>, settings: PhoneSettings, phones: Range<UInt32>, dialsViewers: Bool, harness: Harness
+  ) {
     self.app = app
     self.settings = settings
     self.phones = phones
+    self.dialsViewers = dialsViewers && settings.liveCallees != .zero
     super.init(harness: harness)
   }
 
@@ -49,8 +58,16 @@ final class PhoneDriver<Objects>: Driver<Objects> {
     switch e {
     case .received where foreground(user, host):
       schedule(.answer, after: harness.sample(settings.answerAfter), user: user, host: host)
-    case .started:
+    case .started(_, let call):
       schedule(.hangUp, after: harness.sample(settings.talkTime), user: user, host: host)
+      // The caller of a group call adds someone now and then while it runs.
+      if app.invite != nil, groupCallees[user] != nil, host.runtime.clients[Int(user)].call == call + 1,
+        harness.chance(settings.inviteProbability)
+      {
+        schedule(.inviteToCall, after: harness.sample(settings.answerAfter), user: user, arg: call, host: host)
+      }
+    case .ended where app.invite != nil && host.runtime.clients[Int(user)].call == 0:
+      groupCallees[user] = nil
     default: break
     }
   }
@@ -64,6 +81,17 @@ final class PhoneDriver<Objects>: Driver<Objects> {
       guard arg == epoch[Int(user)] else { return }
       schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: arg, host: host)
       guard state == .none, foreground(user, host), phones.count > 1, let dial = app.dial else { return }
+      let video: Bool
+      if dialsViewers && harness.chance(settings.liveCallees), let viewer = randomViewer(host) {
+        // A viewer of a live room (`calls.liveCallees`), as the built-in phones call them.
+        video = harness.chance(settings.videoProbability)
+        if app.invite != nil { groupCallees[user] = nil }
+        onMainActor { dial(o, [VirtualIDs.userID(viewer)], video) }
+        if let p = settings.patience {
+          schedule(.callerGiveUp, after: harness.sample(p), user: user, arg: epoch[Int(user)], host: host)
+        }
+        return
+      }
       let group = harness.chance(settings.groupProbability)
       let count =
         group ? min(phones.count - 1, 2 + Int(harness.random.next(below: UInt64(settings.maxGroupCallees - 1)))) : 1
@@ -73,7 +101,8 @@ final class PhoneDriver<Objects>: Driver<Objects> {
         let id = VirtualIDs.userID(u)
         if u != user && !callees.contains(id) { callees.append(id) }
       }
-      let video = harness.chance(settings.videoProbability)
+      video = harness.chance(settings.videoProbability)
+      if app.invite != nil { groupCallees[user] = count > 1 ? callees.compactMap(VirtualIDs.user) : nil }
       onMainActor { dial(o, callees, video) }
       if let p = settings.patience {
         schedule(.callerGiveUp, after: harness.sample(p), user: user, arg: epoch[Int(user)], host: host)
@@ -89,8 +118,31 @@ final class PhoneDriver<Objects>: Driver<Objects> {
       if state == .accept { onMainActor { app.hangUp?(o) } }
     case .callerGiveUp:
       if state == .waiting, arg == epoch[Int(user)] { onMainActor { app.hangUp?(o) } }
+    case .inviteToCall:
+      // Someone not in the call yet, if the call this phone placed still runs.
+      guard state == .accept, host.runtime.clients[Int(user)].call == arg + 1, let invite = app.invite,
+        let inCall = groupCallees[user], phones.count > inCall.count + 1
+      else { return }
+      var u: UInt32
+      repeat {
+        u = phones.lowerBound + UInt32(harness.random.next(below: UInt64(phones.count)))
+      } while u == user
+        || inCall.contains(u)
+      groupCallees[user] = inCall + [u]
+      let id = VirtualIDs.userID(u)
+      onMainActor { invite(o, [id]) }
     default: break
     }
+  }
+
+  /// A viewer of a live room, drawn as the built-in phones draw one (a room, then one of its
+  /// viewers); `nil` when there are none.
+  func randomViewer(_ host: AppHost) -> UInt32? {
+    let rooms = host.runtime.audienceRange
+    guard !rooms.isEmpty else { return nil }
+    let range = rooms[Int(harness.random.next(below: UInt64(rooms.count)))]
+    guard !range.isEmpty else { return nil }
+    return range.lowerBound + UInt32(harness.random.next(below: UInt64(range.count)))
   }
 
   override func settle(_ user: UInt32, host: AppHost) {

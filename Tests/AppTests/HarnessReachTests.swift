@@ -1,8 +1,12 @@
+import ExampleSuites
 import Foundation
+import Reports
 import Testing
 
 @testable import Clients
+@testable import Metrics
 @testable import Profiles
+@testable import Runner
 
 /// Every setting of the built-in clients, with how app code meets it: a tap the harness times or
 /// decides by it (`harness`), the world's own doing that reaches the app (`world`), the app's own
@@ -51,8 +55,8 @@ import Testing
     "talkTime": "harness: the hang-up tap after it",
     "patience": "harness: a caller's hang-up while it rings",
     "certificateID": "app: its TIMPush certificate",
-    "liveCallees": "not yet: the harness's phones dial phones only",
-    "inviteProbability": "not yet: no tap invites more phones into a group call",
+    "liveCallees": "harness: a viewer dialled instead of a phone, when the viewers are built-in",
+    "inviteProbability": "harness: the add-people tap in a group call the app placed",
   ]
 
   @Test func everyBuiltInSettingIsListedWithHowAppCodeMeetsIt() throws {
@@ -79,8 +83,44 @@ import Testing
         }
       }
     }
-    // The gaps are few and named.
+    // No gap is left.
     let open = [Self.audience, Self.host, Self.phone].flatMap { $0.values }.filter { $0.hasPrefix("not yet") }
-    #expect(open.count == 2)
+    #expect(open.isEmpty)
+  }
+}
+
+/// The two phone behaviours app code reaches through the harness's phone taps: calling viewers of
+/// live rooms (`calls.liveCallees`, when the viewers are the built-in clients) and adding people
+/// to a group call the app placed (`calls.phone.inviteProbability`, through `PhoneApp.invite`).
+@Suite(.serialized) struct PhoneReachTests {
+  func run(_ app: String, _ profile: String, seed: UInt64, sets: [String] = []) throws -> (RunReport, OutcomeCoverage) {
+    let path = repositoryRoot.appendingPathComponent("profiles/\(profile).json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    var run = SimulationRun(
+      profile: try Profile.parse(data, overrides: try sets.map(Profile.parseSet)),
+      profilePath: "profiles/\(profile).json5",
+      profileData: data, seed: seed, duration: .minutes(20), overrides: sets)
+    run.program = "stampede-examples"
+    run.app = exampleSuites.first { $0.name == app }!.clientApp
+    let result = run.execute()
+    return (run.report(result, startedAt: Date()), result.world.metrics.coverage)
+  }
+
+  @Test func theExamplePhoneAppCallsTheBuiltInViewersAndTheyHearIt() throws {
+    let (report, coverage) = try run("examples-phones", "smoke", seed: 1)
+    #expect(violated(report) == [], "\(report.failures)")
+    #expect(coverage.heardCount(role: "audience", "onCallReceived") > 0, "viewers were rung")
+    // Without liveCallees no viewer is rung.
+    let (_, none) = try run("examples-phones", "smoke", seed: 1, sets: ["calls.liveCallees=0"])
+    #expect(none.heardCount(role: "audience", "onCallReceived") == 0)
+  }
+
+  @Test func theExamplePhoneAppAddsPeopleToItsGroupCalls() throws {
+    let (report, _) = try run("examples-phones", "nightly-chaos", seed: 1)
+    #expect(violated(report) == [], "\(report.failures)")
+    #expect(report.counters["call.invites", default: 0] > 0)
+    // The same app without the button: nobody is added.
+    let (plain, _) = try run("examples", "nightly-chaos", seed: 1)
+    #expect(plain.counters["call.invites", default: 0] == 0)
   }
 }
