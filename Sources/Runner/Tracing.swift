@@ -158,8 +158,8 @@ public final class TraceRecorder: EventObserver {
 
 }
 
-/// Keeps the events touching a filter up to a time (the replay behind violation excerpts),
-/// then asks the run to stop.
+/// Keeps the events touching a filter up to a time (the replay behind violation excerpts), with
+/// what app code printed in between (kind `print`), then asks the run to stop.
 final class ExcerptRecorder: EventObserver {
   let filter: TraceFilter
   let until: Int64
@@ -172,6 +172,14 @@ final class ExcerptRecorder: EventObserver {
   }
 
   func observe(index: Int64, time: SimInstant, event: Event, world: LiveWorld) -> Bool {
+    // What app code printed while handling the events before this one, in its place.
+    let log = world.runtime.appLog
+    log.keeps = true
+    for line in log.take() where line.timeNs <= until {
+      let printed = EventDescription(
+        kind: "print", room: nil, users: [line.user], request: nil, detail: line.text, onServer: false)
+      keep(index: index - 1, time: SimInstant(nanoseconds: line.timeNs), printed, world)
+    }
     guard time.nanoseconds <= until else { return false }
     if event.kind != LiveEvent.appLifecycle.rawValue { keep(index: index, time: time, world.describe(event), world) }
     return true

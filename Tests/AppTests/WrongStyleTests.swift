@@ -14,8 +14,14 @@ import Testing
   @Test func aCallScreenTrackedOnceStaysUpAfterItsCall() throws {
     let report = try runExample("one-shot-observation", seed: 1)
     #expect(violated(report) == ["ui.call-screen-matches-call"])
-    let message = report.invariants.first { $0.id == "ui.call-screen-matches-call" }?.first?.message ?? ""
-    #expect(message.contains("call screen"), "\(message)")
+    let first = report.invariants.first { $0.id == "ui.call-screen-matches-call" }?.first
+    #expect(first?.message.contains("call screen") == true, "\(first?.message ?? "")")
+    // The causal excerpt shows the user's own print lines among its events, in order: the model
+    // closed its screen ("[Call] screen none"), and the presenter never heard.
+    let excerpt = first?.excerpt ?? []
+    let printed = excerpt.filter { $0.contains(" print user:") }
+    #expect(printed.contains { $0.hasSuffix("[Call] screen none") }, "\(excerpt)")
+    #expect(excerpt.firstIndex { $0.contains(" print user:") } ?? 0 > 0, "printed lines sit among the events")
   }
 
   /// A watchdog from an application that ended early fires during the next one.
