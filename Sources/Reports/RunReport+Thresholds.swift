@@ -11,7 +11,7 @@ extension RunReport {
   /// Evaluates `thresholds` into ``thresholds`` and settles the verdict: `fail` if an invariant
   /// was violated, else `incomplete` if the run did not reach its end, else `fail` if a judged
   /// threshold failed, else `pass`. A `steered` run (`explore`) measures its thresholds but is
-  /// judged by its invariants alone.
+  /// judged by its invariants alone (a threshold on invariant violations is judged there too).
   public mutating func evaluate(_ thresholds: [Threshold], steered: Bool = false) {
     self.thresholds = thresholds.map { t in
       let v = value(of: t)
@@ -22,7 +22,9 @@ extension RunReport {
       case .number: if case .rate = t.subject { unit = "/s" }
       }
       var result = ThresholdResult(expression: t.expression, value: v, passed: t.passes(v), unit: unit)
-      if steered { result.judged = false }
+      var onInvariants = false
+      if case .violations = t.subject { onInvariants = true }
+      if steered && !onInvariants { result.judged = false }
       return result
     }
     if violationCount > 0 {

@@ -120,6 +120,10 @@ final class JUnitReader: NSObject, XMLParserDelegate {
     #expect(r.verdict == "pass" && r.failures.isEmpty && r.failedThresholds.isEmpty)
     #expect(r.thresholds.map(\.passed) == [false, true] && r.thresholds.allSatisfy { $0.judged == false })
     #expect(MarkdownReport.render(r).contains("| 7 | not judged (steered run): would fail |"))
+    // A threshold on invariant violations is judged all the same: the invariants judge the run.
+    var withInvariants = sampleReport()
+    withInvariants.evaluate([try Threshold.parse("invariants.violations == 0")], steered: true)
+    #expect(withInvariants.thresholds[0].judged == nil)
     #expect(HTMLReport.render(r).contains("<td>not judged (steered run): would fail</td>"))
     let xml = JUnitReport.render(r)
     #expect(
