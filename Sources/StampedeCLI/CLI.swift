@@ -119,7 +119,8 @@ enum CLI {
       --app NAME        run the registered app code NAME as the virtual users (stampede apps
                         lists them); it appears in the repro line
       --pct D           PCT-style ordering: D change points each hold one user's deliveries back
-                        behind everyone else's for a while (the same as --set network.pct=D)
+                        behind everyone else's for a while (the same as --set network.pct=D);
+                        --pct drawn lets the seed pick D
       --check-determinism
                         run the seed a second time in this process and compare every event; on a
                         difference, name the first divergent event and exit 4
@@ -206,14 +207,15 @@ enum CLI {
       --quiet           no per-seed lines
       --pct D           PCT-style ordering: in every seed, D change points each hold one user's
                         deliveries back behind everyone else's for a while (network.pct; written
-                        into each seed's repro line as --set network.pct=D)
+                        into each seed's repro line as --set network.pct=D); --pct drawn lets
+                        each seed pick its own D
       --explore         steered chaos: seeds run in rounds of 10, and each round steers SDK calls
-                        toward the outcomes the seeds before it reached least (a request lost, or
-                        an answer lost after the server carried the call out), written into each
-                        seed's repro line as --set 'explore=[...]'; unless the profile sets
-                        network.ties or network.pct, or has faults: "swarm", each seed also draws
-                        the order of racing deliveries (--set network.ties=drawn --set
-                        network.pct=drawn) (not with --shard)
+                        toward the outcomes the seeds before it reached least (a request lost, an
+                        answer lost after the server carried the call out, or one come late),
+                        written into each seed's repro line as --set 'explore=[...]'; unless the
+                        profile sets network.ties or network.pct, or has faults: "swarm", each
+                        seed also draws the order of racing deliveries (--set network.ties=drawn
+                        --set network.pct=drawn) (not with --shard)
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
       --app NAME        run the registered app code NAME in every seed

@@ -23,8 +23,10 @@ enum RunCommand {
   static func sets(_ options: Options) throws -> [String] {
     var sets = options.all["--set"] ?? []
     if let text = options.values["--pct"] {
+      if text == "drawn" { return sets + ["network.pct=drawn"] }
       guard let d = Int(text), (0...64).contains(d) else {
-        throw UsageError("--pct: expected a whole number of change points from 0 to 64, got '\(text)'")
+        throw UsageError(
+          "--pct: expected a whole number of change points from 0 to 64, or drawn (the seed picks), got '\(text)'")
       }
       sets.append("network.pct=\(d)")
     }

@@ -131,6 +131,11 @@ import Testing
   @Test func pctIsRefusedOutOfRangeAndWrittenIntoTheReproLine() throws {
     let bad = try Tool.run(["run", "profiles/smoke.json5", "--pct", "65", "--history", "off"])
     #expect(bad.status == 2 && bad.stderr.contains("--pct: expected a whole number of change points from 0 to 64"))
+    let drawn = try Tool.run([
+      "run", "profiles/smoke.json5", "--pct", "drawn", "--history", "off", "--duration", "1m", "--out",
+      Tool.temporaryFolder().appendingPathComponent("drawn").path,
+    ])
+    #expect(drawn.status == 0 && drawn.stdout.contains("--set network.pct=drawn"), "\(drawn.stdout)\(drawn.stderr)")
     let folder = Tool.temporaryFolder().appendingPathComponent("pct")
     let r = try Tool.run([
       "sweep", "profiles/smoke.json5", "--seeds", "1..2", "--pct", "3", "--jobs", "1", "--quiet", "--history", "off",
