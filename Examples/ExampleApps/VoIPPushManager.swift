@@ -325,7 +325,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
 
   /// A pushed call the SDK does not ring for yet (a cold start, still logging in; or a payload
   /// with no call ID): once both logins hold, the SDK has caught up, and a call it does not ring
-  /// for is over. Its conversation ends, and an answer waiting for it fails.
+  /// for is over (no call at all, or another one: a call this phone placed, which made it busy for
+  /// the pushed one). Its conversation ends, and an answer waiting for it fails.
   private func expectRing(uuid: UUID, after delay: Double = 2) {
     DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [weak self] in
       guard let self, self.currentCallUUID == uuid else { return }
@@ -335,7 +336,9 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
         if !self.loggedOutElsewhere { self.expectRing(uuid: uuid, after: min(delay * 2, 8)) }
         return
       }
-      if CallStore.shared.state.value.selfInfo.status == .none { self.endConversation(.remoteEnded) }
+      let state = CallStore.shared.state.value
+      let ringsForIt = state.selfInfo.status != .none && (self.currentCallID.map { $0 == state.callId } ?? true)
+      if !ringsForIt { self.endConversation(.remoteEnded) }
     }
   }
 

@@ -91,8 +91,11 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   ///   the app took the new rejection for a copy of the old;
   /// - 0xc06 (with the delivery order the swarm draws): the standing application's timeout came
   ///   before the next apply's 100202, was taken for an older application's and let pass, and the
-  ///   app waited for an end already come.
-  @Test(arguments: [0x459, 0x6df, 0x9c, 0x5d, 0x145, 0x2e0, 0x915, 0xa23, 0xc06] as [UInt64])
+  ///   app waited for an end already come;
+  /// - 0x1253: a pushed call answered on the system UI while the app logged in again, and the
+  ///   SDK, logged in, was in a call of its own (placed just before, its answer lost): the SDK
+  ///   never rang for the pushed call, and the answer waited until the system gave up.
+  @Test(arguments: [0x459, 0x6df, 0x9c, 0x5d, 0x145, 0x2e0, 0x915, 0xa23, 0xc06, 0x1253] as [UInt64])
   func theCorrectExamplesPassTheSwarmChaosSeedsThatTaughtThem(seed: UInt64) throws {
     let report = try runExample("examples", profile: "swarm-chaos.json5", seed: seed)
     #expect(violated(report) == [], "seed \(seed)")
