@@ -72,4 +72,33 @@ public struct TimeoutLines {
     lines[line].deadlines.append(deadline)
     return line
   }
+
+  /// Files request `id` (see ``add(_:room:deadline:length:)``); returns its line if that line's
+  /// timer must be set now, at `deadline` (it had none pending, and now has).
+  public mutating func file(_ id: UInt32, room: UInt32, deadline: Int64, length: Int64) -> Int? {
+    let line = add(id, room: room, deadline: deadline, length: length)
+    guard !lines[line].armed else { return nil }
+    lines[line].armed = true
+    return line
+  }
+
+  /// Takes the first request of `line` if it is due by `now` (its timer fired): the caller times
+  /// it out if it is still pending, and asks again.
+  public mutating func takeDue(_ line: Int, now: Int64) -> UInt32? {
+    guard let (id, deadline) = lines[line].first, deadline <= now else { return nil }
+    lines[line].removeFirst()
+    return id
+  }
+
+  /// Once the requests due have timed out: skips the requests of `line` no longer pending in
+  /// `requests` (answered meanwhile: they need no event at all) and returns the first one still
+  /// pending, whose deadline the line's timer waits for; `nil`, and the timer unset, when none is.
+  public mutating func next(_ line: Int, requests: [SeatRequest]) -> (id: UInt32, deadline: Int64)? {
+    while let (id, _) = lines[line].first, requests[Int(id)].state != .pending { lines[line].removeFirst() }
+    guard let (id, deadline) = lines[line].first else {
+      lines[line].armed = false
+      return nil
+    }
+    return (id, deadline)
+  }
 }

@@ -178,10 +178,8 @@ extension LiveWorld {
       return
     }
     let deadline = scheduler.now + timeout
-    let line = timeoutLines.add(
-      id, room: server.seats.requests[Int(id)].room, deadline: deadline.nanoseconds, length: timeout.nanoseconds)
-    if !timeoutLines.lines[line].armed {
-      timeoutLines.lines[line].armed = true
+    let room = server.seats.requests[Int(id)].room
+    if let line = timeoutLines.file(id, room: room, deadline: deadline.nanoseconds, length: timeout.nanoseconds) {
       scheduler.schedule(at: deadline, event(.requestTimeout, id, UInt32(line + 1)))
     }
   }
@@ -196,17 +194,9 @@ extension LiveWorld {
   /// event would have made it; then the timer waits for the first request behind them that is
   /// still pending (those answered meanwhile need no event at all).
   mutating func timeoutLineFired(_ line: Int, _ scheduler: inout Scheduler) {
-    while let (id, deadline) = timeoutLines.lines[line].first, deadline <= scheduler.now.nanoseconds {
-      timeoutLines.lines[line].removeFirst()
-      expire(request: id, &scheduler)
-    }
-    while let (id, _) = timeoutLines.lines[line].first, server.seats.requests[Int(id)].state != .pending {
-      timeoutLines.lines[line].removeFirst()
-    }
-    if let (id, deadline) = timeoutLines.lines[line].first {
+    while let id = timeoutLines.takeDue(line, now: scheduler.now.nanoseconds) { expire(request: id, &scheduler) }
+    if let (id, deadline) = timeoutLines.next(line, requests: server.seats.requests) {
       scheduler.schedule(at: SimInstant(nanoseconds: deadline), event(.requestTimeout, id, UInt32(line + 1)))
-    } else {
-      timeoutLines.lines[line].armed = false
     }
   }
 
