@@ -15,7 +15,7 @@ final class PhoneDriver<Objects>: Driver<Objects> {
   /// Whether the phones dial viewers too (`calls.liveCallees`): when the viewers are the
   /// built-in clients, which take calls.
   let dialsViewers: Bool
-  /// Per phone: the users of the group call it placed last (empty for a one-to-one call), whom an
+  /// Per phone: the users of the group call it placed last (none for a one-to-one call), whom an
   /// "add people" tap leaves out. Kept only when the app can invite.
   var groupCallees: [UInt32: [UInt32]] = [:]
 
