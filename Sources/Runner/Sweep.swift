@@ -104,11 +104,11 @@ public struct Sweep: Sendable {
         // Round by round: what the finished rounds reached decides the next round's steering, so
         // the steering (and every seed's result) is the same for any number of jobs.
         var start = 0
+        let ordering = Explore.drawsOrdering(profile)
         while start < total && !shouldStop() {
           let end = min(total, start + Explore.round)
           let frontier = Explore.frontier(collector.coverage())
           let first = start
-          let ordering = Explore.drawsOrdering(profile)
           runSeeds(start..<end) { i in Explore.steering(frontier, seat: i - first, drawsOrdering: ordering) }
           start = end
         }

@@ -34,20 +34,8 @@ import Testing
     func load(_ name: String) throws -> (Profile, Data) {
       try Profile.load(path: repositoryRoot.appendingPathComponent("profiles/\(name).json5").path)
     }
-    if !long {
-      for name in shipped where !longOnly.contains(name) {
-        let (profile, data) = try load(name)
-        runs.append(
-          (
-            "\(name):seed-1",
-            SimulationRun(
-              profile: profile, profilePath: "profiles/\(name).json5", profileData: data, seed: 1,
-              duration: shortened[name] ?? length)
-          ))
-      }
-      return runs
-    }
-    for name in longOnly.sorted() {
+    // Seed 1 of a shipped profile, shortened where its world is large.
+    func seedOne(_ name: String) throws {
       let (profile, data) = try load(name)
       runs.append(
         (
@@ -57,6 +45,11 @@ import Testing
             duration: shortened[name] ?? length)
         ))
     }
+    if !long {
+      for name in shipped where !longOnly.contains(name) { try seedOne(name) }
+      return runs
+    }
+    for name in longOnly.sorted() { try seedOne(name) }
     for name in ["call-storm", "flash-crowd", "mistakes", "nightly-chaos", "seat-rush", "smoke"] {
       let (profile, data) = try load(name)
       for seed in UInt64(2)...3 {
