@@ -12,7 +12,7 @@ extension LiveWorld {
     var completion: Completion?
     let op = inFlight.take(slot, completion: &completion)
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
-    if checking { checker.observeDeviceAnswered(user: op.user, device) }
+    if checking { observers.checker.observeDeviceAnswered(user: op.user, device) }
     guard op.generation == generation(of: op.user) else { return }
     // One microphone per phone: a second user of it (a call and the live) finds it occupied
     // (`devices.microphoneReopen`, `devices.cameraReopen`).

@@ -109,18 +109,10 @@ extension LiveWorld {
       for i in room.firstGuestSeat..<room.seatCount {
         _ = server.seats.setLocked(room: r, seat: i, locked)
         server.feed.recordLock(room: r, seat: i, locked, logged: !locked)
-        checker.observeLock(room: r, seat: i, seats: server.seats)
+        observers.checker.observeLock(room: r, seat: i, seats: server.seats)
         measured.observeLockedEmpty(room: r, seat: i, seats: server.seats, runtime.now)
       }
       if !locked { feedChanged(room: r, &scheduler) }
     }
-  }
-
-  /// `client.view-matches-server`, sampled while the run goes on (see
-  /// ``Checker/checkViewerLists(sample:layout:seats:feed:runtime:at:)``).
-  mutating func checkViewerLists(sample k: Int) {
-    guard checking else { return }
-    checker.checkViewerLists(
-      sample: k, layout: layout, seats: server.seats, feed: server.feed, runtime: runtime, at: runtime.now)
   }
 }

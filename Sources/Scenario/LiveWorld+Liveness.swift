@@ -9,8 +9,8 @@ extension LiveWorld {
   /// Judges the liveness invariants at the end of a run (`now`), allowing `slack` for answers in
   /// flight (see ``Checker/judgeLiveness(now:slack:view:)``).
   public mutating func judgeLiveness(now: SimInstant, slack: SimDuration = .seconds(5)) {
-    checker.observeOutsideUser(runtime)
-    checker.checkLocks(seats: server.seats, runtime: runtime, at: now)
+    observers.checker.observeOutsideUser(runtime)
+    observers.checker.checkLocks(seats: server.seats, runtime: runtime, at: now)
     let busy = inFlight.usersInFlight()
     let world = self
     let view = LivenessView(
@@ -18,7 +18,7 @@ extension LiveWorld {
       conversationGrace: profile.calls?.conversationGrace ?? .zero, requestTimeoutsNs: server.requestTimeoutsNs,
       callTimeoutsNs: server.callTimeoutsNs, inFlight: { busy.contains($0) }, connected: { world.signallingReaches($0) }
     )
-    checker.judgeLiveness(now: now, slack: slack, view: view)
+    observers.checker.judgeLiveness(now: now, slack: slack, view: view)
   }
 
 }

@@ -119,7 +119,7 @@ extension LiveWorld {
     case .rejectCall, .hangupCall:
       phones!.leftCall(op.user)
     case .setVOIP:
-      checker.observeTokenUpload(
+      observers.checker.observeTokenUpload(
         user: op.user, imLoggedIn: runtime.clients[Int(op.user)].loggedIn,
         tuiLoggedIn: phoneOS!.isTUILoggedIn(op.user), certificateID: op.voipConfig.certificateID,
         token: op.voipConfig.token, at: scheduler.now)
@@ -137,7 +137,7 @@ extension LiveWorld {
     let now = scheduler.now
     switch event {
     case .received(_, let id), .started(_, let id):
-      checker.observeCallEvent(user: user, call: id, current: runtime.clients[u].call, ends: false, at: now)
+      observers.checker.observeCallEvent(user: user, call: id, current: runtime.clients[u].call, ends: false, at: now)
     case .ended:
       break
     }
@@ -226,6 +226,6 @@ extension LiveWorld: PhoneHost {
     {
       return
     }
-    checker.observe(news, calls: server.calls, fleet: phones!, at: now)
+    observers.checker.observe(news, calls: server.calls, fleet: phones!, at: now)
   }
 }

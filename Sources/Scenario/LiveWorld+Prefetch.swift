@@ -58,7 +58,7 @@ extension LiveWorld {
     // settles (the UI oracles).
     if checking {
       runtime.ui.prefetch(user)
-      uiWatch.until.prefetch(i)
+      observers.uiWatch.until.prefetch(i)
     }
   }
 }

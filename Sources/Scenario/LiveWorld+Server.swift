@@ -125,10 +125,11 @@ extension LiveWorld {
       if error == nil && chaos.active { seatedFaults(user, &scheduler) }
     case .lockSeat, .unlockSeat:
       if error == nil, let room = server.seats.room(of: user) {
-        checker.observeLock(room: room, seat: Int(op.seat), seats: server.seats)
-        checker.observeStaffLock(room: room, seat: Int(op.seat), locked: op.kind == .lockSeat, by: user, at: now)
+        observers.checker.observeLock(room: room, seat: Int(op.seat), seats: server.seats)
+        observers.checker.observeStaffLock(
+          room: room, seat: Int(op.seat), locked: op.kind == .lockSeat, by: user, at: now)
         measured.observeLockedEmpty(room: room, seat: Int(op.seat), seats: server.seats, now)
-        checker.observeRoom(room, seats: server.seats, at: now)
+        observers.checker.observeRoom(room, seats: server.seats, at: now)
         feedChanged(room: room, &scheduler)
       }
     case .placeCall:
@@ -162,7 +163,7 @@ extension LiveWorld {
   /// A request was filed: remember when it was asked for and arm its timeout.
   mutating func filed(_ id: UInt32, _ op: OperationRecord, _ scheduler: inout Scheduler) {
     measured.requestFiled(id, calledAt: op.issuedAt)
-    reviews.filed(id, application: server.seats.requests[Int(id)].kind == .application, now: scheduler.now)
+    observers.reviews.filed(id, application: server.seats.requests[Int(id)].kind == .application, now: scheduler.now)
     var timeout = op.timeout
     if timeout > .zero && chaos.isOn(.seatNoTimeout) && chaos.fires(.seatNoTimeout, user: op.user, scheduler.now) {
       timeout = .zero  // filed as if the client had asked for none
@@ -204,7 +205,7 @@ extension LiveWorld {
   mutating func send(_ notice: Notice, _ scheduler: inout Scheduler) {
     let user = notice.user
     if case .guest(_, let e, _) = notice, e.isApplicationAnswer, chaos.answerLost(to: user, scheduler.now) {
-      if checking { uiWatch.noteDroppedAnswer(user) }
+      if checking { observers.uiWatch.noteDroppedAnswer(user) }
       return
     }
     let slot = network.post(notice)
@@ -268,36 +269,12 @@ extension LiveWorld {
   /// What the seat service changed reaches the oracles and metrics, then the server fans it out
   /// to the clients (seat-list deltas, kicks, answers to requests) and the world sends it.
   mutating func drainServer(_ scheduler: inout Scheduler) {
-    let now = scheduler.now
-    let n = server.seats.changes.count
     var touched: (UInt32, UInt32) = (.max, .max)
     var more: [UInt32] = []
-    for i in 0..<n {
-      let c = server.seats.changes[i]
-      if checking {
-        checker.observe(c, seats: server.seats, at: now)
-        touchUI(c.user, now)
-      }
-      measured.observe(c, now)
-      measured.observeLockedEmpty(room: c.room, seat: Int(c.seat), seats: server.seats, now)
-      seated.add(c.seated ? 1 : -1, at: now.nanoseconds)
-      if touched.0 == .max {
-        touched.0 = c.room
-      } else if c.room != touched.0 && touched.1 == .max {
-        touched.1 = c.room
-      } else if c.room != touched.0 && c.room != touched.1 && !more.contains(c.room) {
-        more.append(c.room)
-      }
-    }
-    if n == 0 && server.seats.ended.isEmpty { return }
-    if n > 0 { measured.counters.add(measured.seatChanges, UInt64(n)) }
-    for id in server.seats.ended {
-      reviews.ended(id, now: now)
-      if checking {
-        touchUI(server.seats.requests[Int(id)].guest, now)
-        if let host = server.seats.requests[Int(id)].processedBy { touchUI(host, now) }
-      }
-    }
+    guard
+      observers.seatChanges(
+        server.seats, measured: &measured, now: scheduler.now, rooms: &touched, more: &more)
+    else { return }
     server.fanOut()
     flush(&scheduler)
     // Each room changed goes out to its whole audience.
@@ -331,7 +308,7 @@ extension LiveWorld {
     if isPhoneUser(user) && !signallingReaches(user) { return }
     let subscribed = runtime.clients[u].subscriptions
     if checking {
-      checker.observeDelivery(
+      observers.checker.observeDelivery(
         notice, to: user, audience: layout.role(of: user) == .audience, phone: isPhoneUser(user),
         subscribed: subscribed, inRoom: runtime.clients[u].joinedRoom != 0, leaving: inFlight.isLeaving(user),
         at: now)
@@ -341,7 +318,7 @@ extension LiveWorld {
       if runtime.received(event, user: user) { measured.counters.add(measured.probeInvitationWhileApplying) }
       if event.isApplicationAnswer && !duplicate {
         measured.applyAnswered(user, now)
-        checker.observeTerminalAnswer(request: request, user: user, at: now)
+        observers.checker.observeTerminalAnswer(request: request, user: user, at: now)
       }
       var kicked = false
       if case .onKickedOffSeat = event { kicked = true }
@@ -352,25 +329,11 @@ extension LiveWorld {
       runtime.received(event, user: user)
       switch event {
       case .onGuestApplicationReceived:
-        if checking {
-          let slot = Int(runtime.clients[u].staffSlot)
-          // Seat lists and co-guest signalling are separate channels: when a broadcast of the
-          // room was held back past the application's filing, or a seat-list message to this host
-          // is held back in the network, the list lags behind the application and may still show
-          // the applicant on its old seat.
-          let room = layout.homeRoom[u]
-          let lagging =
-            server.feed.isBusy(room: room)
-            || server.feed.lastSent(room: room).map { $0 > server.seats.requests[Int(request)].createdAt } ?? false
-            || network.holdsBack(user, channelClass: FaultChannel.networkClass(.seats), at: now)
-          checker.observeApplicants(
-            host: user, applicants: runtime.applicants[slot], seatView: lagging ? [] : runtime.seatView[slot],
-            at: now)
-        }
+        observers.applicationHeard(by: user, request: request, server: server, network: network, now: now)
       case .onHostInvitationResponded, .onHostInvitationNoResponse:
         if !duplicate {
           measured.invitationAnswered(request: request, now)
-          checker.observeTerminalAnswer(request: request, user: user, at: now)
+          observers.checker.observeTerminalAnswer(request: request, user: user, at: now)
         }
       default:
         break

@@ -39,12 +39,27 @@ public struct LiveWorld: World {
   /// losses (`fault.explore`, registered only when steering; -1 otherwise).
   let faultCounters: [Int]
   let steeredCounter: Int
+  /// The checkers, the UI watch, the reviewers' book and the sampled series.
+  var observers: Observers
+  /// The invariants.
+  public var checker: Checker {
+    get { observers.checker }
+    set { observers.checker = newValue }
+  }
+  /// Sampled gauges.
+  public var series: TimeSeries { observers.series }
+  /// Latency percentiles and counter rates per sampling interval.
+  public var intervals: IntervalSeries { observers.intervals }
+  /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
+  /// never change the run, so the trace hash is the same either way).
+  public var checking: Bool {
+    get { observers.checking }
+    set { observers.checking = newValue }
+  }
   /// The client-server network.
   public internal(set) var network: Network
   /// How racing deliveries are ordered (`network.ties`, `network.pct`).
   public internal(set) var order: DeliveryOrder
-  /// The seat invariants.
-  public internal(set) var checker: Checker
   /// What was measured so far, but for the fault injections (see ``metrics``).
   var measured = LiveMetrics()
   /// What was measured, the injections of each configured fault kind included.
@@ -60,10 +75,6 @@ public struct LiveWorld: World {
     m.counters.add(m.lockedEmptyMs, m.lockedEmptyOpenMs(at: runtime.now))
     return m
   }
-  /// Sampled gauges.
-  public internal(set) var series: TimeSeries
-  /// Latency percentiles and counter rates per sampling interval.
-  public internal(set) var intervals: IntervalSeries
 
   /// Each user's `clients` stream (by user ID): its behaviour's decisions.
   let clientRandom: Column<SplitMix64>
@@ -71,27 +82,14 @@ public struct LiveWorld: World {
   let deviceRandom: Column<SplitMix64>
   /// Arrivals, the flash crowd and co-hosting.
   var workload: Workload
-  /// The hosts and admins as reviewers: the wait for review and their load.
-  var reviews: ReviewBook
-  /// Guests seated across all rooms, over time (the `room.seats` resource).
-  var seated = LevelGauge()
   /// The server's services with a capacity (seats, login, calls, push) and their queues.
   public internal(set) var desk: ServiceDesk
-  /// When the last time-series sample was taken (nanoseconds), and room messaging's downlink then.
-  var lastSample: (ns: Int64, downlink: UInt64) = (0, 0)
-  /// Which viewer of each room the next sampled seat-list check looks at.
-  var viewerCheckTurn = 0
 
   /// The SDK calls in flight and the behaviours' timers.
   public internal(set) var inFlight: CallsInFlight
-  /// The app UIs the UI oracles look at now.
-  var uiWatch: UIWatch
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
   /// something else is, so that a quiet world ends.
   var periodicPending = 0
-  /// Whether the invariant checkers run (benchmarks switch them off to measure their cost; they
-  /// never change the run, so the trace hash is the same either way).
-  public var checking = true
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
   /// Whether events are saved where nothing can happen between them: messages to one client at
@@ -163,19 +161,14 @@ public struct LiveWorld: World {
     m.track(users: users, phones: layout.phones)
     m.trackSeats([Int](repeating: settings.seatCount, count: layout.rooms))
     measured = m
-    checker = Checker(seats: server.seats)
-    checker.switchOff(profile.invariantsOff)
-    checker.healAtNs = chaos.chaosEnd
-    checker.lockLimitNs = profile.seats.lockLimit?.nanoseconds
-    series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
-    intervals = IntervalSeries(m)
+    observers = Observers(
+      profile: profile, layout: layout, runtime: runtime, seats: server.seats, healAtNs: chaos.chaosEnd, metrics: m,
+      audienceStatusIsUI: audienceStatusIsUI, phoneUsers: profile.calls == nil ? 0..<0 : layout.phones)
     clientRandom = Column(streams.entities("clients", layout.identities))
-    uiWatch = UIWatch(users: layout.totalUsers)
     network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
     batches = DownlinkBatches(network: network, replyKind: LiveEvent.clientReply.rawValue)
     deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
-    reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
     desk = ServiceDesk(settings: profile.server.named.map(\.settings), users: users, rooms: layout.rooms)
     if desk.hasCapacity {
       // Each user's `service` stream, the service times of its requests, in its network record.
@@ -211,9 +204,7 @@ public struct LiveWorld: World {
   public internal(set) var prefetchesNextEvent: Bool
 
   /// Whether `user` is a viewer whose status is its UI.
-  func statusIsUI(_ user: UInt32) -> Bool {
-    audienceStatusIsUI && layout.role(of: user) == .audience && !isPhoneUser(user)
-  }
+  func statusIsUI(_ user: UInt32) -> Bool { observers.statusIsUI(user) }
 
   @inline(__always)
   func event(_ kind: LiveEvent, _ a: UInt32, _ b: UInt32 = 0) -> Event { kind.with(a, b) }
@@ -229,7 +220,7 @@ public struct LiveWorld: World {
       viewerApp(e.a, toBackground: e.b == 1, &scheduler)
     case .backgroundCheck:
       if checking, let since = runtime.inBackground[e.a], since + Checker.backgroundCameraSettle <= scheduler.now {
-        checker.observeBackgroundCamera(
+        observers.checker.observeBackgroundCamera(
           user: e.a, cameraOn: runtime.isOn(.camera, user: e.a), since: since, at: scheduler.now)
       }
     case .arrival:
@@ -339,19 +330,7 @@ public struct LiveWorld: World {
     case .broadcastSeen:
       broadcastSeen(user: e.a, room: e.b, &scheduler)
     case .sample:
-      // Room messaging's downlink since the last sample, per second.
-      let downlink = server.feed.downlink
-      let sinceNs = scheduler.now.nanoseconds - lastSample.ns
-      let rate = sinceNs > 0 ? Int64((Double(downlink - lastSample.downlink) * 1e9 / Double(sinceNs)).rounded()) : 0
-      lastSample = (scheduler.now.nanoseconds, downlink)
-      series.append(
-        atNs: scheduler.now.nanoseconds,
-        LiveMetrics.gauges(seats: server.seats, runtime: runtime, downlinkPerSecond: rate))
-      intervals.sample(measured, atNs: scheduler.now.nanoseconds)
-      checker.observeOutsideUser(runtime)
-      checker.checkLocks(seats: server.seats, runtime: runtime, at: scheduler.now)
-      checkViewerLists(sample: viewerCheckTurn)
-      viewerCheckTurn &+= 1
+      observers.sample(now: scheduler.now, measured: measured, server: server)
       let next = profile.sampleEvery + (_plantNondeterminism ? SimDuration.plantedJitter() : .zero)
       periodicPending -= 1
       if scheduler.pendingCount > periodicPending {
@@ -405,14 +384,7 @@ public struct LiveWorld: World {
     let status = runtime.clients[Int(user)].status
     if status != before && status == .connected { measured.connected(user, now) }
     guard checking else { return }
-    if status != before { uiWatch.clearDroppedAnswer(user) }
-    if runtime.ui.isProbed(user) || statusIsUI(user) { uiWatch.watch(user, until: now + UIWatch.window) }
-    let seen = runtime.clients[Int(user)].seenSeat
-    checker.observeClient(
-      user: user, status: status, seenSeat: seen < 0 ? nil : Int(seen), captureOn: runtime.anyDeviceOn(user: user),
-      inCall: runtime.clients[Int(user)].callState == .accept,
-      sawOwnLeave: sawOwnLeave && seen < 0, probedUI: runtime.ui.isStatusProbed(user),
-      devices: runtime.deviceNames(user: user), at: now)
+    observers.clientRan(user, status: status, before: before, sawOwnLeave: sawOwnLeave, now: now)
   }
 
   mutating func executeCommands(_ scheduler: inout Scheduler) {
@@ -424,7 +396,7 @@ public struct LiveWorld: World {
       switch commands.take(i, completion: &completion) {
       case .operation(var op):
         let refusedLocally = runtime.prepare(&op)
-        if checking { checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
+        if checking { observers.checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
         let slot = inFlight.allocate(op, completion: completion.take(), generation: generation(of: op.user))
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
@@ -475,7 +447,7 @@ public struct LiveWorld: World {
       case .review(let user, let guest, let started):
         if started { measured.counters.add(measured.reviews) }
         let id = server.seats.pendingApplication(of: guest)
-        if let waited = reviews.review(
+        if let waited = observers.reviews.review(
           slot: Int(runtime.clients[Int(user)].staffSlot), pending: id.map { server.seats.requests[Int($0)] }, id: id,
           started: started, now: scheduler.now)
         {
@@ -505,7 +477,7 @@ public struct LiveWorld: World {
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
     if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || statusIsUI(op.user)) {
-      uiWatch.noteApplyAnswer(op.user, error)
+      observers.uiWatch.noteApplyAnswer(op.user, error)
     }
     switch op.kind {
     case .login:
@@ -553,7 +525,7 @@ public struct LiveWorld: World {
       if error != nil { measured.invitationAnswered(calledAt: op.issuedAt, now) }
     case .unlockSeat:
       if error != nil && checking && layout.role(of: op.user) != .audience {
-        checker.observeUnlock(room: layout.homeRoom[u], seat: Int(op.seat), sent: false, at: now)
+        observers.checker.observeUnlock(room: layout.homeRoom[u], seat: Int(op.seat), sent: false, at: now)
       }
     default:
       break
@@ -569,7 +541,7 @@ public struct LiveWorld: World {
     let leaveSeat = runtime.enteredRoom(
       user, room: layout.homeRoom[Int(user)], pending: pending, isOwner: layout.role(of: user) == .owner)
     if staff >= 0 && checking {
-      checker.observeApplicants(
+      observers.checker.observeApplicants(
         host: user, applicants: runtime.applicants[staff], seatView: runtime.seatView[staff],
         at: scheduler.now)
     }

@@ -83,9 +83,9 @@ extension LiveWorld {
     if counters[measured.rejectedSeatLimit] > 0 { refused["seat_limit"] = counters[measured.rejectedSeatLimit] }
     if counters[measured.rejectedAllTaken] > 0 { refused["all_taken"] = counters[measured.rejectedAllTaken] }
     let seats = ResourceUsage(
-      name: "room.seats", utilisation: seated.utilisation(capacity: layout.rooms * perRoom, untilNs: endNs),
+      name: "room.seats", utilisation: observers.seated.utilisation(capacity: layout.rooms * perRoom, untilNs: endNs),
       queueMean: 0, queueP99: 0, refused: refused, capacity: "\(layout.rooms) room(s) × \(perRoom) guest seat(s)")
-    var out = [reviews.usage(endNs: endNs), seats]
+    var out = [observers.reviews.usage(endNs: endNs), seats]
     for (i, named) in profile.server.named.enumerated() {
       guard desk.isLimited(i) else { continue }
       let q = desk.queues[i]

@@ -144,14 +144,14 @@ extension LiveWorld {
   mutating func checkUIs() {
     guard checking else { return }
     let now = runtime.now
-    guard uiWatch.count > 0 else { return }
+    guard observers.uiWatch.count > 0 else { return }
     // Users at peace and untouched since the last round would give the same facts and the same
     // verdict: only the others are due.
     var due: [UInt32] = []
-    swap(&due, &uiWatch.due)
+    swap(&due, &observers.uiWatch.due)
     due.removeAll(keepingCapacity: true)
-    uiWatch.appendDue(to: &due)
-    defer { swap(&due, &uiWatch.due) }
+    observers.uiWatch.appendDue(to: &due)
+    defer { swap(&due, &observers.uiWatch.due) }
     guard !due.isEmpty else { return }
     let audienceUI = audienceStatusIsUI
     // The users are spread over large tables: in a large world each check hints the records of
@@ -170,7 +170,7 @@ extension LiveWorld {
     let i = Int(u)
     runtime.clients.prefetch(i)
     runtime.ui.prefetch(u)
-    uiWatch.until.prefetch(i)
+    observers.uiWatch.until.prefetch(i)
     network.links.prefetch(i)
     server.seats.prefetchSeatState(of: u)
     server.calls.prefetchState(of: u)
@@ -184,14 +184,14 @@ extension LiveWorld {
     let status = client.status
     let callScreen = runtime.ui.callScreen(of: u)
     let atRest = (status == .idle || status == .left || status == .away) && callScreen != 1
-    let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
-    if settled { uiWatch.unwatch(u) }
+    let settled = now.nanoseconds >= observers.uiWatch.until[Int(u)] && atRest && observers.checker.uiQuiet(u)
+    if settled { observers.uiWatch.unwatch(u) }
     // A killed app shows nothing, and a suspended one neither shows its screen nor can change it:
     // its call screen is judged while its code can run (it hears on resuming what it missed).
     let running = phoneOS.map { !$0.phones.contains(u) || $0.isRunning(u) } ?? true
     let screen = running ? callScreen : -1
     let shown = runtime.ui.isStatusProbed(u) || (audienceUI && layout.role(of: u) == .audience && !isPhoneUser(u))
-    let pending = server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)
+    let pending = server.seats.pendingApplication(of: u) != nil && !observers.uiWatch.applyAnswerLost(u)
     let seated = server.seats.seat(of: u) != nil
     let callState = server.calls.state(of: u)
     let captureOn = client.deviceBits != 0
@@ -205,20 +205,21 @@ extension LiveWorld {
       // Quiet: nothing under way now, and its code has not run since the last check (a retry
       // that failed at once between two checks is activity all the same).
       quiet: !inFlight.hasCallInFlight(u) && !network.hasInFlight(u, now: now)
-        && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds - UIWatch.checkEvery.nanoseconds,
+        && observers.uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds
+          - UIWatch.checkEvery.nanoseconds,
       answerMayBeLost: mayFailApplying
-        && (uiWatch.droppedAnswer(u)
+        && (observers.uiWatch.droppedAnswer(u)
           || server.lastApplicationTiming(of: u).map { a in
             // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
             now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + profile.network.requestTimeout
           } ?? false)
     )
-    if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.atPeace(u) }
+    if observers.checker.observeUI(user: u, facts, at: now) && !settled { observers.uiWatch.atPeace(u) }
   }
 
   /// The server changed something of `user` that its UI may have to follow.
   @inline(__always)
   mutating func touchUI(_ user: UInt32, _ now: SimInstant) {
-    if checking && (runtime.ui.isProbed(user) || statusIsUI(user)) { uiWatch.touch(user, now: now) }
+    observers.touchUI(user, now)
   }
 }

@@ -151,7 +151,7 @@ import Testing
     s.run(untilMs: 2000)
     #expect(s.violations == 0)
     s.world.server.feed._corrupt(room: 0, seat: 1, occupant: 4 + 1)
-    s.world.checkViewerLists(sample: 1)  // viewer 3
+    s.world.observers.checkViewerLists(sample: 1, server: s.world.server)  // viewer 3
     #expect(s.world.checker.log.count(.viewMatchesServer) == 1)
     #expect(
       s.world.checker.log.first(.viewMatchesServer)?.message
@@ -189,7 +189,7 @@ import Testing
     s.apply(2, atMs: 1000)
     s.run(untilMs: 30_000)
     #expect(s.world.runtime.clients[2].status == .connected)
-    func due(_ u: Int) -> Bool { s.world.uiWatch.bits[u >> 6] & (1 << UInt64(u & 63)) != 0 }
+    func due(_ u: Int) -> Bool { s.world.observers.uiWatch.bits[u >> 6] & (1 << UInt64(u & 63)) != 0 }
     #expect(!due(2))
     _ = s.world.server.seats.leaveSeat(user: 2)
     var sim = s.sim

@@ -271,7 +271,7 @@ extension PushWorldTests {
     s.run(untilMs: 2000)
     s.world.phoneOS!.setApp(6, suspended ? .background : .foreground)
     s.world.runtime.ui.setCallScreen(6, shown: true)
-    s.world.uiWatch.watch(6, until: .zero + .seconds(2))
+    s.world.observers.uiWatch.watch(6, until: .zero + .seconds(2))
     s.run(untilMs: 20_000)
     #expect(s.world.checker.log.count("ui.call-screen-matches-call") == (suspended ? 0 : 1))
   }
