@@ -107,14 +107,14 @@ public final class PhoneFleet {
   public func start<H: PhoneHost>(_ host: inout H, _ scheduler: inout Scheduler) {
     for u in os.phones {
       if let fg = app.foreground {
-        scheduler.schedule(after: fg.sampleDuration(&random[index(u)]), host.event(.lifecycle(user: u, epoch: 0)))
+        scheduler.schedule(after: fg.sampleDuration(&random[index(u)]), H.event(.lifecycle(user: u, epoch: 0)))
       }
       if let life = push.tokenLifetime {
-        scheduler.schedule(after: life.sampleDuration(&random[index(u)]), host.event(.tokenRotated(user: u)))
+        scheduler.schedule(after: life.sampleDuration(&random[index(u)]), H.event(.tokenRotated(user: u)))
       }
       if let every = app.cellularCallEvery {
         scheduler.schedule(
-          after: every.sampleDuration(&random[index(u)]), host.event(.cellularCall(user: u, starts: true)))
+          after: every.sampleDuration(&random[index(u)]), H.event(.cellularCall(user: u, starts: true)))
       }
     }
   }
@@ -142,7 +142,7 @@ public final class PhoneFleet {
   ) {
     let i = index(user)
     records[i].lifecycleEpoch &+= 1
-    scheduler.schedule(after: delay, host.event(.lifecycle(user: user, epoch: records[i].lifecycleEpoch)))
+    scheduler.schedule(after: delay, H.event(.lifecycle(user: user, epoch: records[i].lifecycleEpoch)))
   }
 
   // MARK: - Lifecycle
@@ -230,10 +230,10 @@ public final class PhoneFleet {
     if starts {
       scheduler.schedule(
         after: app.cellularCallDuration.sampleDuration(&random[index(user)]),
-        host.event(.cellularCall(user: user, starts: false)))
+        H.event(.cellularCall(user: user, starts: false)))
     } else if let every = app.cellularCallEvery {
       scheduler.schedule(
-        after: every.sampleDuration(&random[index(user)]), host.event(.cellularCall(user: user, starts: true)))
+        after: every.sampleDuration(&random[index(user)]), H.event(.cellularCall(user: user, starts: true)))
     }
   }
 
@@ -296,7 +296,7 @@ public final class PhoneFleet {
     switch os.appState(user) {
     case .killed:
       scheduler.schedule(
-        after: app.coldStart.sampleDuration(&random[index(user)]), host.event(.launched(user: user, pushCall: call + 1))
+        after: app.coldStart.sampleDuration(&random[index(user)]), H.event(.launched(user: user, pushCall: call + 1))
       )
     case .background where !os.isAwake(user):
       // The SDK reconnects and catches up, then the handler runs.
@@ -325,12 +325,12 @@ public final class PhoneFleet {
     guard os.hasRegistry(user) else {
       // No handler: the push is undeliverable, and no later report makes up for it.
       let serial = PhoneFleet.noHandler | UInt32(os.generation(user))
-      scheduler.schedule(after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: serial)))
+      scheduler.schedule(after: push.reportDeadline, H.event(.reportDeadline(user: user, serial: serial)))
       return
     }
     let serial = os.pushesHanded(user)
     let generation = os.generation(user)
-    scheduler.schedule(after: push.reportDeadline, host.event(.reportDeadline(user: user, serial: serial)))
+    scheduler.schedule(after: push.reportDeadline, H.event(.reportDeadline(user: user, serial: serial)))
     let c = host.call(call)
     let push = VoIPPush(
       call: call, callerName: malformed == .noCallerName ? nil : c.caller, mediaType: c.mediaType,
@@ -404,15 +404,21 @@ public final class PhoneFleet {
 
   /// The system replaces the device's token; a running app with a registry hears of the new one.
   public func rotateToken<H: PhoneHost>(_ user: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
-    os.rotateToken(user)
+    rotateToken(user, host: H.self, &scheduler)
     host.observe(.tokenRotated, scheduler.now)
+  }
+
+  /// Replaces `user`'s token (see ``rotateToken(_:_:_:)``) for a caller that observes the rotation
+  /// itself, after this returns; `host` gives the scheduler event of each wake-up.
+  public func rotateToken<H: PhoneHost>(_ user: UInt32, host: H.Type, _ scheduler: inout Scheduler) {
+    os.rotateToken(user)
     if os.hasRegistry(user) && os.appState(user) != .killed {
       scheduler.schedule(
         after: push.tokenDelay.sampleDuration(&random[index(user)]),
-        host.event(.tokenIssued(user: user, generation: UInt32(os.generation(user)))))
+        H.event(.tokenIssued(user: user, generation: UInt32(os.generation(user)))))
     }
     if let life = push.tokenLifetime {
-      scheduler.schedule(after: life.sampleDuration(&random[index(user)]), host.event(.tokenRotated(user: user)))
+      scheduler.schedule(after: life.sampleDuration(&random[index(user)]), H.event(.tokenRotated(user: user)))
     }
   }
 
@@ -435,7 +441,7 @@ public final class PhoneFleet {
       uuid = os.makeUUID()
     }
     let action = os.makeAction(user, uuid: uuid, kind: kind, other: other)
-    scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
+    scheduler.schedule(after: os.limits.actionTimeout, H.event(.actionTimeout(action: action.id)))
     host.run(user, .conversationAction(action), &scheduler)
   }
 
@@ -456,7 +462,7 @@ public final class PhoneFleet {
     let kind: ConversationActionKind = random[index(user)].chance(answerProbability) ? .join : .end
     let action = os.makeAction(user, uuid: uuid, kind: kind)
     if kind == .join && !runtime.clients[Int(user)].loggedIn { host.observe(.joinDuringColdStart, scheduler.now) }
-    scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action.id)))
+    scheduler.schedule(after: os.limits.actionTimeout, H.event(.actionTimeout(action: action.id)))
     host.run(user, .conversationAction(action), &scheduler)
   }
 
@@ -477,9 +483,9 @@ public final class PhoneFleet {
   }
 
   /// Call `call` ended for phone `user`: its conversation must end within the grace period.
-  public func callEnded<H: PhoneHost>(_ user: UInt32, call: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+  public func callEnded<H: PhoneHost>(_ user: UInt32, call: UInt32, host: H.Type, _ scheduler: inout Scheduler) {
     guard os.activeConversations(user) > 0 else { return }
-    scheduler.schedule(after: conversationGrace, host.event(.conversationCheck(user: user, call: call)))
+    scheduler.schedule(after: conversationGrace, H.event(.conversationCheck(user: user, call: call)))
   }
 
   /// Acts on what the phones' system did during the last callback: tokens to deliver, reports to
@@ -500,7 +506,7 @@ public final class PhoneFleet {
       case .registryCreated(let phone):
         scheduler.schedule(
           after: push.tokenDelay.sampleDuration(&random[index(phone)]),
-          host.event(.tokenIssued(user: phone, generation: UInt32(os.generation(phone)))))
+          H.event(.tokenIssued(user: phone, generation: UInt32(os.generation(phone)))))
       case .reported(let phone, let uuid, let error, let active):
         records[index(phone)].pushHandedAt = -1
         host.observe(.conversationReported(phone: phone, failed: error != nil), now)
@@ -515,7 +521,7 @@ public final class PhoneFleet {
           let id = conv.call - 1
           host.observe(.rang(phone: phone, call: id), now)
           if host.call(id).isOver {
-            scheduler.schedule(after: conversationGrace, host.event(.conversationCheck(user: phone, call: id)))
+            scheduler.schedule(after: conversationGrace, H.event(.conversationCheck(user: phone, call: id)))
           }
         }
         // Two conversations still on screen once the app's code has run (an app that ends a
@@ -523,10 +529,10 @@ public final class PhoneFleet {
         if os.mergeCandidates(phone) != nil && random[index(phone)].chance(mergeActionProbability) {
           scheduler.schedule(
             after: answerAfter.sampleDuration(&random[index(phone)]),
-            host.event(.systemAction(user: phone, kind: .merge)))
+            H.event(.systemAction(user: phone, kind: .merge)))
         }
         scheduler.schedule(
-          after: answerAfter.sampleDuration(&random[index(phone)]), host.event(.systemTap(user: phone, uuid: uuid)))
+          after: answerAfter.sampleDuration(&random[index(phone)]), H.event(.systemTap(user: phone, uuid: uuid)))
       case .handlerReturned(let phone, let serial, let generation, let reported):
         // Judged as it was when the handler finished (a task it left behind may have reported since).
         guard !reported else { continue }
@@ -537,14 +543,14 @@ public final class PhoneFleet {
         host.observe(
           .conversationCount(phone: phone, active: Int(active), limit: os.limits.maximumConversationGroups), now)
         // The system answers the request a moment later: the delegate's perform, and its timeout.
-        scheduler.schedule(after: os.limits.actionTimeout, host.event(.actionTimeout(action: action)))
-        scheduler.schedule(after: .zero, host.event(.appStart(user: phone, action: action)))
+        scheduler.schedule(after: os.limits.actionTimeout, H.event(.actionTimeout(action: action)))
+        scheduler.schedule(after: .zero, H.event(.appStart(user: phone, action: action)))
       case .ended(let phone, _, _, let reason):
         if let reason { host.observe(.conversationEnded(reason), now) }
         if os.isRunning(phone) && random[index(phone)].chance(startActionProbability) {
           scheduler.schedule(
             after: answerAfter.sampleDuration(&random[index(phone)]),
-            host.event(.systemAction(user: phone, kind: .start)))
+            H.event(.systemAction(user: phone, kind: .start)))
         }
       case .completed(let by, let id, let fulfilled):
         let call = os.pendingAction(id)?.call ?? 0

@@ -113,7 +113,7 @@ public enum PhoneNews: Sendable {
 /// records, and the metrics and oracles.
 public protocol PhoneHost {
   /// The scheduler event for `wake`.
-  func event(_ wake: PhoneWake) -> Event
+  static func event(_ wake: PhoneWake) -> Event
   /// Runs `callback` in the app of `user` (with its behaviour), then what it asked for.
   mutating func run(_ user: UInt32, _ callback: ClientCallback, _ scheduler: inout Scheduler)
   /// Sends an SDK call on the app's behalf (the SDK's own rules, such as hanging up on close).

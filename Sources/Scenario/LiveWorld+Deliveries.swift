@@ -1,74 +1,19 @@
 import Chaos
 import Clients
 import LiveStack
+import Oracles
 import Profiles
 import SimKernel
 
-/// How messages reach clients: over each client's ordered channel, where chaos may delay, hold or
-/// reorder them, and, when several reach one client at one instant, as one event
-/// (``DownlinkBatches``).
+/// What reaches a client: the server's events and answers (one event, or several at one instant
+/// handled behind their leader), and room messaging's broadcasts to members whose code hears every
+/// change.
 extension LiveWorld {
-  /// The delivery time of the next message to (`downlink`) or from `user`: now plus a latency
-  /// draw, but never before the previous message on the same ordered channel.
-  /// A downlink message names its `channel`: `network.reorder` may hold it back so that later
-  /// messages of other channels overtake it.
-  mutating func fifo(downlink: Bool, _ user: UInt32, _ now: SimInstant, channel: FaultChannel? = nil) -> SimInstant {
-    let cls = FaultChannel.networkClass(channel)
-    guard chaos.active || order.active else { return network.send(downlink: downlink, user, now, channelClass: cls) }
-    // Chaos decides; the network carries out the delay, the hold and the reordering.
-    var (extra, hold): (Int64, Int64) = (0, 0)
-    if chaos.actsOnMessages { (extra, hold) = chaos.messageFaults(user: user, downlink: downlink, now) }
-    // A delivery's place among those racing it (`network.ties`, `network.pct`).
-    if downlink && order.active { extra += order.extraNs(to: user, now) }
-    if downlink, chaos.active, let channel, let by = chaos.reorder(to: user, channel: channel, now) {
-      measured.counters.add(measured.messagesReordered)
-      return network.sendHeldBack(user, now, channelClass: cls, by: by, extraNs: extra, holdUntilNs: hold)
-    }
-    return network.send(downlink: downlink, user, now, extraNs: extra, holdUntilNs: hold, channelClass: cls)
-  }
-
-  mutating func reply(_ slot: UInt32, _ error: SeatError?, _ scheduler: inout Scheduler) {
-    let op = inFlight.ops[Int(slot)]
-    let deadline = op.issuedAt + profile.network.requestTimeout
-    if !op.answerLost {
-      var at = fifo(downlink: true, op.user, scheduler.now, channel: op.kind.answerChannel)
-      if op.answerLate {
-        // Steered late: everything behind it on the client's ordered channel waits for it.
-        let late = chaos.lateAnswerNs(user: op.user, remainingNs: (deadline - scheduler.now).nanoseconds)
-        at = max(at, scheduler.now + .nanoseconds(late))
-        network.holdDownlink(op.user, until: at)
-      }
-      if at <= deadline {
-        return deliver(
-          event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: op.user, at: at, &scheduler)
-      }
-      // Held up in the network past the SDK's request timeout: lost as well.
-    }
-    // No answer: the SDK gives up at its timeout (-1), though the server carried the request out.
-    scheduler.schedule(
-      at: max(deadline, scheduler.now), event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
-  }
-
-  /// The server never hears of SDK call `op` (in `slot`), made now: the SDK gives up after its
-  /// request timeout.
-  mutating func neverHeard(_ op: PendingOperation, slot: UInt32, _ scheduler: inout Scheduler) {
-    if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
-    scheduler.schedule(
-      after: profile.network.requestTimeout, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
-  }
-
-  /// Schedules a delivery to `user` over its ordered channel, or adds it to the batch of messages
-  /// that reach `user` at the same instant.
-  mutating func deliver(_ e: Event, to user: UInt32, at: SimInstant, _ scheduler: inout Scheduler) {
-    if coalescesEvents && batches.join(e, user: user, at: at) { return }
-    scheduler.schedule(at: at, e)
-  }
-
   /// After a delivery to `user`: the messages that reached it at the same instant behind it.
   mutating func deliverFollowers(of e: Event, user: UInt32, _ scheduler: inout Scheduler) {
     guard coalescesEvents else { return }
     let start = followers.count
-    batches.close(ledBy: e, user: user, now: scheduler.now, into: &followers)
+    backend.batches.close(ledBy: e, user: user, now: scheduler.now, into: &followers)
     guard followers.count > start else { return }
     // Handled as their own events would have been, in channel order. (A follower's handler may
     // lead nothing: its batch is closed.)
@@ -83,5 +28,111 @@ extension LiveWorld {
       i += 1
     }
     followers.removeLast(followers.count - start)
+  }
+
+  /// A server event reaches its client: the SDK updates its state, then the behaviour hears of it if
+  /// it subscribed.
+  mutating func clientNotice(slot: UInt32, _ scheduler: inout Scheduler) {
+    let (notice, duplicate) = backend.network.deliver(slot, mayBeDuplicate: backend.chaos.isOn(.networkDuplicate))
+    let now = scheduler.now
+    let user = notice.user
+    let u = Int(user)
+    // A phone app that is suspended, killed or logged out has no connection to hear it on.
+    if isPhoneUser(user) && !signallingReaches(user) { return }
+    let subscribed = runtime.clients[u].subscriptions
+    if checking {
+      observers.checker.observeDelivery(
+        notice, to: user, audience: layout.role(of: user) == .audience, phone: isPhoneUser(user),
+        subscribed: subscribed, inRoom: runtime.clients[u].joinedRoom != 0, leaving: backend.inFlight.isLeaving(user),
+        at: now)
+    }
+    switch notice {
+    case .guest(_, let event, let request):
+      if runtime.received(event, user: user) { measured.counters.add(measured.probeInvitationWhileApplying) }
+      if event.isApplicationAnswer && !duplicate {
+        measured.applyAnswered(user, now)
+        observers.checker.observeTerminalAnswer(request: request, user: user, at: now)
+      }
+      var kicked = false
+      if case .onKickedOffSeat = event { kicked = true }
+      guard subscribed.contains(.guestEvents) else { return unheard(user, sawOwnLeave: false, &scheduler) }
+      measured.coverage.heard(.guestEvent(event), role: coverageRole(user))
+      withClient(user, sawOwnLeave: kicked, &scheduler) { b, c in b.guestEvent(event, &c) }
+    case .host(_, let event, let request):
+      runtime.received(event, user: user)
+      switch event {
+      case .onGuestApplicationReceived:
+        if checking {
+          let lagging = backend.seatListMayLag(for: user, request: request, now: now)
+          observers.applicationHeard(by: user, seatListMayLag: lagging, now: now)
+        }
+      case .onHostInvitationResponded, .onHostInvitationNoResponse:
+        if !duplicate {
+          measured.invitationAnswered(request: request, now)
+          observers.checker.observeTerminalAnswer(request: request, user: user, at: now)
+        }
+      default:
+        break
+      }
+      run(user, .hostEvent(event), &scheduler)
+    case .applicantRemoved, .inviteeRemoved, .invitationRemoved:
+      runtime.receivedListUpdate(notice)
+      if publishesSDKState { withClient(user, &scheduler) { b, c in b.run(.sdkStateChanged, &c) } }
+    case .seats(_, let batchSlot):
+      let batch = backend.server.takeBatch(batchSlot)
+      let (ownLeave, early) = runtime.received(batch, user: user)
+      if early > 0 { measured.counters.add(measured.probeSeatListBeforeResponse, UInt64(early)) }
+      run(user, .seatList(batch), sawOwnLeave: ownLeave, &scheduler)
+    case .login(_, let loginEvent):
+      runtime.loginEnded(user)
+      run(user, .loginEvent(loginEvent), &scheduler)
+    case .call(_, let callEvent):
+      if case .received(_, let id) = callEvent, backend.server.calls.wasInvitedWhileBusy(user, call: id) {
+        // Invited while busy in another call: the SDK declines it as busy, unseen by the app
+        // (the server ignores a decline of a call that is over).
+        return scheduler.schedule(
+          at: backend.fifo(downlink: false, user, scheduler.now, &measured), event(.busyDecline, user, id))
+      }
+      if isPhoneUser(user),
+        runtime.isStale(
+          callEvent, user: user, endSynced: phones!.endSynced(user), serverCall: backend.server.calls.call(of: user))
+      {
+        return
+      }
+      deliver(user, callEvent, &scheduler)
+    case .liveEnded:
+      runtime.liveEnded(user)
+      run(user, .liveEnded, &scheduler)
+    }
+  }
+
+  /// The SDK took in an event the client did not subscribe to: its state moved on without the
+  /// behaviour hearing of it (app code hears it through the state publishers it watches), so the
+  /// client is checked as it now stands.
+  mutating func unheard(_ user: UInt32, sawOwnLeave: Bool, _ scheduler: inout Scheduler) {
+    if publishesSDKState {
+      return withClient(user, sawOwnLeave: sawOwnLeave, &scheduler) { b, c in b.run(.sdkStateChanged, &c) }
+    }
+    afterClient(user, before: runtime.clients[Int(user)].status, sawOwnLeave: sawOwnLeave, now: scheduler.now)
+  }
+
+  /// A broadcast reaches a member whose code hears every change: a viewer hears the changes of
+  /// others' seats it carried (its own seat it hears by its own messages) as seat-list deltas; app
+  /// code that watches the list sees the locks it carried in its stores' state.
+  mutating func broadcastSeen(user: UInt32, room: UInt32, _ scheduler: inout Scheduler) {
+    guard runtime.clients[Int(user)].joinedRoom == room + 1,
+      runtime.clients[Int(user)].subscriptions.contains(.seatList)
+    else { return }
+    let sentNs = scheduler.now.nanoseconds - backend.server.feed.delay(of: user).nanoseconds
+    var heard = false
+    if runtime.clients[Int(user)].staffSlot < 0 {
+      backend.server.feed.deltas(room: room, viewer: user, sentNs: sentNs) {
+        heard = true
+        run(user, .seatList($0), &scheduler)
+      }
+    }
+    if !heard && publishesSDKState && backend.server.feed.locksChanged(room: room, sentAt: sentNs) {
+      withClient(user, &scheduler) { b, c in b.run(.sdkStateChanged, &c) }
+    }
   }
 }

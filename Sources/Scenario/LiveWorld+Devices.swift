@@ -10,7 +10,7 @@ import SimKernel
 extension LiveWorld {
   mutating func deviceReply(slot: UInt32, _ scheduler: inout Scheduler) {
     var completion: Completion?
-    let op = inFlight.take(slot, completion: &completion)
+    let op = backend.inFlight.take(slot, completion: &completion)
     let device: CaptureDevice = op.kind == .openLocalMicrophone ? .microphone : .camera
     if checking { observers.checker.observeDeviceAnswered(user: op.user, device) }
     guard op.generation == generation(of: op.user) else { return }
@@ -25,7 +25,8 @@ extension LiveWorld {
     if error == nil {
       error =
         device == .microphone
-        ? chaos.microphoneFault(user: op.user, scheduler.now) : chaos.cameraFault(user: op.user, scheduler.now)
+        ? backend.chaos.microphoneFault(user: op.user, scheduler.now)
+        : backend.chaos.cameraFault(user: op.user, scheduler.now)
     }
     measured.coverage.answered(op.kind, error, carriedOut: true)
     if let error {

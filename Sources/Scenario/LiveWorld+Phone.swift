@@ -41,59 +41,6 @@ extension LiveWorld {
 
   // MARK: - Push
 
-  /// The call server rings `user`, whose app is not connected: the backend sends what its
-  /// registration allows.
-  mutating func routePush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
-    let now = scheduler.now
-    if chaos.active && chaos.fires(.tokenInvalidated, user: user, now) { phones!.rotateToken(user, &self, &scheduler) }
-    switch server.push.route(to: user, phoneToken: phoneOS!.token(user)) {
-    case .voip:
-      measured.pushSent(user, now)
-      if chaos.active && chaos.fires(.pushDrop, user: user, now) { return measured.countLostPush(.dropped) }
-      if chaos.outage(user: user, service: .push, now) != nil {
-        return measured.countLostPush(.outage)
-      }
-      guard desk.isLimited(ServiceDesk.Service.push.rawValue) else { return sendPush(to: user, call: call, &scheduler) }
-      // The push backend has a capacity: the push waits for a worker, or is turned away.
-      let (slot, outcome) = desk.arrivePush(
-        user: user, call: call, room: layout.homeRoom[Int(user)], now: now, service: &network.links[Int(user)].service)
-      switch outcome {
-      case .serve(let time): scheduler.schedule(after: time, event(.pushServed, slot))
-      case .queued: break
-      case .refused: measured.countLostPush(.refused)
-      }
-    case .apnsAlert:
-      measured.counters.add(measured.pushApnsAlert)
-    case .lost(let reason):
-      measured.countLostPush(reason)
-    }
-  }
-
-  /// The push backend sends a VoIP push to `user` for `call`: it reaches the phone after the
-  /// backend's and APNs's latency (and whatever faults add).
-  mutating func sendPush(to user: UInt32, call: UInt32, _ scheduler: inout Scheduler) {
-    let now = scheduler.now
-    var latency = server.push.latency(to: user)
-    if let extra = chaos.slowdown(user: user, service: .push, now) { latency = latency + extra }
-    if let delay = chaos.pushDelay(to: user, now) { latency = latency + delay }
-    var word = call
-    if let wrong = chaos.malformedPush(to: user, now) {
-      word = wrong.word(call: call)
-    } else if let malformed = server.push.malformation(to: user) {
-      word = malformed.word(call: call)
-    }
-    if word != call { measured.counters.add(measured.pushMalformed) }
-    scheduler.schedule(after: latency, event(.pushDelivered, user, word))
-    if chaos.active && chaos.fires(.pushDuplicate, user: user, now) {
-      scheduler.schedule(after: server.push.copyLatency(to: user), event(.pushDelivered, user, call))
-    }
-    if let after = server.push.duplicate(to: user) {
-      // APNs delivers it twice.
-      measured.counters.add(measured.pushDuplicated)
-      scheduler.schedule(after: after, event(.pushDelivered, user, call))
-    }
-  }
-
   /// A VoIP push reaches the phone: the system wakes the app (a cold start if it was killed) and
   /// hands it the push, unless it stopped delivering to this app.
   mutating func pushDelivered(user: UInt32, call word: UInt32, _ scheduler: inout Scheduler) {
@@ -101,10 +48,12 @@ extension LiveWorld {
     measured.pushArrived(user, scheduler.now)
     if os.isSuppressed(user) { return measured.countLostPush(.suppressed) }
     let call = PushMalformation.split(word).call
-    if server.calls.call(of: user) != call && !server.calls.isInvitedOutside(user, call: call) {
+    if backend.server.calls.call(of: user) != call && !backend.server.calls.isInvitedOutside(user, call: call) {
       measured.counters.add(measured.probePushAfterCallEnded)
     }
-    if chaos.active && os.appState(user) != .killed && chaos.fires(.appKilled, user: user, scheduler.now) {
+    if backend.chaos.active && os.appState(user) != .killed
+      && backend.chaos.fires(.appKilled, user: user, scheduler.now)
+    {
       phones!.kill(user, &self, &scheduler)
     }
     phones!.pushArrived(user, call: word, &self, &scheduler)
@@ -141,17 +90,17 @@ extension LiveWorld {
     case .ended:
       break
     }
-    runtime.setCallMedia(server.calls.calls[Int(event.call)].mediaType, of: user)
+    runtime.setCallMedia(backend.server.calls.calls[Int(event.call)].mediaType, of: user)
     runtime.received(event, user: user)
     switch event {
     case .received(_, let id):
-      if chaos.active { ringFaults(callee: user, call: id, &scheduler) }
+      if backend.chaos.active { ringFaults(callee: user, call: id, &scheduler) }
       // A ring in the app counts when the app is on screen; otherwise the system UI's ring does.
       if !isPhoneUser(user) || phoneOS!.appState(user) == .foreground {
         measured.rang(user, call: id, isPhone: isPhoneUser(user), now)
       }
     case .started(_, let id):
-      if server.calls.calls[Int(id)].caller == user { measured.callConnected(id, now) }
+      if backend.server.calls.calls[Int(id)].caller == user { measured.callConnected(id, now) }
     case .ended:
       break
     }
@@ -174,9 +123,9 @@ extension LiveWorld: PhoneHost {
   }()
 
   /// The scheduler event for a phone wake-up (see ``PhoneHost``).
-  public func event(_ wake: PhoneWake) -> Event {
+  public static func event(_ wake: PhoneWake) -> Event {
     let (kind, a, b) = wake.encoded
-    return event(LiveWorld.phoneEvents[kind], a, b)
+    return phoneEvents[kind].with(a, b)
   }
 
   /// Runs a callback with the user's behaviour, then its commands and checks, if its SDK stream
@@ -205,16 +154,16 @@ extension LiveWorld: PhoneHost {
   }
 
   /// Whether the server still has `user` logged in.
-  public func isLoggedIn(_ user: UInt32) -> Bool { server.login.isLoggedIn(user) }
+  public func isLoggedIn(_ user: UInt32) -> Bool { backend.server.login.isLoggedIn(user) }
 
   /// The call the server has `user` in.
-  public func serverCall(of user: UInt32) -> UInt32? { server.calls.call(of: user) }
+  public func serverCall(of user: UInt32) -> UInt32? { backend.server.calls.call(of: user) }
 
   /// `user`'s state in its call, by the server's account.
-  public func serverCallState(of user: UInt32) -> CallParticipantState { server.calls.state(of: user) }
+  public func serverCallState(of user: UInt32) -> CallParticipantState { backend.server.calls.state(of: user) }
 
   /// What the call server knows of call `id` that a phone needs.
-  public func call(_ id: UInt32) -> CallFacts { CallFacts(server.calls.calls[Int(id)]) }
+  public func call(_ id: UInt32) -> CallFacts { CallFacts(backend.server.calls.calls[Int(id)]) }
 
   /// What happened on a phone reaches the metrics and the oracles.
   public mutating func observe(_ news: PhoneNews, _ now: SimInstant) {
@@ -222,10 +171,10 @@ extension LiveWorld: PhoneHost {
     // An app whose login is still on its way (a slow or overloaded login service) cannot decline a
     // call yet: whether the call is released is judged by the call's own liveness checks.
     if case .reportedByDeadline(let phone, _, _, _) = news, !runtime.clients[Int(phone)].loggedIn,
-      inFlight.isLoggingIn(phone)
+      backend.inFlight.isLoggingIn(phone)
     {
       return
     }
-    observers.checker.observe(news, calls: server.calls, fleet: phones!, at: now)
+    observers.checker.observe(news, calls: backend.server.calls, fleet: phones!, at: now)
   }
 }

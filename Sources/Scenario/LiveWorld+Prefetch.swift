@@ -26,7 +26,7 @@ extension LiveWorld {
     // (On the raw kind: the hint must cost little, and the enum's initializer is a call.)
     switch next.kind {
     case LiveEvent.clientTimer.rawValue:
-      inFlight.prefetchTimer(next.b)
+      backend.inFlight.prefetchTimer(next.b)
       user = next.a
     case LiveEvent.arrival.rawValue:
       user = next.b
@@ -34,15 +34,15 @@ extension LiveWorld {
       LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue:
       user = next.a
     case LiveEvent.serverCall.rawValue:
-      guard let op = inFlight.record(inSlot: next.a) else { return }
+      guard let op = backend.inFlight.record(inSlot: next.a) else { return }
       user = op.user
       let i = op.kind.deskService
-      if desk.isLimited(i) { desk.prefetchWindow(i, of: user) }
+      if backend.desk.isLimited(i) { backend.desk.prefetchWindow(i, of: user) }
     case LiveEvent.clientReply.rawValue, LiveEvent.serverServed.rawValue, LiveEvent.deviceReply.rawValue:
-      guard let op = inFlight.record(inSlot: next.a) else { return }
+      guard let op = backend.inFlight.record(inSlot: next.a) else { return }
       user = op.user
     case LiveEvent.clientNotice.rawValue:
-      guard let u = network.recipientIfPending(ofNotice: next.a) else { return }
+      guard let u = backend.network.recipientIfPending(ofNotice: next.a) else { return }
       user = u
     default:
       return
@@ -53,7 +53,7 @@ extension LiveWorld {
     layout.roles.prefetch(i)
     runtime.clients.prefetch(i)
     clientRandom.prefetch(i)
-    network.links.prefetch(i)
+    backend.network.links.prefetch(i)
     // A client callback ends by asking whether a probe reads the user's UI and noting when it
     // settles (the UI oracles).
     if checking {

@@ -14,8 +14,17 @@ public struct LiveWorld: World {
   public let profile: Profile
   /// Who is who.
   public let layout: Layout
-  /// The server side: seats, login, calls and the push backend, and who hears what.
-  public internal(set) var server: Server
+  /// The server side: the server's services and their capacity, the network and the faults.
+  var backend: ServerSide
+  /// The SDK calls in flight, the network and the services with a capacity (read-only views).
+  public var inFlight: CallsInFlight { backend.inFlight }
+  public var network: Network { backend.network }
+  public var desk: ServiceDesk { backend.desk }
+  /// The server: seats, login, calls and the push backend, and who hears what.
+  public var server: Server {
+    get { backend.server }
+    set { backend.server = newValue }
+  }
   /// Every client's SDK state and UI status.
   public let runtime: ClientRuntime
   /// The audience behaviour.
@@ -33,12 +42,6 @@ public struct LiveWorld: World {
   /// Per user: the `viewer-app` stream, for viewers' app lifecycle (`audience.background`; empty
   /// without it).
   var viewerAppRandom: [SplitMix64] = []
-  /// The injected faults, resolved: what decides whether a fault fires.
-  public internal(set) var chaos: Chaos
-  /// Counter index per fault kind (registered only for configured kinds), and of the steered
-  /// losses (`fault.explore`, registered only when steering; -1 otherwise).
-  let faultCounters: [Int]
-  let steeredCounter: Int
   /// The checkers, the UI watch, the reviewers' book and the sampled series.
   var observers: Observers
   /// The invariants.
@@ -56,24 +59,23 @@ public struct LiveWorld: World {
     get { observers.checking }
     set { observers.checking = newValue }
   }
-  /// The client-server network.
-  public internal(set) var network: Network
-  /// How racing deliveries are ordered (`network.ties`, `network.pct`).
-  public internal(set) var order: DeliveryOrder
   /// What was measured so far, but for the fault injections (see ``metrics``).
   var measured = LiveMetrics()
   /// What was measured, the injections of each configured fault kind included.
-  public var metrics: LiveMetrics {
-    var m = measured
-    for k in chaos.configured { m.counters.set(faultCounters[k.index], chaos.injected[k.index]) }
-    if steeredCounter >= 0 { m.counters.set(steeredCounter, chaos.steeredLosses) }
-    let feed = server.feed
-    m.counters.set(m.messagingBroadcasts, feed.broadcasts)
-    m.counters.set(m.messagingDownlink, feed.downlink)
-    m.counters.set(m.messagingMerged, feed.merged)
-    m.counters.set(m.messagingPeakRoomPerSecond, UInt64(feed.peakRoomPerSecond))
-    m.counters.add(m.lockedEmptyMs, m.lockedEmptyOpenMs(at: runtime.now))
-    return m
+  public var metrics: LiveMetrics { backend.completed(measured) }
+
+  /// Judges the liveness invariants at the end of a run (`now`), allowing `slack` for answers in
+  /// flight (see ``Checker/judgeLiveness(now:slack:view:)``).
+  public mutating func judgeLiveness(now: SimInstant, slack: SimDuration = .seconds(5)) {
+    observers.checker.observeOutsideUser(runtime)
+    observers.checker.checkLocks(seats: backend.server.seats, runtime: runtime, at: now)
+    observers.checker.judgeLiveness(now: now, slack: slack, view: backend.livenessView())
+  }
+
+  /// The run's resources as a capacity planner reads them, over a run that ended at `end` (see
+  /// ``Observers/resources(end:measured:desk:feed:profile:)``).
+  public func resources(end: SimInstant) -> [ResourceUsage] {
+    observers.resources(end: end, measured: measured, desk: backend.desk, feed: backend.server.feed, profile: profile)
   }
 
   /// Each user's `clients` stream (by user ID): its behaviour's decisions.
@@ -82,11 +84,6 @@ public struct LiveWorld: World {
   let deviceRandom: Column<SplitMix64>
   /// Arrivals, the flash crowd and co-hosting.
   var workload: Workload
-  /// The server's services with a capacity (seats, login, calls, push) and their queues.
-  public internal(set) var desk: ServiceDesk
-
-  /// The SDK calls in flight and the behaviours' timers.
-  public internal(set) var inFlight: CallsInFlight
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
   /// something else is, so that a quiet world ends.
   var periodicPending = 0
@@ -96,15 +93,12 @@ public struct LiveWorld: World {
   /// one instant delivered as one event (``DownlinkBatches``), request timeouts kept in one timer
   /// per room and timeout length (``TimeoutLines``), an arriving viewer's app started in its
   /// arrival's event. Only tests switch it off, to show that it changes no result.
-  public var coalescesEvents = true
-  /// The requests' timeouts, one line per room and timeout length.
-  var timeoutLines = TimeoutLines()
-  /// The open batches of same-instant deliveries.
-  var batches: DownlinkBatches
+  public var coalescesEvents: Bool {
+    get { backend.coalescesEvents }
+    set { backend.coalescesEvents = newValue }
+  }
   /// Followers taken from a batch, reused between batches.
   var followers: ScratchList<Event> = []
-  /// The notices a room's broadcast released (kept between broadcasts for its capacity).
-  var releasedNotices: ScratchList<Notice> = []
 
   /// Builds the world for `profile` with its random streams drawn from `streams`. Behaviours default
   /// to the built-in correct clients.
@@ -118,7 +112,6 @@ public struct LiveWorld: World {
     let settings = RoomSettings(profile.seats)
     let users = layout.totalUsers
     runtime = ClientRuntime(layout: layout, settings: settings, quirks: profile.quirks)
-    inFlight = CallsInFlight(clients: runtime.clients)
     runtime.requestTimeout = profile.network.requestTimeout
     let standard = StandardClients(
       audience: profile.audience, host: profile.host, admin: profile.admin, phone: profile.calls?.phone,
@@ -139,41 +132,25 @@ public struct LiveWorld: World {
       phoneOS = nil
       phones = nil
     }
-    server = Server(profile: profile, layout: layout, settings: settings, streams: streams)
+    let server = Server(profile: profile, layout: layout, settings: settings, streams: streams)
     runtime.feed = server.feed
+    backend = ServerSide(
+      profile: profile, layout: layout, server: server, runtime: runtime, phoneOS: phoneOS, phones: phones,
+      streams: streams, publishesSDKState: publishesSDKState)
     if profile.audience.backgroundEvery != nil { viewerAppRandom = streams.entities("viewer-app", layout.identities) }
-    chaos = Chaos(plan: profile.faults, duration: profile.duration, layout: layout, streams: streams)
-    let net = profile.network
-    let (seededTies, depth) = profile.ordering(streams)
-    if seededTies || depth > 0 {
-      var g = streams.stream("ordering")
-      order = DeliveryOrder(
-        seededTies: seededTies, depth: depth, window: net.pctWindow, delay: net.pctDelay, users: users,
-        healNs: profile.duration.nanoseconds - profile.faults.heal.nanoseconds, random: &g)
-    } else {
-      order = DeliveryOrder()
-    }
+    let chaos = backend.chaos
     var m = LiveMetrics()
-    var counters = [Int](repeating: -1, count: FaultKind.allCases.count)
-    for k in chaos.configured { counters[k.index] = m.counters.register("fault.\(k.rawValue)") }
-    faultCounters = counters
-    steeredCounter = chaos.steers ? m.counters.register("fault.explore") : -1
+    backend.registerCounters(&m)
     m.track(users: users, phones: layout.phones)
     m.trackSeats([Int](repeating: settings.seatCount, count: layout.rooms))
     measured = m
     observers = Observers(
-      profile: profile, layout: layout, runtime: runtime, seats: server.seats, healAtNs: chaos.chaosEnd, metrics: m,
+      profile: profile, layout: layout, runtime: runtime, seats: backend.server.seats, healAtNs: chaos.chaosEnd,
+      metrics: m,
       audienceStatusIsUI: audienceStatusIsUI, phoneUsers: profile.calls == nil ? 0..<0 : layout.phones)
     clientRandom = Column(streams.entities("clients", layout.identities))
-    network = Network(latency: profile.network.clientServer, random: streams.entities("network", layout.identities))
-    batches = DownlinkBatches(network: network, replyKind: LiveEvent.clientReply.rawValue)
     deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
-    desk = ServiceDesk(settings: profile.server.named.map(\.settings), users: users, rooms: layout.rooms)
-    if desk.hasCapacity {
-      // Each user's `service` stream, the service times of its requests, in its network record.
-      for (u, g) in streams.entities("service", layout.identities).enumerated() { network.links[u].service = g }
-    }
   }
 
   /// Schedules the first events: owners and admins start at time zero, viewers by the arrival
@@ -182,7 +159,9 @@ public struct LiveWorld: World {
     workload.start(layout: layout, &scheduler)
     for u in layout.phones { scheduler.schedule(after: .zero, event(.clientStart, u)) }
     if let phones { phones.start(&self, &scheduler) }
-    if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(true, &scheduler) }
+    if profile.workload.flashCrowd?.lockSeatsUntilOpen == true {
+      backend.setAllSeatsLocked(true, &measured, &observers, &scheduler)
+    }
     workload.scheduleEvents(rooms: layout.rooms, &scheduler)
     scheduler.schedule(after: .zero, event(.sample, 0))
     periodicPending = 1
@@ -202,9 +181,6 @@ public struct LiveWorld: World {
   /// Whether the run loop hints each next event's records (see ``prefetch(_:)``): from
   /// ``LiveWorld/prefetchFromRoomUsers`` viewers and staff on, whose tables outgrow the caches.
   public internal(set) var prefetchesNextEvent: Bool
-
-  /// Whether `user` is a viewer whose status is its UI.
-  func statusIsUI(_ user: UInt32) -> Bool { observers.statusIsUI(user) }
 
   @inline(__always)
   func event(_ kind: LiveEvent, _ a: UInt32, _ b: UInt32 = 0) -> Event { kind.with(a, b) }
@@ -229,54 +205,37 @@ public struct LiveWorld: World {
       let user = workload.arrival(room: e.a, layout: layout, &scheduler)
       assert(user == e.b, "arrival of user \(e.b) in room \(e.a) found user \(user) next")
       if coalescesEvents { startClient(user, &scheduler) }
-    case .serverCall:
-      serverCall(slot: e.a, &scheduler)
+    case .serverCall, .requestTimeout, .coHostEnd, .callTimeout, .busyDecline, .otherDevice, .endByServer,
+      .presenceLost, .serviceTimeout, .pushServed, .serverServed, .broadcastSent, .broadcastRelease, .loginEnded:
+      backend.handle(kind, e, &measured, &observers, &scheduler)
     case .clientReply:
-      let user = inFlight.ops[Int(e.a)].user
+      let user = backend.inFlight.ops[Int(e.a)].user
       clientReply(slot: e.a, code: Int32(bitPattern: e.b), &scheduler)
       deliverFollowers(of: e, user: user, &scheduler)
     case .deviceReply:
       deviceReply(slot: e.a, &scheduler)
     case .clientNotice:
-      let user = network.recipient(ofNotice: e.a)
+      let user = backend.network.recipient(ofNotice: e.a)
       clientNotice(slot: e.a, &scheduler)
       deliverFollowers(of: e, user: user, &scheduler)
     case .clientTimer:
-      let t = inFlight.takeTimer(e.b)
+      let t = backend.inFlight.takeTimer(e.b)
       // A timer of a process that has since died never fires.
       guard t.generation == generation(of: e.a) else { break }
       run(e.a, .timer(tag: t.tag, arg: t.arg), &scheduler)
     case .applyIntent:
       run(e.a, .applyIntent, &scheduler)
-    case .requestTimeout:
-      // b = 0: the request's own timeout; otherwise the timer of timeout line b - 1.
-      if e.b == 0 { expire(request: e.a, &scheduler) } else { timeoutLineFired(Int(e.b - 1), &scheduler) }
     case .coHostStart:
-      if server.seats.connectCoHost(e.a, e.a + 1) == nil {
+      if backend.server.seats.connectCoHost(e.a, e.a + 1) == nil {
         measured.counters.add(measured.coHostSessions)
-        drainServer(&scheduler)
+        backend.drainServer(&measured, &observers, &scheduler)
         scheduler.schedule(after: workload.coHostDuration(room: e.a), event(.coHostEnd, e.a))
       }
-    case .coHostEnd:
-      server.seats.disconnectCoHost(room: e.a)
     case .flashCrowd:
-      if profile.workload.flashCrowd?.lockSeatsUntilOpen == true { setAllSeatsLocked(false, &scheduler) }
+      if profile.workload.flashCrowd?.lockSeatsUntilOpen == true {
+        backend.setAllSeatsLocked(false, &measured, &observers, &scheduler)
+      }
       workload.flashCrowd(layout: layout, runtime: runtime, &scheduler)
-    case .callTimeout:
-      let timeout = SimDuration(nanoseconds: server.callTimeoutsNs[Int(e.a)])
-      if server.calls.timeOut(call: e.a, now: scheduler.now, after: timeout) { drainCalls(&scheduler) }
-    case .busyDecline:
-      if server.calls.rejectBusy(user: e.a, call: e.b, now: scheduler.now) { drainCalls(&scheduler) }
-    case .otherDevice:
-      let accepts = e.b & 1 << 31 != 0
-      if server.calls.otherDevice(of: e.a, call: e.b & ~(1 << 31), accepts: accepts, now: scheduler.now) {
-        drainCalls(&scheduler)
-      }
-    case .endByServer:
-      if !server.calls.calls[Int(e.a)].isOver {
-        server.calls.endByServer(call: e.a, now: scheduler.now)
-        drainCalls(&scheduler)
-      }
     case .pushDelivered:
       pushDelivered(user: e.a, call: e.b, &scheduler)
     case .appLifecycle, .appLaunched, .reportDeadline, .tokenIssued, .systemTap, .actionTimeout, .conversationCheck,
@@ -287,46 +246,13 @@ public struct LiveWorld: World {
       hostReenter(e.a, &scheduler)
     case .audienceRejoin:
       audienceRejoin(e.a, &scheduler)
-    case .presenceLost:
-      // Still out of the room by its SDK's account (and not joining it again), still in it by
-      // the server's: dropped.
-      if runtime.clients[Int(e.a)].joinedRoom == 0, server.seats.room(of: e.a) != nil, !inFlight.isJoining(e.a) {
-        _ = server.seats.leave(user: e.a, now: scheduler.now)
-        drainServer(&scheduler)
-      }
-    case .serviceTimeout:
-      // Only the request queued then: a slot reused since holds a younger request.
-      let op = inFlight.ops[Int(e.a)]
-      if op.live, op.issuedAt + profile.network.requestTimeout <= scheduler.now,
-        desk.cancel(Int(e.b), slot: e.a, now: scheduler.now)
-      {
-        if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
-        measured.countError(.failed)
-        scheduler.schedule(after: .zero, event(.clientReply, e.a, UInt32(bitPattern: SeatError.failed.rawValue)))
-      }
-    case .pushServed:
-      let push = desk.takePush(e.a)
-      sendPush(to: push.user, call: push.call, &scheduler)
-      if let next = desk.finished(ServiceDesk.Service.push.rawValue, now: scheduler.now) {
-        scheduler.schedule(after: serviceTime(3, user: desk.pushes[Int(next)].user), event(.pushServed, next))
-      }
-    case .serverServed:
-      serve(slot: e.a, &scheduler)
-      if let next = desk.finished(Int(e.b), now: scheduler.now) {
-        scheduler.schedule(
-          after: serviceTime(Int(e.b), user: inFlight.ops[Int(next)].user), event(.serverServed, next, e.b))
-      }
     case .uiCheck:
-      checkUIs()
+      observers.checkUIs(&backend, prefetch: prefetchesNextEvent)
       periodicPending -= 1
       if scheduler.pendingCount > periodicPending {
         scheduler.schedule(after: UIWatch.checkEvery, event(.uiCheck, 0))
         periodicPending += 1
       }
-    case .broadcastSent:
-      broadcastSent(room: e.a, &scheduler)
-    case .broadcastRelease:
-      broadcastRelease(room: e.a, &scheduler)
     case .broadcastSeen:
       broadcastSeen(user: e.a, room: e.b, &scheduler)
     case .sample:
@@ -337,17 +263,6 @@ public struct LiveWorld: World {
         scheduler.schedule(after: next, event(.sample, 0))
         periodicPending += 1
       }
-    case .loginEnded:
-      guard let loginEvent = LoginEvent(rawValue: UInt8(truncatingIfNeeded: e.b)), server.login.logout(e.a) else {
-        break
-      }
-      _ = server.seats.leave(user: e.a, now: scheduler.now)
-      drainServer(&scheduler)
-      if server.calls.call(of: e.a) != nil {
-        _ = server.calls.hangup(user: e.a, now: scheduler.now)
-        drainCalls(&scheduler)
-      }
-      send(.login(e.a, loginEvent), &scheduler)
     }
   }
 
@@ -397,7 +312,7 @@ public struct LiveWorld: World {
       case .operation(var op):
         let refusedLocally = runtime.prepare(&op)
         if checking { observers.checker.observeCall(op, runtime: runtime, layout: layout, at: scheduler.now) }
-        let slot = inFlight.allocate(op, completion: completion.take(), generation: generation(of: op.user))
+        let slot = backend.inFlight.allocate(op, completion: completion.take(), generation: generation(of: op.user))
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
           scheduler.schedule(after: .zero, event(.clientReply, slot, UInt32(bitPattern: refusedLocally.rawValue)))
@@ -410,12 +325,15 @@ public struct LiveWorld: World {
           if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
           scheduler.schedule(
             after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
-        } else if !op.kind.isLocal, let loss = chaos.requestLoss(user: op.user, call: op.kind.rawValue, scheduler.now) {
+        } else if !op.kind.isLocal,
+          let loss = backend.chaos.requestLoss(user: op.user, call: op.kind.rawValue, scheduler.now)
+        {
           if loss == .request {
-            neverHeard(op, slot: slot, &scheduler)
+            backend.neverHeard(op, slot: slot, &scheduler)
           } else {
-            if loss == .answer { inFlight.loseAnswer(slot) } else { inFlight.delayAnswer(slot) }
-            scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now), event(.serverCall, slot))
+            if loss == .answer { backend.inFlight.loseAnswer(slot) } else { backend.inFlight.delayAnswer(slot) }
+            scheduler.schedule(
+              at: backend.fifo(downlink: false, op.user, scheduler.now, &measured), event(.serverCall, slot))
           }
         } else if op.kind.isLocal {
           scheduler.schedule(
@@ -424,16 +342,16 @@ public struct LiveWorld: World {
           if op.kind == .applyForSeat { measured.applyCalled(op.user, scheduler.now) }
           if op.kind == .login { measured.loginCalled(op.user, scheduler.now) }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
-          var at = fifo(downlink: false, op.user, scheduler.now)
-          if chaos.isOn(.serverSlowdown),
-            let extra = chaos.slowdown(user: op.user, service: op.kind.faultService, scheduler.now)
+          var at = backend.fifo(downlink: false, op.user, scheduler.now, &measured)
+          if backend.chaos.isOn(.serverSlowdown),
+            let extra = backend.chaos.slowdown(user: op.user, service: op.kind.faultService, scheduler.now)
           {
             at = at + extra
           }
           if at > scheduler.now + profile.network.requestTimeout {
             // Held up in the network (a partition, a long delay) past the SDK's request timeout:
             // the request is not delivered after the SDK gave up on it.
-            neverHeard(op, slot: slot, &scheduler)
+            backend.neverHeard(op, slot: slot, &scheduler)
           } else {
             scheduler.schedule(at: at, event(.serverCall, slot))
           }
@@ -443,12 +361,13 @@ public struct LiveWorld: World {
       case .timer(let user, let delay, let tag, let arg):
         scheduler.schedule(
           after: delay,
-          event(.clientTimer, user, inFlight.addTimer(tag: tag, arg: arg, generation: generation(of: user))))
+          event(.clientTimer, user, backend.inFlight.addTimer(tag: tag, arg: arg, generation: generation(of: user))))
       case .review(let user, let guest, let started):
         if started { measured.counters.add(measured.reviews) }
-        let id = server.seats.pendingApplication(of: guest)
+        let id = backend.server.seats.pendingApplication(of: guest)
         if let waited = observers.reviews.review(
-          slot: Int(runtime.clients[Int(user)].staffSlot), pending: id.map { server.seats.requests[Int($0)] }, id: id,
+          slot: Int(runtime.clients[Int(user)].staffSlot), pending: id.map { backend.server.seats.requests[Int($0)] },
+          id: id,
           started: started, now: scheduler.now)
         {
           measured.reviewWaited(waited)
@@ -461,12 +380,12 @@ public struct LiveWorld: World {
 
   mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
     var completion: Completion?
-    let op = inFlight.take(slot, completion: &completion)
+    let op = backend.inFlight.take(slot, completion: &completion)
     let u = Int(op.user)
     let now = scheduler.now
     // The answer to a process that has since died reaches nobody.
     guard op.generation == generation(of: op.user) else {
-      _ = inFlight.takePlaced(slot)
+      _ = backend.inFlight.takePlaced(slot)
       return
     }
     // The SDK's state follows the answer, then the world's bookkeeping of it.
@@ -476,7 +395,7 @@ public struct LiveWorld: World {
       late: (now - op.issuedAt).nanoseconds * 2 > profile.network.requestTimeout.nanoseconds)
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
-    if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || statusIsUI(op.user)) {
+    if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || observers.statusIsUI(op.user)) {
       observers.uiWatch.noteApplyAnswer(op.user, error)
     }
     switch op.kind {
@@ -485,7 +404,7 @@ public struct LiveWorld: World {
       if error == nil && isPhoneUser(op.user) { phones!.reconnect(op.user, &self, &scheduler) }
     case .joinLive:
       if error == nil {
-        if let after = chaos.reenter(host: op.user, now) {
+        if let after = backend.chaos.reenter(host: op.user, now) {
           // Later, the host's app leaves the room and enters it again.
           scheduler.schedule(after: after, event(.hostReenter, op.user))
         }
@@ -493,7 +412,7 @@ public struct LiveWorld: World {
         enteredRoom(op.user, slot: slot, &scheduler)
       } else if error == .failed {
         // The applicants the answer would have carried reach nobody.
-        _ = server.takeJoinSnapshot(slot: slot)
+        _ = backend.server.takeJoinSnapshot(slot: slot)
         // No answer: the server may have let it in. The SDK is not in the room and sends no
         // heartbeat, so the server drops it if so.
         scheduler.schedule(after: Server.presenceTimeout, event(.presenceLost, op.user))
@@ -504,7 +423,7 @@ public struct LiveWorld: World {
     case .applyForSeat:
       if error != nil || profile.seats.applyCompletion == .outcome { measured.applyAnswered(op.user, now) }
     case .placeCall:
-      if error == nil, let id = inFlight.takePlaced(slot), runtime.clients[u].call == 0 {
+      if error == nil, let id = backend.inFlight.takePlaced(slot), runtime.clients[u].call == 0 {
         // The SDK learns its call from the answer to calls(). A call the caller is out of by now
         // (it ended, or a group call goes on without the caller who hung up) it learns all the
         // same while the end's message is still on its way behind the answer (and no reconnect
@@ -513,9 +432,9 @@ public struct LiveWorld: World {
         // (Not an SDK whose session ended meanwhile, by its own account: it keeps no call state
         // while logged out, and no message of the call reaches it.)
         if runtime.clients[u].loggedIn
-          && (server.calls.call(of: op.user) == id
-            || (isPhoneUser(op.user) && server.login.isLoggedIn(op.user)
-              && phones!.endSynced(op.user) != id + 1 && network.isCallEndInFlight(to: op.user, call: id)))
+          && (backend.server.calls.call(of: op.user) == id
+            || (isPhoneUser(op.user) && backend.server.login.isLoggedIn(op.user)
+              && phones!.endSynced(op.user) != id + 1 && backend.network.isCallEndInFlight(to: op.user, call: id)))
         {
           runtime.dialing(op.user, call: id)
           if isPhoneUser(op.user) { phones!.callGoing(op.user, &self, &scheduler) }
@@ -537,7 +456,7 @@ public struct LiveWorld: World {
   /// the oracles check the applicants it took in, and a quirk may make it leave its seat.
   mutating func enteredRoom(_ user: UInt32, slot: UInt32, _ scheduler: inout Scheduler) {
     let staff = Int(runtime.clients[Int(user)].staffSlot)
-    let pending = staff >= 0 ? server.takeJoinSnapshot(slot: slot) : []
+    let pending = staff >= 0 ? backend.server.takeJoinSnapshot(slot: slot) : []
     let leaveSeat = runtime.enteredRoom(
       user, room: layout.homeRoom[Int(user)], pending: pending, isOwner: layout.role(of: user) == .owner)
     if staff >= 0 && checking {

@@ -124,23 +124,11 @@ struct Observers {
     return true
   }
 
-  /// A staff member heard an application (`request`): its applicant list is checked against its
-  /// seat list, unless that list may lag behind the application.
-  ///
-  /// Seat lists and co-guest signalling are separate channels: when a broadcast of the room was
-  /// held back past the application's filing, or a seat-list message to this host is held back in
-  /// the network, the list lags behind the application and may still show the applicant on its
-  /// old seat.
-  mutating func applicationHeard(
-    by user: UInt32, request: UInt32, server: Server, network: Network, now: SimInstant
-  ) {
+  /// A staff member heard an application: its applicant list is checked against its seat list,
+  /// unless that list may lag behind the application (see ``ServerSide/seatListMayLag(for:request:now:)``).
+  mutating func applicationHeard(by user: UInt32, seatListMayLag lagging: Bool, now: SimInstant) {
     guard checking else { return }
     let slot = Int(runtime.clients[Int(user)].staffSlot)
-    let room = layout.homeRoom[Int(user)]
-    let lagging =
-      server.feed.isBusy(room: room)
-      || server.feed.lastSent(room: room).map { $0 > server.seats.requests[Int(request)].createdAt } ?? false
-      || network.holdsBack(user, channelClass: FaultChannel.networkClass(.seats), at: now)
     checker.observeApplicants(
       host: user, applicants: runtime.applicants[slot], seatView: lagging ? [] : runtime.seatView[slot], at: now)
   }
@@ -168,5 +156,98 @@ struct Observers {
     guard checking else { return }
     checker.checkViewerLists(
       sample: k, layout: layout, seats: server.seats, feed: server.feed, runtime: runtime, at: runtime.now)
+  }
+
+  // MARK: - UIs
+
+  /// Compares the watched UIs with the server (see `Checker+UI` and ``UIWatch``); `prefetch`
+  /// hints the records of the users a few checks ahead.
+  mutating func checkUIs(_ backend: inout ServerSide, prefetch: Bool) {
+    guard checking else { return }
+    let now = runtime.now
+    guard uiWatch.count > 0 else { return }
+    // Users at peace and untouched since the last round would give the same facts and the same
+    // verdict: only the others are due.
+    var due: [UInt32] = []
+    swap(&due, &uiWatch.due)
+    due.removeAll(keepingCapacity: true)
+    uiWatch.appendDue(to: &due)
+    defer { swap(&due, &uiWatch.due) }
+    guard !due.isEmpty else { return }
+    let audienceUI = audienceStatusIsUI
+    // The users are spread over large tables: in a large world each check hints the records of
+    // the user a few places ahead, so that they arrive while the checks in between run.
+    let ahead = 8
+    for k in 0..<due.count {
+      if prefetch && k + ahead < due.count { prefetchUI(of: due[k + ahead], &backend) }
+      checkUI(due[k], audienceUI: audienceUI, now: now, &backend)
+    }
+  }
+
+  /// Hints the per-user records ``checkUI(_:audienceUI:now:_:)`` reads first.
+  @inline(__always)
+  func prefetchUI(of u: UInt32, _ backend: inout ServerSide) {
+    let i = Int(u)
+    runtime.clients.prefetch(i)
+    runtime.ui.prefetch(u)
+    uiWatch.until.prefetch(i)
+    backend.network.links.prefetch(i)
+    backend.server.seats.prefetchSeatState(of: u)
+    backend.server.calls.prefetchState(of: u)
+  }
+
+  /// Compares `user`'s UI with the server (see ``checkUIs(_:prefetch:)``), and stops watching it
+  /// once it is at rest and its window has passed; notes when it found the UI at peace.
+  mutating func checkUI(_ u: UInt32, audienceUI: Bool, now: SimInstant, _ backend: inout ServerSide) {
+    // (The probes are read through the runtime each time: a local copy of them retains their table.)
+    let client = runtime.clients[Int(u)]
+    let status = client.status
+    let callScreen = runtime.ui.callScreen(of: u)
+    let atRest = (status == .idle || status == .left || status == .away) && callScreen != 1
+    let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
+    if settled { uiWatch.unwatch(u) }
+    // A killed app shows nothing, and a suspended one neither shows its screen nor can change it:
+    // its call screen is judged while its code can run (it hears on resuming what it missed).
+    let running = backend.phoneOS.map { !$0.phones.contains(u) || $0.isRunning(u) } ?? true
+    let screen = running ? callScreen : -1
+    let shown =
+      runtime.ui.isStatusProbed(u) || (audienceUI && layout.role(of: u) == .audience && !phoneUsers.contains(u))
+    let pending = backend.server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)
+    let seated = backend.server.seats.seat(of: u) != nil
+    let callState = backend.server.calls.state(of: u)
+    let captureOn = client.deviceBits != 0
+    // What only one check reads is worked out only when that check can fail.
+    let mayFailApplying = shown && status == .applying && !pending
+    let facts = Checker.UIFacts(
+      status: shown ? status : nil, pending: pending, seated: seated,
+      microphoneOn: client.deviceBits & (1 << CaptureDevice.microphone.rawValue) != 0,
+      callScreen: screen < 0 ? nil : screen == 1, callState: callState, captureOn: captureOn,
+      devices: captureOn && !seated && callState != .accept ? runtime.deviceNames(user: u) : "",
+      // Quiet: nothing under way now, and its code has not run since the last check (a retry
+      // that failed at once between two checks is activity all the same).
+      quiet: !backend.inFlight.hasCallInFlight(u) && !backend.network.hasInFlight(u, now: now)
+        && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds
+          - UIWatch.checkEvery.nanoseconds,
+      answerMayBeLost: mayFailApplying
+        && (uiWatch.droppedAnswer(u)
+          || backend.server.lastApplicationTiming(of: u).map { a in
+            // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
+            now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + backend.profile.network.requestTimeout
+          } ?? false)
+    )
+    if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.atPeace(u) }
+  }
+
+  // MARK: - Resources
+
+  /// The run's resources as a capacity planner reads them, over a run that ended at `end` (see
+  /// ``ResourceUsage/ofRun(endNs:measured:reviews:seated:rooms:seatsPerRoom:desk:serviceNames:feed:)``).
+  func resources(
+    end: SimInstant, measured: LiveMetrics, desk: ServiceDesk, feed: RoomFeed, profile: Profile
+  ) -> [ResourceUsage] {
+    ResourceUsage.ofRun(
+      endNs: end.nanoseconds, measured: measured, reviews: reviews, seated: seated, rooms: layout.rooms,
+      seatsPerRoom: min(profile.seats.maxSeatCount, profile.seats.packageLimit), desk: desk,
+      serviceNames: profile.server.named.map(\.name), feed: feed)
   }
 }

@@ -34,7 +34,7 @@ import Testing
       if tag == 100 { c.callStore.calls(participantIds: [to], mediaType: .audio) } else { c.callStore.hangup() }
     }
     for (ms, tag) in [(atMs, UInt32(100)), (hangUpMs, UInt32(101))] {
-      let slot = s.world.inFlight.addTimer(tag: tag, arg: 0)
+      let slot = s.world.backend.inFlight.addTimer(tag: tag, arg: 0)
       s.sim.scheduler.schedule(
         at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: from, b: slot))
     }

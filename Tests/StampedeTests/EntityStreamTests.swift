@@ -41,7 +41,7 @@ import Testing
     let events = recorder.records.map {
       "\($0.timeNs) \($0.description.kind) \($0.description.users) \(withoutRequestIDs($0.description.detail))"
     }
-    return (events, result.world.chaos.injected.reduce(0, +))
+    return (events, result.world.backend.chaos.injected.reduce(0, +))
   }
 
   /// `detail` with the number after "application" or "invitation" (a server-wide request ID) left out.

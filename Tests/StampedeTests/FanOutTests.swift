@@ -193,7 +193,9 @@ import Testing
     #expect(!due(2))
     _ = s.world.server.seats.leaveSeat(user: 2)
     var sim = s.sim
-    s.world.drainServer(&sim.scheduler)
+    var world = s.world
+    world.backend.drainServer(&world.measured, &world.observers, &sim.scheduler)
+    s.world = world
     s.sim = sim
     #expect(due(2))
     #expect(s.violations == 0)

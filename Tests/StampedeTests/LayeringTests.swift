@@ -99,3 +99,38 @@ import Testing
     for (from, to) in edges { #expect(layers[from]! > layers[to]!, "\(from) -> \(to)") }
   }
 }
+
+/// The sizes docs/DESIGN.md keeps the simulation core to, held: the world routes and the
+/// components own their logic.
+@Suite struct SizeTests {
+  /// The Swift files under `folder`, with their line counts.
+  func files(under folder: String) throws -> [(path: String, lines: Int)] {
+    let root = repositoryRoot.appendingPathComponent(folder)
+    let paths = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+    return try paths.filter { $0.hasSuffix(".swift") }.sorted().map { path in
+      let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+      return ("\(folder)/\(path)", text.split(separator: "\n", omittingEmptySubsequences: false).count - 1)
+    }
+  }
+
+  @Test func theWorldAndTheScenarioStayWithinTheirSizes() throws {
+    let scenario = try files(under: "Sources/Scenario")
+    let world = scenario.filter { $0.path.hasPrefix("Sources/Scenario/LiveWorld") }
+    #expect(world.count >= 3)
+    let worldLines = world.map(\.lines).reduce(0, +)
+    #expect(worldLines < 1_000, "the LiveWorld* files hold \(worldLines) lines")
+    let scenarioLines = scenario.map(\.lines).reduce(0, +)
+    #expect(scenarioLines < 2_500, "Sources/Scenario holds \(scenarioLines) lines")
+    // The world's code is counted where it is: no extension of it in another file of its module.
+    for file in scenario where !file.path.hasPrefix("Sources/Scenario/LiveWorld") {
+      let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file.path), encoding: .utf8)
+      #expect(!text.contains("extension LiveWorld"), "\(file.path) extends LiveWorld")
+    }
+  }
+
+  @Test func noSourceFileIsOverSixHundredLines() throws {
+    for file in try files(under: "Sources") {
+      #expect(file.lines <= 600, "\(file.path) has \(file.lines) lines")
+    }
+  }
+}

@@ -23,7 +23,7 @@ import Testing
 
   /// The host's timer `tag` runs `action`.
   func hostTimer(_ host: ScriptedClient, atMs: Int64, tag: UInt32, _ s: inout Staged) {
-    let slot = s.world.inFlight.addTimer(tag: tag, arg: 0)
+    let slot = s.world.backend.inFlight.addTimer(tag: tag, arg: 0)
     s.sim.scheduler.schedule(
       at: .zero + .milliseconds(atMs), Event(kind: LiveEvent.clientTimer.rawValue, a: 0, b: slot))
   }

@@ -32,7 +32,7 @@ import Testing
     var means: [Double] = []
     for seed: UInt64 in 1...4 {
       let world = try Self.run(text, seed: seed)
-      let login = world.desk.queues[1]
+      let login = world.backend.desk.queues[1]
       #expect(login.served > 10_000)
       means.append(login.meanWaitSeconds)
       let usage = world.resources(end: .zero + .minutes(95)).first { $0.name == "server.login" }!
@@ -54,7 +54,7 @@ import Testing
       "server", json5: "{ login: { workers: 1, serviceTime: \"constant(1s)\", queueLimit: 0 } }"
     ).text
     let world = try Self.run(text, seed: 1)
-    let login = world.desk.queues[1]
+    let login = world.backend.desk.queues[1]
     #expect(login.refused[ServiceRefusal.allCases.firstIndex(of: .queueFull)!] >= 4)
     let usage = world.resources(end: .zero + .minutes(10)).first { $0.name == "server.login" }!
     #expect(usage.refused["queue_full"]! >= 4 && usage.capacity == "1 worker(s), queue 0")
@@ -114,13 +114,13 @@ import Testing
     var sim = Simulation()
     world.start(&sim.scheduler)
     _ = sim.run(&world, until: .zero + .milliseconds(10_500))
-    let login = world.desk.queues[1]
+    let login = world.backend.desk.queues[1]
     #expect(login.refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!] == 4)
     #expect(login.queued.level == 0 && login.busy.level == 1)
     #expect(world.metrics.counters.value("errors.failed") == 4)
     // The worker finishes the first login at 30 s and, with nothing left waiting, goes idle.
     _ = sim.run(&world, until: .zero + .seconds(40))
-    #expect(world.desk.queues[1].served == 1 && world.desk.queues[1].busy.level == 0)
+    #expect(world.backend.desk.queues[1].served == 1 && world.backend.desk.queues[1].busy.level == 0)
   }
 
   @Test(.long) func anOverloadedLoginServiceRetriesAndTimesOutButTheCorrectClientsBreakNoInvariant() throws {
@@ -136,7 +136,7 @@ import Testing
     var sim = Simulation()
     world.start(&sim.scheduler)
     _ = sim.run(&world, until: .zero + profile.duration)
-    let login = world.desk.queues[1]
+    let login = world.backend.desk.queues[1]
     let timeouts = login.refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!]
     #expect(timeouts > 1_000, "\(timeouts) logins timed out")
     #expect(login.busy.utilisation(capacity: 2, untilNs: profile.duration.nanoseconds) > 0.95)
@@ -148,7 +148,7 @@ import Testing
     let plain = try Self.run(stagedProfile, seed: 3)
     let explicit = try Self.run(
       TestProfile(stagedProfile).with("server", json5: "{ seats: { workers: \"unlimited\" } }").text, seed: 3)
-    #expect(!plain.desk.hasCapacity && !explicit.desk.hasCapacity)
+    #expect(!plain.backend.desk.hasCapacity && !explicit.backend.desk.hasCapacity)
     #expect(plain.metrics.counters == explicit.metrics.counters)
   }
 

@@ -51,7 +51,7 @@ import Testing
     s.apply(2, atMs: 1000)
     s.apply(3, atMs: 1000)
     s.run(untilMs: 5000)
-    let injected = s.world.chaos.injected[FaultKind.seatLimitHit.index]
+    let injected = s.world.backend.chaos.injected[FaultKind.seatLimitHit.index]
     #expect(injected == 2)
     #expect(s.counter("fault.seat.limit_hit") == injected)
     #expect(s.world.faultCoverage.map(\.injected) == [injected])

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import Oracles
 @testable import Profiles
 @testable import Scenario
 @testable import SimKernel

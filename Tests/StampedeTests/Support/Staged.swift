@@ -37,7 +37,7 @@ struct Staged {
 
   /// Makes `user`'s behaviour run its timer `tag` at `ms` (in the process then running).
   mutating func timer(_ user: UInt32, atMs ms: Int64, tag: UInt32 = 1) {
-    let slot = world.inFlight.addTimer(tag: tag, arg: 0, generation: world.generation(of: user))
+    let slot = world.backend.inFlight.addTimer(tag: tag, arg: 0, generation: world.generation(of: user))
     sim.scheduler.schedule(
       at: .zero + .milliseconds(ms), Event(kind: LiveEvent.clientTimer.rawValue, a: user, b: slot))
   }

@@ -1,11 +1,13 @@
+import Chaos
 import Clients
 import LiveStack
+import Metrics
 import Oracles
 import Profiles
 import SimKernel
 
 /// Room messaging: each room's seat list fanned out to everyone in it (see ``RoomFeed``).
-extension LiveWorld {
+extension ServerSide {
   /// The server changed `room`'s seat list: the change goes out to the room (now, or through room
   /// messaging's workers).
   mutating func feedChanged(room: UInt32, _ scheduler: inout Scheduler) {
@@ -33,7 +35,9 @@ extension LiveWorld {
 
   /// `room`'s broadcast leaves room messaging: the staff's and the viewer's own delta messages
   /// held for it go out, and the worker takes the next room.
-  mutating func broadcastSent(room: UInt32, _ scheduler: inout Scheduler) {
+  mutating func broadcastSent(
+    room: UInt32, _ measured: inout LiveMetrics, _ observers: inout Observers, _ scheduler: inout Scheduler
+  ) {
     let now = scheduler.now
     // Only the member counts are read (a copy of the seat service would retain each of its
     // tables), and the released notices wait in a list kept between broadcasts.
@@ -45,7 +49,7 @@ extension LiveWorld {
       serviceNs: feed.drawServiceNs, release: { releasedNotices.append($0) })
     var i = start
     while i < releasedNotices.count {
-      send(releasedNotices[i], &scheduler)
+      send(releasedNotices[i], &measured, &observers, &scheduler)
       i += 1
     }
     releasedNotices.removeLast(releasedNotices.count - start)
@@ -63,8 +67,6 @@ extension LiveWorld {
   }
 
   /// The viewers of `room` whose code hears every change get the broadcast sent at `sentAt`, each
-  /// after its own delay.
-  /// The viewers of `room` whose code hears every change get the broadcast sent at `sentAt`, each
   /// after its own delay. A broadcast that locked or unlocked a seat also reaches the staff whose
   /// app code watches the seat list (their occupants come by their own messages; the lock only by
   /// the broadcast).
@@ -80,29 +82,11 @@ extension LiveWorld {
     }
   }
 
-  /// A broadcast reaches a member whose code hears every change: a viewer hears the changes of
-  /// others' seats it carried (its own seat it hears by its own messages) as seat-list deltas; app
-  /// code that watches the list sees the locks it carried in its stores' state.
-  mutating func broadcastSeen(user: UInt32, room: UInt32, _ scheduler: inout Scheduler) {
-    guard runtime.clients[Int(user)].joinedRoom == room + 1,
-      runtime.clients[Int(user)].subscriptions.contains(.seatList)
-    else { return }
-    let sentNs = scheduler.now.nanoseconds - server.feed.delay(of: user).nanoseconds
-    var heard = false
-    if runtime.clients[Int(user)].staffSlot < 0 {
-      server.feed.deltas(room: room, viewer: user, sentNs: sentNs) {
-        heard = true
-        run(user, .seatList($0), &scheduler)
-      }
-    }
-    if !heard && publishesSDKState && server.feed.locksChanged(room: room, sentAt: sentNs) {
-      withClient(user, &scheduler) { b, c in b.run(.sdkStateChanged, &c) }
-    }
-  }
-
   /// Locks or unlocks every guest seat (the flash crowd's doors). Rooms start locked, as created;
   /// opening them goes out to each room through room messaging.
-  mutating func setAllSeatsLocked(_ locked: Bool, _ scheduler: inout Scheduler) {
+  mutating func setAllSeatsLocked(
+    _ locked: Bool, _ measured: inout LiveMetrics, _ observers: inout Observers, _ scheduler: inout Scheduler
+  ) {
     for r in 0..<UInt32(layout.rooms) {
       // The guests' seats: the owner keeps its own.
       let room = server.seats.settings[Int(r)]

@@ -1,0 +1,138 @@
+import Clients
+import LiveStack
+import SimKernel
+
+/// The app UIs worth checking: every probed user whose code ran in the last ``window``, and any
+/// whose UI is not at rest (applying, connected, a call screen up, a mismatch being timed). A UI at
+/// rest cannot start to disagree with the server without its app hearing of it (an application
+/// is the app's own, and its answer or timeout reaches the app within the SDK's request timeout),
+/// so checking only these finds every mismatch the full scan would, at a cost that follows the
+/// active users instead of all of them.
+public struct UIWatch {
+  /// How long after its code last ran a UI at rest stays watched: longer than the SDK's request
+  /// timeout plus the settle time.
+  public static let window = SimDuration.seconds(20)
+  /// How often the watched UIs are compared with the server.
+  public static let checkEvery = SimDuration.seconds(1)
+  /// The users due for a check at the next round, one bit each (word `u >> 6`, bit `u & 63`):
+  /// the watched users but those at peace. A round walks them in ID order, so that the per-user
+  /// tables it reads are read front to back.
+  public let bits = Column<UInt64>(reservingCapacity: 0)
+  /// One bit per word of ``bits`` (word `w >> 6`, bit `w & 63`), set while that word has a user
+  /// due: a round visits only those words, not one word per 64 users of the whole world.
+  public let words = Column<UInt64>(reservingCapacity: 0)
+  /// How many users are due.
+  public var count = 0
+  /// Per user: watched until (nanoseconds; 0: not watched).
+  public let until = Column<Int64>(reservingCapacity: 0)
+  /// The users a round checks (kept between rounds for its capacity).
+  public var due: [UInt32] = []
+  /// Per user: whether the SDK reported the user's latest application as failed for want of an
+  /// answer (-1), while the server may hold it.
+  public var lostApply: [Bool] = []
+
+  /// The answer to an application of `user` reached its SDK. A refusal filed nothing, so an
+  /// application still standing is an earlier one, whose lost answer still excuses the app; but
+  /// "already applying" (100202) told the app that one stands.
+  public mutating func noteApplyAnswer(_ user: UInt32, _ error: SeatError?) {
+    let u = Int(user)
+    lostApply.grow(toInclude: u, filling: false)
+    switch error {
+    case .failed: lostApply[u] = true
+    case nil, .alreadyInQueue: lostApply[u] = false
+    default: break
+    }
+  }
+
+  public func applyAnswerLost(_ user: UInt32) -> Bool { Int(user) < lostApply.count && lostApply[Int(user)] }
+
+  /// Per user: whether an answer to its application was lost on its way (`seat.response_lost`), so
+  /// that its client may go on showing "applying" until it moves on by itself.
+  public var answerDropped: [Bool] = []
+
+  public mutating func noteDroppedAnswer(_ user: UInt32) {
+    let u = Int(user)
+    answerDropped.grow(toInclude: u, filling: false)
+    answerDropped[u] = true
+  }
+
+  public mutating func clearDroppedAnswer(_ user: UInt32) {
+    if Int(user) < answerDropped.count { answerDropped[Int(user)] = false }
+  }
+
+  public func droppedAnswer(_ user: UInt32) -> Bool { Int(user) < answerDropped.count && answerDropped[Int(user)] }
+
+  /// Makes room for users `0..<users` up front (the tables still grow for any user beyond).
+  public init(users: Int) {
+    if users > 0 {
+      until.grow(toInclude: users - 1, filling: 0)
+      bits.grow(toInclude: (users - 1) >> 6, filling: 0)
+      words.grow(toInclude: (users - 1) >> 12, filling: 0)
+    }
+  }
+
+  public mutating func watch(_ user: UInt32, until end: SimInstant) {
+    let u = Int(user)
+    until.grow(toInclude: u, filling: 0)
+    until[u] = max(end.nanoseconds, 1)
+    due(u)
+  }
+
+  /// Makes `u` due for a check at the next round.
+  public mutating func due(_ u: Int) {
+    bits.grow(toInclude: u >> 6, filling: 0)
+    let bit: UInt64 = 1 << UInt64(u & 63)
+    if bits[u >> 6] & bit == 0 {
+      bits[u >> 6] |= bit
+      count += 1
+      words.grow(toInclude: u >> 12, filling: 0)
+      words[u >> 12] |= 1 << UInt64((u >> 6) & 63)
+    }
+  }
+
+  /// Clears `u`'s bit, which is set, and its word's bit once the word has no user due.
+  public mutating func clear(_ u: Int) {
+    bits[u >> 6] &= ~(1 << UInt64(u & 63))
+    count -= 1
+    if bits[u >> 6] == 0 { words[u >> 12] &= ~(1 << UInt64((u >> 6) & 63)) }
+  }
+
+  /// The server changed something of `user`: its UI is checked at the next round (watched from
+  /// now if it was not; its client's code did not run, so it stays quiet).
+  public mutating func touch(_ user: UInt32, now: SimInstant) {
+    let u = Int(user)
+    if u < until.count && until[u] != 0 {
+      due(u)
+    } else {
+      watch(user, until: now)
+    }
+  }
+
+  /// Appends the users due, in ID order, to `list`: the words of ``bits`` that ``words`` marks.
+  public func appendDue(to list: inout [UInt32]) {
+    for s in 0..<words.count {
+      var summary = words[s]
+      while summary != 0 {
+        let w = s << 6 + summary.trailingZeroBitCount
+        summary &= summary - 1
+        var word = bits[w]
+        while word != 0 {
+          list.append(UInt32(w << 6 + word.trailingZeroBitCount))
+          word &= word - 1
+        }
+      }
+    }
+  }
+
+  /// A check found `user`'s UI at peace: nothing could fail on its facts, even were its client
+  /// quiet and every answer in, and no mismatch is being timed. No check is due until something
+  /// touches the user (its code runs, or the server changes something of it).
+  public mutating func atPeace(_ user: UInt32) { clear(Int(user)) }
+
+  /// Stops watching `user`.
+  public mutating func unwatch(_ user: UInt32) {
+    let u = Int(user)
+    until[u] = 0
+    if bits[u >> 6] & (1 << UInt64(u & 63)) != 0 { clear(u) }
+  }
+}
