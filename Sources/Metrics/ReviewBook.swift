@@ -28,6 +28,7 @@ public struct ReviewBook {
   }
 
   /// Request `id` was filed: an application starts waiting for a reviewer.
+  @inlinable
   public mutating func filed(_ id: UInt32, application: Bool, now: SimInstant) {
     awaiting.grow(toInclude: Int(id), filling: false)
     guard application else { return }
@@ -36,6 +37,7 @@ public struct ReviewBook {
   }
 
   /// Request `id` ended: if no reviewer had taken it up, it no longer waits.
+  @inlinable
   public mutating func ended(_ id: UInt32, now: SimInstant) {
     guard Int(id) < awaiting.count, awaiting[Int(id)] else { return }
     awaiting[Int(id)] = false
@@ -44,6 +46,7 @@ public struct ReviewBook {
 
   /// Reviewer `slot` takes up (`started`) or puts down an application; `pending` is the request
   /// the server holds for that guest, if any. Returns how long it had waited, on its first review.
+  @inlinable
   public mutating func review(slot: Int, pending: SeatRequest?, id: UInt32?, started: Bool, now: SimInstant)
     -> SimDuration?
   {

@@ -72,6 +72,7 @@ struct Observers {
 
   /// A client's code ran (its status went from `before` to `status`): the client is checked as it
   /// now stands, and a UI that may have changed is watched for the UI window.
+  @inline(__always)
   mutating func clientRan(
     _ user: UInt32, status: CoGuestStatus, before: CoGuestStatus, sawOwnLeave: Bool, now: SimInstant
   ) {
@@ -90,6 +91,7 @@ struct Observers {
   /// The seat service's changes and ended requests since it was last drained reach the checkers,
   /// the metrics, the reviewers' book and the UI watch; the rooms whose seat lists changed are
   /// noted in the order they first changed. Returns whether there was anything.
+  @inline(__always)
   mutating func seatChanges(
     _ seats: SeatService, measured: inout LiveMetrics, now: SimInstant,
     rooms touched: inout (UInt32, UInt32), more: inout [UInt32]
