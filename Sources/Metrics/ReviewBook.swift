@@ -21,6 +21,7 @@ public struct ReviewBook {
   /// How many applications one reviewer takes at once (`nil`: no limit).
   public let atOnce: Int?
 
+  /// A book for the reviewers of `layout`, each taking `atOnce` applications at a time.
   public init(layout: Layout, atOnce: Int?) {
     reviewers = layout.rooms * layout.staffPerRoom
     inHand = [UInt16](repeating: 0, count: reviewers)

@@ -44,22 +44,26 @@ public struct UIWatch {
     }
   }
 
+  /// Whether the SDK reported `user`'s latest application as failed for want of an answer.
   public func applyAnswerLost(_ user: UInt32) -> Bool { Int(user) < lostApply.count && lostApply[Int(user)] }
 
   /// Per user: whether an answer to its application was lost on its way (`seat.response_lost`), so
   /// that its client may go on showing "applying" until it moves on by itself.
   public var answerDropped: [Bool] = []
 
+  /// An answer to `user`'s application was lost on its way.
   public mutating func noteDroppedAnswer(_ user: UInt32) {
     let u = Int(user)
     answerDropped.grow(toInclude: u, filling: false)
     answerDropped[u] = true
   }
 
+  /// `user`'s status moved on: a lost answer no longer excuses it.
   public mutating func clearDroppedAnswer(_ user: UInt32) {
     if Int(user) < answerDropped.count { answerDropped[Int(user)] = false }
   }
 
+  /// Whether an answer to `user`'s application was lost on its way and its status has not moved since.
   public func droppedAnswer(_ user: UInt32) -> Bool { Int(user) < answerDropped.count && answerDropped[Int(user)] }
 
   /// Makes room for users `0..<users` up front (the tables still grow for any user beyond).
@@ -71,6 +75,7 @@ public struct UIWatch {
     }
   }
 
+  /// Watches `user`'s UI until `end` (its code ran; its UI may have changed).
   public mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
     until.grow(toInclude: u, filling: 0)
