@@ -190,7 +190,11 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       currentCallUUID = uuid
       currentCallID = payload.dictionaryPayload["voip_call_id"] as? String
       currentIsOutgoing = false
-      if CallStore.shared.state.value.selfInfo.status == .none { expectRing(uuid: uuid) }
+      // Unless the SDK already rings for it, make sure it does: it may not have heard of the call
+      // yet (a cold start), or be busy in a call of its own that it placed while logging in, and
+      // then it declines the pushed one as busy without ringing.
+      let state = CallStore.shared.state.value
+      if !(state.selfInfo.status == .waiting && state.callId == currentCallID) { expectRing(uuid: uuid) }
     } catch {
       // Nothing shows (a call is already on screen, or a duplicate push): if no call is on the
       // screen, decline so that the caller is not left ringing.
