@@ -198,10 +198,13 @@ import Foundation
         // Only this attempt's answer: a late failure of an earlier one (held up in the network
         // while the viewer gave up and applied again) must not end the new application.
         if let self, self.attempt == mine { self.applyAnswered = true }
-        if let self, case .success = result, self.attempt == mine, self.status == .idle, !self.openingDevices {
+        if let self, case .success = result, self.attempt == mine, self.status == .idle, !self.openingDevices,
+          !self.leavingSeat
+        {
           // Filed, though the screen went back to idle meanwhile (a seat an earlier application
           // got came and went while this answer was on its way): the application stands, and its
-          // own answer or timeout will follow.
+          // own answer or timeout will follow. (Not while a seat is being given up: that seat is
+          // this application's answer, come before its filing was confirmed.)
           self.status = .applying
           return
         }
@@ -261,6 +264,13 @@ import Foundation
           }
           return
         }
+        // Too late to withdraw (-2311): the application was answered. If the seat list already
+        // shows the seat, it was an acceptance whose event was lost, and the list will not change
+        // again to say so: take the seat.
+        if case .failure(let error) = result, error.code == -2311, self.isSeated, !self.leavingSeat {
+          self.takingShownSeat = true
+          return self.openDevices()
+        }
         self.status = .idle
         self.errorMessage = "No answer; try again"
       }
@@ -292,9 +302,14 @@ import Foundation
           self.status = .idle
         case .failure(let error) where error.code == -2311:
           // An answer won the race. An acceptance shows in the seat list (which opens the
-          // devices); anything else, or an answer that never arrives, ends the attempt here.
-          let seated = self.coGuestStore.state.value.connected.contains { $0.userID == self.userID }
-          if !seated { self.status = .idle }
+          // devices, or has shown it already, and the seat is taken now); anything else, or an
+          // answer that never arrives, ends the attempt here.
+          if !self.isSeated {
+            self.status = .idle
+          } else if !self.leavingSeat {
+            self.takingShownSeat = true
+            self.openDevices()
+          }
         case .failure:
           // Not heard (-1): the withdrawal may have gone through, and then no answer or timeout of
           // the application ever comes. Send it again until the server answers it.
@@ -441,7 +456,9 @@ import Foundation
       }
       DispatchQueue.main.asyncAfter(deadline: .now() + backoff) {
         guard let self else { return }
-        guard self.status == .idle, self.isSeated else {
+        // Retried while the list shows the seat and no session holds it (an application's late
+        // answer may have set the screen to "applying" meanwhile: the seat is still unusable).
+        guard self.status != .connected, !self.openingDevices, self.isSeated else {
           self.leavingSeat = false
           return
         }

@@ -96,8 +96,12 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   ///   SDK, logged in, was in a call of its own (placed just before, its answer lost): the SDK
   ///   never rang for the pushed call, and the answer waited until the system gave up;
   /// - 0x1836: the same, with the push arriving while the SDK was still in its own call, so that
-  ///   the check for a ring was never armed; the user answered once that call ended.
-  @Test(arguments: [0x459, 0x6df, 0x9c, 0x5d, 0x145, 0x2e0, 0x915, 0xa23, 0xc06, 0x1253, 0x1836] as [UInt64])
+  ///   the check for a ring was never armed; the user answered once that call ended;
+  /// - 0x20bb: an apply's success came after its own acceptance, whose microphone had failed and
+  ///   whose leave got no answer: the app showed "applying" again, stopped sending the leave, and
+  ///   its withdrawal's "already processed" put it to idle on the seat for good.
+  @Test(
+    arguments: [0x459, 0x6df, 0x9c, 0x5d, 0x145, 0x2e0, 0x915, 0xa23, 0xc06, 0x1253, 0x1836, 0x20bb] as [UInt64])
   func theCorrectExamplesPassTheSwarmChaosSeedsThatTaughtThem(seed: UInt64) throws {
     let report = try runExample("examples", profile: "swarm-chaos.json5", seed: seed)
     #expect(violated(report) == [], "seed \(seed)")
