@@ -26,6 +26,11 @@ public struct IntervalSeries: Sendable, Equatable {
   /// Per tracked counter, its increase over each interval.
   public private(set) var increases: [[UInt64]]
 
+  /// Per tracked latency and interval, the histogram's buckets that grew over the interval and by
+  /// how much, when the series keeps them (``keepingHistograms(_:)``): percentiles do not add, so
+  /// the room shards of one run hand these over and the percentiles are taken after the merge.
+  public private(set) var deltas: [[[Growth]]]?
+
   var previousBuckets: [[UInt64]]
   var previousCounters: [UInt64]
   var counterIndices: [Int]
@@ -52,6 +57,13 @@ public struct IntervalSeries: Sendable, Equatable {
       let range = h.count == 0 ? 0..<0 : Histogram.bucketIndex(h.min)..<(Histogram.bucketIndex(h.max) + 1)
       var total: UInt64 = 0
       for i in range { total += h.counts[i] - previousBuckets[k][i] }
+      if deltas != nil {
+        var grew: [Growth] = []
+        for i in range where h.counts[i] != previousBuckets[k][i] {
+          grew.append(Growth(bucket: Int32(i), count: h.counts[i] - previousBuckets[k][i]))
+        }
+        deltas![k].append(grew)
+      }
       p50[k].append(Self.quantile(h.counts, minus: previousBuckets[k], range: range, total: total, parts: 50, per: 100))
       p99[k].append(Self.quantile(h.counts, minus: previousBuckets[k], range: range, total: total, parts: 99, per: 100))
       if total > 0 { for i in range { previousBuckets[k][i] = h.counts[i] } }
@@ -74,6 +86,64 @@ public struct IntervalSeries: Sendable, Equatable {
     for i in range {
       seen += counts[i] - previous[i]
       if seen >= rank { return Int64(Histogram.bucketLowerBound(i) + Histogram.bucketWidth(i) / 2) }
+    }
+    return -1
+  }
+
+  /// How much one histogram bucket grew over one interval.
+  public struct Growth: Sendable, Equatable {
+    /// The bucket's index.
+    public var bucket: Int32
+    /// What it gained.
+    public var count: UInt64
+  }
+
+  /// An empty series over `metrics`' counters that keeps each interval's histogram growth, so that
+  /// it can be merged with the series of the run's other room shards (``merged(_:)``).
+  public static func keepingHistograms(_ metrics: LiveMetrics) -> IntervalSeries {
+    var series = IntervalSeries(metrics)
+    series.deltas = latencyIndices.map { _ in [] }
+    return series
+  }
+
+  /// The series of the whole run from its room shards' series, each sampled at the same instants
+  /// and keeping its histograms: rates add, and each interval's percentiles are taken from the
+  /// sum of the shards' histogram growth, as the run's own histogram would give them.
+  public static func merged(_ parts: [IntervalSeries]) -> IntervalSeries {
+    var out = parts[0]
+    for part in parts.dropFirst() {
+      precondition(part.times == out.times, "room shards sample at the same instants")
+      for k in out.increases.indices {
+        for j in out.increases[k].indices { out.increases[k][j] &+= part.increases[k][j] }
+      }
+    }
+    for k in latencyIndices.indices {
+      for j in out.times.indices {
+        var grew: [Int32: UInt64] = [:]
+        for part in parts {
+          for d in part.deltas![k][j] { grew[d.bucket, default: 0] &+= d.count }
+        }
+        let sorted = grew.sorted { $0.key < $1.key }
+        let total = sorted.reduce(0) { $0 &+ $1.value }
+        out.p50[k][j] = sparseQuantile(sorted, total: total, parts: 50, per: 100)
+        out.p99[k][j] = sparseQuantile(sorted, total: total, parts: 99, per: 100)
+        out.deltas![k][j] = sorted.map { Growth(bucket: $0.key, count: $0.value) }
+      }
+    }
+    return out
+  }
+
+  /// ``quantile(_:minus:range:total:parts:per:)`` over buckets given as (index, count) in index
+  /// order.
+  static func sparseQuantile(_ buckets: [(key: Int32, value: UInt64)], total: UInt64, parts: UInt64, per: UInt64)
+    -> Int64
+  {
+    guard total > 0 else { return -1 }
+    let rank = max(1, (total * parts + per - 1) / per)
+    var seen: UInt64 = 0
+    for (i, n) in buckets {
+      seen += n
+      if seen >= rank { return Int64(Histogram.bucketLowerBound(Int(i)) + Histogram.bucketWidth(Int(i)) / 2) }
     }
     return -1
   }

@@ -280,15 +280,19 @@ extension LiveMetrics {
     "clients.connected", "devices.on", "messaging.downlink_per_second",
   ]
 
+  /// The gauges read as rates per second since the previous sample (``TimeSeries`` keeps their
+  /// running totals, which add across room shards).
+  public static let rateGauges: Set<String> = ["messaging.downlink_per_second"]
+
   /// The gauges' values now (see ``gaugeNames``): the server's seats and pending requests, the
-  /// clients' UI statuses and open devices, and room messaging's downlink rate since the last
-  /// sample (`downlinkPerSecond`).
-  public static func gauges(seats: SeatService, runtime: ClientRuntime, downlinkPerSecond: Int64) -> [Int64] {
+  /// clients' UI statuses and open devices, and room messaging's downlink so far (read as its
+  /// rate since the last sample).
+  public static func gauges(seats: SeatService, runtime: ClientRuntime, feed: RoomFeed) -> [Int64] {
     let c = runtime.statusCounts
     return [
       Int64(seats.occupiedTotal), Int64(seats.pendingCount), Int64(c[Int(CoGuestStatus.idle.rawValue)]),
       Int64(c[Int(CoGuestStatus.applying.rawValue)]), Int64(c[Int(CoGuestStatus.connecting.rawValue)]),
-      Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devicesOn[0]), downlinkPerSecond,
+      Int64(c[Int(CoGuestStatus.connected.rawValue)]), Int64(runtime.devicesOn[0]), Int64(feed.downlink),
     ]
   }
 }

@@ -15,6 +15,9 @@ public struct Checker: Sendable {
 
   /// What was found.
   public internal(set) var log = ViolationLog(catalogue: Checker.catalogue)
+
+  /// Adds another room shard's findings of the same run to ``log`` (see ``ViolationLog/merge(_:)``).
+  public mutating func mergeLog(_ other: ViolationLog) { log.merge(other) }
   /// Per request: terminal answers delivered to its client.
   var terminalAnswers: [UInt8] = []
   /// Per flat seat: occupant + 1 when the seat was locked (0: empty or unlocked).

@@ -72,6 +72,16 @@ public struct ViolationLog: Sendable {
     }
   }
 
+  /// Adds `other`'s violations (another room shard's of the same run, checked over the same
+  /// catalogue): counts add, and the first of each invariant is the earlier (on a tie, this log's).
+  public mutating func merge(_ other: ViolationLog) {
+    precondition(other.catalogue.count == catalogue.count, "room shards check the same invariants")
+    for i in counts.indices {
+      counts[i] += other.counts[i]
+      if let theirs = other.first[i], first[i].map({ theirs.at < $0.at }) ?? true { first[i] = theirs }
+    }
+  }
+
   /// The violations of invariant `id`.
   public func count(_ id: InvariantID) -> Int { counts[id.rawValue] }
 

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import LiveStack
 import Metrics
+import Oracles
 import Profiles
 import Reports
 import Scenario
@@ -57,6 +58,11 @@ public struct SimulationRun {
   }
   /// The program the repro line names (`stampede`, or the executable that registered the app).
   public var program = "stampede"
+  /// Runs the rooms as room shards on this many threads (`--threads N`, named in the repro line),
+  /// or as one world when `nil`. The shards are fixed by the profile, so the trace hash is the
+  /// same for any number of threads; it is not the one world's hash, whose one order interleaves
+  /// the rooms' events. Check ``RoomShards/refusal(_:app:)`` first.
+  public var threads: Int?
 
   /// Makes the behaviours of one run.
   public typealias ClientFactory = @Sendable (_ setup: ClientSetup) -> ClientSet
@@ -87,6 +93,7 @@ public struct SimulationRun {
   public var repro: String {
     var parts = [program, "run", ShellQuote.quote(profilePath), "--seed", SeedFormat.format(seed)]
     if let app { parts += ["--app", app.name] }
+    if let threads { parts += ["--threads", String(threads)] }
     if durationOverridden { parts += ["--duration", duration.description] }
     if !extraQuirks.isEmpty { parts += ["--quirk", extraQuirks.joined(separator: ",")] }
     if !extraMistakes.isEmpty { parts += ["--mistake", extraMistakes.joined(separator: ",")] }
@@ -112,6 +119,22 @@ public struct SimulationRun {
     public var wallSeconds: Double
     /// Peak heap bytes, from jemalloc.
     public var peakMemoryBytes: UInt64
+    /// The room shards of a sharded run (``SimulationRun/threads``), in shard order; `world` is
+    /// the first one's.
+    public var shards: [Shard]? = nil
+    /// What a sharded run measured, merged over its shards.
+    public var merged: RunOutputs? = nil
+
+    /// One room shard: its rooms (indices into the profile's), its world at the end, and when
+    /// its own kernel stopped (a shard that went quiet early samples on without it).
+    public struct Shard {
+      public var rooms: Range<Int>
+      public var world: LiveWorld
+      public var kernelEnded: SimInstant
+    }
+
+    /// What the report is built from.
+    public var outputs: RunOutputs { merged ?? RunOutputs(world: world, end: simulated) }
   }
 
   /// Runs the simulation. `progress` is called between slices; `shouldStop` is polled there too,
@@ -120,6 +143,9 @@ public struct SimulationRun {
     observer: (any EventObserver)? = nil, progress: ((RunProgress) -> Void)? = nil, shouldStop: () -> Bool = { false },
     plantNondeterminism: Bool = false
   ) -> Result {
+    if let threads, observer == nil, !plantNondeterminism {
+      return executeSharded(threads: threads, progress: progress, shouldStop: shouldStop)
+    }
     let memory = PeakMemory()
     var world = makeWorld()
     world._plantNondeterminism = plantNondeterminism
@@ -168,13 +194,13 @@ public struct SimulationRun {
   public var coalescesEvents = true
 
   /// A fresh world for this run, with the factory's behaviours.
-  func makeWorld() -> LiveWorld {
-    var world = makeWorldWithDefaults()
+  func makeWorld(profile: Profile? = nil) -> LiveWorld {
+    var world = makeWorldWithDefaults(profile: profile ?? self.profile)
     world.coalescesEvents = coalescesEvents
     return world
   }
 
-  func makeWorldWithDefaults() -> LiveWorld {
+  func makeWorldWithDefaults(profile: Profile) -> LiveWorld {
     let streams = RandomStreams(rootSeed: seed)
     guard let clients else { return LiveWorld(profile: profile, streams: streams) }
     let layout = Layout(profile: profile, streams: streams)
@@ -189,23 +215,33 @@ public struct SimulationRun {
 
   /// Events leading up to each first violation: the same run replayed (it is deterministic) with
   /// an observer keeping the events that touch the violation's entities, the last `limit` before
-  /// it. Keyed by invariant index.
-  public func excerpts(for result: Result, limit: Int = 12) -> [Int: [String]] {
-    let log = result.world.checker.log
+  /// it. Keyed by invariant index. A sharded run's replay is one world over every room, whose
+  /// first violations (returned too) are the shards' with the run's own user, room and request
+  /// numbers.
+  public func excerpts(for result: Result, limit: Int = 12) -> (lines: [Int: [String]], firsts: [Violation?]?) {
+    let log = result.outputs.log
     let firsts = log.first.enumerated().compactMap { i, v in v.map { (i, $0) } }
-    guard !firsts.isEmpty else { return [:] }
+    guard !firsts.isEmpty else { return ([:], nil) }
     var wanted: [(index: Int, at: Int64, rooms: Set<UInt32>, users: Set<UInt32>)] = []
+    let layout = result.outputs.layout
     for (i, v) in firsts {
+      // The world that found it, and where its rooms and users start among the run's.
+      let shard = result.shards?.first {
+        $0.world.checker.log.first[i].map { $0.at == v.at && $0.message == v.message } ?? false
+      }
+      let world = shard?.world ?? result.world
+      let roomOffset = UInt32(shard?.rooms.lowerBound ?? 0)
+      let userOffset = shard.map { layout.roomBase[$0.rooms.lowerBound] } ?? 0
       var rooms = Set<UInt32>()
       var users = Set<UInt32>()
       for e in v.entities {
         let parts = e.split(separator: ":")
         guard parts.count == 2, let id = UInt32(parts[1]) else { continue }
         switch parts[0] {
-        case "room": rooms.insert(id)
-        case "user": users.insert(id)
-        case "request" where Int(id) < result.world.server.seats.requests.count:
-          users.insert(result.world.server.seats.requests[Int(id)].guest)
+        case "room": rooms.insert(id + roomOffset)
+        case "user": users.insert(id + userOffset)
+        case "request" where Int(id) < world.server.seats.requests.count:
+          users.insert(world.server.seats.requests[Int(id)].guest + userOffset)
         default: break
         }
       }
@@ -217,39 +253,40 @@ public struct SimulationRun {
       filter.users.formUnion(w.users)
     }
     let recorder = ExcerptRecorder(filter: filter, until: wanted.map(\.at).max()!)
-    _ = execute(observer: recorder)
+    let replay = execute(observer: recorder)
     var out: [Int: [String]] = [:]
     for w in wanted {
       // A violation about users shows their own events; one about a room alone, the room's.
       let rooms = w.users.isEmpty ? w.rooms : []
       let lines = recorder.records.filter { r in
         r.timeNs <= w.at
-          && r.description.touches(rooms: rooms, users: w.users, homeRoom: { result.world.layout.homeRoom[Int($0)] })
+          && r.description.touches(rooms: rooms, users: w.users, homeRoom: { layout.homeRoom[Int($0)] })
       }.suffix(limit).map { r in
         String(format: "%.3fms #%lld ", Double(r.timeNs) / 1e6, r.index) + r.description.kind + " "
           + r.description.users.map { "user:\($0)" }.joined(separator: " ") + ": " + r.description.detail
       }
       out[w.index] = Array(lines)
     }
-    return out
+    return (out, result.shards == nil ? nil : replay.world.checker.log.first)
   }
 
   /// Builds `report.json`'s content from a result.
   public func report(_ result: Result, startedAt: Date) -> RunReport {
-    let metrics = result.world.metrics
+    let outputs = result.outputs
+    let metrics = outputs.metrics
     var latencies: [String: LatencySummary] = [:]
     for (i, name) in LiveMetrics.latencyNames.enumerated() { latencies[name] = LatencySummary(metrics.latencies[i]) }
     var counters: [String: UInt64] = [:]
     for (name, value) in metrics.counters.sorted { counters[name] = value }
-    let layout = result.world.layout
+    let layout = outputs.layout
     let population = RunReport.Population(
       audience: layout.audienceCount, hosts: layout.rooms, admins: layout.rooms * (layout.staffPerRoom - 1),
       callers: layout.phones.count)
-    let log = result.world.checker.log
-    let excerpt = result.interrupted ? [:] : excerpts(for: result)
+    let log = outputs.log
+    let (excerpt, replayed) = result.interrupted ? ([:], nil) : excerpts(for: result)
     var invariants: [RunReport.InvariantResult] = []
     for (i, inv) in log.catalogue.enumerated() {
-      let first = log.first[i].map {
+      let first = (replayed?[i] ?? log.first[i]).map {
         RunReport.FirstViolation(
           atMs: Double($0.at.nanoseconds) / 1e6, entities: $0.entities, message: $0.message, excerpt: excerpt[i] ?? [])
       }
@@ -258,10 +295,10 @@ public struct SimulationRun {
           id: inv.id, kind: inv.kind.rawValue, violations: log.counts[i], description: inv.description, first: first,
           off: log.enabled[i] ? nil : true))
     }
-    let ts = result.world.series
+    let ts = outputs.series
     var columns: [String: [Int64]] = [:]
     for name in ts.names { columns[name] = ts.column(name) }
-    let iv = result.world.intervals
+    let iv = outputs.intervals
     func ms(_ ns: Int64) -> Double? { ns < 0 ? nil : LatencySummary.ms(UInt64(ns)) }
     var intervalLatencies: [String: RunReport.IntervalLatency] = [:]
     for (k, name) in IntervalSeries.latencyNames.enumerated() {
@@ -300,12 +337,12 @@ public struct SimulationRun {
       wallSeconds: wallRounded, peakMemoryBytes: result.peakMemoryBytes,
       population: population, verdict: log.total == 0 ? "pass" : "fail", latencies: latencies, counters: counters,
       invariants: invariants,
-      faults: result.world.faultCoverage.map {
+      faults: outputs.faultCoverage.map {
         RunReport.FaultCount(kind: $0.kind.rawValue, injected: Int($0.injected))
       },
       thresholds: [], timeSeries: series, meta: meta)
-    report.resources = result.world.resources(end: result.simulated)
-    report.coverage = CoverageReport(result.world.metrics.coverage)
+    report.resources = outputs.resources
+    report.coverage = CoverageReport(metrics.coverage)
     report.evaluate(profile.thresholds, steered: !profile.faults.steered.isEmpty)
     return report
   }

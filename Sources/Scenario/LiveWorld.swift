@@ -43,7 +43,7 @@ public struct LiveWorld: World {
   /// without it).
   var viewerAppRandom: [SplitMix64] = []
   /// The checkers, the UI watch, the reviewers' book and the sampled series.
-  var observers: Observers
+  public internal(set) var observers: Observers
   /// The invariants.
   public var checker: Checker {
     get { observers.checker }
@@ -87,6 +87,19 @@ public struct LiveWorld: World {
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
   /// something else is, so that a quiet world ends.
   var periodicPending = 0
+
+  /// A room shard that went quiet samples and checks on until `sample` and `check`, as the run's
+  /// busier shards did (see ``Observers/sampleOn(untilSample:check:every:measured:_:)``).
+  public mutating func sampleOn(untilSample sample: SimInstant, check: SimInstant) {
+    observers.sampleOn(untilSample: sample, check: check, every: profile.sampleEvery, measured: measured, &backend)
+  }
+
+  /// Keeps what a room shard hands over for an exact merge: gauges' steps, interval histograms.
+  public mutating func keepForMerging() {
+    observers.seated = .keepingChanges()
+    observers.intervals = .keepingHistograms(measured)
+    observers.reviews.keepChanges()
+  }
   /// Test-only: makes the run nondeterministic on purpose (see `DeterminismCheck`).
   public var _plantNondeterminism = false
   /// Whether events are saved where nothing can happen between them: messages to one client at

@@ -12,21 +12,21 @@ import SimKernel
 /// Nothing here draws a random number or schedules an event, so switching the checks off
 /// (``checking``) leaves the trace as it was. The world hands each observation what it reads (the
 /// server's services, the clients' runtime); the observers keep what they concluded.
-struct Observers {
+public struct Observers {
   /// The invariants.
   var checker: Checker
   /// The app UIs the UI oracles look at now.
   var uiWatch: UIWatch
   /// The hosts and admins as reviewers: the wait for review and their load.
-  var reviews: ReviewBook
+  public internal(set) var reviews: ReviewBook
   /// Guests seated across all rooms, over time (the `room.seats` resource).
-  var seated = LevelGauge()
+  public internal(set) var seated = LevelGauge()
   /// Sampled gauges.
   var series: TimeSeries
   /// Latency percentiles and counter rates per sampling interval.
   var intervals: IntervalSeries
-  /// When the last time-series sample was taken (nanoseconds), and room messaging's downlink then.
-  var lastSample: (ns: Int64, downlink: UInt64) = (0, 0)
+  /// When the UIs were last checked.
+  public internal(set) var lastCheck = SimInstant.zero
   /// Which viewer of each room the next sampled seat-list check looks at.
   var viewerCheckTurn = 0
   /// Whether the invariant checkers run (benchmarks switch them off to measure their cost).
@@ -48,7 +48,8 @@ struct Observers {
     checker.switchOff(profile.invariantsOff)
     checker.healAtNs = healAtNs
     checker.lockLimitNs = profile.seats.lockLimit?.nanoseconds
-    series = TimeSeries(intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames)
+    series = TimeSeries(
+      intervalNs: profile.sampleEvery.nanoseconds, names: LiveMetrics.gaugeNames, rates: LiveMetrics.rateGauges)
     intervals = IntervalSeries(metrics)
     uiWatch = UIWatch(users: layout.totalUsers)
     reviews = ReviewBook(layout: layout, atOnce: profile.host.reviewAtOnce)
@@ -138,18 +139,35 @@ struct Observers {
   /// Takes a sample: the gauges, the interval's percentiles and rates, and the checks that run on
   /// the sampler's beat (code outside any user, lock limits, one viewer's seat list per room).
   mutating func sample(now: SimInstant, measured: LiveMetrics, server: Server) {
-    // Room messaging's downlink since the last sample, per second.
-    let downlink = server.feed.downlink
-    let sinceNs = now.nanoseconds - lastSample.ns
-    let rate = sinceNs > 0 ? Int64((Double(downlink - lastSample.downlink) * 1e9 / Double(sinceNs)).rounded()) : 0
-    lastSample = (now.nanoseconds, downlink)
-    series.append(
-      atNs: now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime, downlinkPerSecond: rate))
+    series.append(atNs: now.nanoseconds, LiveMetrics.gauges(seats: server.seats, runtime: runtime, feed: server.feed))
     intervals.sample(measured, atNs: now.nanoseconds)
     checker.observeOutsideUser(runtime)
     checker.checkLocks(seats: server.seats, runtime: runtime, at: now)
     checkViewerLists(sample: viewerCheckTurn, server: server)
     viewerCheckTurn &+= 1
+  }
+
+  /// Samples every `every` until `sample` and checks the UIs until `check`, in a room shard that
+  /// went quiet while the run's busier shards went on (docs/DESIGN.md, "One run on every core"):
+  /// nothing else happens in it any more, so the missed instants are taken in time order here.
+  mutating func sampleOn(
+    untilSample sample: SimInstant, check: SimInstant, every: SimDuration, measured: LiveMetrics,
+    _ backend: inout ServerSide
+  ) {
+    var nextSample = SimInstant(nanoseconds: series.times.last ?? 0) + every
+    // (A world that never checked its UIs has no check to take.)
+    var nextCheck = lastCheck > .zero ? lastCheck + UIWatch.checkEvery : SimInstant(nanoseconds: check.nanoseconds + 1)
+    while nextSample <= sample || nextCheck <= check {
+      let checks = nextCheck <= check && (nextSample > sample || nextCheck < nextSample)
+      runtime.now = checks ? nextCheck : nextSample
+      if checks {
+        checkUIs(&backend, prefetch: false)
+        nextCheck = nextCheck + UIWatch.checkEvery
+      } else {
+        self.sample(now: runtime.now, measured: measured, server: backend.server)
+        nextSample = nextSample + every
+      }
+    }
   }
 
   /// `client.view-matches-server`, sampled while the run goes on (see
@@ -165,6 +183,7 @@ struct Observers {
   /// Compares the watched UIs with the server (see `Checker+UI` and ``UIWatch``); `prefetch`
   /// hints the records of the users a few checks ahead.
   mutating func checkUIs(_ backend: inout ServerSide, prefetch: Bool) {
+    lastCheck = runtime.now
     guard checking else { return }
     let now = runtime.now
     guard uiWatch.count > 0 else { return }

@@ -92,16 +92,6 @@ struct Workload {
     }
   }
 
-  /// The rooms that start co-hosting with the next room, and after how long.
-  mutating func coHostStarts(rooms: Int) -> [(room: UInt32, after: SimDuration)] {
-    guard let co = coHosting else { return [] }
-    var starts: [(UInt32, SimDuration)] = []
-    for r in stride(from: 0, to: rooms - 1, by: 2) where coHostRandom[r].chance(co.fraction) {
-      starts.append((UInt32(r), co.after.sampleDuration(&coHostRandom[r])))
-    }
-    return starts
-  }
-
   /// Schedules each room's arrivals: its owner and admins at time zero, then its viewers, all at
   /// once (closed) or the first by the arrival pattern.
   mutating func start(layout: Layout, _ scheduler: inout Scheduler) {
@@ -126,11 +116,13 @@ struct Workload {
     return user
   }
 
-  /// Schedules the flash crowd and the co-hosting sessions.
+  /// Schedules the flash crowd and the co-hosting sessions: rooms 2k and 2k+1 co-host by room
+  /// 2k's draws, whether and after how long.
   mutating func scheduleEvents(rooms: Int, _ scheduler: inout Scheduler) {
     if let flash = flashCrowd { scheduler.schedule(after: flash.at, LiveEvent.flashCrowd.with(0)) }
-    for start in coHostStarts(rooms: rooms) {
-      scheduler.schedule(after: start.after, LiveEvent.coHostStart.with(start.room))
+    guard let co = coHosting else { return }
+    for r in stride(from: 0, to: rooms - 1, by: 2) where coHostRandom[r].chance(co.fraction) {
+      scheduler.schedule(after: co.after.sampleDuration(&coHostRandom[r]), LiveEvent.coHostStart.with(UInt32(r)))
     }
   }
 

@@ -25,6 +25,13 @@ public struct TraceHash: Hashable, Sendable, CustomStringConvertible {
     mix(UInt64(kind) << 48 ^ UInt64(a) << 16 ^ UInt64(b) &* 0xD6E8_FEB8_6659_FD93)
   }
 
+  /// The hash of a run made of parts run apart (its room shards): the parts' hashes folded in
+  /// their order.
+  public init(parts: [TraceHash]) {
+    self.init()
+    for p in parts { mix(p.value) }
+  }
+
   /// Sixteen lowercase hex digits.
   public var description: String { TraceHash.hex(value) }
 

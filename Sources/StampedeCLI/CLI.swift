@@ -121,9 +121,16 @@ enum CLI {
       --pct D           PCT-style ordering: D change points each hold one user's deliveries back
                         behind everyone else's for a while (the same as --set network.pct=D);
                         --pct drawn lets the seed pick D
+      --threads N       split the rooms into room shards (at most 16, fixed by the profile) and
+                        run them on N threads (1 to 64); the figures merge exactly, and the trace
+                        hash is the same for every N (but not the one-world run's). Refused, with
+                        the reason, where rooms meet: calls, server services with workers, a queue
+                        limit or ratePerApp, room messaging workers, a drawn delivery order, --app;
+                        and with --trace, --perfetto and --only (they follow one world's order)
       --check-determinism
                         run the seed a second time in this process and compare every event; on a
-                        difference, name the first divergent event and exit 4
+                        difference, name the first divergent event and exit 4 (with --threads,
+                        compare the trace hashes of the two runs)
       --json            print report.json to stdout instead of the summary (messages go to stderr)
       --quiet           print only the verdict line
       --counters N      how many counters the summary lists, largest first, one a line (default:

@@ -17,8 +17,23 @@ nonisolated(unsafe) var interruptRequested: sig_atomic_t = 0
 enum RunCommand {
   static let valued: Set<String> = [
     "--seed", "--out", "--duration", "--progress", "--trace", "--perfetto", "--only", "--quirk", "--mistake", "--app",
-    "--counters", "--set", "--history", "--pct",
+    "--counters", "--set", "--history", "--pct", "--threads",
   ]
+
+  /// Reads `--threads N` and checks that `run` can be split into room shards.
+  static func threads(_ options: Options, _ run: SimulationRun) throws -> Int? {
+    guard let text = options.values["--threads"] else { return nil }
+    guard let n = Int(text), (1...64).contains(n) else {
+      throw UsageError("--threads: expected a whole number of threads from 1 to 64, got '\(text)'")
+    }
+    if let why = RoomShards.refusal(run.profile, app: run.clients != nil) {
+      throw UsageError("--threads: \(run.profile.name) cannot run as room shards: \(why)")
+    }
+    for option in ["--trace", "--perfetto", "--only"] where options.values[option] != nil {
+      throw UsageError("--threads: \(option) follows one world's order of events; run without --threads to trace")
+    }
+    return n
+  }
   /// The `--set` overrides, with `--pct D` as `network.pct=D` (so the repro line carries it).
   static func sets(_ options: Options) throws -> [String] {
     var sets = options.all["--set"] ?? []
@@ -94,6 +109,7 @@ enum RunCommand {
     run.program = AppRegistry.program
     run.app = try AppRegistry.app(options.values["--app"])
     try AppRegistry.checkSetup(options.values["--app"], profile: profile)
+    run.threads = try threads(options, run)
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
     let (report, code) = try perform(run, options: options, out: out)
     // An interrupted run is no data point; one the event budget cut is (it is deterministic).
@@ -175,7 +191,18 @@ enum RunCommand {
         "\(AppRegistry.program): the event budget (limits.maxEvents) ended the run at \(String(format: "%.1f", report.simulatedSeconds)) s of simulated time, before its end: the verdict is incomplete and these were not judged: \((report.notJudged ?? []).joined(separator: ", "))"
       )
     }
-    if options.flags.contains("--check-determinism") {
+    if options.flags.contains("--check-determinism"), run.threads != nil {
+      let again = run.execute()
+      guard again.traceHash == result.traceHash else {
+        printError(
+          "\(AppRegistry.program): NONDETERMINISM: the same profile and seed ran differently twice: trace hash \(result.traceHash), then \(again.traceHash)"
+        )
+        return (report, .nondeterminism)
+      }
+      printError(
+        "\(AppRegistry.program): determinism check passed: a second run reached the same trace hash over \(again.events) events"
+      )
+    } else if options.flags.contains("--check-determinism") {
       let check = DeterminismCheck.check(run)
       if let d = check.divergence {
         printError("\(AppRegistry.program): NONDETERMINISM: the same profile and seed ran differently twice: \(d)")
@@ -202,7 +229,8 @@ enum RunCommand {
 enum ReplayCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: RunCommand.valued.subtracting(["--seed", "--duration", "--set", "--history", "--pct"]),
+      args,
+      valued: RunCommand.valued.subtracting(["--seed", "--duration", "--set", "--history", "--pct", "--threads"]),
       flags: RunCommand.flags)
     guard options.positional.count == 1, let reportPath = options.positional.first else {
       throw UsageError("replay takes exactly one REPORT.json")
@@ -290,6 +318,7 @@ enum ReplayCommand {
       quirks: repro.quirks, mistakes: repro.mistakes, overrides: repro.sets)
     run.program = AppRegistry.program
     run.app = try AppRegistry.app(repro.app)
+    run.threads = repro.threads
     return run
   }
 }
@@ -303,6 +332,7 @@ struct Repro {
   var mistakes: Set<ClientMistake> = []
   var app: String?
   var sets: [String] = []
+  var threads: Int?
 
   /// Reads `stampede run PATH --seed N [--duration D] [--quirk Q,…]` (PATH shell-quoted if needed).
   static func parse(_ line: String) -> Repro? {
@@ -333,6 +363,9 @@ struct Repro {
         repro.app = words[i + 1]
       case "--set":
         repro.sets.append(words[i + 1])
+      case "--threads":
+        guard let n = Int(words[i + 1]), (1...64).contains(n) else { return nil }
+        repro.threads = n
       default:
         return nil
       }

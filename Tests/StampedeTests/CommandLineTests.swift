@@ -94,6 +94,43 @@ enum Tool {
     #expect(hashes[0].count == 16)
   }
 
+  /// `--threads`: one trace hash for one thread and two, each in its own process; the repro line
+  /// carries it and replay reaches the hash; a thread count out of range, a profile whose rooms
+  /// meet and a trace are refused with the reason.
+  @Test func threadsGiveOneHashInAnyProcessAndAreRefusedWhereRoomsMeet() throws {
+    let folder = Tool.temporaryFolder()
+    var hashes: [String] = []
+    for t in ["1", "2"] {
+      let out = folder.appendingPathComponent("t\(t)")
+      let r = try Tool.run([
+        "run", "profiles/seat-rush.json5", "--duration", "20m", "--threads", t, "--out", out.path, "--progress", "none",
+        "--check-determinism",
+      ])
+      #expect(r.status == 0, "\(r.stderr)")
+      #expect(r.stderr.contains("determinism check passed: a second run reached the same trace hash"), "\(r.stderr)")
+      let report = try Tool.report(at: out)
+      hashes.append(report["traceHash"] as! String)
+      #expect(
+        report["repro"] as? String == "stampede run profiles/seat-rush.json5 --seed 0x1 --threads \(t) --duration 20m")
+    }
+    #expect(hashes[0] == hashes[1])
+    let replay = try Tool.run(["replay", folder.appendingPathComponent("t2/report.json").path, "--progress", "none"])
+    #expect(replay.status == 0 && replay.stderr.contains("reached the report's trace hash"), "\(replay.stderr)")
+    let refused: [([String], String)] = [
+      (["profiles/seat-rush.json5", "--threads", "0"], "--threads: expected a whole number of threads from 1 to 64"),
+      (["profiles/seat-rush.json5", "--threads", "two"], "--threads: expected a whole number of threads from 1 to 64"),
+      (["profiles/smoke.json5", "--threads", "2"], "smoke cannot run as room shards: calls ring phone users"),
+      (
+        ["profiles/seat-rush.json5", "--threads", "2", "--trace", folder.appendingPathComponent("t.jsonl").path],
+        "--threads: --trace follows one world's order of events"
+      ),
+    ]
+    for (args, message) in refused {
+      let r = try Tool.run(["run"] + args + ["--out", folder.appendingPathComponent("no").path])
+      #expect(r.status == 2 && r.stderr.contains(message), "\(args): \(r.stderr)")
+    }
+  }
+
   @Test func reportsOfTheSameSeedDifferOnlyInMeasurements() throws {
     let folder = Tool.temporaryFolder()
     var reports: [[String: Any]] = []
