@@ -161,9 +161,11 @@ import Foundation
       openDevices()
     } else if !seated && status == .applying && openingDevices && takingShownSeat {
       // The seat the list showed, which the devices are opening for, is gone again (a late list
-      // showed it for a moment): the opening ends in its completions. (An opening an acceptance
-      // started goes on: the list may only lag behind the acceptance.)
+      // showed it for a moment): the opening ends in its completions, which find it no longer
+      // wanted (an application tapped meanwhile is not what it was for). (An opening an
+      // acceptance started goes on: the list may only lag behind the acceptance.)
       takingShownSeat = false
+      openingDevices = false
       status = .idle
     } else if !seated && status == .connected {
       leftSeat()
@@ -388,12 +390,14 @@ import Foundation
       guard let self else { return }
       self.microphoneOpening = false
       // Closed since it was asked for (the session it was for ended): open it again for this one.
-      if case .success = micResult, self.status == .applying,
+      if case .success = micResult, self.status == .applying, self.openingDevices,
         DeviceStore.shared.state.value.microphoneStatus == .off
       {
         return self.openDevices()
       }
-      guard self.status == .applying else {
+      // No longer wanted: the session it was for ended, or the seat it was for is gone and the
+      // screen shows a new application, whose acceptance has not come (a failure now is not its).
+      guard self.status == .applying, self.openingDevices else {
         self.openingDevices = false
         return DeviceStore.shared.closeLocalMicrophone()
       }
