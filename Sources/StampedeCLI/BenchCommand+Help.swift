@@ -72,6 +72,9 @@ extension BenchCommand {
     Seats options:
       --profile FILE    the profile (default: profiles/bench-mmcc.json5)
       --instructions    also count instructions under valgrind's callgrind (about a minute)
+      --threads N       also run the whole question as room shards on N threads (run --threads),
+                        against the same shards on one thread, alternating: applications per wall
+                        second, the speed-up, and whether both gave the same answers
 
     Faults options:
       --chaos-profile F the profile to run (default: profiles/nightly-chaos.json5)

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import LiveStack
+import Metrics
 import Profiles
 import Reports
 import Runner
@@ -15,7 +16,7 @@ enum BenchCommand {
       valued: [
         "--pending", "--holds", "--repeat", "--reference", "--profile", "--rooms", "--audience", "--duration",
         "--callers", "--calls-profile", "--chaos-profile", "--seeds", "--app", "--seed", "--jobs",
-        "--mistakes-profile",
+        "--mistakes-profile", "--threads",
       ],
       flags: ["--json", "--no-reference", "--no-checking-cost", "--instructions"])
     let what = options.positional.first ?? "kernel"
@@ -98,12 +99,14 @@ enum BenchCommand {
     if options.flags.contains("--instructions") {
       instructions = try countInstructions(profilePath: loaded.path)
     }
+    let shards = try shardedSeats(options, loaded, repeats: repeats)
     if json {
       struct Output: Codable {
         var seats: StackBenchResult
         var instructions: UInt64?
         var instructionsPerEvent: Double?
         var instructionsPerApplication: Double?
+        var threads: ShardedSeats?
       }
       let perEvent = instructions.map { (Double($0) / Double(max(1, r.events)) * 10).rounded() / 10 }
       let perApplication = instructions.map { (Double($0) / Double(max(1, r.applications))).rounded() }
@@ -114,7 +117,7 @@ enum BenchCommand {
           decoding: try encoder.encode(
             Output(
               seats: r, instructions: instructions, instructionsPerEvent: perEvent,
-              instructionsPerApplication: perApplication)), as: UTF8.self))
+              instructionsPerApplication: perApplication, threads: shards)), as: UTF8.self))
       return .pass
     }
     r.ratio = r.ratio.isFinite ? r.ratio : 0
@@ -138,6 +141,14 @@ enum BenchCommand {
         format: "       kernel hold at queue %d: %.2fM ops/s; stack/kernel ratio %.3fx", r.meanPending,
         r.kernelOpsPerSecond / 1e6, r.ratio))
     printHeap(r)
+    if let t = shards {
+      print(
+        String(
+          format:
+            "       --threads %d: %.0f applications per wall second for the whole run (%.3f s, %d room shards), %.2fx the same shards on one thread (%.3f s); answers equal: %@",
+          t.threads, t.applicationsPerSecond, t.seconds, t.shards, t.speedup, t.oneThreadSeconds,
+          t.sameAnswers ? "yes" : "NO"))
+    }
     if let instructions {
       print(
         String(
@@ -147,6 +158,53 @@ enum BenchCommand {
           Double(instructions) / Double(max(1, r.applications))))
     }
     return .pass
+  }
+
+  /// `bench seats --threads N`: the whole run as room shards on N threads against the same
+  /// shards on one, alternating, best of `repeats` each.
+  struct ShardedSeats: Codable {
+    var threads: Int
+    var shards: Int
+    var applications: UInt64
+    var seconds: Double
+    var oneThreadSeconds: Double
+    var applicationsPerSecond: Double
+    var speedup: Double
+    /// Whether both gave the same answers (the same trace hash and applications).
+    var sameAnswers: Bool
+  }
+
+  static func shardedSeats(
+    _ options: Options, _ loaded: (path: String, profile: Profile, data: Data), repeats: Int
+  ) throws -> ShardedSeats? {
+    guard let text = options.values["--threads"] else { return nil }
+    guard let n = Int(text), (1...64).contains(n) else {
+      throw UsageError("--threads: expected a whole number of threads from 1 to 64, got '\(text)'")
+    }
+    if let why = RoomShards.refusal(loaded.profile, app: false) {
+      throw UsageError("--threads: \(loaded.profile.name) cannot run as room shards: \(why)")
+    }
+    var run = SimulationRun(
+      profile: loaded.profile, profilePath: loaded.path, profileData: loaded.data, seed: loaded.profile.defaultSeed)
+    var best = (many: Double.infinity, one: Double.infinity)
+    var answers: [(String, UInt64)] = []
+    for _ in 0..<repeats {
+      for threads in [n, 1] {
+        run.threads = threads
+        let started = DispatchTime.now().uptimeNanoseconds
+        let result = run.execute()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        if threads == n { best.many = min(best.many, seconds) } else { best.one = min(best.one, seconds) }
+        answers.append(
+          (result.traceHash.description, result.outputs.metrics.latencies[LiveMetrics.applyToResponse].count))
+      }
+    }
+    let applications = answers[0].1
+    return ShardedSeats(
+      threads: n, shards: run.shardRooms.count, applications: applications, seconds: best.many,
+      oneThreadSeconds: best.one, applicationsPerSecond: (Double(applications) / best.many).rounded(),
+      speedup: (best.one / best.many * 100).rounded() / 100,
+      sameAnswers: answers.allSatisfy { $0 == answers[0] })
   }
 
   /// The instructions `bench seats` executes in the live world's event loop, counted by running

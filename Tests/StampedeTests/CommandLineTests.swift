@@ -331,6 +331,17 @@ enum Tool {
     #expect(json["instructions"] == nil)
     // --no-reference leaves the binary heap out.
     #expect(seats["referenceOpsPerSecond"] == nil && seats["referenceRatio"] == nil)
+    #expect(json["threads"] == nil)
+    // --threads: the question as room shards answers the same applications, on any thread count.
+    let sharded = try Tool.run([
+      "bench", "seats", "--profile", file.path, "--repeat", "1", "--no-reference", "--json", "--threads", "2",
+    ])
+    #expect(sharded.status == 0, "\(sharded.stderr)")
+    let both = try JSONSerialization.jsonObject(with: Data(sharded.stdout.utf8)) as! [String: Any]
+    let threads = both["threads"] as! [String: Any]
+    #expect(threads["applications"] as? Int == applications)
+    #expect(threads["sameAnswers"] as? Bool == true && threads["threads"] as? Int == 2)
+    #expect((threads["applicationsPerSecond"] as! Double) > 0)
   }
 
   @Test func theStackBenchmarkPrintsTheContractJSON() throws {
