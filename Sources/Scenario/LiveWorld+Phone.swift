@@ -6,9 +6,9 @@ import Profiles
 import SimKernel
 
 extension LiveWorld {
-  /// Whether `user` is a phone user with an app on a simulated phone.
+  /// Whether `user` is a phone user with an app on a simulated phone (see ``ServerSide``'s).
   @inline(__always)
-  func isPhoneUser(_ user: UInt32) -> Bool { phoneOS != nil && layout.phones.contains(user) }
+  func isPhoneUser(_ user: UInt32) -> Bool { backend.isPhoneUser(user) }
 
   /// The row of `user`'s role in outcome coverage's events (``OutcomeCoverage/roles``).
   @inline(__always)
@@ -21,18 +21,14 @@ extension LiveWorld {
     }
   }
 
-  /// The process generation of `user`'s app (0 for room users).
+  /// The process generation of `user`'s app (0 for room users; see ``ServerSide``'s).
   @inline(__always)
-  func generation(of user: UInt32) -> UInt16 { isPhoneUser(user) ? phoneOS!.generation(user) : 0 }
+  func generation(of user: UInt32) -> UInt16 { backend.generation(of: user) }
 
-  /// Whether a signalling message can reach `user` now: room users always; a phone app only while
-  /// it runs (in the foreground, or awake in the background) and its SDK is logged in.
-  /// (Inlined: a call would copy the whole world to pass `self` from a mutating handler.)
+  /// Whether a signalling message can reach `user` now (see ``ServerSide``'s). (Inlined: a call
+  /// would copy the whole world to pass `self` from a mutating handler.)
   @inline(__always)
-  func signallingReaches(_ user: UInt32) -> Bool {
-    guard isPhoneUser(user) else { return true }
-    return phoneOS!.isRunning(user) && runtime.clients[Int(user)].loggedIn
-  }
+  func signallingReaches(_ user: UInt32) -> Bool { backend.signallingReaches(user) }
 
   /// The calls section of the profile (inlined, so that reading one setting does not copy it).
   var callsProfile: Profile.Calls {

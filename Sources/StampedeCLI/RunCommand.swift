@@ -20,15 +20,22 @@ enum RunCommand {
     "--counters", "--set", "--history", "--pct", "--threads",
   ]
 
-  /// Reads `--threads N` and checks that `run` can be split into room shards.
-  static func threads(_ options: Options, _ run: SimulationRun) throws -> Int? {
-    guard let text = options.values["--threads"] else { return nil }
+  /// Reads the `--threads` count `text` and checks that `profile` can be split into room shards
+  /// (`app`: whether app code runs).
+  static func shardThreads(_ text: String, profile: Profile, app: Bool) throws -> Int {
     guard let n = Int(text), (1...64).contains(n) else {
       throw UsageError("--threads: expected a whole number of threads from 1 to 64, got '\(text)'")
     }
-    if let why = RoomShards.refusal(run.profile, app: run.clients != nil) {
-      throw UsageError("--threads: \(run.profile.name) cannot run as room shards: \(why)")
+    if let why = RoomShards.refusal(profile, app: app) {
+      throw UsageError("--threads: \(profile.name) cannot run as room shards: \(why)")
     }
+    return n
+  }
+
+  /// Reads `--threads N` and checks that `run` can be split into room shards.
+  static func threads(_ options: Options, _ run: SimulationRun) throws -> Int? {
+    guard let text = options.values["--threads"] else { return nil }
+    let n = try shardThreads(text, profile: run.profile, app: run.clients != nil)
     for option in ["--trace", "--perfetto", "--only"] where options.values[option] != nil {
       throw UsageError("--threads: \(option) follows one world's order of events; run without --threads to trace")
     }
