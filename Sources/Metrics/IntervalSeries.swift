@@ -98,6 +98,17 @@ public struct IntervalSeries: Sendable, Equatable {
     public var count: UInt64
   }
 
+  /// The first `count` intervals.
+  public func prefix(_ count: Int) -> IntervalSeries {
+    var s = self
+    s.times = Array(times.prefix(count))
+    s.p50 = p50.map { Array($0.prefix(count)) }
+    s.p99 = p99.map { Array($0.prefix(count)) }
+    s.increases = increases.map { Array($0.prefix(count)) }
+    s.deltas = deltas?.map { Array($0.prefix(count)) }
+    return s
+  }
+
   /// An empty series over `metrics`' counters that keeps each interval's histogram growth, so that
   /// it can be merged with the series of the run's other room shards (``merged(_:)``).
   public static func keepingHistograms(_ metrics: LiveMetrics) -> IntervalSeries {

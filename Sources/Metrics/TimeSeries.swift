@@ -49,6 +49,14 @@ public struct TimeSeries: Equatable, Sendable {
 }
 
 extension TimeSeries {
+  /// The first `count` samples.
+  public func prefix(_ count: Int) -> TimeSeries {
+    var s = self
+    s.times = Array(times.prefix(count))
+    s.values = Array(values.prefix(count * names.count))
+    return s
+  }
+
   /// Adds `other`'s samples, taken at the same instants, column by column (another room shard's
   /// of the same run: every gauge, running totals included, is a sum over rooms).
   public mutating func add(_ other: TimeSeries) {

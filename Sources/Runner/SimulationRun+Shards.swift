@@ -46,14 +46,17 @@ public struct RunOutputs {
     self.layout = layout
     metrics = lead.metrics
     var checker = lead.checker
-    series = lead.series
+    // A run cut short (interrupted, or by the event budget) left its shards at different
+    // instants: the series go as far as every shard sampled.
+    let samples = shards.map(\.series.count).min()!
+    series = lead.series.prefix(samples)
     for shard in shards.dropFirst() {
       metrics.merge(shard.metrics)
       checker.mergeLog(shard.checker.log)
-      series.add(shard.series)
+      series.add(shard.series.prefix(samples))
     }
     log = checker.log
-    intervals = IntervalSeries.merged(shards.map(\.intervals))
+    intervals = IntervalSeries.merged(shards.map { $0.intervals.prefix(samples) })
     var injected = lead.faultCoverage
     for shard in shards.dropFirst() {
       for (i, f) in shard.faultCoverage.enumerated() { injected[i].injected &+= f.injected }
@@ -78,6 +81,10 @@ final class ShardRunner: @unchecked Sendable {
   var sim: Simulation
   var reason = StopReason.eventBudget
   var interrupted = false
+  /// Whether its thread is done with it (read by the progress reporter).
+  var done: Bool { lock.withLock { finished } }
+  private let lock = NSLock()
+  private var finished = false
   /// Events executed so far (read by the progress reporter while the shard runs).
   let progress = EventProgress()
 
@@ -90,6 +97,7 @@ final class ShardRunner: @unchecked Sendable {
 
   /// Runs the shard to `end` in slices, stopping early when `stop` is set.
   func run(until end: SimInstant, maxEvents: Int64, stop: StopFlag) {
+    defer { lock.withLock { finished = true } }
     while true {
       let budget = min(SimulationRun.sliceEvents, maxEvents - sim.executedCount)
       if budget <= 0 {
@@ -97,7 +105,7 @@ final class ShardRunner: @unchecked Sendable {
         return
       }
       reason = sim.run(&world, until: end, maxEvents: budget)
-      progress.set(sim.executedCount, violations: world.checker.log.total)
+      progress.set(sim.executedCount, violations: world.checker.log.total, now: sim.now)
       if reason != .eventBudget { return }
       if stop.isSet {
         interrupted = true
@@ -118,9 +126,9 @@ final class StopFlag: @unchecked Sendable {
 /// A shard's progress, written by its thread and read by the progress reporter.
 final class EventProgress: @unchecked Sendable {
   private let lock = NSLock()
-  private var values: (events: Int64, violations: Int) = (0, 0)
-  var current: (events: Int64, violations: Int) { lock.withLock { values } }
-  func set(_ events: Int64, violations: Int) { lock.withLock { values = (events, violations) } }
+  private var values: (events: Int64, violations: Int, now: SimInstant) = (0, 0, .zero)
+  var current: (events: Int64, violations: Int, now: SimInstant) { lock.withLock { values } }
+  func set(_ events: Int64, violations: Int, now: SimInstant) { lock.withLock { values = (events, violations, now) } }
 }
 
 extension SimulationRun {
@@ -154,6 +162,7 @@ extension SimulationRun {
     let peaks = PeakSum()
     let budget = profile.maxEvents
     let group = DispatchGroup()
+    if shouldStop() { stop.raise() }
     for _ in 0..<min(threads, shards.count) {
       group.enter()
       Thread.detachNewThread { [shards] in
@@ -166,9 +175,11 @@ extension SimulationRun {
     while group.wait(timeout: .now() + 0.25) == .timedOut {
       if shouldStop() { stop.raise() }
       let now = shards.map(\.progress.current)
+      // The run is as far as its least advanced shard still running.
+      let running = zip(shards, now).filter { !$0.0.done }.map(\.1.now)
       progress?(
         RunProgress(
-          simulated: SimInstant.zero, end: end, events: now.reduce(0) { $0 + $1.events }, wallSeconds: elapsed(),
+          simulated: running.min() ?? end, end: end, events: now.reduce(0) { $0 + $1.events }, wallSeconds: elapsed(),
           violations: now.reduce(0) { $0 + $1.violations }))
     }
     let interrupted = stop.isSet || shards.contains { $0.interrupted }

@@ -201,6 +201,26 @@ import Testing
     #expect(try Self.results(sharded) == Self.results(whole))
   }
 
+  /// A run cut short leaves its shards at different instants: the series go as far as every
+  /// shard sampled, and the report says why the run ended.
+  @Test func aShardedRunCutShortMergesWhatEveryShardReached() throws {
+    let budget = TestProfile(Self.chaos).with("limits", json5: "{ maxEvents: 15000 }").text
+    var run = try Self.run(budget, seed: 1)
+    run.threads = 2
+    let cut = run.execute()
+    #expect(cut.stopReason == .eventBudget && !cut.interrupted)
+    let lengths = cut.shards!.map(\.world.series.count)
+    #expect(Set(lengths).count > 1, "\(lengths)")
+    let report = run.report(cut, startedAt: Date())
+    #expect(report.timeSeries?.timesMs.count == lengths.min())
+    #expect(report.complete && report.stopReason == "eventBudget")
+    #expect(report.events == 15_000 * Int64(cut.shards!.count))
+    // Asked to stop before it starts, it runs nothing and is marked incomplete.
+    let stopped = run.execute(shouldStop: { true })
+    #expect(stopped.interrupted && stopped.events == 0)
+    #expect(!run.report(stopped, startedAt: Date()).complete)
+  }
+
   @Test func profilesWhoseRoomsMeetAreRefusedWithTheKey() throws {
     let base = TestProfile(Self.chaos)
     func refusal(_ p: TestProfile, app: Bool = false) throws -> String? {
