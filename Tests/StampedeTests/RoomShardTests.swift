@@ -188,6 +188,26 @@ import Testing
     #expect(sharded.timeSeries?.timesMs.count == whole.timeSeries?.timesMs.count)
   }
 
+  /// More seeds of every profile the shards can run, each against the one world (`make test-long`).
+  @Test(.long, arguments: ["seat-rush.json5", "flash-crowd.json5", "flash-crowd-staffing.json5", "bench-mmcc.json5"])
+  func everyShippedProfileThatSplitsMergesExactly(profile name: String) throws {
+    let (profile, data) = try repositoryProfile(name)
+    for seed: UInt64 in 1...6 {
+      var run = SimulationRun(profile: profile, profilePath: "p", profileData: data, seed: seed, duration: .minutes(20))
+      let whole = run.report(run.execute(), startedAt: Date())
+      run.threads = 2
+      #expect(try Self.results(run.report(run.execute(), startedAt: Date())) == Self.results(whole), "\(name) \(seed)")
+    }
+    for text in [Self.chaos, Self.quiet] {
+      for seed: UInt64 in 3...6 {
+        var run = try Self.run(text, seed: seed)
+        let whole = run.report(run.execute(), startedAt: Date())
+        run.threads = 2
+        #expect(try Self.results(run.report(run.execute(), startedAt: Date())) == Self.results(whole), "seed \(seed)")
+      }
+    }
+  }
+
   /// A planted mistake is found alike: the counts, and the first violations with their entities,
   /// messages and excerpts (which a sharded run takes from one world's replay).
   @Test func findingsOfAShardedRunAreTheOneWorlds() throws {
