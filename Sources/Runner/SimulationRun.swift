@@ -128,8 +128,11 @@ public struct SimulationRun {
     /// One room shard: its rooms (indices into the profile's), its world at the end, and when
     /// its own kernel stopped (a shard that went quiet early samples on without it).
     public struct Shard {
+      /// Its rooms, as indices into the profile's.
       public var rooms: Range<Int>
+      /// Its world at the end of the run.
       public var world: LiveWorld
+      /// When its own kernel stopped.
       public var kernelEnded: SimInstant
     }
 
