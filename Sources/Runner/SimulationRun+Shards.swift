@@ -147,7 +147,9 @@ extension SimulationRun {
     func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
     let layout = Layout(profile: profile, streams: RandomStreams(rootSeed: seed))
     let end = SimInstant.zero + duration
-    let shards = shardRooms.map { rooms in
+    // (The layout drawn once serves the plan and the renumbering of fault targets.)
+    let plan = RoomShards.plan(layout, pairs: profile.workload.coHosting != nil)
+    let shards = plan.map { rooms in
       var world = makeWorld(profile: RoomShards.profile(profile, rooms: rooms, layout: layout))
       world.keepForMerging()
       return ShardRunner(rooms: rooms, world: world)
