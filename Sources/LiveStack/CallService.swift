@@ -139,8 +139,8 @@ public struct CallService: Sendable {
 
   /// No calls, `userCount` users.
   public init(userCount: Int) {
-    userCall = [UInt32](repeating: 0, count: userCount)
-    userState = [CallParticipantState](repeating: .none, count: userCount)
+    userCall = [UInt32](table: 0, count: userCount)
+    userState = [CallParticipantState](table: .none, count: userCount)
   }
 
   /// Forgets the delivered events.

@@ -1,3 +1,5 @@
+import SimKernel
+
 /// Who is who: user IDs laid out room by room, the owner first, then the admins, then the viewers.
 ///
 /// The server, the network and the fault targets read it; the scenario draws the room sizes.
@@ -43,12 +45,12 @@ public struct Layout: Sendable {
     precondition(total + phoneCount < Int(Int32.max), "more than 2^31 users")
     phones = UInt32(total)..<UInt32(total + phoneCount)
     // Phones belong to no room: their home room is the one past the last.
-    var home = [UInt32](repeating: UInt32(rooms), count: total + phoneCount)
+    var home = [UInt32](table: UInt32(rooms), count: total + phoneCount)
     for r in 0..<rooms {
       for u in Int(base[r])..<Int(base[r + 1]) { home[u] = UInt32(r) }
     }
     homeRoom = home
-    var roles = [RoomRole](repeating: .audience, count: total + phoneCount)
+    var roles = [RoomRole](table: .audience, count: total + phoneCount)
     for r in 0..<rooms {
       roles[Int(base[r])] = .owner
       for a in 1..<staffPerRoom { roles[Int(base[r]) + a] = .admin }

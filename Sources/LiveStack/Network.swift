@@ -144,7 +144,7 @@ public struct Network {
       downlink: true, user, now, extraNs: extraNs, holdUntilNs: holdUntilNs, channelClass: channelClass)
     let t = place.nanoseconds &+ by.nanoseconds
     classHolds[UInt64(user) << 3 | UInt64(channelClass)] = t
-    if heldUntil.isEmpty { heldUntil = [Int64](repeating: 0, count: links.count) }
+    if heldUntil.isEmpty { heldUntil = [Int64](table: 0, count: links.count) }
     heldUntil[Int(user)] = max(heldUntil[Int(user)], t)
     return SimInstant(nanoseconds: t)
   }

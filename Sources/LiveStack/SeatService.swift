@@ -54,12 +54,12 @@ public struct SeatService: Sendable {
     connectedCount = [Int32](repeating: 0, count: rooms.count)
     roomOpen = [Bool](repeating: true, count: rooms.count)
     coHostPartner = [UInt32](repeating: 0, count: rooms.count)
-    userRoom = [UInt32](repeating: 0, count: userCount)
+    userRoom = [UInt32](table: 0, count: userCount)
     memberCount = [Int32](repeating: 0, count: rooms.count)
-    userRole = [RoomRole](repeating: .audience, count: userCount)
-    userSeat = [Int16](repeating: -1, count: userCount)
-    userApplication = [UInt32](repeating: 0, count: userCount)
-    userInvitation = [UInt32](repeating: 0, count: userCount)
+    userRole = [RoomRole](table: .audience, count: userCount)
+    userSeat = [Int16](table: -1, count: userCount)
+    userApplication = [UInt32](table: 0, count: userCount)
+    userInvitation = [UInt32](table: 0, count: userCount)
   }
 
   /// Empties ``changes`` and ``ended`` (keeping their capacity).

@@ -61,7 +61,7 @@ public struct Server {
       feed
       ?? RoomFeed(
         seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
-        delayUs: [UInt32](repeating: 40_000, count: layout.totalUsers),
+        delayUs: [UInt32](table: 40_000, count: layout.totalUsers),
         homeRoom: { layout.isPhone($0) ? nil : layout.homeRoom[Int($0)] }, messaging: .unlimited)
     let users = layout.totalUsers
     seats = SeatService(
@@ -70,8 +70,8 @@ public struct Server {
     calls = CallService(userCount: users)
     self.push = push
     self.applyAnswersOnOutcome = applyAnswersOnOutcome
-    deferredApply = [UInt32](repeating: 0, count: users)
-    lastApplication = [UInt32](repeating: 0, count: users)
+    deferredApply = [UInt32](table: 0, count: users)
+    lastApplication = [UInt32](table: 0, count: users)
   }
 
   // MARK: - Operations whose notices are the server's to decide

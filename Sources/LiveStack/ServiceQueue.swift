@@ -92,7 +92,7 @@ public struct ServiceQueue: Sendable {
   public init(settings: ServiceSettings, users: Int, rooms: Int) {
     self.settings = settings
     if settings.perUser != nil {
-      userWindow = [Window](repeating: Window(), count: users)
+      userWindow = [Window](table: Window(), count: users)
     }
     if settings.perRoom != nil {
       roomWindow = [Window](repeating: Window(), count: rooms + 1)

@@ -33,7 +33,7 @@ extension LiveMetrics {
   /// Sizes the interval tables for `users` users, of whom `phones` (the first being
   /// `firstPhone`) are phone users.
   public mutating func track(users: Int, phones: Range<UInt32>) {
-    starts.users = [IntervalStarts.User](repeating: IntervalStarts.User(), count: users)
+    starts.users = [IntervalStarts.User](table: IntervalStarts.User(), count: users)
     starts.phones = [IntervalStarts.Phone](repeating: IntervalStarts.Phone(), count: phones.count)
     firstPhone = phones.lowerBound
   }

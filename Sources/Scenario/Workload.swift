@@ -32,7 +32,7 @@ struct Workload {
     guard profile.arrival != .closed else { return }
     // Each viewer's arrival time is its own draw, so removing other viewers or rooms never moves it;
     // sorted, the independent uniform times are the order statistics of the arrival pattern.
-    arrivalOrder = [UInt32](repeating: 0, count: layout.totalUsers)
+    arrivalOrder = [UInt32](table: 0, count: layout.totalUsers)
     arrivalNext = [UInt32](repeating: 0, count: layout.rooms)
     var times: [(Int64, UInt32)] = []
     for r in 0..<UInt32(layout.rooms) {

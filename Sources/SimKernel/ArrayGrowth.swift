@@ -58,6 +58,29 @@ extension UnsafeMutablePointer {
   }
 }
 
+extension Array {
+  /// A per-entity table of `count` copies of `value` (a column of users or seats kept as an
+  /// array). Like ``Swift/UnsafeMutablePointer/allocateTable(capacity:)``, storage of
+  /// ``Swift/UnsafeMutablePointer/hugeTableBytes`` or more asks for transparent huge pages, before
+  /// its first write: a table written with copies first is backed by small pages for good. At ten
+  /// million users the per-user arrays of the seat, call and login services and of the metrics
+  /// come to over a gigabyte, and each read of a random user's entry would miss the TLB as well as
+  /// the cache.
+  @inlinable
+  public init(table value: Element, count: Int) {
+    self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
+      if let base = buffer.baseAddress {
+        let bytes = count &* MemoryLayout<Element>.stride
+        if bytes >= UnsafeMutablePointer<Element>.hugeTableBytes {
+          stampede_advise_huge_pages(UnsafeMutableRawPointer(base), bytes)
+        }
+        base.initialize(repeating: value, count: count)
+      }
+      initialized = count
+    }
+  }
+}
+
 extension Array where Element: Hashable {
   /// Whether two elements are equal. Short lists (a call's callees, a handful) are compared pair by
   /// pair with no allocation; longer ones go through a set.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ToolSupport
 
 @testable import Profiles
 @testable import Scenario
@@ -92,7 +93,7 @@ import Testing
   }
 
   @Test func aProfileWithASyntaxErrorNamesTheFileLineAndColumn() throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("syntax-\(UUID()).json5")
+    let file = ProcessTool.temporaryPath("syntax", suffix: ".json5")
     try Data("{\n  name: \"x\",\n  duration: 1m,\n}\n".utf8).write(to: file)
     do {
       _ = try Profile.load(path: file.path)

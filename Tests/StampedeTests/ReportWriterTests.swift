@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ToolSupport
 
 @testable import Metrics
 @testable import Profiles
@@ -215,7 +216,7 @@ final class JUnitReader: NSObject, XMLParserDelegate {
   }
 
   @Test func allFourFilesAreWrittenIntoTheFolder() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-files-\(UUID().uuidString)")
+    let folder = ProcessTool.temporaryPath("files")
     let paths = try ReportFiles.write(sampleReport(), to: folder.path)
     #expect(
       paths.map { URL(fileURLWithPath: $0).lastPathComponent } == [
@@ -227,7 +228,7 @@ final class JUnitReader: NSObject, XMLParserDelegate {
   }
 
   @Test func aWriteThatFailsLeavesTheOldFileIntact() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-atomic-\(UUID().uuidString)")
+    let folder = ProcessTool.temporaryPath("atomic")
     let target = folder.appendingPathComponent("report.json")
     try AtomicFile.write(Data("old".utf8), to: target.path)
     // Block the temporary file's name, so the write fails before the rename.

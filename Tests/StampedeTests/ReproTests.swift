@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ToolSupport
 
 @testable import Clients
 @testable import Profiles
@@ -48,7 +49,7 @@ import Testing
 
   @Test func theJSONLinesAndThePerfettoFileAreValidJSON() throws {
     let run = try smokeRun()
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
+    let path = ProcessTool.temporaryPath("trace", suffix: ".jsonl")
     _ = FileManager.default.createFile(atPath: path.path, contents: nil)
     let handle = try FileHandle(forWritingTo: path)
     let filter = TraceFilter.parse(["room:1"])!

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ToolSupport
 
 @testable import Chaos
 @testable import Clients
@@ -108,7 +109,7 @@ import Testing
   }
 
   @Test func theCorpusRemembersEachFailureOnceAndListsItsSeedsInOrder() throws {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)/seeds.jsonl")
+    let path = ProcessTool.temporaryPath("corpus").appendingPathComponent("seeds.jsonl")
       .path
     let corpus = FailingSeedCorpus(path: path)
     #expect(corpus.rows().isEmpty)
@@ -128,7 +129,7 @@ import Testing
   }
 
   @Test func concurrentWritersLoseNoRow() throws {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)/seeds.jsonl")
+    let path = ProcessTool.temporaryPath("corpus").appendingPathComponent("seeds.jsonl")
       .path
     DispatchQueue.concurrentPerform(iterations: 8) { writer in
       let corpus = FailingSeedCorpus(path: path)

@@ -75,12 +75,23 @@ public struct ProcessTool: Sendable {
     return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
   }
 
-  /// A fresh temporary folder.
+  /// A fresh temporary folder, inside this test process's own scratch folder (which is removed
+  /// when the process exits).
   public static func temporaryFolder() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-test-\(UUID().uuidString)")
+    let url = temporaryPath("run")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
+
+  /// A fresh path (not created) inside this test process's scratch folder, its last component
+  /// `prefix`, a unique number and `suffix`.
+  public static func temporaryPath(_ prefix: String, suffix: String = "") -> URL {
+    scratch.url.appendingPathComponent("\(prefix)-\(UUID().uuidString)\(suffix)")
+  }
+
+  /// The test process's scratch folder under the system's temporary folder; created on first use,
+  /// removed (with everything the tests left in it) when the process exits.
+  private static let scratch: ScratchFolder = ScratchFolder()
 
   /// The `report.json` in `folder`, parsed.
   public static func report(at folder: URL) throws -> [String: Any] {
@@ -88,6 +99,25 @@ public struct ProcessTool: Sendable {
     return try JSONSerialization.jsonObject(with: data) as! [String: Any]
   }
 }
+
+/// One folder per test process for everything the tests write, so that test runs leave nothing
+/// behind in the temporary folder.
+private final class ScratchFolder: Sendable {
+  let url: URL
+
+  init() {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("stampede-tests-\(getpid())")
+    try? FileManager.default.removeItem(at: url)
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    scratchFolderPath = url.path
+    atexit {
+      if let path = scratchFolderPath { try? FileManager.default.removeItem(atPath: path) }
+    }
+  }
+}
+
+/// The scratch folder's path, for the exit handler (which cannot capture).
+nonisolated(unsafe) private var scratchFolderPath: String?
 
 /// Whether the long tests run: scale runs, whole seed ranges, shrinking and sweeps through the
 /// command line. `make test-long` sets `STAMPEDE_LONG_TESTS=1` and runs every test; `make test`
