@@ -192,7 +192,7 @@ public struct CallsInFlight {
       ops = ops.movedToNewBlock(count: opCount, capacity: capacity)
       freeOps = freeOps.movedToNewBlock(count: freeOpCount, capacity: capacity)
       // Live slots hold a completion, free ones none: move each live one across.
-      let moreCompletions = UnsafeMutablePointer<CompletionSlot>.allocate(capacity: capacity)
+      let moreCompletions = UnsafeMutablePointer<CompletionSlot>.allocateTable(capacity: capacity)
       for i in 0..<opCount where ops[i].live { (moreCompletions + i).moveInitialize(from: completions + i, count: 1) }
       completions.deallocate()
       completions = moreCompletions

@@ -68,33 +68,15 @@ public enum MistakeCatalogue {
     _ mistakes: [ClientMistake], profile: Profile, profilePath: String, profileData: Data,
     seeds: SweepSummary.SeedSpan, jobs: Int
   ) -> [MistakeCheck] {
-    final class Results: @unchecked Sendable {
-      let lock = NSLock()
-      var items: [MistakeCheck?]
-      init(_ n: Int) { items = [MistakeCheck?](repeating: nil, count: n) }
-      func set(_ i: Int, _ c: MistakeCheck) { lock.withLock { items[i] = c } }
-    }
-    let results = Results(mistakes.count)
-    let next = Counter()
+    let results = Locked([MistakeCheck?](repeating: nil, count: mistakes.count))
+    let next = WorkList(total: mistakes.count)
     DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, mistakes.count))) { _ in
-      while let i = next.take(below: mistakes.count) {
-        results.set(
-          i,
-          check(mistakes[i], profile: profile, profilePath: profilePath, profileData: profileData, seeds: seeds))
+      while let i = next.next() {
+        let c = check(mistakes[i], profile: profile, profilePath: profilePath, profileData: profileData, seeds: seeds)
+        results.update { $0[i] = c }
       }
     }
-    return results.items.map { $0! }
+    return results.current.map { $0! }
   }
 
-  final class Counter: @unchecked Sendable {
-    let lock = NSLock()
-    var value = 0
-    func take(below n: Int) -> Int? {
-      lock.withLock {
-        guard value < n else { return nil }
-        value += 1
-        return value - 1
-      }
-    }
-  }
 }

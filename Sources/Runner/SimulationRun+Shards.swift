@@ -86,7 +86,7 @@ final class ShardRunner: @unchecked Sendable {
   private let lock = NSLock()
   private var finished = false
   /// Events executed so far (read by the progress reporter while the shard runs).
-  let progress = EventProgress()
+  let progress = Locked((events: Int64(0), violations: 0, now: SimInstant.zero))
 
   init(rooms: Range<Int>, world: LiveWorld) {
     self.rooms = rooms
@@ -96,7 +96,7 @@ final class ShardRunner: @unchecked Sendable {
   }
 
   /// Runs the shard to `end` in slices, stopping early when `stop` is set.
-  func run(until end: SimInstant, maxEvents: Int64, stop: StopFlag) {
+  func run(until end: SimInstant, maxEvents: Int64, stop: Locked<Bool>) {
     defer { lock.withLock { finished = true } }
     while true {
       let budget = min(SimulationRun.sliceEvents, maxEvents - sim.executedCount)
@@ -105,30 +105,14 @@ final class ShardRunner: @unchecked Sendable {
         return
       }
       reason = sim.run(&world, until: end, maxEvents: budget)
-      progress.set(sim.executedCount, violations: world.checker.log.total, now: sim.now)
+      progress.set((sim.executedCount, world.checker.log.total, sim.now))
       if reason != .eventBudget { return }
-      if stop.isSet {
+      if stop.current {
         interrupted = true
         return
       }
     }
   }
-}
-
-/// A flag set by one thread and read by others.
-final class StopFlag: @unchecked Sendable {
-  private let lock = NSLock()
-  private var set = false
-  var isSet: Bool { lock.withLock { set } }
-  func raise() { lock.withLock { set = true } }
-}
-
-/// A shard's progress, written by its thread and read by the progress reporter.
-final class EventProgress: @unchecked Sendable {
-  private let lock = NSLock()
-  private var values: (events: Int64, violations: Int, now: SimInstant) = (0, 0, .zero)
-  var current: (events: Int64, violations: Int, now: SimInstant) { lock.withLock { values } }
-  func set(_ events: Int64, violations: Int, now: SimInstant) { lock.withLock { values = (events, violations, now) } }
 }
 
 extension SimulationRun {
@@ -159,23 +143,23 @@ extension SimulationRun {
     let order = shards.indices.sorted {
       (shards[$0].world.layout.totalUsers, $1) > (shards[$1].world.layout.totalUsers, $0)
     }
-    let stop = StopFlag()
+    let stop = Locked(false)
     let work = WorkList(total: shards.count)
-    let peaks = PeakSum()
+    let peaks = Locked<UInt64>(0)
     let budget = profile.maxEvents
     let group = DispatchGroup()
-    if shouldStop() { stop.raise() }
+    if shouldStop() { stop.set(true) }
     for _ in 0..<min(threads, shards.count) {
       group.enter()
       Thread.detachNewThread { [shards] in
         defer { group.leave() }
         let mine = PeakMemory()
-        while !stop.isSet, let k = work.next() { shards[order[k]].run(until: end, maxEvents: budget, stop: stop) }
-        peaks.add(mine.runPeakBytes)
+        while !stop.current, let k = work.next() { shards[order[k]].run(until: end, maxEvents: budget, stop: stop) }
+        peaks.update { $0 &+= mine.runPeakBytes }
       }
     }
     while group.wait(timeout: .now() + 0.25) == .timedOut {
-      if shouldStop() { stop.raise() }
+      if shouldStop() { stop.set(true) }
       let now = shards.map(\.progress.current)
       // The run is as far as its least advanced shard still running.
       let running = zip(shards, now).filter { !$0.0.done }.map(\.1.now)
@@ -184,7 +168,7 @@ extension SimulationRun {
           simulated: running.min() ?? end, end: end, events: now.reduce(0) { $0 + $1.events }, wallSeconds: elapsed(),
           violations: now.reduce(0) { $0 + $1.violations }))
     }
-    let interrupted = stop.isSet || shards.contains { $0.interrupted }
+    let interrupted = stop.current || shards.contains { $0.interrupted }
     let cut = shards.contains { $0.reason == .eventBudget && !$0.interrupted }
     // One world over every room stops at its end instant if any room was still busy, and when
     // quiet otherwise.
@@ -207,16 +191,8 @@ extension SimulationRun {
       world: worlds[0], events: shards.reduce(0) { $0 + $1.sim.executedCount },
       traceHash: TraceHash(parts: shards.map(\.sim.traceHash)), simulated: reached,
       stopReason: reason,
-      interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes &+ peaks.total,
+      interrupted: interrupted, wallSeconds: elapsed(), peakMemoryBytes: memory.peakBytes &+ peaks.current,
       shards: shards.map { Result.Shard(rooms: $0.rooms, world: $0.world, kernelEnded: $0.sim.now) },
       merged: RunOutputs(shards: worlds, layout: layout, end: reached))
   }
-}
-
-/// Adds up the peak bytes of the threads of a sharded run.
-final class PeakSum: @unchecked Sendable {
-  private let lock = NSLock()
-  private var sum: UInt64 = 0
-  var total: UInt64 { lock.withLock { sum } }
-  func add(_ bytes: UInt64) { lock.withLock { sum &+= bytes } }
 }

@@ -37,7 +37,7 @@ public struct Sweep: Sendable {
   public var explore = false
   /// The steering each seed ran with, by seed (filled by ``execute(finished:shouldStop:)``, read
   /// by ``recheck(_:share:plant:)``).
-  let steered = SteeringLog()
+  let steered = Locked<[UInt64: Explore.Steering]>([:])
 
   /// Prepares a sweep.
   public init(
@@ -87,7 +87,7 @@ public struct Sweep: Sendable {
             var seedOverrides = overrides
             if let steer = steering(i) {
               steer.apply(to: &seedProfile, overrides: &seedOverrides)
-              steered.set(steer, seed: seed)
+              steered.update { $0[seed] = steer }
             }
             var run = SimulationRun(
               profile: seedProfile, profilePath: path, profileData: data, seed: seed, quirks: quirks,
@@ -145,22 +145,18 @@ final class WorkList: @unchecked Sendable {
   }
 }
 
-/// The steering of each seed of an explore sweep.
-final class SteeringLog: @unchecked Sendable {
-  let lock = NSLock()
-  var bySeed: [UInt64: Explore.Steering] = [:]
-
-  func set(_ s: Explore.Steering, seed: UInt64) {
-    lock.lock()
-    defer { lock.unlock() }
-    bySeed[seed] = s
-  }
-
-  func get(_ seed: UInt64) -> Explore.Steering? {
-    lock.lock()
-    defer { lock.unlock() }
-    return bySeed[seed]
-  }
+/// A value that one thread sets and others read (a run's stop flag, a shard's progress, the
+/// threads' peak bytes, results by index, an explore sweep's steering by seed), under a lock.
+final class Locked<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+  init(_ value: Value) { self.value = value }
+  /// The value now.
+  var current: Value { lock.withLock { value } }
+  /// Replaces the value.
+  func set(_ newValue: Value) { lock.withLock { value = newValue } }
+  /// Changes the value in place.
+  func update(_ change: (inout Value) -> Void) { lock.withLock { change(&value) } }
 }
 
 /// Gathers seed results from workers.
@@ -216,7 +212,7 @@ extension Sweep {
     for seed in seeds {
       var seedProfile = profile
       var seedOverrides = overrides
-      steered.get(seed)?.apply(to: &seedProfile, overrides: &seedOverrides)
+      steered.current[seed]?.apply(to: &seedProfile, overrides: &seedOverrides)
       var run = SimulationRun(
         profile: seedProfile, profilePath: profilePath, profileData: profileData, seed: seed, quirks: quirks,
         mistakes: mistakes, overrides: seedOverrides)

@@ -619,8 +619,18 @@ enum Tool {
     defer { big.deallocate() }
     big.initialize(repeating: 1, count: count)
     // The first whole 2 MiB page inside the block.
-    let start = (UInt(bitPattern: big) + (2 << 20) - 1) & ~((2 << 20) - 1)
-    #expect(try advised(UnsafeMutableRawPointer(bitPattern: start)!))
+    func firstWholePage(_ p: UnsafeRawPointer) -> UnsafeMutableRawPointer {
+      UnsafeMutableRawPointer(bitPattern: (UInt(bitPattern: p) + (2 << 20) - 1) & ~((2 << 20) - 1))!
+    }
+    #expect(try advised(firstWholePage(big)))
+    // A per-user table kept as an array asks too, before its first write; its copies are all there.
+    let table = [Int32](table: -1, count: 4 << 20)
+    #expect(table.count == 4 << 20 && table.allSatisfy { $0 == -1 })
+    let page = table.withUnsafeBufferPointer { firstWholePage($0.baseAddress!) }
+    #expect(try advised(page))
+    // A small one does not, and an empty one is empty.
+    #expect([Int32](table: 7, count: 3) == [7, 7, 7])
+    #expect([Int32](table: 7, count: 0).isEmpty)
   }
 
   @Test func runningTwiceInOneProcessGivesTheSameHash() throws {
