@@ -99,8 +99,9 @@ public struct CallsInFlight {
     storage.clients[Int(user)].callsInFlight > 0
   }
 
-  public func usersInFlight() -> Set<UInt32> {
-    var busy = Set<UInt32>()
+  /// The users with an operation in flight (the end-of-run liveness checks ask it of every user).
+  public func usersInFlight() -> UserBits {
+    var busy = UserBits()
     for op in ops where op.live { busy.insert(op.user) }
     return busy
   }
@@ -328,4 +329,24 @@ extension CallsInFlight {
 
   /// The call the `calls()` in `slot` created, if it did; forgotten once taken.
   public mutating func takePlaced(_ slot: UInt32) -> UInt32? { storage.placedCalls.removeValue(forKey: slot) }
+}
+
+/// A set of user IDs, one bit each (bit `u & 63` of word `u >> 6`): asked of every user of a
+/// world of millions, it answers without hashing.
+public struct UserBits: Sendable {
+  private var words: [UInt64] = []
+
+  /// The empty set.
+  public init() {}
+
+  /// Adds `user`.
+  public mutating func insert(_ user: UInt32) {
+    words.grow(toInclude: Int(user >> 6), filling: 0)
+    words[Int(user >> 6)] |= 1 << UInt64(user & 63)
+  }
+
+  /// Whether `user` is in the set.
+  public func contains(_ user: UInt32) -> Bool {
+    Int(user >> 6) < words.count && words[Int(user >> 6)] >> UInt64(user & 63) & 1 != 0
+  }
 }

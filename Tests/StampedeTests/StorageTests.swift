@@ -5,6 +5,19 @@ import Testing
 @testable import SimKernel
 
 @Suite struct StorageTests {
+  @Test func aSetOfUserBitsHoldsExactlyWhatWasInserted() {
+    var set = UserBits()
+    #expect(!set.contains(0) && !set.contains(.max))
+    let members: [UInt32] = [0, 63, 64, 1_000, 10_559_904]
+    for u in members { set.insert(u) }
+    set.insert(64)  // again: no change
+    for u in members { #expect(set.contains(u)) }
+    for u: UInt32 in [1, 62, 65, 999, 1_001, 10_559_903, 10_559_905, .max] { #expect(!set.contains(u)) }
+    // Compared with a Set over every user up to past the last member.
+    let reference = Set(members)
+    #expect((0..<2_000 as Range<UInt32>).allSatisfy { set.contains($0) == reference.contains($0) })
+  }
+
   @Test func aColumnStoresValuesByIndexAndSharesThemByReference() {
     let column = Column<Int16>(repeating: -1, count: 5)
     let alias = column
