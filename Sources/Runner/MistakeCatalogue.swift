@@ -78,5 +78,4 @@ public enum MistakeCatalogue {
     }
     return results.current.map { $0! }
   }
-
 }

@@ -52,9 +52,17 @@ extension UnsafeMutablePointer {
   @inlinable
   public static func allocateTable(capacity: Int) -> UnsafeMutablePointer<Pointee> {
     let block = allocate(capacity: capacity)
-    let bytes = capacity &* MemoryLayout<Pointee>.stride
-    if bytes >= hugeTableBytes { stampede_advise_huge_pages(UnsafeMutableRawPointer(block), bytes) }
+    block.adviseHugePagesIfLarge(capacity: capacity)
     return block
+  }
+
+  /// Asks for transparent huge pages for the block of `capacity` elements starting here, if it
+  /// is ``hugeTableBytes`` or more (before its first write: a block written on small pages stays
+  /// on them).
+  @inlinable
+  public func adviseHugePagesIfLarge(capacity: Int) {
+    let bytes = capacity &* MemoryLayout<Pointee>.stride
+    if bytes >= Self.hugeTableBytes { stampede_advise_huge_pages(UnsafeMutableRawPointer(self), bytes) }
   }
 }
 
@@ -70,10 +78,7 @@ extension Array {
   public init(table value: Element, count: Int) {
     self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
       if let base = buffer.baseAddress {
-        let bytes = count &* MemoryLayout<Element>.stride
-        if bytes >= UnsafeMutablePointer<Element>.hugeTableBytes {
-          stampede_advise_huge_pages(UnsafeMutableRawPointer(base), bytes)
-        }
+        base.adviseHugePagesIfLarge(capacity: count)
         base.initialize(repeating: value, count: count)
       }
       initialized = count
