@@ -85,6 +85,8 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
     }
   }
 
+  /// Whether it enters or leaves a room (`joinLive`, `leaveLive`): serving it reads membership.
+  @inlinable public var isRoomEntryOrExit: Bool { self == .joinLive || self == .leaveLive }
   /// Whether its participant list waits in ``ClientRuntime/callLists`` (`calls` and `invite`).
   @inlinable public var hasCalleeList: Bool {
     switch self {

@@ -52,7 +52,7 @@ public struct LoginService: Sendable {
   public private(set) var loggedInCount = 0
 
   /// Everyone logged out.
-  public init(userCount: Int) { loggedIn = [Bool](repeating: false, count: userCount) }
+  public init(userCount: Int) { loggedIn = [Bool](table: false, count: userCount) }
 
   /// Whether `user` is logged in.
   @inlinable public func isLoggedIn(_ user: UInt32) -> Bool { loggedIn[Int(user)] }

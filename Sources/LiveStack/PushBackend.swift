@@ -129,8 +129,8 @@ public struct PushBackend: Sendable {
   ) {
     self.certificates = certificates
     self.appEnvironment = appEnvironment
-    certificate = [UInt32](repeating: 0, count: userCount)
-    token = [UInt16](repeating: 0, count: userCount)
+    certificate = [UInt32](table: 0, count: userCount)
+    token = [UInt16](table: 0, count: userCount)
     self.delivery = delivery
     self.random = random
   }

@@ -143,7 +143,7 @@ public final class RoomFeed {
   /// from the network's `latency`, on its own `fan-out` stream (zero for staff and phones, which
   /// hear their own messages).
   public static func delays(layout: Layout, latency: Distribution, streams: RandomStreams) -> [UInt32] {
-    var out = [UInt32](repeating: 0, count: layout.totalUsers)
+    var out = [UInt32](table: 0, count: layout.totalUsers)
     let stream = RandomStreams.streamSeed(root: streams.rootSeed, name: "fan-out")
     for room in 0..<UInt32(layout.rooms) {
       for u in layout.audience(of: room) {

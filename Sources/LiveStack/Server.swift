@@ -74,6 +74,19 @@ public struct Server {
     lastApplication = [UInt32](table: 0, count: users)
   }
 
+  /// Hints what serving a request of `user` reads: its home room and role, and its login state
+  /// (`login`) or its room membership (`membership`).
+  public func prefetchServing(_ user: UInt32, login: Bool, membership: Bool) {
+    let u = Int(user)
+    layout.homeRoom.prefetch(u)
+    layout.roles.prefetch(u)
+    if login { self.login.loggedIn.prefetch(u) }
+    if membership {
+      seats.userRoom.prefetch(u)
+      seats.userRole.prefetch(u)
+    }
+  }
+
   // MARK: - Operations whose notices are the server's to decide
 
   /// `joinLive`: the user enters its home room. Its SDK gets the seat list as it stands, as

@@ -83,9 +83,14 @@ public struct ServiceDesk: Sendable {
     queues[i].cancel(slot: slot, now: now)
   }
 
-  /// Hints the rate-limit window of `user` at service `i` into the caches.
+  /// Hints what a request of `user` reaching service `i` reads when the service has a capacity:
+  /// the user's rate-limit window there and its home room.
   @inline(__always)
-  public mutating func prefetchWindow(_ i: Int, of user: UInt32) { queues[i].prefetchWindow(of: user) }
+  public mutating func prefetchArrival(_ i: Int, of user: UInt32, layout: Layout) {
+    guard isLimited(i) else { return }
+    queues[i].prefetchWindow(of: user)
+    layout.homeRoom.prefetch(Int(user))
+  }
 
   // MARK: - The push backend
 

@@ -18,9 +18,9 @@ extension LiveWorld {
   /// one event ahead (``EventQueue/upcomingGuess()``): its user (named by the event, or by the
   /// operation or notice it carries, whose small tables stay in the cache) is looked up, and its
   /// client record, random stream, network record and UI-settle time are hinted, with the timer a
-  /// timer event takes, and the home room and rate window a request reaching the server reads.
-  /// Hints change nothing, so the trace is the same with and without them. (`mutating` only so
-  /// that the run loop calls it without copying the world.)
+  /// timer event takes; a request reaching the server or served there hints the server's records
+  /// it reads instead (home room, rate window, login state or membership; measured in
+  /// docs/DESIGN.md). Hints change nothing, so the trace is the same with and without them.
   public mutating func prefetch(_ next: Event) {
     let user: UInt32
     // (On the raw kind: the hint must cost little, and the enum's initializer is a call.)
@@ -33,12 +33,17 @@ extension LiveWorld {
     case LiveEvent.clientStart.rawValue, LiveEvent.applyIntent.rawValue, LiveEvent.audienceRejoin.rawValue,
       LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue:
       user = next.a
-    case LiveEvent.serverCall.rawValue:
+    case LiveEvent.serverCall.rawValue, LiveEvent.serverServed.rawValue:
+      // The server's records only: the client's own wait for its answer.
       guard let op = backend.inFlight.record(inSlot: next.a) else { return }
-      user = op.user
-      let i = op.kind.deskService
-      if backend.desk.isLimited(i) { backend.desk.prefetchWindow(i, of: user) }
-    case LiveEvent.clientReply.rawValue, LiveEvent.serverServed.rawValue, LiveEvent.deviceReply.rawValue:
+      backend.network.links.prefetch(Int(op.user))
+      if next.kind == LiveEvent.serverCall.rawValue {
+        backend.desk.prefetchArrival(op.kind.deskService, of: op.user, layout: layout)
+      } else {
+        backend.server.prefetchServing(op.user, login: op.kind == .login, membership: op.kind.isRoomEntryOrExit)
+      }
+      return
+    case LiveEvent.clientReply.rawValue, LiveEvent.deviceReply.rawValue:
       guard let op = backend.inFlight.record(inSlot: next.a) else { return }
       user = op.user
     case LiveEvent.clientNotice.rawValue:
