@@ -36,6 +36,8 @@ import Foundation
   /// Whether a leave of a seat the guest cannot use is on its way: until it is answered the app
   /// neither applies nor takes a seat the list shows (the leave would take the guest off it).
   private var leavingSeat = false
+  /// When the app last gave up a seat it could not use (its microphone failed).
+  private var seatGivenUpAt: DispatchTime?
   /// Whether an earlier application may still stand on the server unseen (its apply got no
   /// answer), so that its answer may yet arrive.
   private var earlierMayStand = false
@@ -201,12 +203,13 @@ import Foundation
         // while the viewer gave up and applied again) must not end the new application.
         if let self, self.attempt == mine { self.applyAnswered = true }
         if let self, case .success = result, self.attempt == mine, self.status == .idle, !self.openingDevices,
-          !self.leavingSeat
+          !self.leavingSeat, (self.seatGivenUpAt?.uptimeNanoseconds ?? 0) < sentAt.uptimeNanoseconds
         {
           // Filed, though the screen went back to idle meanwhile (a seat an earlier application
           // got came and went while this answer was on its way): the application stands, and its
-          // own answer or timeout will follow. (Not while a seat is being given up: that seat is
-          // this application's answer, come before its filing was confirmed.)
+          // own answer or timeout will follow. (Not when a seat was given up since it was sent,
+          // even if that leave is done: that seat was this application's answer, come before its
+          // filing was confirmed, and the server holds no application any more.)
           self.status = .applying
           return
         }
@@ -453,6 +456,7 @@ import Foundation
   /// the leave then takes away.
   private func giveUpSeat(backoff: Double = 2) {
     leavingSeat = true
+    seatGivenUpAt = DispatchTime.now()
     coGuestStore.disConnect { [weak self] result in
       guard case .failure = result else {
         self?.leavingSeat = false

@@ -316,3 +316,7 @@ public struct ClientSet {
     self.phone = phone
   }
 }
+
+/// The timer tag of app code's deferred work (a queued block, an `asyncAfter`, a task's step, a
+/// sleep's end), which the harness runs as its user's event; traces name such events as app work.
+public let appWorkTimerTag: UInt32 = 0xFFFF_FF01

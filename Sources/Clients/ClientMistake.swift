@@ -62,6 +62,9 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
   /// 24. The caller of a group call adds someone while it still rings: `invite` before anyone
   /// answered, which the SDK refuses (-1203), and the person added never rings.
   case inviteWhileRinging = "phone.invite-while-ringing"
+  /// 25. A rejection that reached the app is ignored: the UI stays on "applying" until the user
+  /// gives up and cancels.
+  case rejectionIgnored = "audience.rejection-ignored"
 
   /// The mistake's number in the catalogue.
   public var number: Int {
@@ -90,6 +93,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .seatExpectedWithAccept: return 22
     case .cameraOnInBackground: return 23
     case .inviteWhileRinging: return 24
+    case .rejectionIgnored: return 25
     }
   }
 
@@ -123,6 +127,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .seatExpectedWithAccept: return "ui.idle-means-off-seat"
     case .cameraOnInBackground: return "device.camera-off-in-background"
     case .inviteWhileRinging: return "call.valid-use"
+    case .rejectionIgnored: return "ui.applying-means-pending"
     }
   }
 
@@ -156,6 +161,7 @@ public enum ClientMistake: String, Sendable, CaseIterable, Codable {
     case .cameraOnInBackground: return "the camera is left on when the app enters the background: a frozen picture"
     case .inviteWhileRinging:
       return "invite() into a group call that still rings: refused, and the person added never rings"
+    case .rejectionIgnored: return "a rejection that reached the app is ignored: the UI stays applying"
     }
   }
 }

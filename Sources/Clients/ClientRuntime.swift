@@ -85,6 +85,8 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
     }
   }
 
+  /// Whether it is `applyForSeat` or `cancelApplication`.
+  @inlinable public var isApplyOrWithdrawal: Bool { self == .applyForSeat || self == .cancelApplication }
   /// Whether it enters or leaves a room (`joinLive`, `leaveLive`): serving it reads membership.
   @inlinable public var isRoomEntryOrExit: Bool { self == .joinLive || self == .leaveLive }
   /// Whether its participant list waits in ``ClientRuntime/callLists`` (`calls` and `invite`).

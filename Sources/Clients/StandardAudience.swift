@@ -467,7 +467,7 @@ public final class StandardAudience: ClientBehavior {
         c.status = .idle
       } else if isAccept {
         beginConnecting(&c)
-      } else {
+      } else if !mistakes.contains(.rejectionIgnored) {  // the mistake: still applying
         c.status = .idle
         retryUnlessWithdrawn(after: settings.retry.rejected, &c)
       }

@@ -324,11 +324,11 @@ extension Server {
 extension Server {
   /// When `user`'s latest application was filed and how long it may wait for an answer (its
   /// timeout, zero when it set none), if it filed one.
-  public func lastApplicationTiming(of user: UInt32) -> (filedAt: SimInstant, timeout: SimDuration)? {
+  public func lastApplicationTiming(of user: UInt32) -> (id: UInt32, filedAt: SimInstant, timeout: SimDuration)? {
     let id = lastApplication[Int(user)]
     guard id != 0 else { return nil }
     let i = Int(id - 1)
-    return (seats.requests[i].createdAt, .nanoseconds(i < requestTimeoutsNs.count ? requestTimeoutsNs[i] : 0))
+    return (id - 1, seats.requests[i].createdAt, .nanoseconds(i < requestTimeoutsNs.count ? requestTimeoutsNs[i] : 0))
   }
 
   /// The state of `user`'s latest application, if it filed one.

@@ -8,18 +8,42 @@ extension Checker {
   public mutating func observeTerminalAnswer(request: UInt32, user: UInt32, at now: SimInstant) {
     let i = Int(request)
     terminalAnswers.grow(toInclude: i, filling: 0)
+    // Within the copy window of the user's previous terminal answer the app cannot tell this one
+    // from a retransmitted copy of that one (the SDK's event names no request): marked unclear.
+    let u = Int(user)
+    lastTerminalAt.grow(toInclude: u, filling: 0)
+    if terminalAnswers[i] == 0 && lastTerminalAt[u] != 0
+      && now.nanoseconds + 1 - lastTerminalAt[u] < Checker.terminalCopyWindow.nanoseconds
+    {
+      terminalAnswers[i] = Checker.unclearTerminal
+    }
+    lastTerminalAt[u] = now.nanoseconds + 1
     terminalAnswers[i] &+= 1
-    if terminalAnswers[i] > 1 {
+    if terminalAnswers[i] & ~Checker.unclearTerminal > 1 {
       log.record(
         .oneTerminal, at: now, entities: ["request:\(request)", "user:\(user)"],
         "request \(request) reached user \(user) with a second terminal answer")
     }
   }
 
+  /// How soon after a user's terminal answer another one may be taken for its copy: a
+  /// retransmission can trail its original by this much on a slow channel (docs/CLIENTS.md).
+  public static let terminalCopyWindow = SimDuration.seconds(3)
+  /// The flag on a terminal answer that came within ``terminalCopyWindow`` of the user's previous.
+  static let unclearTerminal: UInt8 = 0x80
+
+  /// Whether the terminal answer of `request` (accepted, rejected, timed out) reached its user's
+  /// SDK in a way its app could tell apart: not within ``terminalCopyWindow`` of the user's
+  /// previous terminal answer, which an app rightly takes for a copy of that one.
+  public func terminalAnswerReached(request: UInt32) -> Bool {
+    Int(request) < terminalAnswers.count && terminalAnswers[Int(request)] & ~Checker.unclearTerminal > 0
+      && terminalAnswers[Int(request)] & Checker.unclearTerminal == 0
+  }
+
   /// An event about `request` reached its client after its terminal answer.
   public mutating func observeEventAfterTerminal(request: UInt32, user: UInt32, at now: SimInstant) {
     let i = Int(request)
-    guard i < terminalAnswers.count, terminalAnswers[i] > 0 else { return }
+    guard i < terminalAnswers.count, terminalAnswers[i] & ~Checker.unclearTerminal > 0 else { return }
     log.record(
       .oneTerminal, at: now, entities: ["request:\(request)", "user:\(user)"],
       "an event for request \(request) reached user \(user) after its terminal answer")

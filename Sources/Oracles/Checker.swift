@@ -20,6 +20,8 @@ public struct Checker: Sendable {
   public mutating func mergeLog(_ other: ViolationLog) { log.merge(other) }
   /// Per request: terminal answers delivered to its client.
   var terminalAnswers: [UInt8] = []
+  /// Per user: when its SDK last heard a terminal answer (nanoseconds + 1; 0: never).
+  var lastTerminalAt: [Int64] = []
   /// Per flat seat: occupant + 1 when the seat was locked (0: empty or unlocked).
   var lockedOccupant: [UInt32]
   /// `seat.lock-released`: how long a staff lock may keep an empty guest seat locked (nanoseconds;

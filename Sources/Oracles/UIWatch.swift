@@ -44,6 +44,31 @@ public struct UIWatch {
     }
   }
 
+  /// How long after a withdrawal (`cancelApplication`) failed for want of an answer (-1) the UI
+  /// may go on showing "applying" with no call under way: longer than a correct app waits before
+  /// it sends the withdrawal again, backing off to 8 s (docs/CLIENTS.md).
+  public static let withdrawalRetryWindow = SimDuration.seconds(10)
+  /// Per user: when its latest withdrawal failed for want of an answer (nanoseconds + 1; 0: its
+  /// latest withdrawal was answered, or none failed).
+  public var withdrawalLostAt: [Int64] = []
+
+  /// The answer to an application of `user`, or to its withdrawal, reached its SDK at `now`.
+  public mutating func noteAnswer(_ user: UInt32, toWithdrawal: Bool, _ error: SeatError?, now: SimInstant) {
+    guard toWithdrawal else { return noteApplyAnswer(user, error) }
+    let u = Int(user)
+    withdrawalLostAt.grow(toInclude: u, filling: 0)
+    withdrawalLostAt[u] = error == .failed ? now.nanoseconds + 1 : 0
+  }
+
+  /// Whether `user`'s latest withdrawal failed for want of an answer less than
+  /// ``withdrawalRetryWindow`` before `now`: the application may still stand, and the app is
+  /// between two tries.
+  public func withdrawalUnanswered(_ user: UInt32, now: SimInstant) -> Bool {
+    let u = Int(user)
+    guard u < withdrawalLostAt.count, withdrawalLostAt[u] != 0 else { return false }
+    return now.nanoseconds + 1 - withdrawalLostAt[u] < UIWatch.withdrawalRetryWindow.nanoseconds
+  }
+
   /// Whether the SDK reported `user`'s latest application as failed for want of an answer.
   public func applyAnswerLost(_ user: UInt32) -> Bool { Int(user) < lostApply.count && lostApply[Int(user)] }
 

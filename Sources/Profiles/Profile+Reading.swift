@@ -103,8 +103,24 @@ extension Profile {
     -> Profile
   {
     var root = tree
-    for o in overrides { root = try root.setting(o.path, to: o.value) }
-    let errors = ProfileKeys.check(root)
+    // The sections an override made, which the profile does not have (by the override's path).
+    var made: [(section: String, by: String)] = []
+    for o in overrides {
+      let keys = o.path.split(separator: ".").map(String.init)
+      for n in stride(from: 1, to: keys.count, by: 1) where root.value(at: keys[..<n].joined(separator: ".")) == nil {
+        made.append((keys[..<n].joined(separator: "."), o.path))
+        break
+      }
+      root = try root.setting(o.path, to: o.value)
+    }
+    var errors = ProfileKeys.check(root)
+    for (i, e) in errors.enumerated() where e.message == "required key is missing" {
+      // A key missing from a section an override made: say so, rather than blame the profile.
+      if let m = made.first(where: { e.path.hasPrefix($0.section + ".") }) {
+        errors[i].message +=
+          " (the profile has no \(m.section) section: --set \(m.by) starts one, which needs this key too)"
+      }
+    }
     if var first = errors.first {
       first.others = Array(errors.dropFirst())
       throw first

@@ -80,6 +80,12 @@ public enum MarkdownReport {
       out.append("| `\(i.id)` | \(i.kind) | \(count) | \(first) |")
     }
     out.append("")
+    // Each first violation's causal excerpt: its user's events before it, with what its code printed.
+    for i in r.invariantsFailuresFirst {
+      guard let f = i.first, !f.excerpt.isEmpty else { continue }
+      out.append("Causal excerpt of `\(i.id)` (\(f.excerpt.count) events):\n")
+      out.append("```\n" + f.excerpt.joined(separator: "\n") + "\n```\n")
+    }
 
     if !r.thresholds.isEmpty {
       out.append("### Thresholds\n")

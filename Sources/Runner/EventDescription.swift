@@ -81,7 +81,9 @@ extension LiveWorld {
     case .clientTimer:
       let t = inFlight.timers[Int(e.b)]
       return .init(
-        kind: name, room: home(e.a), users: [e.a], request: nil, detail: "timer tag \(t.tag) arg \(t.arg)",
+        kind: name, room: home(e.a), users: [e.a], request: nil,
+        detail: t.tag == appWorkTimerTag
+          ? "app work (a queued block, asyncAfter, task step or sleep)" : "timer tag \(t.tag) arg \(t.arg)",
         onServer: false)
     case .requestTimeout:
       let r = server.seats.requests[Int(e.a)]

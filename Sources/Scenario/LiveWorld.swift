@@ -345,8 +345,8 @@ public struct LiveWorld: World {
             backend.neverHeard(op, slot: slot, &scheduler)
           } else {
             if loss == .answer { backend.inFlight.loseAnswer(slot) } else { backend.inFlight.delayAnswer(slot) }
-            scheduler.schedule(
-              at: backend.fifo(downlink: false, op.user, scheduler.now, &measured), event(.serverCall, slot))
+            backend.sendCall(
+              op, slot: slot, at: backend.fifo(downlink: false, op.user, scheduler.now, &measured), &scheduler)
           }
         } else if op.kind.isLocal {
           scheduler.schedule(
@@ -355,19 +355,10 @@ public struct LiveWorld: World {
           if op.kind == .applyForSeat { measured.applyCalled(op.user, scheduler.now) }
           if op.kind == .login { measured.loginCalled(op.user, scheduler.now) }
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
-          var at = backend.fifo(downlink: false, op.user, scheduler.now, &measured)
-          if backend.chaos.isOn(.serverSlowdown),
-            let extra = backend.chaos.slowdown(user: op.user, service: op.kind.faultService, scheduler.now)
-          {
-            at = at + extra
-          }
-          if at > scheduler.now + profile.network.requestTimeout {
-            // Held up in the network (a partition, a long delay) past the SDK's request timeout:
-            // the request is not delivered after the SDK gave up on it.
-            backend.neverHeard(op, slot: slot, &scheduler)
-          } else {
-            scheduler.schedule(at: at, event(.serverCall, slot))
-          }
+          let at =
+            backend.fifo(downlink: false, op.user, scheduler.now, &measured)
+            + (backend.chaos.slowdown(user: op.user, service: op.kind.faultService, scheduler.now) ?? .zero)
+          backend.sendCall(op, slot: slot, at: at, &scheduler)
         }
       case .closeDevice(let user, let device):
         runtime.closeDevice(device, user: user)
@@ -408,8 +399,8 @@ public struct LiveWorld: World {
       late: (now - op.issuedAt).nanoseconds * 2 > profile.network.requestTimeout.nanoseconds)
     // An application the SDK reported as failed (-1) may stand on the server all the same: an
     // app that then shows idle tells the user what its SDK told it.
-    if op.kind == .applyForSeat && (runtime.ui.isProbed(op.user) || observers.statusIsUI(op.user)) {
-      observers.uiWatch.noteApplyAnswer(op.user, error)
+    if op.kind.isApplyOrWithdrawal && (runtime.ui.isProbed(op.user) || observers.statusIsUI(op.user)) {
+      observers.uiWatch.noteAnswer(op.user, toWithdrawal: op.kind == .cancelApplication, error, now: now)
     }
     switch op.kind {
     case .login:

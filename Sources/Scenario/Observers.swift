@@ -250,10 +250,12 @@ public struct Observers {
         && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds
           - UIWatch.checkEvery.nanoseconds,
       answerMayBeLost: mayFailApplying
-        && (uiWatch.droppedAnswer(u)
+        && (uiWatch.droppedAnswer(u) || uiWatch.withdrawalUnanswered(u, now: now)
           || backend.server.lastApplicationTiming(of: u).map { a in
-            // Until the application's timeout (30 s when it set none) and the SDK's request timeout.
-            now < a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + backend.profile.network.requestTimeout
+            // Until its answer reached the SDK, or its timeout (30 s if none) and the SDK's passed.
+            let limit =
+              a.filedAt + (a.timeout > .zero ? a.timeout : .seconds(30)) + backend.profile.network.requestTimeout
+            return !checker.terminalAnswerReached(request: a.id) && now < limit
           } ?? false)
     )
     if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.atPeace(u) }

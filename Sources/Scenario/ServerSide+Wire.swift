@@ -57,6 +57,13 @@ extension ServerSide {
       at: max(deadline, scheduler.now), event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
   }
 
+  /// Sends SDK call `op` (in `slot`), made now, to reach the server at `at`; held up in the network
+  /// past the SDK's request timeout, it is never delivered, and the SDK's own timer fails it.
+  mutating func sendCall(_ op: PendingOperation, slot: UInt32, at: SimInstant, _ scheduler: inout Scheduler) {
+    guard at <= scheduler.now + profile.network.requestTimeout else { return neverHeard(op, slot: slot, &scheduler) }
+    scheduler.schedule(at: at, event(.serverCall, slot))
+  }
+
   /// The server never hears of SDK call `op` (in `slot`), made now: the SDK gives up after its
   /// request timeout.
   mutating func neverHeard(_ op: PendingOperation, slot: UInt32, _ scheduler: inout Scheduler) {

@@ -456,7 +456,7 @@ struct ServerSide {
     var op = op
     _ = runtime.prepare(&op)  // the SDK's own bookkeeping of the call (a join's room epoch)
     let slot = inFlight.allocate(op, generation: generation(of: op.user))
-    scheduler.schedule(at: fifo(downlink: false, op.user, scheduler.now, &measured), event(.serverCall, slot))
+    sendCall(op, slot: slot, at: fifo(downlink: false, op.user, scheduler.now, &measured), &scheduler)
   }
 
   /// `audience.rejoin` at a viewer taking a seat: later, its SDK enters the room again.

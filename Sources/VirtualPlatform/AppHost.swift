@@ -16,7 +16,7 @@ import SimKernel
 /// `DispatchQueue.main` resolve to that user's objects and queue.
 package final class AppHost {
   /// The timer tag the harness routes to ``runJob(_:)``.
-  package static let jobTag: UInt32 = 0xFFFF_FF01
+  package static let jobTag: UInt32 = appWorkTimerTag
 
   /// A piece of deferred work: a `DispatchQueue.async` block, a `receive(on:)` delivery, a sleep
   /// ending.

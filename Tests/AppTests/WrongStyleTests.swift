@@ -22,6 +22,9 @@ import Testing
     let printed = excerpt.filter { $0.contains(" print user:") }
     #expect(printed.contains { $0.hasSuffix("[Call] screen none") }, "\(excerpt)")
     #expect(excerpt.firstIndex { $0.contains(" print user:") } ?? 0 > 0, "printed lines sit among the events")
+    // The app's deferred work (its main-queue hops) is named as such, not by the harness's tag.
+    #expect(excerpt.contains { $0.contains("app work (a queued block") }, "\(excerpt)")
+    #expect(!excerpt.contains { $0.contains("timer tag \(0xFFFF_FF01 as UInt32)") }, "\(excerpt)")
   }
 
   /// A watchdog from an application that ended early fires during the next one.

@@ -34,6 +34,37 @@ extension FaultEffectTests {
 }
 
 extension FaultEffectTests {
+  @Test func theSDKGivesUpAtItsTimeoutOnACallHeldInAPartitionWhoseAnswerIsLost() throws {
+    // Viewer 2 is cut off both ways from 4 s to 60 s, and every call it makes from 5.5 s to 7.5 s
+    // is lost (its request or its answer, drawn per call). It logs in again five times from 6 s:
+    // its SDK fails each at its request timeout, 10 s after the call, as the SDK's own timer does,
+    // not when the partition heals (a lost answer used to wait for the request to get through).
+    let text = chaosStaged(
+      """
+      { kind: "network.partition", target: "user:2", at: "4s", for: "56s" },
+      { kind: "network.loss", rate: 1, target: "user:2", at: "5500ms", for: "2s" }
+      """)
+    let viewer = ScriptedClient()
+    var sent: [SimInstant] = []
+    var failed: [SimInstant] = []
+    viewer.onTimer = { _, c in
+      sent.append(c.runtime.now)
+      c.login.login { c, r in if case .failure(.failed) = r { failed.append(c.runtime.now) } }
+    }
+    var s = try Staged(text, audience: viewer, admin: ScriptedClient())
+    for k in 0..<5 { s.timer(2, atMs: 6000 + 100 * Int64(k)) }
+    s.run(untilMs: 59_000)
+    #expect(s.counter("fault.network.loss") == 5)
+    #expect(sent.count == 5)
+    #expect(failed == sent.map { $0 + .seconds(10) })
+    // The requests whose answers were to be lost reach the server when the partition heals; their
+    // answers are lost, and the SDK hears nothing more.
+    s.run(untilMs: 120_000)
+    #expect(failed.count == 5)
+  }
+}
+
+extension FaultEffectTests {
   @Test func aJoinAnsweredAfterTheSDKLeftTheRoomDoesNotPutItBack() throws {
     // Viewer 2 joins again at 5 s; the answer is held (partition down, 4 s to 60 s), so the SDK
     // gives up on the join at its request timeout (15 s), though the server let it in. It leaves

@@ -266,6 +266,10 @@ import Testing
     #expect(first.excerpt.contains { $0.contains("applyForSeat") })
     // Behaviours are made afresh for the replay: the excerpt run reached the same violation.
     #expect(report.verdict == "fail" && report.exitStatus == 1)
+    // report.md carries the excerpt too, under its invariant, line for line.
+    let markdown = MarkdownReport.render(report)
+    #expect(markdown.contains("Causal excerpt of `client.not-applying-while-seated` (\(first.excerpt.count) events)"))
+    #expect(markdown.contains(first.excerpt.joined(separator: "\n")))
   }
 
   @Test func aSwitchedOffInvariantRecordsNothingAndChangesNothingElse() throws {

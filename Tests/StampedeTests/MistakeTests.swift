@@ -9,10 +9,10 @@ import Testing
 @testable import SimKernel
 
 @Suite struct MistakeTests {
-  @Test func theCatalogueHasTwentyFourStableIDsEachWithAnInvariantThatExists() {
-    #expect(ClientMistake.allCases.count == 24)
+  @Test func theCatalogueHasTwentyFiveStableIDsEachWithAnInvariantThatExists() {
+    #expect(ClientMistake.allCases.count == 25)
     let ids = ClientMistake.allCases.map(\.rawValue)
-    #expect(Set(ids).count == 24 && ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
+    #expect(Set(ids).count == 25 && ids.allSatisfy { $0.contains(".") && !$0.contains(" ") })
     let invariants = Set(Checker.catalogue.map(\.id))
     for m in ClientMistake.allCases {
       #expect(invariants.contains(m.caughtBy), "\(m.rawValue)")
@@ -21,7 +21,7 @@ import Testing
     #expect(ClientMistake.lateRegistry.number == 16 && ClientMistake.hostEventsNotRetained.number == 1)
     #expect(
       ClientMistake.moveReadAsLeave.number == 19 && ClientMistake.cameraOnInBackground.number == 23
-        && ClientMistake.inviteWhileRinging.number == 24)
+        && ClientMistake.inviteWhileRinging.number == 24 && ClientMistake.rejectionIgnored.number == 25)
   }
 
   @Test(arguments: ClientMistake.allCases)

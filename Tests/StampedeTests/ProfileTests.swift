@@ -127,6 +127,26 @@ import Testing
     #expect(error?.message.hasPrefix("not valid JSON5") == true)
   }
 
+  /// A `--set` into a section the profile does not have starts that section, whose required keys
+  /// are then missing: the error says the override made it, rather than blame the profile.
+  @Test func aKeyMissingFromASectionAnOverrideStartedNamesTheOverride() throws {
+    let text = Data(stagedProfile.utf8)
+    do {
+      _ = try Profile.parse(text, overrides: [("calls.liveCallees", .integer(0))])
+      Issue.record("a calls section without users was accepted")
+    } catch {
+      #expect(error.path == "calls.users")
+      #expect(
+        error.message
+          == "required key is missing (the profile has no calls section: --set calls.liveCallees starts one, which needs this key too)"
+      )
+    }
+    // A section the profile has is the profile's: its missing keys are reported as before.
+    let withCalls = Data(TestProfile(stagedProfile).with("calls", json5: "{ users: 3 }").text.utf8)
+    #expect(
+      try Profile.parse(withCalls, overrides: [("calls.liveCallees", .integer(0))]).calls?.phone.liveCallees == .zero)
+  }
+
   @Test func theErrorLineNamesFileKeyAndReason() {
     let e = ProfileError(
       path: "population.audiencePerRoom", message: "expected a whole number ≥ 0, got \"ten\"", file: "profiles/x.json5")

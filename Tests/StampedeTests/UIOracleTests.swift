@@ -3,6 +3,7 @@ import Testing
 @testable import Clients
 @testable import LiveStack
 @testable import Oracles
+@testable import Scenario
 @testable import SimKernel
 
 /// The UI oracles: each mismatch is caught once it has held for its settle time, and a mismatch
@@ -80,6 +81,28 @@ import Testing
     #expect(c.log.first[InvariantID.uiApplyingMeansPending.rawValue]!.message.contains("on a seat"))
   }
 
+  /// A withdrawal that got no answer (-1) leaves the application possibly standing: a correct app
+  /// shows "applying" and sends it again, backing off to 8 s, so the gap between two tries (no
+  /// call under way) is excused for 10 s after each failure, and no longer.
+  @Test func applyingBetweenTwoTriesOfAnUnansweredWithdrawalIsExcusedForTenSeconds() {
+    var w = UIWatch(users: 8)
+    let t0 = SimInstant.zero + .seconds(100)
+    #expect(!w.withdrawalUnanswered(3, now: t0))
+    w.noteAnswer(3, toWithdrawal: true, .failed, now: t0)
+    #expect(w.withdrawalUnanswered(3, now: t0 + .seconds(8)))
+    #expect(w.withdrawalUnanswered(3, now: t0 + .milliseconds(9_999)))
+    #expect(!w.withdrawalUnanswered(3, now: t0 + .seconds(10)))
+    // Another failure restarts the window; an answer (or any other error) ends it.
+    w.noteAnswer(3, toWithdrawal: true, .failed, now: t0 + .seconds(18))
+    #expect(w.withdrawalUnanswered(3, now: t0 + .seconds(26)))
+    w.noteAnswer(3, toWithdrawal: true, nil, now: t0 + .seconds(27))
+    #expect(!w.withdrawalUnanswered(3, now: t0 + .seconds(27)))
+    // An apply's answer is the apply's: it leaves the withdrawal's window alone.
+    w.noteAnswer(4, toWithdrawal: true, .failed, now: t0)
+    w.noteAnswer(4, toWithdrawal: false, nil, now: t0 + .seconds(1))
+    #expect(w.withdrawalUnanswered(4, now: t0 + .seconds(2)) && !w.applyAnswerLost(4))
+  }
+
   @Test func idleOnASeatIsCaughtOnlyAfterALostLeaveCouldHaveBeenSentAgain() {
     var c = checker()
     // A leave that got no answer is sent again 5 s later: idle on a seat for up to 10 s is allowed.
@@ -141,6 +164,35 @@ import Testing
     ]
     for (i, f) in cases.enumerated() { _ = hold(f, seconds: 20, .uiIdleWhilePending, on: &c, from: i * 100) }
     #expect(c.log.total == 0)
+  }
+
+  /// A rejection reaches the viewer's SDK at once, but its UI stays on "applying" until the user
+  /// gives up 10 s later. The application's answer can no longer be on its way, so the UI oracle
+  /// judges it after the settle time; it used to excuse "applying" for the application's timeout
+  /// and the SDK's request timeout (40 s here) whether or not the answer had come. A viewer that
+  /// shows idle on the rejection is not judged.
+  @Test(arguments: [true, false])
+  func applyingAfterTheRejectionReachedTheSDKIsCaughtAfterTheSettleTime(ignoresRejection: Bool) throws {
+    let viewer = ScriptedClient()
+    viewer.uiStatus = true
+    viewer.onApply = { c in
+      c.status = .applying
+      c.coGuest.applyForSeat(timeout: .seconds(30))
+    }
+    viewer.onGuest = { e, c in
+      if case .onGuestApplicationResponded(false, _) = e, !ignoresRejection { c.status = .idle }
+    }
+    viewer.onTimer = { _, c in c.status = .idle }  // the user gives up
+    let host = ScriptedClient()
+    host.onHost = { e, c in
+      if case .onGuestApplicationReceived(let guest) = e { c.coGuest.rejectApplication(userID: guest) }
+    }
+    var s = try Staged(audience: viewer, host: host, admin: ScriptedClient())
+    s.apply(2, atMs: 2000)
+    s.timer(2, atMs: 12_000)
+    s.run(untilMs: 60_000)
+    #expect(s.counter("seat.rejected") >= 1 || viewer.log.contains { $0.contains("isAccept: false") })
+    #expect(s.world.checker.log.counts[InvariantID.uiApplyingMeansPending.rawValue] == (ignoresRejection ? 1 : 0))
   }
 }
 

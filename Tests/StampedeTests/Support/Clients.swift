@@ -19,6 +19,9 @@ final class ScriptedClient: ClientBehavior {
   var onSeat: ((SeatChangeEvent, inout Client) -> Void)?
   var onAppState: ((Bool, inout Client) -> Void)?
   var logsIn = true
+  /// Whether its status is its UI, judged by the UI oracles as a built-in viewer's is.
+  var uiStatus = false
+  var statusIsUI: Bool { uiStatus }
   /// The SDK streams it subscribes to as it starts (every one but calls, by default).
   var subscribes: Subscriptions = [.guestEvents, .hostEvents, .seatList, .loginEvents, .liveEvents]
 
