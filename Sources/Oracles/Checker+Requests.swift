@@ -36,8 +36,9 @@ extension Checker {
   /// SDK in a way its app could tell apart: not within ``terminalCopyWindow`` of the user's
   /// previous terminal answer, which an app rightly takes for a copy of that one.
   public func terminalAnswerReached(request: UInt32) -> Bool {
-    Int(request) < terminalAnswers.count && terminalAnswers[Int(request)] & ~Checker.unclearTerminal > 0
-      && terminalAnswers[Int(request)] & Checker.unclearTerminal == 0
+    guard Int(request) < terminalAnswers.count else { return false }
+    let seen = terminalAnswers[Int(request)]
+    return seen > 0 && seen & Checker.unclearTerminal == 0
   }
 
   /// An event about `request` reached its client after its terminal answer.

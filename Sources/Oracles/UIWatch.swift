@@ -50,7 +50,7 @@ public struct UIWatch {
   public static let withdrawalRetryWindow = SimDuration.seconds(10)
   /// Per user: when its latest withdrawal failed for want of an answer (nanoseconds + 1; 0: its
   /// latest withdrawal was answered, or none failed).
-  public var withdrawalLostAt: [Int64] = []
+  public private(set) var withdrawalLostAt: [Int64] = []
 
   /// The answer to an application of `user`, or to its withdrawal, reached its SDK at `now`.
   public mutating func noteAnswer(_ user: UInt32, toWithdrawal: Bool, _ error: SeatError?, now: SimInstant) {

@@ -106,11 +106,9 @@ extension Profile {
     // The sections an override made, which the profile does not have (by the override's path).
     var made: [(section: String, by: String)] = []
     for o in overrides {
-      let keys = o.path.split(separator: ".").map(String.init)
-      for n in stride(from: 1, to: keys.count, by: 1) where root.value(at: keys[..<n].joined(separator: ".")) == nil {
-        made.append((keys[..<n].joined(separator: "."), o.path))
-        break
-      }
+      let keys = o.path.split(separator: ".")
+      let sections = (1..<max(1, keys.count)).map { keys[..<$0].joined(separator: ".") }
+      if let missing = sections.first(where: { root.value(at: $0) == nil }) { made.append((missing, o.path)) }
       root = try root.setting(o.path, to: o.value)
     }
     var errors = ProfileKeys.check(root)
