@@ -29,6 +29,8 @@ import Foundation
   private var appliedAt = DispatchTime.now()
   /// Counts applications, so that a watchdog knows whether its own is still the one out.
   private var attempt = 0
+  /// The armed watchdog of the application out (cancelled when the next one is sent).
+  private var watchdog: DispatchWorkItem?
   private var lifecycleObservers: [NSObjectProtocol] = []
   private var reopeningCamera = false
   /// Whether a microphone open is on its way.
@@ -193,10 +195,13 @@ import Foundation
     let mine = attempt
     // A watchdog: if neither an answer nor the SDK's timeout arrived well after the timeout (a
     // message lost on the way), the application is over; withdraw it and say so.
-    DispatchQueue.main.asyncAfter(deadline: .now() + applyTimeout + 5) { [weak self] in
+    watchdog?.cancel()
+    let watchdog = DispatchWorkItem { [weak self] in
       guard let self, self.attempt == mine, self.status == .applying, !self.openingDevices else { return }
       self.withdraw(attempt: mine)
     }
+    self.watchdog = watchdog
+    DispatchQueue.main.asyncAfter(deadline: .now() + applyTimeout + 5, execute: watchdog)
     coGuestStore.applyForSeat(seatIndex: seatIndex, timeout: applyTimeout, extraInfo: nil) { [weak self] result in
       DispatchQueue.main.async {
         // Only this attempt's answer: a late failure of an earlier one (held up in the network
@@ -441,7 +446,7 @@ import Foundation
   /// the devices and wait on, as before it came.
   private func confirmSeat() {
     let session = attempt
-    DispatchQueue.main.asyncAfter(deadline: .now() + 3) { [weak self] in
+    Timer.scheduledTimer(withTimeInterval: 3, repeats: false) { [weak self] _ in
       guard let self, self.attempt == session, self.status == .connected, !self.isSeated else { return }
       self.closeDevices()
       self.status = .applying

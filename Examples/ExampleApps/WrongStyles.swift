@@ -268,3 +268,38 @@ public final class ForegroundCameraViewModel: ObservableObject {
     ]
   }
 }
+
+/// Wrong: an "Accept all" button that answers every waiting application as one batch, with a
+/// `DispatchGroup` to clear its spinner when the batch is done, entered once for the batch but
+/// left by every accept's completion. With one application waiting (a quick manual test) the
+/// group balances; with two or more, the second `leave()` stops the app on a phone ("Unbalanced
+/// call to dispatch_group_leave()"). Caught by `app.platform-contract`.
+public final class AcceptAllHostViewModel: ObservableObject {
+  /// The panel it wraps, whose other buttons are right.
+  public let panel: HostCoGuestViewModel
+  /// Whether the batch's spinner shows.
+  @Published public private(set) var acceptingAll = false
+  private let coGuestStore: CoGuestStore
+
+  public init(liveID: String) {
+    panel = HostCoGuestViewModel(liveID: liveID)
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+  }
+
+  /// "Accept all": every application the SDK lists.
+  public func acceptAll() {
+    let applicants = coGuestStore.state.value.applicants
+    guard !acceptingAll, !applicants.isEmpty else { return }
+    acceptingAll = true
+    let batch = DispatchGroup()
+    // The mistake: one enter for the batch, one leave per accept.
+    batch.enter()
+    for applicant in applicants {
+      coGuestStore.acceptApplication(userID: applicant.userID) { result in
+        if case .failure(let error) = result { print("[Host] accept \(applicant.userID) failed code=\(error.code)") }
+        batch.leave()
+      }
+    }
+    batch.notify(queue: .main) { [weak self] in self?.acceptingAll = false }
+  }
+}

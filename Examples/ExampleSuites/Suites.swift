@@ -130,11 +130,21 @@ let inviteAnyHost: HostApp<UnguardedInviteHostViewModel> = {
   return app
 }()
 
+/// The host app of the `accept-all` variant: the correct panel, whose accept button answers every
+/// waiting application at once.
+let acceptAllHost: HostApp<AcceptAllHostViewModel> = {
+  var app = HostApp { AcceptAllHostViewModel(liveID: $0.liveID!) }
+  app.accept = { vm in vm.acceptAll() }
+  app.reject = { vm in vm.panel.firstApplicant.map { vm.panel.rejectApplication(userID: $0.userID) } }
+  return app
+}()
+
 /// The example apps, by the name `--app` takes: `examples` (the correct view models), and the
 /// wrong variants, each with one mistake: `double-tap`, `seat-list-guest`, `guide-push`,
 /// `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
 /// (main actor, async/await), `one-shot-observation` (Observation), `stale-watchdog` (Dispatch
-/// from a Foundation file) and `foreground-camera` (UIKit's lifecycle notifications).
+/// from a Foundation file), `accept-all` (a `DispatchGroup` left more often than entered) and
+/// `foreground-camera` (UIKit's lifecycle notifications).
 public let exampleSuites: [AppSuite] =
   [
     AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
@@ -200,6 +210,10 @@ public let exampleSuites: [AppSuite] =
           cancel: { $0.cancelApplication() }, disconnect: { $0.disconnect() }, answer: { _, _, _ in },
           status: { ui($0.status, idle: .idle, applying: .applying) })
       ).with(host: hostApp).with(phone: correctPhone),
+    AppSuite(
+      name: "accept-all", summary: "wrong: an accept-all button whose DispatchGroup is entered once and left per accept"
+    )
+    .with(audience: correctAudience).with(host: acceptAllHost).with(phone: correctPhone),
     AppSuite(
       name: "foreground-camera", summary: "wrong: a camera reopened on every willEnterForeground, seated or not"
     )

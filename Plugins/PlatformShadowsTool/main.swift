@@ -13,6 +13,11 @@ let text = """
   typealias DispatchQoS = VirtualPlatform.DispatchQoS
   typealias DispatchWorkItemFlags = VirtualPlatform.DispatchWorkItemFlags
   typealias DispatchGroup = VirtualPlatform.DispatchGroup
+  typealias DispatchWorkItem = VirtualPlatform.DispatchWorkItem
+  typealias DispatchWallTime = VirtualPlatform.DispatchWallTime
+  typealias DispatchTimeoutResult = VirtualPlatform.DispatchTimeoutResult
+  typealias Timer = VirtualPlatform.Timer
+  typealias RunLoop = VirtualPlatform.RunLoop
   typealias NotificationCenter = VirtualPlatform.NotificationCenter
 
   /// Into the current virtual user's trace, as the simulated platform's `print` writes.

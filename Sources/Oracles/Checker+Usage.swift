@@ -76,7 +76,18 @@ extension Checker {
 
   /// App code's uses of the platform outside every virtual user's code so far (the run went on:
   /// the work was dropped, or got a stand-in), taken from `runtime`, each at its time.
+  /// Also the platform contracts app code broke (``ClientRuntime/appContractBroken``).
   public mutating func observeOutsideUser(_ runtime: ClientRuntime) {
+    if !runtime.appContractBroken.isEmpty {
+      for broken in runtime.appContractBroken {
+        log.record(
+          .appPlatformContract, at: SimInstant(nanoseconds: broken.timeNs),
+          entities: broken.user == .max ? [] : ["user:\(broken.user)"],
+          "\(broken.user == .max ? "app code" : "user \(broken.user)'s code") broke a platform contract that stops an iOS app: \(broken.what)"
+        )
+      }
+      runtime.appContractBroken.removeAll()
+    }
     guard !runtime.appOutsideUser.isEmpty else { return }
     for use in runtime.appOutsideUser {
       log.record(

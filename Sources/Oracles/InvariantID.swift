@@ -34,6 +34,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case uiCallScreenMatchesCall
   case cameraOffInBackground
   case appInsideUser
+  case appPlatformContract
   case lockReleased
   case inviteIdleOnly
 
@@ -196,6 +197,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "app.inside-virtual-user", kind: .safety,
         description:
           "app code uses the platform (queues, notifications, sleeps, the SDKs) only as some virtual user's code: a thread of its own, or an object no user's code released, belongs to no app process"
+      )
+    case .appPlatformContract:
+      return Invariant(
+        id: "app.platform-contract", kind: .safety,
+        description:
+          "app code keeps the platform's contracts whose breach stops an iOS app: every DispatchGroup.leave() matches an enter()"
       )
     case .lockReleased:
       return Invariant(

@@ -373,6 +373,17 @@ package final class AppHost {
     }
     OutsideWarnings.warn(what)
   }
+
+  /// App code broke a platform contract whose breach stops an iOS app (`what` says which): inside
+  /// a run it is a finding of the run (`app.platform-contract`), naming the user whose code did it;
+  /// with no run on this thread, a warning on standard error, once per contract.
+  package static func reportContractBroken(_ what: String) {
+    if let host = current {
+      host.runtime.appContractBroken.append((host.now.nanoseconds, host.user, what))
+      return
+    }
+    OutsideWarnings.warn(what)
+  }
 }
 
 /// App code (a closure or an object) the model holds for one user, such as the completion of an

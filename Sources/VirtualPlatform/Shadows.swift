@@ -23,6 +23,9 @@ public struct DispatchTime: Comparable, Sendable {
   /// The simulation's start.
   public static let zero = DispatchTime(uptimeNanoseconds: 0)
 
+  /// Later than any time a run reaches.
+  public static let distantFuture = DispatchTime(uptimeNanoseconds: UInt64(Int64.max / 4))
+
   /// `time` plus `seconds`.
   public static func + (time: DispatchTime, seconds: Double) -> DispatchTime {
     DispatchTime(uptimeNanoseconds: time.uptimeNanoseconds &+ UInt64(max(0, seconds * 1e9).rounded()))
@@ -31,6 +34,18 @@ public struct DispatchTime: Comparable, Sendable {
   /// `time` plus `interval`.
   public static func + (time: DispatchTime, interval: DispatchTimeInterval) -> DispatchTime {
     DispatchTime(uptimeNanoseconds: time.uptimeNanoseconds &+ UInt64(max(0, interval.nanoseconds)))
+  }
+
+  /// `time` less `seconds` (not before the simulation's start).
+  public static func - (time: DispatchTime, seconds: Double) -> DispatchTime {
+    let ns = UInt64(max(0, seconds * 1e9).rounded())
+    return DispatchTime(uptimeNanoseconds: time.uptimeNanoseconds > ns ? time.uptimeNanoseconds - ns : 0)
+  }
+
+  /// `time` less `interval` (not before the simulation's start).
+  public static func - (time: DispatchTime, interval: DispatchTimeInterval) -> DispatchTime {
+    let ns = UInt64(max(0, interval.nanoseconds))
+    return DispatchTime(uptimeNanoseconds: time.uptimeNanoseconds > ns ? time.uptimeNanoseconds - ns : 0)
   }
 
   public static func < (a: DispatchTime, b: DispatchTime) -> Bool { a.uptimeNanoseconds < b.uptimeNanoseconds }
@@ -114,7 +129,8 @@ public final class DispatchQueue: @unchecked Sendable {
   /// A global queue.
   public static func global(qos: DispatchQoS.QoSClass = .default) -> DispatchQueue { globals[0] }
 
-  /// Runs `work` as a later event of the current user, at the same simulated time.
+  /// Runs `work` as a later event of the current user, at the same simulated time (in `group`
+  /// until it has run).
   /// (`@preconcurrency`, as Dispatch is to Swift 5 code: a closure written in a `@MainActor` view
   /// model keeps the view model's isolation, which the user's simulated main thread gives it.)
   @preconcurrency
@@ -123,7 +139,24 @@ public final class DispatchQueue: @unchecked Sendable {
     execute work: @escaping @Sendable () -> Void
   ) {
     // Outside every user's code the work has no app process to run in: reported, and dropped.
-    AppHost.inUser("DispatchQueue.async")?.post(work)
+    guard let host = AppHost.inUser("DispatchQueue.async") else { return }
+    guard let group else { return host.post(work) }
+    group.enter()
+    host.post {
+      work()
+      group.leave()
+    }
+  }
+
+  /// Runs `item` as a later event of the current user, at the same simulated time (a cancelled
+  /// item returns at once then).
+  public func async(execute item: DispatchWorkItem) {
+    AppHost.inUser("DispatchQueue.async")?.post { item.perform() }
+  }
+
+  /// Runs `item` in `group` as a later event of the current user, at the same simulated time.
+  public func async(group: DispatchGroup, execute item: DispatchWorkItem) {
+    async(group: group) { item.perform() }
   }
 
   /// Runs `work` as an event of the current user at `deadline`.
@@ -133,12 +166,34 @@ public final class DispatchQueue: @unchecked Sendable {
     execute work: @escaping @Sendable () -> Void
   ) {
     guard let host = AppHost.inUser("DispatchQueue.asyncAfter") else { return }
-    let delay = Int64(deadline.uptimeNanoseconds) - host.now.nanoseconds
-    host.post(work, after: .nanoseconds(max(0, delay)))
+    host.post(work, after: .nanoseconds(max(0, Int64(deadline.uptimeNanoseconds) - host.now.nanoseconds)))
+  }
+
+  /// Runs `item` as an event of the current user at `deadline`, unless it is cancelled by then:
+  /// the cancellable timeout.
+  public func asyncAfter(deadline: DispatchTime, execute item: DispatchWorkItem) {
+    asyncAfter(deadline: deadline) { item.perform() }
+  }
+
+  /// Runs `work` as an event of the current user at `wallDeadline` (wall time is simulated time).
+  @preconcurrency
+  public func asyncAfter(
+    wallDeadline: DispatchWallTime, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
+    execute work: @escaping @Sendable () -> Void
+  ) {
+    asyncAfter(deadline: DispatchTime(uptimeNanoseconds: wallDeadline.nanoseconds), execute: work)
+  }
+
+  /// Runs `item` as an event of the current user at `wallDeadline`, unless it is cancelled by then.
+  public func asyncAfter(wallDeadline: DispatchWallTime, execute item: DispatchWorkItem) {
+    asyncAfter(deadline: DispatchTime(uptimeNanoseconds: wallDeadline.nanoseconds)) { item.perform() }
   }
 
   /// Runs `work` now, on the caller's turn (every queue shares the one simulated thread).
   public func sync<T>(execute work: () throws -> T) rethrows -> T { try work() }
+
+  /// Performs `item` now, on the caller's turn.
+  public func sync(execute item: DispatchWorkItem) { item.perform() }
 }
 
 /// Work-item flags, accepted and ignored.
@@ -147,12 +202,6 @@ public struct DispatchWorkItemFlags: OptionSet, Sendable {
   public init(rawValue: UInt) { self.rawValue = rawValue }
   /// A barrier (every queue is serial already).
   public static let barrier = DispatchWorkItemFlags(rawValue: 1)
-}
-
-/// Dispatch groups are not modelled; the type exists so that signatures which mention one compile.
-public final class DispatchGroup: @unchecked Sendable {
-  /// A group.
-  public init() {}
 }
 
 /// Writes the items as the standard `print` would, into the current virtual user's trace instead

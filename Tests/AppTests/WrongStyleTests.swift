@@ -6,8 +6,8 @@ import StampedeHarness
 import Testing
 
 /// The wrong variants in today's styles (Examples/ExampleApps/WrongStyles.swift): a main-actor
-/// view model with async/await, an `@Observable` call screen, Dispatch from a Foundation file, and
-/// UIKit's lifecycle notifications. Each compiles as written and is caught by the invariant that
+/// view model with async/await, an `@Observable` call screen, Dispatch from a Foundation file (a
+/// watchdog, a group), and UIKit's lifecycle notifications. Each compiles as written and is caught by the invariant that
 /// names its mistake; the correct examples pass the same seeds (``ExampleTests``).
 @Suite(.serialized) struct WrongStyleTests {
   /// The presenter follows the model's first change only: the call screen it opened stays up.
@@ -33,6 +33,20 @@ import Testing
     #expect(violated(report) == ["ui.idle-means-nothing-pending"])
   }
 
+  /// A batch's group entered once and left by every accept: with two applications waiting, the
+  /// second leave would stop the app on a phone. The run goes on and names the host; the correct
+  /// panel passes the same seed (``ExampleTests``).
+  @Test func aGroupLeftMoreOftenThanEnteredIsCaughtAsABrokenContract() throws {
+    let report = try runExample("accept-all", seed: 1)
+    #expect(violated(report) == ["app.platform-contract"])
+    let first = report.invariants.first { $0.id == "app.platform-contract" }?.first
+    #expect(
+      first?.message.hasSuffix(
+        "'s code broke a platform contract that stops an iOS app: DispatchGroup.leave() without a matching enter()")
+        == true, "\(first?.message ?? "")")
+    #expect(first?.entities.first?.hasPrefix("user:") == true)
+  }
+
   /// Checked before the `await`, set after it: a double tap racing a slow answer sends two
   /// applications (smoke seed 23 is the first of 1 to 120 where the answer is slower than the
   /// second tap; 10 of those 120 seeds catch it, 7 of 1 to 20 with `sweep --explore`).
@@ -55,7 +69,7 @@ import Testing
     let suites = Dictionary(uniqueKeysWithValues: exampleSuites.map { ($0.name, $0) })
     #expect(suites["foreground-camera"]?.catchProfile == "nightly-chaos")
     #expect(suites["await-then-set"]?.catchProfile == nil)
-    for name in ["await-then-set", "one-shot-observation", "stale-watchdog", "foreground-camera"] {
+    for name in ["await-then-set", "one-shot-observation", "stale-watchdog", "accept-all", "foreground-camera"] {
       #expect(suites[name]?.summary.hasPrefix("wrong:") == true, "\(name) is a bench catch subject")
     }
   }
