@@ -141,6 +141,8 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
   ) {
     guard type == .voIP else { return }
     voipToken = pushCredentials.token
+    // Kept for the settings screen's diagnostics, across launches.
+    UserDefaults.standard.set(pushCredentials.token, forKey: "voipToken")
     uploadVoIPToken()
   }
 

@@ -286,17 +286,17 @@ public final class AcceptAllHostViewModel: ObservableObject {
     coGuestStore = CoGuestStore.create(liveID: liveID)
   }
 
-  /// "Accept all": every application the SDK lists.
+  /// "Accept all": every application the SDK lists (each user once: the list can repeat one).
   public func acceptAll() {
-    let applicants = coGuestStore.state.value.applicants
+    let applicants = Set(coGuestStore.state.value.applicants.map(\.userID))
     guard !acceptingAll, !applicants.isEmpty else { return }
     acceptingAll = true
     let batch = DispatchGroup()
     // The mistake: one enter for the batch, one leave per accept.
     batch.enter()
-    for applicant in applicants {
-      coGuestStore.acceptApplication(userID: applicant.userID) { result in
-        if case .failure(let error) = result { print("[Host] accept \(applicant.userID) failed code=\(error.code)") }
+    for userID in applicants {
+      coGuestStore.acceptApplication(userID: userID) { result in
+        if case .failure(let error) = result { print("[Host] accept \(userID) failed code=\(error.code)") }
         batch.leave()
       }
     }

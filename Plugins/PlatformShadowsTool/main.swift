@@ -18,6 +18,7 @@ let text = """
   typealias DispatchTimeoutResult = VirtualPlatform.DispatchTimeoutResult
   typealias Timer = VirtualPlatform.Timer
   typealias RunLoop = VirtualPlatform.RunLoop
+  typealias UserDefaults = VirtualPlatform.UserDefaults
   typealias NotificationCenter = VirtualPlatform.NotificationCenter
 
   /// Into the current virtual user's trace, as the simulated platform's `print` writes.

@@ -34,9 +34,13 @@ func printError(_ text: String) {
 public enum StampedeCLI {
   /// Runs the command line with `arguments` and exits with its code. `apps` are the client
   /// suites `--app NAME` selects; `program` is the executable's name as repro lines print it.
+  ///
+  /// The process first makes sure Swift's hashing is deterministic (see ``DeterministicHashing``):
+  /// app code that iterates a `Set` or a `Dictionary` then runs the same in every process.
   public static func main(
     apps: [AppSuite] = [], program: String = "stampede", arguments: [String] = Array(CommandLine.arguments.dropFirst())
   ) -> Never {
+    DeterministicHashing.ensure(program: program)
     exit(run(apps: apps, program: program, arguments: arguments))
   }
 
@@ -56,6 +60,31 @@ public enum StampedeCLI {
       code = .usage
     }
     return code.rawValue
+  }
+}
+
+/// Swift seeds its hashing at random in every process, so the order in which a `Set` or a
+/// `Dictionary` iterates differs from one process to the next. Stampede's model never depends on it,
+/// but app code does (a host that answers `Set(applicants)` in a loop): the same seed would give
+/// another run in another process. The runtime reads `SWIFT_DETERMINISTIC_HASHING` once, before
+/// `main`, so a process started without it starts itself again, the same program with the same
+/// arguments and the variable set (`execv` keeps its PID); if that is impossible it says so on
+/// standard error and goes on.
+enum DeterministicHashing {
+  static let variable = "SWIFT_DETERMINISTIC_HASHING"
+
+  /// Whether this process's hashing was fixed from its start.
+  static var isOn: Bool { ProcessInfo.processInfo.environment[variable] == "1" }
+
+  static func ensure(program: String) {
+    guard !isOn else { return }
+    setenv(variable, "1", 1)
+    let argv = CommandLine.arguments.map { strdup($0) } + [nil]
+    execv("/proc/self/exe", argv)
+    // Only reached if the exec failed.
+    printError(
+      "\(program): warning: could not restart with \(variable)=1 (\(String(cString: strerror(errno)))): "
+        + "app code that iterates a Set or Dictionary may run differently in another process")
   }
 }
 

@@ -60,6 +60,9 @@ package final class AppHost {
   }
   @exclusivity(unchecked) private var jobs: [JobSlot] = []
   @exclusivity(unchecked) private var freeJobs: [UInt32] = []
+  /// Per user, its phone's defaults databases by suite name ("" for the standard one): kept across
+  /// its app's launches, as a phone keeps them.
+  private var defaults: [UInt32: [String: UserDefaults]] = [:]
   /// UUIDs seen in printed text, each given a dense number in order of first sight.
   private var uuidNumbers: [String: Int] = [:]
 
@@ -153,6 +156,7 @@ package final class AppHost {
     }
     jobs = []
     freeJobs = []
+    defaults = [:]
     for u in 0..<singletons.count / AppHost.singletonKinds { forgetSingletons(of: UInt32(u)) }
   }
 
@@ -217,6 +221,15 @@ package final class AppHost {
   package func existingSingleton<T: AnyObject>(_ name: Singleton, of user: UInt32) -> T? {
     guard let object = singletons[Int(user) * AppHost.singletonKinds + name.rawValue] else { return nil }
     return unsafeDowncast(object, to: T.self)
+  }
+
+  /// The current user's defaults database of suite `suite` ("" for the standard one), made empty on
+  /// first use; it outlives the user's app processes (see ``UserDefaults``).
+  package func userDefaults(suite: String) -> UserDefaults {
+    if let existing = defaults[user]?[suite] { return existing }
+    let made = UserDefaults()
+    defaults[user, default: [:]][suite] = made
+    return made
   }
 
   /// Forgets every singleton of `user` (its process died), released as that user's code.

@@ -34,6 +34,30 @@ enum ExamplesTool {
     #expect(hashes[0] == hashes[1])
   }
 
+  /// App code that iterates a `Set` (the `accept-all` host answers `Set(applicants)` in a loop)
+  /// makes its calls in the set's order, which Swift's per-process random hashing seed would change
+  /// from one process to the next: the command line fixes the seed (it starts itself again with
+  /// `SWIFT_DETERMINISTIC_HASHING=1`), so two processes give the same run. Without it, three
+  /// processes gave three trace hashes for this seed.
+  @Test func appCodeIteratingASetRunsTheSameInTwoProcesses() throws {
+    let folder = ExamplesTool.folder()
+    var hashes: [String] = []
+    for i in 0..<2 {
+      let out = folder.appendingPathComponent("set\(i)")
+      let r = try ExamplesTool.run([
+        "run", "profiles/smoke.json5", "--app", "accept-all", "--seed", "1", "--set", "duration=40s", "--out",
+        out.path, "--progress", "none",
+      ])
+      #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+      let report = try ExamplesTool.report(at: out)
+      // The batch answered two applicants or more, in the set's order.
+      let violated = (report["invariants"] as! [[String: Any]]).filter { ($0["violations"] as? Int ?? 0) > 0 }
+      #expect(violated.map { $0["id"] as! String } == ["app.platform-contract"])
+      hashes.append(report["traceHash"] as! String)
+    }
+    #expect(hashes[0] == hashes[1])
+  }
+
   /// An app team's executable names itself in its help and its messages, not `stampede`.
   @Test func theExecutableNamesItselfInHelpAndMessages() throws {
     let help = try ExamplesTool.run(["help"])

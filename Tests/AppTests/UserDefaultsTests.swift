@@ -1,0 +1,86 @@
+import Testing
+
+@testable import Clients
+@testable import SimKernel
+@testable import VirtualPlatform
+
+/// `UserDefaults` as app code uses it: each virtual user's phone has its own database, kept across
+/// its app's launches and fresh in every run.
+@Suite(.serialized) struct UserDefaultsTests {
+  /// What one user stores, another never reads (Foundation's would be one file for the process).
+  @Test func eachUserHasItsOwnDefaults() {
+    let bench = HostBench()
+    var seen: [String?] = []
+    bench.run(as: 1) { UserDefaults.standard.set("token-of-1", forKey: "voipToken") }
+    bench.run(as: 2) { seen.append(UserDefaults.standard.string(forKey: "voipToken")) }
+    bench.run(as: 1) { seen.append(UserDefaults.standard.string(forKey: "voipToken")) }
+    #expect(seen == [nil, "token-of-1"])
+  }
+
+  /// A process that dies (its singletons forgotten) leaves the database behind, as a phone keeps
+  /// an app's defaults across launches; another run (another host) starts empty.
+  @Test func theDefaultsOutliveTheProcessAndNotTheRun() {
+    let bench = HostBench()
+    var seen: [Int] = []
+    bench.run(as: 3) {
+      UserDefaults.standard.set(41, forKey: "lastCall")
+      _ = NotificationCenter.default
+    }
+    bench.host.forgetSingletons(of: 3)
+    bench.run(as: 3) { seen.append(UserDefaults.standard.integer(forKey: "lastCall")) }
+    let next = HostBench()
+    next.run(as: 3) { seen.append(UserDefaults.standard.integer(forKey: "lastCall")) }
+    #expect(seen == [41, 0])
+  }
+
+  /// A suite is one database per user however many handles reach it; `nil` names the standard
+  /// one, and the global domain is refused.
+  @Test func handlesOnOneSuiteShareItsValues() {
+    let bench = HostBench()
+    var seen: [String] = []
+    bench.run(as: 1) {
+      UserDefaults(suiteName: "group.calls")?.set(true, forKey: "muted")
+      seen.append("\(UserDefaults(suiteName: "group.calls")?.bool(forKey: "muted") ?? false)")
+      seen.append("\(UserDefaults.standard.bool(forKey: "muted"))")
+      UserDefaults(suiteName: nil)?.set("x", forKey: "k")
+      seen.append(UserDefaults.standard.string(forKey: "k") ?? "nil")
+      seen.append("\(UserDefaults(suiteName: "NSGlobalDomain") == nil)")
+    }
+    #expect(seen == ["true", "false", "x", "true"])
+  }
+
+  /// The typed getters convert as Foundation's do; registered defaults show until a value is
+  /// stored, and again after it is removed.
+  @Test func typedGettersAndRegisteredDefaults() {
+    let bench = HostBench()
+    bench.run(as: 2) {
+      let d = UserDefaults.standard
+      d.register(defaults: ["retries": 3, "ring": "classic"])
+      #expect(d.integer(forKey: "retries") == 3 && d.string(forKey: "ring") == "classic")
+      d.set(5, forKey: "retries")
+      #expect(d.integer(forKey: "retries") == 5)
+      d.removeObject(forKey: "retries")
+      #expect(d.integer(forKey: "retries") == 3)
+      d.set("7", forKey: "s")
+      #expect(d.integer(forKey: "s") == 7 && d.double(forKey: "s") == 7 && d.bool(forKey: "s"))
+      d.set(true, forKey: "b")
+      #expect(d.integer(forKey: "b") == 1 && d.string(forKey: "b") == nil)
+      d.set(2.9, forKey: "x")
+      #expect(d.integer(forKey: "x") == 2 && d.float(forKey: "x") == Float(2.9))
+      d.set(["a", "b"], forKey: "list")
+      #expect(d.stringArray(forKey: "list") == ["a", "b"] && d.array(forKey: "list")?.count == 2)
+      #expect(d.object(forKey: "missing") == nil && !d.bool(forKey: "missing") && d.synchronize())
+      #expect(d.dictionaryRepresentation()["ring"] as? String == "classic")
+    }
+  }
+
+  /// Outside every user's code there is no phone: a database nothing else reads, and a finding.
+  @Test func outsideEveryUserItIsAFinding() {
+    let bench = HostBench()
+    bench.host.run(as: .max) { UserDefaults.standard.set(1, forKey: "k") }
+    #expect(bench.runtime.appOutsideUser.map(\.what) == ["UserDefaults.standard"])
+    var seen = -1
+    bench.run(as: 1) { seen = UserDefaults.standard.integer(forKey: "k") }
+    #expect(seen == 0)
+  }
+}
