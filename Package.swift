@@ -59,6 +59,8 @@ let package = Package(
     /// The app host current on each thread, as a C thread-local (see its header). DWARF 4 debug
     /// information, which valgrind's reader (callgrind, for `make instructions`) accepts.
     .target(name: "CThreadState", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+    // The simulated wall clock app code reads (`Date()`): see its header.
+    .target(name: "CWallClock", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
     .target(name: "SimKernel", dependencies: ["CPrefetch"], swiftSettings: simulate),
     .target(name: "LiveStack", dependencies: ["SimKernel"], swiftSettings: simulate),
     .target(name: "Clients", dependencies: ["SimKernel", "LiveStack"], swiftSettings: simulate),
@@ -116,7 +118,8 @@ let package = Package(
     .plugin(name: "PlatformShadows", capability: .buildTool(), dependencies: ["stampede-platform-shadows"]),
     .executableTarget(name: "stampede-platform-shadows", path: "Plugins/PlatformShadowsTool"),
     .target(
-      name: "VirtualPlatform", dependencies: ["CPrefetch", "CThreadState", "SimKernel", "LiveStack", "Clients"],
+      name: "VirtualPlatform",
+      dependencies: ["CPrefetch", "CThreadState", "CWallClock", "SimKernel", "LiveStack", "Clients"],
       swiftSettings: optimize
     ),
     .target(name: "Combine", dependencies: ["VirtualPlatform"], swiftSettings: simulate),

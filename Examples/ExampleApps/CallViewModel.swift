@@ -15,8 +15,19 @@ import Observation
   }
 
   public private(set) var screen: Screen = .none {
-    didSet { if screen != oldValue { print("[Call] screen \(screen)") } }
+    didSet {
+      guard screen != oldValue else { return }
+      print("[Call] screen \(screen)")
+      // The call's length, for the call log.
+      if case .inCall = screen, connectedAt == nil { connectedAt = Date() }
+      if screen == .none, let since = connectedAt {
+        print("[Call] lasted \(Int(Date().timeIntervalSince(since).rounded())) s")
+        connectedAt = nil
+      }
+    }
   }
+  /// When the call on screen connected.
+  @ObservationIgnored private var connectedAt: Date?
   @ObservationIgnored private var cancellables = Set<AnyCancellable>()
   /// Whether a call this screen dials is being placed (its `calls()` not answered yet): the SDK
   /// knows no call then, and a late end or hang-up answer of the call before must not close it.

@@ -71,6 +71,7 @@ package final class AppHost {
     self.runtime = runtime
     singletons = ContiguousArray(repeating: nil, count: runtime.clients.count * AppHost.singletonKinds)
     ConcurrencyHooks.install()
+    WallClock.install()
   }
 
   /// The simulated time now.

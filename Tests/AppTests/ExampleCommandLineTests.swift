@@ -58,6 +58,27 @@ enum ExamplesTool {
     #expect(hashes[0] == hashes[1])
   }
 
+  /// App code reads the simulated wall clock: the example call screen logs each call's length
+  /// from `Date()`, and the traces of two processes are the same, byte for byte (with the
+  /// machine's clock every call lasted "0 s", and each line's text depended on the machine).
+  @Test func appCodeReadingDateTracesTheSameInTwoProcesses() throws {
+    let folder = ExamplesTool.folder()
+    var traces: [String] = []
+    for i in 0..<2 {
+      let trace = folder.appendingPathComponent("calls\(i).jsonl")
+      let r = try ExamplesTool.run([
+        "run", "profiles/call-storm.json5", "--app", "examples", "--seed", "1", "--set", "duration=40s", "--out",
+        folder.appendingPathComponent("calls\(i)").path, "--progress", "none", "--trace", trace.path,
+      ])
+      #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+      traces.append(try String(contentsOf: trace, encoding: .utf8))
+    }
+    #expect(traces[0] == traces[1])
+    let lengths = traces[0].split(separator: "\n").filter { $0.contains("[Call] lasted ") }
+    #expect(lengths.count > 5)
+    #expect(lengths.contains { !$0.contains("lasted 0 s") }, "the calls' lengths are simulated time")
+  }
+
   /// An app team's executable names itself in its help and its messages, not `stampede`.
   @Test func theExecutableNamesItselfInHelpAndMessages() throws {
     let help = try ExamplesTool.run(["help"])

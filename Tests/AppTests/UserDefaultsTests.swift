@@ -84,3 +84,28 @@ import Testing
     #expect(seen == 0)
   }
 }
+
+/// The wall clock app code reads is simulated time from a fixed epoch; everything else reads the
+/// machine's.
+@Suite(.serialized) struct WallClockTests {
+  @Test func dateInsideUserCodeIsTheSimulatedClock() {
+    let bench = HostBench()
+    var seen: [Double] = []
+    var cSeconds = 0
+    bench.run(as: 1) {
+      seen.append(Date().timeIntervalSince1970)
+      DispatchQueue.main.asyncAfter(deadline: .now() + 90.25) {
+        seen.append(Date.now.timeIntervalSince1970)
+        cSeconds = time(nil)
+      }
+    }
+    bench.drain()
+    let epoch = Double(WallClock.epoch)
+    #expect(seen == [epoch, epoch + 90.25])
+    #expect(cSeconds == Int(WallClock.epoch) + 90)
+    // Outside every user's code, the machine's clock (this test runs long after 2026-01-01).
+    let machine = Date().timeIntervalSince1970
+    #expect(abs(machine - Double(WallClock.machineNanoseconds) / 1e9) < 60)
+    #expect(machine > epoch + 86_400)
+  }
+}
