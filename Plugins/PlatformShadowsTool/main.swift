@@ -16,6 +16,7 @@ let text = """
   typealias DispatchWorkItem = VirtualPlatform.DispatchWorkItem
   typealias DispatchWallTime = VirtualPlatform.DispatchWallTime
   typealias DispatchTimeoutResult = VirtualPlatform.DispatchTimeoutResult
+  typealias DispatchSemaphore = VirtualPlatform.DispatchSemaphore
   typealias Timer = VirtualPlatform.Timer
   typealias RunLoop = VirtualPlatform.RunLoop
   typealias UserDefaults = VirtualPlatform.UserDefaults

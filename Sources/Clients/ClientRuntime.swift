@@ -269,8 +269,8 @@ public final class ClientRuntime {
   /// Uses of the virtual platform by app code outside every virtual user's code, in order: when
   /// (simulated nanoseconds) and what was used. The world turns them into findings.
   public var appOutsideUser: [(timeNs: Int64, what: String)] = []
-  /// Platform contracts app code broke that stop an iOS app (an unbalanced
-  /// `DispatchGroup.leave()`), in order: when, whose code, and what. The world turns them into
+  /// Platform contracts app code broke that stop or hang an iOS app (an unbalanced
+  /// `DispatchGroup.leave()`, a `DispatchSemaphore.wait()` nothing can signal), in order: when, whose code, and what. The world turns them into
   /// findings; the run goes on.
   public var appContractBroken: [(timeNs: Int64, user: UInt32, what: String)] = []
   /// Participant lists of `calls()` in flight, by slot.

@@ -83,7 +83,7 @@ extension Checker {
         log.record(
           .appPlatformContract, at: SimInstant(nanoseconds: broken.timeNs),
           entities: broken.user == .max ? [] : ["user:\(broken.user)"],
-          "\(broken.user == .max ? "app code" : "user \(broken.user)'s code") broke a platform contract that stops an iOS app: \(broken.what)"
+          "\(broken.user == .max ? "app code" : "user \(broken.user)'s code") broke a platform contract: \(broken.what)"
         )
       }
       runtime.appContractBroken.removeAll()

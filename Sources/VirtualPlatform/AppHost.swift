@@ -388,7 +388,8 @@ package final class AppHost {
     OutsideWarnings.warn(what)
   }
 
-  /// App code broke a platform contract whose breach stops an iOS app (`what` says which): inside
+  /// App code broke a platform contract whose breach stops or hangs an iOS app (`what` says which
+  /// and how): inside
   /// a run it is a finding of the run (`app.platform-contract`), naming the user whose code did it;
   /// with no run on this thread, a warning on standard error, once per contract.
   package static func reportContractBroken(_ what: String) {

@@ -88,7 +88,9 @@ public final class DispatchGroup: @unchecked Sendable {
   /// A piece of work has finished: when none is left, the work waiting on the group is submitted.
   public func leave() {
     guard entered > 0 else {
-      return AppHost.reportContractBroken("DispatchGroup.leave() without a matching enter()")
+      return AppHost.reportContractBroken(
+        "DispatchGroup.leave() without a matching enter() (a phone's app stops here: \"Unbalanced call to dispatch_group_leave()\")"
+      )
     }
     entered -= 1
     guard entered == 0 else { return }
@@ -163,4 +165,46 @@ public struct DispatchWallTime: Comparable, Sendable {
   }
 
   public static func < (a: DispatchWallTime, b: DispatchWallTime) -> Bool { a.nanoseconds < b.nanoseconds }
+}
+
+/// A counting semaphore in a virtual user's code. Used as a lock (a `wait()` that finds the count
+/// above zero, then a `signal()`), it works as Dispatch's does. A `wait()` that would block cannot:
+/// every piece of the user's code, the completion that would signal it included, runs on the one
+/// simulated thread, as an SDK's completions run on a phone's main thread, so on a phone the app
+/// would hang there until the system killed it. That `wait()` is a finding of the run,
+/// `app.platform-contract`, and returns at once (the run goes on); a `wait(timeout:)` that would
+/// block returns `.timedOut` at once, with no simulated time passing.
+public final class DispatchSemaphore: @unchecked Sendable {
+  private var value: Int
+
+  /// A semaphore whose count starts at `value` (not below zero).
+  public init(value: Int) { self.value = max(0, value) }
+
+  /// Adds one to the count; returns whether a waiter was woken (never: no waiter can wait).
+  @discardableResult public func signal() -> Int {
+    value += 1
+    return 0
+  }
+
+  /// Takes one from the count, or, with none to take, reports that the app would hang here.
+  public func wait() {
+    guard value > 0 else {
+      return AppHost.reportContractBroken(
+        "DispatchSemaphore.wait() with nothing to signal it (only code that runs on the same thread, after the wait, could: a phone's app hangs here)"
+      )
+    }
+    value -= 1
+  }
+
+  /// Takes one from the count if it can, else times out at once.
+  public func wait(timeout: DispatchTime) -> DispatchTimeoutResult {
+    guard value > 0 else { return .timedOut }
+    value -= 1
+    return .success
+  }
+
+  /// Takes one from the count if it can, else times out at once.
+  public func wait(wallTimeout: DispatchWallTime) -> DispatchTimeoutResult {
+    wait(timeout: DispatchTime(uptimeNanoseconds: wallTimeout.nanoseconds))
+  }
 }

@@ -99,7 +99,10 @@ import Testing
     #expect(checker.log.count(.appPlatformContract) == 1)
     let found = checker.log.first(.appPlatformContract)
     #expect(found?.entities == ["user:2"])
-    #expect(found?.message.hasPrefix("user 2's code broke a platform contract that stops an iOS app") == true)
+    #expect(
+      found?.message
+        == "user 2's code broke a platform contract: DispatchGroup.leave() without a matching enter() (a phone's app stops here: \"Unbalanced call to dispatch_group_leave()\")"
+    )
     #expect(bench.runtime.appContractBroken.isEmpty)
   }
 
@@ -162,5 +165,34 @@ import Testing
     #expect(at == [300_000_000, 2_000_000_000])
     #expect(DispatchTime(uptimeNanoseconds: 5_000_000_000) - 1.5 == DispatchTime(uptimeNanoseconds: 3_500_000_000))
     #expect(DispatchTime(uptimeNanoseconds: 100) - .seconds(1) == .zero)
+  }
+
+  /// A semaphore used as a lock works; a `wait()` nothing on the one thread could signal first
+  /// is recorded (a phone's app hangs there) and returns, and a timed wait times out at once.
+  @Test func aSemaphoreWaitThatWouldHangIsRecordedAndTheRunGoesOn() {
+    let bench = HostBench()
+    let log = Log()
+    bench.run(as: 1) {
+      let lock = DispatchSemaphore(value: 1)
+      lock.wait()
+      log.add("locked")
+      lock.signal()
+      #expect(lock.wait(timeout: .now() + 1) == .success)
+      #expect(lock.wait(timeout: .now() + 1) == .timedOut)
+    }
+    #expect(bench.runtime.appContractBroken.isEmpty)
+    bench.run(as: 3) {
+      // Waiting on the main thread for a completion that the main thread delivers.
+      let answered = DispatchSemaphore(value: 0)
+      DispatchQueue.main.async { answered.signal() }
+      answered.wait()
+      log.add("went on")
+    }
+    bench.drain()
+    #expect(log.lines == ["locked", "went on"])
+    #expect(bench.runtime.appContractBroken.map(\.user) == [3])
+    #expect(
+      bench.runtime.appContractBroken.first?.what.hasPrefix("DispatchSemaphore.wait() with nothing to signal it")
+        == true)
   }
 }

@@ -42,7 +42,8 @@ import Testing
     let first = report.invariants.first { $0.id == "app.platform-contract" }?.first
     #expect(
       first?.message.hasSuffix(
-        "'s code broke a platform contract that stops an iOS app: DispatchGroup.leave() without a matching enter()")
+        "'s code broke a platform contract: DispatchGroup.leave() without a matching enter() (a phone's app stops here: \"Unbalanced call to dispatch_group_leave()\")"
+      )
         == true, "\(first?.message ?? "")")
     #expect(first?.entities.first?.hasPrefix("user:") == true)
   }
