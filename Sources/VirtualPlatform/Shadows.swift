@@ -243,8 +243,45 @@ func simulatedSleep(_ nanoseconds: Int64) async throws {
   // Outside every user's code there is no simulated clock to sleep on: reported, and the task
   // goes on at once.
   guard let host = AppHost.inUser("Task.sleep") else { return try Task.checkCancellation() }
-  await withUnsafeContinuation { (k: UnsafeContinuation<Void, Never>) in
-    host.post({ k.resume() }, after: .nanoseconds(max(0, nanoseconds)))
+  try Task.checkCancellation()
+  // As the standard library's sleep: cancelling the task ends it at once (with
+  // `CancellationError`), not at its deadline. The cancel comes from some user's code on the
+  // simulation's thread; the sleep then ends as the sleeper's next piece of work, at that time.
+  let sleep = SimulatedSleep(host: host, user: host.user)
+  await withTaskCancellationHandler {
+    await withUnsafeContinuation { (k: UnsafeContinuation<Void, Never>) in
+      sleep.continuation = k
+      host.post({ sleep.wake() }, after: .nanoseconds(max(0, nanoseconds)))
+    }
+  } onCancel: {
+    sleep.cancelled()
   }
   try Task.checkCancellation()
+}
+
+/// One task's simulated sleep: woken by its deadline or, earlier, by the task's cancellation.
+final class SimulatedSleep: @unchecked Sendable {
+  let host: AppHost
+  let user: UInt32
+  var continuation: UnsafeContinuation<Void, Never>?
+  var woken = false
+
+  init(host: AppHost, user: UInt32) {
+    self.host = host
+    self.user = user
+  }
+
+  func wake() {
+    guard !woken, let k = continuation else { return }
+    woken = true
+    continuation = nil
+    k.resume()
+  }
+
+  /// The task was cancelled: it wakes as its user's next piece of work (the deadline's job then
+  /// finds it awake and does nothing).
+  func cancelled() {
+    guard !woken, AppHost.current === host else { return }
+    host.run(as: user) { host.post { [self] in wake() } }
+  }
 }

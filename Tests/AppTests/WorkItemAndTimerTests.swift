@@ -195,4 +195,30 @@ import Testing
       bench.runtime.appContractBroken.first?.what.hasPrefix("DispatchSemaphore.wait() with nothing to signal it")
         == true)
   }
+
+  /// The ring timeout as a task: cancelled when the call is answered, its sleep ends at once with
+  /// `CancellationError`, as the standard library's does, not at its deadline.
+  @Test func aCancelledTaskSleepEndsAtTheCancelNotAtItsDeadline() {
+    let bench = HostBench()
+    let log = Log()
+    var ringTimeout: Task<Void, Never>?
+    bench.run(as: 2) {
+      ringTimeout = Task {
+        do {
+          try await Task.sleep(for: .seconds(30))
+          log.add("timed out")
+        } catch {
+          log.add("\(type(of: error)) at \(bench.host.now.nanoseconds / 1_000_000) as \(bench.host.user)")
+        }
+      }
+      Task {
+        try? await Task.sleep(for: .seconds(5))
+        log.add("uncancelled at \(bench.host.now.nanoseconds / 1_000_000)")
+      }
+    }
+    // The call is answered at 1.2 s, in another piece of the user's code.
+    bench.run(as: 2) { DispatchQueue.main.asyncAfter(deadline: .now() + 1.2) { ringTimeout?.cancel() } }
+    bench.drain()
+    #expect(log.lines == ["CancellationError at 1200 as 2", "uncancelled at 5000"])
+  }
 }
