@@ -20,6 +20,7 @@ let text = """
   typealias Timer = VirtualPlatform.Timer
   typealias RunLoop = VirtualPlatform.RunLoop
   typealias UserDefaults = VirtualPlatform.UserDefaults
+  typealias OperationQueue = VirtualPlatform.OperationQueue
   typealias NotificationCenter = VirtualPlatform.NotificationCenter
 
   /// Into the current virtual user's trace, as the simulated platform's `print` writes.

@@ -221,4 +221,33 @@ import Testing
     bench.drain()
     #expect(log.lines == ["CancellationError at 1200 as 2", "uncancelled at 5000"])
   }
+
+  /// Older code's hop to the main thread, `OperationQueue.main.addOperation`, runs as a later event
+  /// of the user, in order; a suspended queue holds its blocks until resumed; cancelled blocks
+  /// never run; a notification observer on `.main` runs later too.
+  @Test func operationQueueBlocksRunAsTheUsersLaterWork() {
+    let bench = HostBench()
+    let log = Log()
+    let own = OperationQueue()
+    bench.run(as: 2) {
+      OperationQueue.main.addOperation { log.add("main as \(bench.host.user)") }
+      own.isSuspended = true
+      own.addOperation { log.add("held") }
+      own.addOperation { log.add("cancelled") }
+      own.cancelAllOperations()
+      own.addOperation { log.add("after cancel") }
+      _ = NotificationCenter.default.addObserver(forName: .init("ended"), object: nil, queue: .main) { _ in
+        log.add("observer")
+      }
+      NotificationCenter.default.post(name: .init("ended"))
+      log.add("now")
+    }
+    #expect(log.lines == ["now"] && own.operationCount == 3)
+    bench.drain()
+    #expect(log.lines == ["now", "main as 2", "observer"])
+    bench.run(as: 2) { own.isSuspended = false }
+    bench.drain()
+    #expect(log.lines == ["now", "main as 2", "observer", "after cancel"])
+    #expect(own.operationCount == 0)
+  }
 }
