@@ -35,6 +35,8 @@ let package = Package(
     .library(name: "ImSDK_Plus", targets: ["ImSDK_Plus"]),
     .library(name: "TUICore", targets: ["TUICore"]),
     .library(name: "UIKit", targets: ["UIKit"]),
+    .library(name: "os", targets: ["os"]),
+    .library(name: "OSLog", targets: ["OSLog"]),
     .plugin(name: "PlatformShadows", targets: ["PlatformShadows"]),
     .library(
       name: "Stampede",
@@ -59,8 +61,9 @@ let package = Package(
     /// The app host current on each thread, as a C thread-local (see its header). DWARF 4 debug
     /// information, which valgrind's reader (callgrind, for `make instructions`) accepts.
     .target(name: "CThreadState", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
-    // The simulated wall clock app code reads (`Date()`): see its header.
-    .target(name: "CWallClock", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+    // Functions the executable defines in place of the shared libraries' for app code: the
+    // simulated wall clock (`Date()`) and the Swift runtime's misuse reports (see the headers).
+    .target(name: "CPlatformHooks", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
     .target(name: "SimKernel", dependencies: ["CPrefetch"], swiftSettings: simulate),
     .target(name: "LiveStack", dependencies: ["SimKernel"], swiftSettings: simulate),
     .target(name: "Clients", dependencies: ["SimKernel", "LiveStack"], swiftSettings: simulate),
@@ -97,7 +100,9 @@ let package = Package(
     // import Foundation themselves (the PlatformShadows plugin).
     .target(
       name: "ExampleApps",
-      dependencies: ["AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "UIKit"],
+      dependencies: [
+        "AtomicXCore", "Combine", "PushKit", "LiveCommunicationKit", "ImSDK_Plus", "TUICore", "UIKit", "os",
+      ],
       path: "Examples/ExampleApps", swiftSettings: appFacing + [.unsafeFlags(["-default-isolation", "MainActor"])],
       plugins: ["PlatformShadows"]),
     // The seed documents' own code, as printed (see docs/CLIENTS.md for the edits a build forced),
@@ -119,7 +124,7 @@ let package = Package(
     .executableTarget(name: "stampede-platform-shadows", path: "Plugins/PlatformShadowsTool"),
     .target(
       name: "VirtualPlatform",
-      dependencies: ["CPrefetch", "CThreadState", "CWallClock", "SimKernel", "LiveStack", "Clients"],
+      dependencies: ["CPrefetch", "CThreadState", "CPlatformHooks", "SimKernel", "LiveStack", "Clients"],
       swiftSettings: optimize
     ),
     .target(name: "Combine", dependencies: ["VirtualPlatform"], swiftSettings: simulate),
@@ -142,6 +147,9 @@ let package = Package(
     .target(
       name: "TUICore", dependencies: ["VirtualPlatform", "Clients", "LiveStack", "SimKernel"], swiftSettings: appFacing),
     .target(name: "UIKit", dependencies: ["VirtualPlatform"], swiftSettings: appFacing),
+    // Apple's unified logging (`import os`, `import OSLog`): into the user's trace.
+    .target(name: "os", dependencies: ["VirtualPlatform"], swiftSettings: appFacing),
+    .target(name: "OSLog", dependencies: ["os"], swiftSettings: appFacing),
     // Running the package's executables from tests.
     .target(name: "ToolSupport", path: "Tests/ToolSupport"),
     .testTarget(
@@ -155,7 +163,7 @@ let package = Package(
       name: "AppTests",
       dependencies: [
         "stampede-examples", "ExampleSuites", "ExampleApps", "StampedeCLI", "StampedeHarness", "VirtualPlatform",
-        "UIKit",
+        "UIKit", "os", "OSLog",
         "Combine", "AtomicXCore", "PushKit", "LiveCommunicationKit", "Clients", "LiveStack", "SimKernel", "Oracles",
         "Runner", "Profiles", "Scenario", "Reports", "ToolSupport",
       ], swiftSettings: appFacing),

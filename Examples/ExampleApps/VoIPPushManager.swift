@@ -5,6 +5,7 @@ import ImSDK_Plus
 import LiveCommunicationKit
 import PushKit
 import TUICore
+import os
 
 extension Notification.Name {
   static let tuiLoginSucceeded = Notification.Name("TUILoginSuccess")
@@ -23,6 +24,8 @@ extension Notification.Name {
 /// - a call the user places is shown by the system too: started with `perform`, dialled when the
 ///   system hands the Start action back, which is fulfilled only once the call is placed.
 public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationManagerDelegate {
+  /// The push manager's log (its lines go into the user's trace as "[VoIP] …").
+  static let log = Logger(subsystem: "com.example.calls", category: "VoIP")
   private let pushRegistry: PKPushRegistry
   private let certificateID: Int
   private var voipToken: Data?
@@ -100,7 +103,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     loggedOut = false
     LoginStore.shared.login(sdkAppID: sdkAppID, userID: userID, userSig: userSig) { [weak self] result in
       if case .failure(let error) = result {
-        print("[VoIP] IM login failed \(error.code)")
+        VoIPPushManager.log.error("IM login failed \(error.code, privacy: .public)")
         // No answer (-1): the login may never have reached the server. Without it no call
         // reaches this app but by push, and none can be answered: try again shortly.
         if error.code == -1 { self?.logInAgain(sdkAppID: sdkAppID, userID: userID, userSig: userSig) }
@@ -109,7 +112,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       TUILogin.login(sdkAppID, userID: userID, userSig: userSig) {
         NotificationCenter.default.post(name: .tuiLoginSucceeded, object: nil)
       } fail: { [weak self] code, message in
-        print("[VoIP] TUILogin failed \(code) \(message ?? "")")
+        VoIPPushManager.log.error("TUILogin failed \(code) \(message ?? "", privacy: .public)")
         if code == -1 { self?.logInAgain(sdkAppID: sdkAppID, userID: userID, userSig: userSig) }
       }
     }
@@ -130,7 +133,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
     config.certificateID = certificateID
     config.token = token
     V2TIMManager.sharedInstance().setVOIP(config: config, succ: nil) { code, desc in
-      print("[VoIP] token upload failed \(code) \(desc ?? "")")
+      VoIPPushManager.log.error("token upload failed \(code) \(desc ?? "")")
     }
   }
 
@@ -247,7 +250,7 @@ public class VoIPPushManager: NSObject, PKPushRegistryDelegate, ConversationMana
       } catch {
         // The system shows no more calls (one is on screen, or a cellular call): nothing is dialled.
         pendingDials[uuid] = nil
-        print("[VoIP] the system refused the outgoing call: \(error)")
+        VoIPPushManager.log.error("the system refused the outgoing call: \(error, privacy: .public)")
       }
     }
   }

@@ -202,7 +202,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
       return Invariant(
         id: "app.platform-contract", kind: .safety,
         description:
-          "app code keeps the platform's contracts whose breach stops or hangs an iOS app: every DispatchGroup.leave() matches an enter(), and no DispatchSemaphore.wait() waits for what only the same thread could signal"
+          "app code keeps the platform's contracts whose breach stops or hangs an iOS app: every DispatchGroup.leave() matches an enter(), no DispatchSemaphore.wait() waits for what only the same thread could signal, and every CheckedContinuation is resumed"
       )
     case .lockReleased:
       return Invariant(

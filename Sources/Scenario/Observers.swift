@@ -227,10 +227,10 @@ public struct Observers {
     let atRest = (status == .idle || status == .left || status == .away) && callScreen != 1
     let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
     if settled { uiWatch.unwatch(u) }
-    // A killed app shows nothing, and a suspended one neither shows its screen nor can change it:
-    // its call screen is judged while its code can run (it hears on resuming what it missed).
+    // A call screen is judged while its code can run (a killed or suspended app shows nothing),
+    // and a screen that is down, while its SDK is logged in (a logged-out one knows no call).
     let running = backend.phoneOS.map { !$0.phones.contains(u) || $0.isRunning(u) } ?? true
-    let screen = running ? callScreen : -1
+    let screen = running && (callScreen == 1 || client.loggedIn) ? callScreen : -1
     let shown =
       runtime.ui.isStatusProbed(u) || (audienceUI && layout.role(of: u) == .audience && !phoneUsers.contains(u))
     let pending = backend.server.seats.pendingApplication(of: u) != nil && !uiWatch.applyAnswerLost(u)

@@ -109,7 +109,7 @@ enum AppTemplate {
           name: "\(module)",
           dependencies: [
             .product(name: "AtomicXCore", package: stampede), .product(name: "Combine", package: stampede),
-            .product(name: "UIKit", package: stampede),
+            .product(name: "UIKit", package: stampede), .product(name: "os", package: stampede),
           ],
           swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-default-isolation", "MainActor"])],
           plugins: [.plugin(name: "PlatformShadows", package: stampede)]),

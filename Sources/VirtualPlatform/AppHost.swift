@@ -72,6 +72,17 @@ package final class AppHost {
     singletons = ContiguousArray(repeating: nil, count: runtime.clients.count * AppHost.singletonKinds)
     ConcurrencyHooks.install()
     WallClock.install()
+    RuntimeReports.install()
+  }
+
+  /// A `CheckedContinuation` made in `function` was dropped without being resumed: app code's
+  /// finding when its own code dropped it; nothing when the objects of a process that is gone (or
+  /// of a run that is over) are being let go of (see ``RuntimeReports``).
+  package func continuationDropped(in function: String) {
+    guard releasingGone == 0, user != .max else { return }
+    AppHost.reportContractBroken(
+      "a CheckedContinuation (\(function)) dropped without being resumed: the task waiting on it stays suspended forever"
+    )
   }
 
   /// The simulated time now.

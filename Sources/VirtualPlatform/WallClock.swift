@@ -1,4 +1,4 @@
-import CWallClock
+import CPlatformHooks
 
 /// The wall clock app code reads: `Date()`, `Date.now` and C's `time` and `gettimeofday` give the
 /// simulated time inside a virtual user's code, from ``epoch`` at the run's time zero, so code that
@@ -6,7 +6,7 @@ import CWallClock
 /// command line, reports, the run history) the clock is the machine's. The monotonic clocks
 /// (`ContinuousClock`, `SuspendingClock`) stay the machine's.
 ///
-/// How: the `CWallClock` library defines the C library's wall-clock functions in the executable,
+/// How: the `CPlatformHooks` library defines the C library's wall-clock functions in the executable,
 /// which exports them in place of the C library's (Foundation's `Date()` reads
 /// `clock_gettime(CLOCK_REALTIME)`), and asks the hook installed here whether app code is running.
 public enum WallClock {

@@ -250,4 +250,44 @@ import Testing
     #expect(log.lines == ["now", "main as 2", "observer", "after cancel"])
     #expect(own.operationCount == 0)
   }
+
+  /// An `async` wrapper whose completion path forgot to resume its checked continuation leaves the
+  /// awaiting task suspended forever: a finding against the user whose code dropped it. The same
+  /// continuation let go of with a process that is gone is no finding (a killed process runs
+  /// nothing more), and neither reaches the runtime's own report.
+  @Test func aCheckedContinuationDroppedByTheAppIsAFindingAndOneOfAGoneProcessIsNot() {
+    let bench = HostBench()
+    let log = Log()
+    bench.run(as: 2) {
+      Task {
+        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in
+          // The completion's failure path returns without resuming.
+          log.add("asked")
+        }
+        log.add("never resumed")
+      }
+    }
+    bench.drain()
+    #expect(log.lines == ["asked"])
+    #expect(bench.runtime.appContractBroken.map(\.user) == [2])
+    #expect(
+      bench.runtime.appContractBroken.first?.what.hasPrefix("a CheckedContinuation (") == true
+        && bench.runtime.appContractBroken.first?.what.hasSuffix(
+          ") dropped without being resumed: the task waiting on it stays suspended forever") == true,
+      "\(bench.runtime.appContractBroken)")
+    bench.runtime.appContractBroken.removeAll()
+    // A completion still pending when the process died, holding its continuation.
+    final class Pending: @unchecked Sendable { var completion: (() -> Void)? }
+    let pending = Pending()
+    bench.run(as: 3) {
+      Task {
+        await withCheckedContinuation { (k: CheckedContinuation<Void, Never>) in
+          pending.completion = { k.resume() }
+        }
+      }
+    }
+    bench.drain()
+    bench.host.releaseObjects(of: 3) { pending.completion = nil }
+    #expect(bench.runtime.appContractBroken.isEmpty)
+  }
 }

@@ -292,6 +292,28 @@ extension PushWorldTests {
   }
 
   @Test(arguments: [false, true])
+  func aCallScreenDownIsNotJudgedWhileTheSDKIsLoggedOut(loggedIn: Bool) throws {
+    // 5 calls 6 at 3 s; 6 answers and the call connects. Then 6's SDK is logged out (a relaunched
+    // app whose login keeps failing) while the server still has it in the call: an app cannot
+    // show a call its SDK was not told of, so its screen being down is not a finding then; with
+    // its SDK logged in, it is. (The built-in viewers keep the UI checks running.)
+    let phone = HookedPhone(try Profile.parse(Data(stagedPush.utf8)))
+    var s = try Staged(stagedPush, host: ScriptedClient(), admin: ScriptedClient(), phone: phone)
+    phone.onTimer = dial([6])
+    s.run(untilMs: 2000)
+    at(&s, 5, ms: 3000)
+    s.run(untilMs: 7000)
+    #expect(s.world.server.calls.state(of: 6) == .accept)
+    s.world.phoneOS!.setApp(6, .foreground)
+    s.world.runtime.clients[6].loggedIn = loggedIn
+    s.world.runtime.ui.setCallScreen(6, shown: false)
+    s.world.observers.uiWatch.watch(6, until: .zero + .seconds(7) + UIWatch.window)
+    s.run(untilMs: 20_000)
+    #expect(s.world.server.calls.state(of: 6) == .accept)
+    #expect(s.world.checker.log.count("ui.call-screen-matches-call") == (loggedIn ? 1 : 0))
+  }
+
+  @Test(arguments: [false, true])
   func aSuspendedAppsCallScreenIsNotJudgedUntilItRuns(suspended: Bool) throws {
     // Phone 6's call screen is up with no call (it missed the end): while its app is suspended
     // nobody sees the screen and its code cannot change it; while it runs, it is a finding.

@@ -1,0 +1,2 @@
+// `import OSLog`: the unified logging of `os` (see its `Logger`).
+@_exported import os
