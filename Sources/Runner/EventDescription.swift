@@ -139,8 +139,17 @@ extension LiveWorld {
       // Traces describe it once handled (``describeLifecycle(_:before:)``); before, only what it is.
       return .init(kind: name, room: nil, users: [e.a], request: nil, detail: "app lifecycle step", onServer: false)
     case .pushDelivered:
+      // The push word carries a malformation (if any) in its top bits.
+      let (call, malformed) = PushMalformation.split(e.b)
+      let note =
+        switch malformed {
+        case .noCallerName?: " (its payload lacks voip_caller_name)"
+        case .badExt?: " (its ext is not JSON)"
+        case nil: ""
+        }
       return .init(
-        kind: name, room: nil, users: [e.a], request: nil, detail: "VoIP push for call \(e.b) reaches the phone",
+        kind: name, room: nil, users: [e.a], request: nil,
+        detail: "VoIP push for call \(call) reaches the phone\(note)",
         onServer: false)
     case .appLaunched:
       return .init(

@@ -211,7 +211,7 @@ enum CLI {
       --progress-every D
                         with plain progress, a line at least this often, whether or not seeds
                         finish meanwhile (default: 30s)
-      --quiet           no per-seed lines
+      --quiet           no per-seed lines and no progress (unless --progress asks for it)
       --pct D           PCT-style ordering: in every seed, D change points each hold one user's
                         deliveries back behind everyone else's for a while (network.pct; written
                         into each seed's repro line as --set network.pct=D); --pct drawn lets

@@ -76,8 +76,11 @@ enum ShrinkCommand {
       // Reproduce: \(runWords) --seed \(SeedFormat.format(outcome.seed))
 
       """
+    // Named apart, so that runs of it keep their reports (reports/<name>-shrunk/…) and history
+    // away from the full profile's (the name steers nothing in a run).
+    let shrunk = (try? outcome.tree.setting("name", to: .string(profile.name + "-shrunk"))) ?? outcome.tree
     do {
-      try AtomicFile.write(Data((header + JSON5Writer.write(outcome.tree) + "\n").utf8), to: out)
+      try AtomicFile.write(Data((header + JSON5Writer.write(shrunk) + "\n").utf8), to: out)
     } catch {
       printError("\(AppRegistry.program): cannot write \(out): \(error)")
       return .usage

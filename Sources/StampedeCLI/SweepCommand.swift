@@ -113,15 +113,19 @@ enum SweepCommand {
       every = Double(d.nanoseconds) / 1e9
     }
     let progress = SweepProgress(
-      mode: try ProgressPrinter.Mode.parse(options.values["--progress"] ?? "auto"), total: Int(sweep.span?.count ?? 0),
+      // --quiet asks for the verdict alone: no progress either, unless --progress asks for it.
+      mode: try ProgressPrinter.Mode.parse(options.values["--progress"] ?? (quiet ? "none" : "auto")),
+      total: Int(sweep.span?.count ?? 0),
       plainEvery: every)
     var variant = HistoryRecording.variant(
       mistakes: sweep.mistakes.map(\.rawValue), quirks: sweep.quirks.map(\.rawValue), app: sweep.app?.name,
       duration: nil)
     if explore { variant += (variant.isEmpty ? "" : " ") + "explore" }
+    let leaks = sweep.app == nil ? nil : LeakWatch(total: Int(sweep.span?.count ?? 0), program: AppRegistry.program)
     var summary = sweep.execute(
       finished: { report in
         progress.seedFinished(passed: report.verdict == "pass")
+        if let warning = leaks?.seedFinished() { printError(warning) }
         if !quiet { lines.add(report.seed, SweepCommand.line(report)) }
         if report.verdict != "pass" {
           let dir = (folder as NSString).appendingPathComponent("seeds/seed-\(report.seed)")
@@ -394,5 +398,46 @@ final class SweepProgress: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     if drewBar { FileHandle.standardError.write(Data("\n".utf8)) }
+  }
+}
+
+/// Watches a sweep of app code for memory that grows from seed to seed. A seed's world is let go
+/// of when it ends, but app objects of processes that died can outlive it: a task still awaiting
+/// an answer its killed process never got, or a retain cycle, keeps its view models alive (on a
+/// phone the process's end frees them). Past ten seeds, growth of more than 8 MB a seed is said
+/// once on standard error, with what a long sweep would need and the way around it: shards in
+/// separate processes, merged.
+final class LeakWatch: @unchecked Sendable {
+  private let lock = NSLock()
+  private var done = 0
+  private var baseline: UInt64 = 0
+  private var warned = false
+  private let total: Int
+  private let program: String
+  private let allocated: () -> UInt64?
+
+  init(total: Int, program: String, allocated: @escaping () -> UInt64? = { Jemalloc.allocated }) {
+    self.total = total
+    self.program = program
+    self.allocated = allocated
+  }
+
+  /// One more seed finished; returns the warning, the one time it is due.
+  func seedFinished() -> String? {
+    lock.lock()
+    defer { lock.unlock() }
+    done += 1
+    guard !warned, let now = allocated() else { return nil }
+    // The first two seeds warm the process up (the code's caches, the allocator's arenas).
+    if done == 2 { baseline = now }
+    guard done >= 12, now > baseline else { return nil }
+    let perSeed = (now - baseline) / UInt64(done - 2)
+    guard perSeed > 8 << 20 else { return nil }
+    warned = true
+    let needGB = Double(perSeed) * Double(total) / Double(1 << 30)
+    return "\(program): warning: the memory app code keeps grows by about \(perSeed >> 20) MB a seed (objects of "
+      + "app processes that died, kept alive by tasks still awaiting or by retain cycles), about "
+      + String(format: "%.1f", needGB) + " GB for \(total) seeds; run a long sweep of this app as shards in "
+      + "separate processes (--shard K/N) and merge them (docs/CLIENTS.md)"
   }
 }

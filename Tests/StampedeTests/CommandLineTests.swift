@@ -268,6 +268,8 @@ enum Tool {
     #expect(r.status == 0, "\(r.stderr)")
     let profile = try Profile.parse(Data(contentsOf: out))
     #expect(profile.mistakes == [.kickWithDisconnect] && profile.quirks == [.staleInvitation])
+    // Named apart: its runs' reports and history stay away from the full profile's.
+    #expect(profile.name == "mistakes-shrunk")
   }
 
   @Test(.long) func theFaultBenchmarkRunsEveryKindOnAndOff() throws {

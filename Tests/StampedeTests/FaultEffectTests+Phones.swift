@@ -329,6 +329,21 @@ extension PushWorldTests {
     #expect(s.world.checker.log.count("ui.call-screen-matches-call") == (suspended ? 0 : 1))
   }
 
+  @Test func aPushIsNamedByItsCallAndItsMalformation() throws {
+    // The push word carries a malformation in its top bits: a trace names the call, not the word.
+    let (s, _) = try staged()
+    func detail(_ word: UInt32) -> String {
+      s.world.describe(Event(kind: LiveEvent.pushDelivered.rawValue, a: 6, b: word)).detail
+    }
+    #expect(detail(983) == "VoIP push for call 983 reaches the phone")
+    #expect(
+      detail(PushMalformation.badExt.word(call: 983))
+        == "VoIP push for call 983 reaches the phone (its ext is not JSON)")
+    #expect(
+      detail(PushMalformation.noCallerName.word(call: 7))
+        == "VoIP push for call 7 reaches the phone (its payload lacks voip_caller_name)")
+  }
+
   @Test func aLifecycleStepSaysWhatHappened() throws {
     // Traces describe a lifecycle step once handled, from the state before it to the state after.
     let (s, _) = try staged()

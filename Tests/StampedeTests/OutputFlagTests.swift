@@ -237,7 +237,7 @@ import Testing
   @Test(.long) func aSweepOffATerminalPrintsAPlainProgressLineEveryInterval() throws {
     let out = Tool.temporaryFolder().appendingPathComponent("p")
     let r = try Tool.run([
-      "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--quiet", "--progress-every", "200ms",
+      "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--progress-every", "200ms",
       "--out", out.path,
     ])
     #expect(r.status == 0, "\(r.stderr)")
@@ -245,11 +245,17 @@ import Testing
     #expect(!lines.isEmpty, "\(r.stderr)")
     // One unit: seeds done of the seeds to run.
     #expect(lines.allSatisfy { $0.contains("/12 seeds") && $0.contains("failed") })
-    let none = try Tool.run([
-      "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--quiet", "--progress", "none",
+    // --quiet asks for the verdict alone: no progress unless --progress asks for it.
+    let quiet = try Tool.run([
+      "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--quiet", "--progress-every", "200ms",
+      "--out", out.path,
+    ])
+    #expect(!quiet.stderr.contains("progress: ") && quiet.stdout.split(separator: "\n").count <= 3, "\(quiet.stdout)")
+    let asked = try Tool.run([
+      "sweep", "profiles/smoke.json5", "--seeds", "1..12", "--jobs", "1", "--quiet", "--progress", "plain",
       "--progress-every", "200ms", "--out", out.path,
     ])
-    #expect(!none.stderr.contains("progress: "))
+    #expect(asked.stderr.contains("progress: "))
   }
 
   @Test func setOverridesAProfileKeyIsRecordedAndReplays() throws {

@@ -105,3 +105,34 @@ import ToolSupport
     #expect(Repro.parse("stampede run p.json5 --seed 1 --mistake x") == nil)
   }
 }
+
+/// A sweep of app code says once, past ten seeds, when the memory app code keeps grows by more
+/// than 8 MB a seed, and what the range would need.
+@Suite struct LeakWatchTests {
+  final class Memory: @unchecked Sendable { var bytes: UInt64 = 100 << 20 }
+
+  @Test func growthPastTheThresholdIsSaidOnceWithWhatTheRangeNeeds() {
+    let memory = Memory()
+    let watch = LeakWatch(total: 1000, program: "call-app", allocated: { memory.bytes })
+    var said: [String] = []
+    for _ in 1...30 {
+      if let w = watch.seedFinished() { said.append(w) }
+      memory.bytes += 50 << 20
+    }
+    #expect(said.count == 1)
+    #expect(said.first?.hasPrefix("call-app: warning: the memory app code keeps grows by about 50 MB a seed") == true)
+    #expect(said.first?.contains("about 48.8 GB for 1000 seeds") == true, "\(said)")
+  }
+
+  @Test func steadyMemoryIsNotSaid() {
+    let memory = Memory()
+    let watch = LeakWatch(total: 1000, program: "call-app", allocated: { memory.bytes })
+    var said = 0
+    for k in 1...40 {
+      if watch.seedFinished() != nil { said += 1 }
+      // A seed's world comes and goes: up and down, no trend (and a small one under 8 MB).
+      memory.bytes = (100 << 20) + UInt64(k % 3) * (30 << 20) + UInt64(k) * (1 << 20)
+    }
+    #expect(said == 0)
+  }
+}
