@@ -168,6 +168,22 @@ final class Bag {
     items = []
     for c in all { c?.cancel() }
   }
+
+  /// The end of a stream joined from two: the first failure at once, else finished once both are.
+  static func endOfTwo<T, F>(_ d: Downstream<T, F>) -> (Subscribers.Completion<F>) -> Void {
+    let finished = Box(0)
+    let failed = Box(false)
+    return { c in
+      guard !failed.value else { return }
+      if case .failure = c {
+        failed.value = true
+        d.complete(c)
+      } else {
+        finished.value += 1
+        if finished.value == 2 { d.complete(.finished) }
+      }
+    }
+  }
 }
 
 extension Publisher {
@@ -360,18 +376,7 @@ extension Publisher {
     Operator { d in
       let a = Box<Output?>(nil)
       let b = Box<P.Output?>(nil)
-      let finished = Box(0)
-      let failed = Box(false)
-      func complete(_ c: Subscribers.Completion<Failure>) {
-        guard !failed.value else { return }
-        if case .failure = c {
-          failed.value = true
-          d.complete(c)
-        } else {
-          finished.value += 1
-          if finished.value == 2 { d.complete(.finished) }
-        }
-      }
+      let complete = Bag.endOfTwo(d)
       let c1 = self.subscribe(
         Downstream(
           receive: { v in
@@ -395,18 +400,7 @@ extension Publisher {
   public func merge<P: Publisher>(with other: P) -> Operator<Output, Failure>
   where P.Output == Output, P.Failure == Failure {
     Operator { d in
-      let finished = Box(0)
-      let failed = Box(false)
-      let complete: (Subscribers.Completion<Failure>) -> Void = { c in
-        guard !failed.value else { return }
-        if case .failure = c {
-          failed.value = true
-          d.complete(c)
-        } else {
-          finished.value += 1
-          if finished.value == 2 { d.complete(.finished) }
-        }
-      }
+      let complete = Bag.endOfTwo(d)
       let c1 = self.subscribe(Downstream(receive: d.receive, complete: complete))
       let c2 = other.subscribe(Downstream(receive: d.receive, complete: complete))
       return AnyCancellable {
