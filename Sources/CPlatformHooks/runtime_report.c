@@ -18,7 +18,10 @@ void stampede_set_runtime_report_hook(stampede_runtime_report_hook_t hook) {
   atomic_store(&runtime_report_hook, hook);
 }
 
-void swift_reportError(uint32_t flags, const char *message) {
+/* Weak: an executable that links the Swift runtime statically (`--static-swift-stdlib`, as `make
+   dist` does) keeps the runtime's own, and reports go to it as usual; linked dynamically, this one
+   is the executable's, which the dynamic linker binds the runtime's libraries to first. */
+__attribute__((weak)) void swift_reportError(uint32_t flags, const char *message) {
   stampede_runtime_report_hook_t hook = atomic_load(&runtime_report_hook);
   if (hook && message && hook(flags, message)) return;
   if (!real_swift_report_error) resolve_real_report();

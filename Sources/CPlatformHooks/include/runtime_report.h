@@ -12,7 +12,9 @@
    string kept for a crash report, so a run that drops many (the pending completions of every app
    process the phone killed) spends time and memory quadratic in their number. The hook below
    sees each report first: it returns nonzero when it took the report (the runtime's version is
-   then not called), zero to let the runtime report it as usual. */
+   then not called), zero to let the runtime report it as usual. An executable that links the
+   Swift runtime statically keeps the runtime's own `swift_reportError`, and the hook is not
+   called. */
 typedef int (*stampede_runtime_report_hook_t)(uint32_t flags, const char *message);
 
 /* Sets the hook (NULL: every report goes to the runtime). */
