@@ -36,7 +36,10 @@ public final class Harness: @unchecked Sendable {
 
   func host(for runtime: ClientRuntime) -> AppHost {
     if let host { return host }
-    let h = AppHost(runtime: runtime)
+    // App code's randomness comes from the run's seed: a copy of the taps' stream, drawn from
+    // without moving it.
+    var seeding = random
+    let h = AppHost(runtime: runtime, randomSeed: seeding.next())
     // Neither reference is counted (nor retained around the calls: the closure runs on every piece
     // of app code): the host clears this closure when the harness shuts it down, and it runs only
     // on the host that holds it.

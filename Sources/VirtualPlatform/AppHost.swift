@@ -66,13 +66,20 @@ package final class AppHost {
   /// UUIDs seen in printed text, each given a dense number in order of first sight.
   private var uuidNumbers: [String: Int] = [:]
 
-  /// A host for the clients of `runtime`.
-  package init(runtime: ClientRuntime) {
+  /// The seed of the users' app randomness (see ``AppRandomness``).
+  let randomSeed: UInt64
+  /// Per user, the stream its app code draws from (made at its first draw).
+  var randomStreams: [UInt32: SplitMix64] = [:]
+
+  /// A host for the clients of `runtime`; app code's randomness comes from `randomSeed`.
+  package init(runtime: ClientRuntime, randomSeed: UInt64 = 0) {
     self.runtime = runtime
+    self.randomSeed = randomSeed
     singletons = ContiguousArray(repeating: nil, count: runtime.clients.count * AppHost.singletonKinds)
     ConcurrencyHooks.install()
     WallClock.install()
     RuntimeReports.install()
+    AppRandomness.install()
   }
 
   /// A `CheckedContinuation` made in `function` was dropped without being resumed: app code's

@@ -109,3 +109,35 @@ import Testing
     #expect(machine > epoch + 86_400)
   }
 }
+
+/// The randomness app code draws comes from its user's own stream, seeded from the run's seed: the
+/// same in every run of a seed, whatever other users draw.
+@Suite(.serialized) struct AppRandomnessTests {
+  func draws(_ host: AppHost, _ user: UInt32) -> [Int] {
+    var out: [Int] = []
+    host.run(as: user) {
+      out = (0..<4).map { _ in Int.random(in: 0..<1_000_000) }
+      out.append(contentsOf: [1, 2, 3, 4, 5, 6].shuffled())
+      out.append(Int(Double.random(in: 0..<1) * 1e6))
+    }
+    return out
+  }
+
+  @Test func eachUsersDrawsFollowTheRunsSeedAndNotTheOthers() {
+    let first = HostBench()
+    let one = draws(first.host, 1)
+    let two = draws(first.host, 2)
+    // Another run of the same seed, the other user drawing first.
+    let again = HostBench()
+    let twoAgain = draws(again.host, 2)
+    let oneAgain = draws(again.host, 1)
+    #expect(one == oneAgain && two == twoAgain)
+    #expect(one != two)
+    // Another seed, another stream.
+    let other = AppHost(runtime: HostBench().runtime, randomSeed: 7)
+    #expect(draws(other, 1) != one)
+    // Outside every user's code, the system's randomness: not the user's stream.
+    let outside = (0..<4).map { _ in Int.random(in: 0..<1_000_000) }
+    #expect(outside != Array(one.prefix(4)))
+  }
+}
