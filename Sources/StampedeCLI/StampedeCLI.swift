@@ -80,6 +80,12 @@ enum DeterministicHashing {
     guard !isOn else { return }
     setenv(variable, "1", 1)
     let argv = CommandLine.arguments.map { strdup($0) } + [nil]
+    // The program as it was started (a path, or a name found on the PATH): under a wrapper such
+    // as valgrind, /proc/self/exe is the wrapper's own binary. (Run under valgrind with the
+    // variable set, so that the tool follows this process rather than a restarted one.)
+    if let program = CommandLine.arguments.first, !program.isEmpty {
+      execvp(program, argv)
+    }
     execv("/proc/self/exe", argv)
     // Only reached if the exec failed.
     printError(
