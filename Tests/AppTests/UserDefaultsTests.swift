@@ -71,6 +71,8 @@ import Testing
       #expect(d.stringArray(forKey: "list") == ["a", "b"] && d.array(forKey: "list")?.count == 2)
       #expect(d.object(forKey: "missing") == nil && !d.bool(forKey: "missing") && d.synchronize())
       #expect(d.dictionaryRepresentation()["ring"] as? String == "classic")
+      d.set(nil, forKey: "list")
+      #expect(d.object(forKey: "list") == nil)
     }
   }
 
