@@ -435,7 +435,7 @@ final class LeakWatch: @unchecked Sendable {
     guard perSeed > 8 << 20 else { return nil }
     warned = true
     let needGB = Double(perSeed) * Double(total) / Double(1 << 30)
-    return "\(program): warning: the memory app code keeps grows by about \(perSeed >> 20) MB a seed (objects of "
+    return "\(program): warning: memory held by app code grows by about \(perSeed >> 20) MB a seed (objects of "
       + "app processes that died, kept alive by tasks still awaiting or by retain cycles), about "
       + String(format: "%.1f", needGB) + " GB for \(total) seeds; run a long sweep of this app as shards in "
       + "separate processes (--shard K/N) and merge them (docs/CLIENTS.md)"

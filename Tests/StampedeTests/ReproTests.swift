@@ -106,7 +106,7 @@ import ToolSupport
   }
 }
 
-/// A sweep of app code says once, past ten seeds, when the memory app code keeps grows by more
+/// A sweep of app code says once, past ten seeds, when memory held by app code grows by more
 /// than 8 MB a seed, and what the range would need.
 @Suite struct LeakWatchTests {
   final class Memory: @unchecked Sendable { var bytes: UInt64 = 100 << 20 }
@@ -120,7 +120,7 @@ import ToolSupport
       memory.bytes += 50 << 20
     }
     #expect(said.count == 1)
-    #expect(said.first?.hasPrefix("call-app: warning: the memory app code keeps grows by about 50 MB a seed") == true)
+    #expect(said.first?.hasPrefix("call-app: warning: memory held by app code grows by about 50 MB a seed") == true)
     #expect(said.first?.contains("about 48.8 GB for 1000 seeds") == true, "\(said)")
   }
 
