@@ -68,7 +68,7 @@ public enum StampedeCLI {
 /// but app code does (a host that answers `Set(applicants)` in a loop): the same seed would give
 /// another run in another process. The runtime reads `SWIFT_DETERMINISTIC_HASHING` once, before
 /// `main`, so a process started without it starts itself again, the same program with the same
-/// arguments and the variable set (`execv` keeps its PID); if that is impossible it says so on
+/// arguments and the variable set (an exec keeps the PID); if that is impossible it says so on
 /// standard error and goes on.
 enum DeterministicHashing {
   static let variable = "SWIFT_DETERMINISTIC_HASHING"

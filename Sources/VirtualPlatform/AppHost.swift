@@ -407,9 +407,8 @@ package final class AppHost {
   }
 
   /// App code broke a platform contract whose breach stops or hangs an iOS app (`what` says which
-  /// and how): inside
-  /// a run it is a finding of the run (`app.platform-contract`), naming the user whose code did it;
-  /// with no run on this thread, a warning on standard error, once per contract.
+  /// and how): inside a run it is a finding of the run (`app.platform-contract`), naming the user
+  /// whose code did it; with no run on this thread, a warning on standard error, once per contract.
   package static func reportContractBroken(_ what: String) {
     if let host = current {
       host.runtime.appContractBroken.append((host.now.nanoseconds, host.user, what))

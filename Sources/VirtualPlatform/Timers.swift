@@ -9,8 +9,9 @@ import SimKernel
 /// simulated time, until ``invalidate()``; a non-repeating timer fires once, then is invalid.
 /// A timer of an app process that dies never fires again.
 ///
-/// Foundation's initializers that take a `Date` to fire at read the wall clock, and the
-/// target-selector ones need the Objective-C runtime: neither is offered.
+/// A timer made with a fire date (`Timer(fire:interval:repeats:block:)`) first fires at that date
+/// of the simulated wall clock. The target-selector initializers need the Objective-C runtime and
+/// are not offered.
 public final class Timer: @unchecked Sendable {
   /// The interval between firings (seconds; at least 0.1 ms, as Foundation has it).
   public let timeInterval: Double
@@ -23,6 +24,8 @@ public final class Timer: @unchecked Sendable {
   private let repeats: Bool
   private let block: (Timer) -> Void
   private var scheduled = false
+  /// The wall-clock date of the first firing, for a timer made with one (`init(fire:…)`).
+  private let firstFire: Date?
 
   /// A timer that fires `block` every `interval` seconds (once, unless `repeats`) once added to a
   /// run loop. (The block is not required to be `@Sendable`: written in a main-actor view model it
@@ -31,6 +34,17 @@ public final class Timer: @unchecked Sendable {
     timeInterval = max(interval, 0.0001)
     self.repeats = repeats
     self.block = block
+    firstFire = nil
+  }
+
+  /// A timer that first fires at `date` (a date of the simulated wall clock, `Date()` in app code),
+  /// then every `interval` seconds if it `repeats`, once added to a run loop; a date already past
+  /// fires at once.
+  public init(fire date: Date, interval: Double, repeats: Bool, block: @escaping (Timer) -> Void) {
+    timeInterval = max(interval, 0.0001)
+    self.repeats = repeats
+    self.block = block
+    firstFire = date
   }
 
   /// A timer that fires `block` every `interval` seconds (once, unless `repeats`), scheduled at once
@@ -42,12 +56,6 @@ public final class Timer: @unchecked Sendable {
     let timer = Timer(timeInterval: interval, repeats: repeats, block: block)
     timer.schedule()
     return timer
-  }
-
-  /// Not offered: the fire date is a wall-clock `Date`, which the simulation does not follow.
-  @available(*, unavailable, message: "the fire date reads the wall clock; use Timer(timeInterval:repeats:block:)")
-  public convenience init(fire date: Date, interval: Double, repeats: Bool, block: @escaping (Timer) -> Void) {
-    self.init(timeInterval: interval, repeats: repeats, block: block)
   }
 
   /// Fires the timer now, on the caller's turn, without changing a repeating timer's schedule; a
@@ -66,21 +74,22 @@ public final class Timer: @unchecked Sendable {
     guard isValid, !scheduled else { return }
     guard let host = AppHost.inUser("Timer") else { return }
     scheduled = true
-    post(on: host)
+    // Read inside the user's code, `Date()` is the simulated wall clock.
+    post(on: host, after: firstFire.map { max(0, $0.timeIntervalSince(Date())) } ?? timeInterval)
   }
 
-  private func post(on host: AppHost) {
+  private func post(on host: AppHost, after seconds: Double) {
     host.post(
       { [self] in
         guard isValid else { return }
         block(self)
         guard isValid else { return }
         if repeats {
-          post(on: host)
+          post(on: host, after: timeInterval)
         } else {
           isValid = false
         }
-      }, after: .nanoseconds(Int64((timeInterval * 1e9).rounded())))
+      }, after: .nanoseconds(Int64((seconds * 1e9).rounded())))
   }
 }
 

@@ -144,6 +144,16 @@ import Testing
     }
     bench.drain()
     #expect(log.lines == ["countdown at 500"])
+    // A fire date of the simulated wall clock: 2 s from now (0.5 s, when the code runs).
+    var dated: Timer?
+    bench.run(as: 1) {
+      dated = Timer(fire: Date().addingTimeInterval(2), interval: 1, repeats: false) { _ in
+        log.add("dated at \(bench.host.now.nanoseconds / 1_000_000)")
+      }
+      RunLoop.main.add(dated!, forMode: .default)
+    }
+    bench.drain()
+    #expect(log.lines.last == "dated at 2500" && dated?.isValid == false)
     let manual = Timer(timeInterval: 10, repeats: true) { _ in log.add("fired by hand") }
     bench.run(as: 1) { manual.fire() }
     #expect(log.lines.last == "fired by hand" && manual.isValid)
