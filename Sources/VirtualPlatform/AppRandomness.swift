@@ -5,7 +5,8 @@ import SimKernel
 /// `randomElement()`, `SystemRandomNumberGenerator`): inside a virtual user's code it comes from
 /// that user's own stream, seeded from the run's seed and the user, so a retry's jitter or a
 /// shuffled list is the same in every run of a seed and does not move when other users draw.
-/// Elsewhere it is the system's. (`UUID()` is Foundation's own randomness: still the system's.)
+/// Elsewhere it is the system's. Foundation's `UUID()` too: it reads /dev/urandom, which the same
+/// hook answers inside a user's code.
 ///
 /// How: every one of those reads the runtime's `swift_stdlib_random`, which asks the system
 /// through `syscall(SYS_getrandom, …)`; the `CPlatformHooks` library defines `syscall` in the

@@ -138,6 +138,15 @@ import Testing
     // Another seed, another stream.
     let other = AppHost(runtime: HostBench().runtime, randomSeed: 7)
     #expect(draws(other, 1) != one)
+    // Foundation's UUIDs too (read from /dev/urandom), so a dictionary keyed by them iterates alike.
+    func uuids(_ host: AppHost, _ user: UInt32) -> [UUID] {
+      var out: [UUID] = []
+      host.run(as: user) { out = [UUID(), UUID()] }
+      return out
+    }
+    let a = uuids(HostBench().host, 1)
+    #expect(a == uuids(HostBench().host, 1) && a[0] != a[1] && a != uuids(HostBench().host, 2))
+    #expect(UUID() != UUID())
     // Outside every user's code, the system's randomness: not the user's stream.
     let outside = (0..<4).map { _ in Int.random(in: 0..<1_000_000) }
     #expect(outside != Array(one.prefix(4)))
