@@ -12,8 +12,8 @@ public struct SchedulerStride: Comparable, Sendable, ExpressibleByFloatLiteral, 
 
   /// A stride of `nanoseconds`.
   public init(nanoseconds: Int64) { self.nanoseconds = max(0, nanoseconds) }
-  public init(floatLiteral seconds: Double) { self.init(nanoseconds: Int64((seconds * 1e9).rounded())) }
-  public init(integerLiteral seconds: Int) { self.init(nanoseconds: Int64(seconds) * 1_000_000_000) }
+  public init(floatLiteral seconds: Double) { self = .seconds(seconds) }
+  public init(integerLiteral seconds: Int) { self = .seconds(seconds) }
 
   /// `s` seconds.
   public static func seconds(_ s: Double) -> SchedulerStride {
@@ -38,20 +38,17 @@ public protocol TimedScheduler: Scheduler {
   func schedule(after stride: SchedulerStride, _ action: @escaping () -> Void)
 }
 
-extension DispatchQueue: TimedScheduler {
+extension TimedScheduler {
+  /// The platform's queues and run loop all wait alike: the current user's work, later.
   public func schedule(after stride: SchedulerStride, _ action: @escaping () -> Void) {
     AppHost.inUser("a Combine operator's wait")?.post(action, after: .nanoseconds(stride.nanoseconds))
   }
 }
 
-extension RunLoop: TimedScheduler {
-  public func schedule(_ action: @escaping () -> Void) {
-    AppHost.inUser("receive(on:)")?.post(action)
-  }
+extension DispatchQueue: TimedScheduler {}
 
-  public func schedule(after stride: SchedulerStride, _ action: @escaping () -> Void) {
-    AppHost.inUser("a Combine operator's wait")?.post(action, after: .nanoseconds(stride.nanoseconds))
-  }
+extension RunLoop: TimedScheduler {
+  public func schedule(_ action: @escaping () -> Void) { schedule(after: .nanoseconds(0), action) }
 }
 
 /// A scheduler that runs work at once, on the caller's turn.
@@ -156,17 +153,14 @@ public struct Operator<Output, Failure: Error>: Publisher {
 
 /// The cancellables of a subscription that holds several (an upstream and inner publishers).
 final class Bag {
-  var items: [AnyCancellable?] = []
+  var items: [AnyCancellable] = []
   var cancelled = false
-  func add(_ c: AnyCancellable) -> Int {
-    items.append(c)
-    return items.count - 1
-  }
+  func add(_ c: AnyCancellable) { items.append(c) }
   func cancel() {
     cancelled = true
     let all = items
     items = []
-    for c in all { c?.cancel() }
+    for c in all { c.cancel() }
   }
 
   /// The end of a stream joined from two: the first failure at once, else finished once both are.
@@ -324,10 +318,10 @@ extension Publisher {
           complete: { c in
             switch c {
             case .finished: d.complete(.finished)
-            case .failure(let e): if !bag.cancelled { _ = bag.add(handler(e).subscribe(d)) }
+            case .failure(let e): if !bag.cancelled { bag.add(handler(e).subscribe(d)) }
             }
           }))
-      _ = bag.add(c)
+      bag.add(c)
       return AnyCancellable { bag.cancel() }
     }
   }
@@ -430,13 +424,13 @@ extension Publisher {
           if open.value == 0 { d.complete(.finished) }
         }
       }
-      _ = bag.add(
+      bag.add(
         self.subscribe(
           Downstream(
             receive: { v in
               guard !bag.cancelled else { return }
               open.value += 1
-              _ = bag.add(transform(v).subscribe(Downstream(receive: d.receive, complete: complete)))
+              bag.add(transform(v).subscribe(Downstream(receive: d.receive, complete: complete)))
             }, complete: complete)))
       return AnyCancellable { bag.cancel() }
     }
