@@ -303,3 +303,44 @@ public final class AcceptAllHostViewModel: ObservableObject {
     batch.notify(queue: .main) { [weak self] in self?.acceptingAll = false }
   }
 }
+
+/// A host panel that times each review, from the application's arrival to the host's answer, and
+/// forgets an application its viewer withdrew.
+///
+/// The mistake: the accept's completion force-unwraps the arrival time, which a withdrawal that
+/// came in while the accept was in flight removed. On a phone the host's app crashes there.
+public final class ReviewTimingHostViewModel {
+  /// The panel it wraps, whose other buttons are right.
+  public let panel: HostCoGuestViewModel
+  private let coGuestStore: CoGuestStore
+  private var arrivedAt: [String: Date] = [:]
+  private var cancellables = Set<AnyCancellable>()
+
+  public init(liveID: String) {
+    panel = HostCoGuestViewModel(liveID: liveID)
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+    coGuestStore.hostEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] event in
+        switch event {
+        case .onGuestApplicationReceived(let guest): self?.arrivedAt[guest.userID] = Date()
+        case .onGuestApplicationCancelled(let guest): self?.arrivedAt[guest.userID] = nil
+        default: break
+        }
+      }
+      .store(in: &cancellables)
+  }
+
+  /// "Accept" under the first application.
+  public func acceptFirst() {
+    guard let guest = panel.firstApplicant else { return }
+    coGuestStore.acceptApplication(userID: guest.userID) { [weak self] result in
+      guard let self else { return }
+      let waited = Date().timeIntervalSince(self.arrivedAt[guest.userID]!)
+      self.arrivedAt[guest.userID] = nil
+      if case .failure(let error) = result {
+        print("[Host] accept \(guest.userID) failed code=\(error.code) after \(Int(waited))s")
+      }
+    }
+  }
+}

@@ -139,12 +139,22 @@ let acceptAllHost: HostApp<AcceptAllHostViewModel> = {
   return app
 }()
 
+/// The host app of the `review-timer` variant: the correct panel, whose accept button times the
+/// review and force-unwraps the application's arrival time.
+let reviewTimerHost: HostApp<ReviewTimingHostViewModel> = {
+  var app = HostApp { ReviewTimingHostViewModel(liveID: $0.liveID!) }
+  app.accept = { vm in vm.acceptFirst() }
+  app.reject = { vm in vm.panel.firstApplicant.map { vm.panel.rejectApplication(userID: $0.userID) } }
+  return app
+}()
+
 /// The example apps, by the name `--app` takes: `examples` (the correct view models), and the
 /// wrong variants, each with one mistake: `double-tap`, `seat-list-guest`, `guide-push`,
 /// `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
 /// (main actor, async/await), `one-shot-observation` (Observation), `stale-watchdog` (Dispatch
-/// from a Foundation file), `accept-all` (a `DispatchGroup` left more often than entered) and
-/// `foreground-camera` (UIKit's lifecycle notifications).
+/// from a Foundation file), `accept-all` (a `DispatchGroup` left more often than entered),
+/// `foreground-camera` (UIKit's lifecycle notifications) and `review-timer` (a force-unwrap that
+/// crashes the host's app).
 public let exampleSuites: [AppSuite] =
   [
     AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
@@ -214,6 +224,11 @@ public let exampleSuites: [AppSuite] =
       name: "accept-all", summary: "wrong: an accept-all button whose DispatchGroup is entered once and left per accept"
     )
     .with(audience: correctAudience).with(host: acceptAllHost).with(phone: correctPhone),
+    AppSuite(
+      name: "review-timer",
+      summary: "wrong: a host panel whose accept completion force-unwraps a review timer a withdrawal removed (crashes)"
+    )
+    .with(audience: correctAudience).with(host: reviewTimerHost).with(phone: correctPhone),
     AppSuite(
       name: "foreground-camera", summary: "wrong: a camera reopened on every willEnterForeground, seated or not"
     )

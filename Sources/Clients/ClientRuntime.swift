@@ -273,6 +273,8 @@ public final class ClientRuntime {
   /// `DispatchGroup.leave()`, a `DispatchSemaphore.wait()` nothing can signal), in order: when, whose code, and what. The world turns them into
   /// findings; the run goes on.
   public var appContractBroken: [(timeNs: Int64, user: UInt32, what: String)] = []
+  /// App crashes: those planned for this run and those that happened (see ``AppCrash``).
+  public let appCrashes = AppCrashes()
   /// Participant lists of `calls()` in flight, by slot.
   public let callLists = ListTable()
   /// The phones' operating system (PushKit, LiveCommunicationKit, app state), when there are

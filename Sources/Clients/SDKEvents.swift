@@ -42,6 +42,9 @@ public struct Subscriptions: OptionSet, Sendable {
   /// Not a stream: an app whose objects are not made yet (its shell is still logging in and
   /// entering the room), to which no event its role must hear is held against.
   public static let appStarting = Subscriptions(rawValue: 64)
+  /// Not a stream: an app whose process crashed and is gone (a user other than a phone's, whose
+  /// app nobody launches again in the run), to which nothing that reaches it is held against.
+  public static let appGone = Subscriptions(rawValue: 128)
 }
 
 extension Subscriptions {

@@ -88,6 +88,14 @@ extension Checker {
       }
       runtime.appContractBroken.removeAll()
     }
+    if !runtime.appCrashes.happened.isEmpty {
+      for (timeNs, crash) in runtime.appCrashes.happened {
+        log.record(
+          .appCrashFree, at: SimInstant(nanoseconds: timeNs), entities: ["user:\(crash.user)"],
+          "user \(crash.user)'s app crashed, and its process died: \(crash.detail)")
+      }
+      runtime.appCrashes.happened.removeAll()
+    }
     guard !runtime.appOutsideUser.isEmpty else { return }
     for use in runtime.appOutsideUser {
       log.record(
@@ -106,7 +114,8 @@ extension Checker {
   /// `notice` reached `user` (a viewer if `audience`, a phone user if `phone`), subscribed to
   /// `subscribed`: an event its role must hear (``requiredStream(_:audience:phone:)``) needs a
   /// handler. Not held against the app: one whose objects are not made yet
-  /// (``Subscriptions/appStarting``), or one that unsubscribed as it left its room (its SDK out of
+  /// (``Subscriptions/appStarting``) or whose process crashed (``Subscriptions/appGone``), or one
+  /// that unsubscribed as it left its room (its SDK out of
   /// it, `inRoom` false, or `leaving` it: read only when a violation is at stake).
   @inline(__always)
   public mutating func observeDelivery(
@@ -114,7 +123,7 @@ extension Checker {
     leaving: @autoclosure () -> Bool, at now: SimInstant
   ) {
     guard let stream = Checker.requiredStream(notice, audience: audience, phone: phone),
-      !subscribed.contains(stream), !subscribed.contains(.appStarting)
+      !subscribed.contains(stream), subscribed.isDisjoint(with: [.appStarting, .appGone])
     else { return }
     if notice.isSignalling && (!inRoom || leaving()) { return }
     log.record(

@@ -35,6 +35,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case cameraOffInBackground
   case appInsideUser
   case appPlatformContract
+  case appCrashFree
   case lockReleased
   case inviteIdleOnly
 
@@ -203,6 +204,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "app.platform-contract", kind: .safety,
         description:
           "app code keeps the platform's contracts whose breach stops or hangs an iOS app: every DispatchGroup.leave() matches an enter(), no DispatchSemaphore.wait() waits for what only the same thread could signal, and every CheckedContinuation is resumed"
+      )
+    case .appCrashFree:
+      return Invariant(
+        id: "app.crash-free", kind: .safety,
+        description:
+          "app code never crashes: a trap (a nil force-unwrapped, an index out of range, a failed precondition, fatalError) or a fault in a virtual user's code kills that user's app process; the run goes on without it (see docs/CLIENTS.md)"
       )
     case .lockReleased:
       return Invariant(

@@ -58,6 +58,9 @@ public struct SimulationRun {
   }
   /// The program the repro line names (`stampede`, or the executable that registered the app).
   public var program = "stampede"
+  /// Crashes of app code found by earlier runs of this seed, each carried out as a process death
+  /// at its entry (see ``AppCrash``; a supervising process finds them, not this one).
+  public var appCrashes: [AppCrash] = []
   /// Runs the rooms as room shards on this many threads (`--threads N`, named in the repro line),
   /// or as one world when `nil`. The shards are fixed by the profile, so the trace hash is the
   /// same for any number of threads; it is not the one world's hash, whose one order interleaves
@@ -200,6 +203,7 @@ public struct SimulationRun {
   func makeWorld(profile: Profile? = nil) -> LiveWorld {
     var world = makeWorldWithDefaults(profile: profile ?? self.profile)
     world.coalescesEvents = coalescesEvents
+    if !appCrashes.isEmpty { world.runtime.appCrashes.plan(appCrashes) }
     return world
   }
 

@@ -115,6 +115,7 @@ enum RunCommand {
       overrides: sets)
     run.program = AppRegistry.program
     run.app = try AppRegistry.app(options.values["--app"])
+    run.appCrashes = CrashFollowing.planned
     try AppRegistry.checkSetup(options.values["--app"], profile: profile)
     run.threads = try threads(options, run)
     let out = options.values["--out"] ?? "reports/\(profile.name)/seed-\(seed)"
@@ -325,6 +326,7 @@ enum ReplayCommand {
       quirks: repro.quirks, mistakes: repro.mistakes, overrides: repro.sets)
     run.program = AppRegistry.program
     run.app = try AppRegistry.app(repro.app)
+    run.appCrashes = CrashFollowing.planned
     run.threads = repro.threads
     return run
   }
@@ -532,7 +534,7 @@ final class ProgressPrinter {
   var drewBar = false
 
   init(mode: Mode) {
-    self.mode = mode == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .plain) : mode
+    self.mode = mode == .auto ? (Terminal.standardErrorIsTerminal ? .bar : .plain) : mode
   }
 
   func update(_ p: RunProgress) {

@@ -40,7 +40,14 @@ public enum StampedeCLI {
   public static func main(
     apps: [AppSuite] = [], program: String = "stampede", arguments: [String] = Array(CommandLine.arguments.dropFirst())
   ) -> Never {
+    // A run of app code is supervised, so that a crash of the app's code is followed rather than
+    // ending the run (see ``CrashFollowing``); a process started with hashing fixed runs as is (as
+    // under valgrind, which follows this process only).
+    if CrashFollowing.supervises(arguments) && !DeterministicHashing.isOn {
+      CrashFollowing.supervise(program: program)
+    }
     DeterministicHashing.ensure(program: program)
+    CrashFollowing.installIfSupervised()
     exit(run(apps: apps, program: program, arguments: arguments))
   }
 

@@ -353,7 +353,7 @@ final class SweepProgress: @unchecked Sendable {
   private var timer: DispatchSourceTimer?
 
   init(mode: ProgressPrinter.Mode, total: Int, plainEvery: Double = 30) {
-    self.mode = mode == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .plain) : mode
+    self.mode = mode == .auto ? (Terminal.standardErrorIsTerminal ? .bar : .plain) : mode
     self.total = total
     self.plainEvery = plainEvery
     if self.mode == .plain {

@@ -76,6 +76,7 @@ package final class AppHost {
     self.runtime = runtime
     self.randomSeed = randomSeed
     singletons = ContiguousArray(repeating: nil, count: runtime.clients.count * AppHost.singletonKinds)
+    followsCrashes = !runtime.appCrashes.isEmpty
     ConcurrencyHooks.install()
     WallClock.install()
     RuntimeReports.install()
@@ -102,8 +103,19 @@ package final class AppHost {
   }
 
   /// Runs `body` as `user`'s code, with this host current on this thread.
+  ///
+  /// Each outermost entry is numbered (see ``AppCrash``). An entry where the user's app crashed in
+  /// an earlier run of the seed, or one into the code of a user whose app crashed before and has no
+  /// process any more, does not run (a body returning a value, which is the SDK's own code, runs).
   @inline(__always)
   package func run<R>(as user: UInt32, _ body: () throws -> R) rethrows -> R {
+    if depth == 0 {
+      entries &+= 1
+      stampede_set_app_entry(entries, user)
+      if followsCrashes && crashSkips(user) && R.self == Void.self { return () as! R }
+    } else {
+      stampede_set_app_user(user)
+    }
     let previousUser = self.user
     let previousHost = AppHost.current
     self.user = user
@@ -158,6 +170,7 @@ package final class AppHost {
       guard step.process == process(of: step.user) else { continue }
       let previous = user
       user = step.user
+      stampede_set_app_user(step.user)
       depth += 1
       step.job.runSynchronously(on: SimulationExecutor.shared.asUnownedSerialExecutor())
       depth -= 1
@@ -195,6 +208,8 @@ package final class AppHost {
     depth += 1
     let gone = processGone ? 1 : 0
     releasingGone += gone
+    stampede_add_app_releasing(Int32(gone))
+    defer { stampede_add_app_releasing(-Int32(gone)) }
     let mark = runtime.commands.count
     body()
     if processGone { dropCommands(from: mark) }
@@ -303,16 +318,57 @@ package final class AppHost {
     }
   }
 
-  /// The process generation of `user`'s app (phones are killed and relaunched; others have one).
+  /// The process generation of `user`'s app (phones are killed and relaunched; others have one,
+  /// and none after it crashed).
   package func process(of user: UInt32) -> UInt16 {
-    guard let os = runtime.phoneSystem, os.phones.contains(user) else { return 0 }
+    guard let os = runtime.phoneSystem, os.phones.contains(user) else {
+      return crashedUsers.isEmpty || !crashedUsers.contains(user) ? 0 : 1
+    }
     return os.generation(user)
   }
 
   /// Whether `user`'s app process is alive.
   package func isAlive(_ user: UInt32) -> Bool {
-    guard let os = runtime.phoneSystem, os.phones.contains(user) else { return true }
+    guard let os = runtime.phoneSystem, os.phones.contains(user) else {
+      return crashedUsers.isEmpty || !crashedUsers.contains(user)
+    }
     return os.appState(user) != .killed
+  }
+
+  // MARK: - Crashes
+
+  /// The outermost entries into users' code so far (see ``AppCrash``).
+  @exclusivity(unchecked) package private(set) var entries: UInt64 = 0
+  /// Whether this run has crashes to follow: planned ones, or users whose app crashed.
+  @exclusivity(unchecked) private var followsCrashes = false
+  /// Users other than phones' whose app crashed: they have no process for the rest of the run (a
+  /// phone's app is launched again by a push or by its user).
+  @exclusivity(unchecked) private var crashedUsers: Set<UInt32> = []
+
+  /// Whether the outermost entry just counted, into `user`'s code, is skipped: the app crashed
+  /// here in an earlier run of the seed (its process dies now instead), or `user`'s app crashed
+  /// before and is gone.
+  private func crashSkips(_ user: UInt32) -> Bool {
+    if let crash = runtime.appCrashes.take(at: entries) {
+      crashed(crash)
+      return true
+    }
+    return !crashedUsers.isEmpty && crashedUsers.contains(user)
+  }
+
+  /// `crash` happens: the finding is recorded, and the user's app process dies as a phone's does
+  /// when the system kills it (its SDK state, singletons and pending work are gone).
+  private func crashed(_ crash: AppCrash) {
+    runtime.appCrashes.happened.append((now.nanoseconds, crash))
+    let user = crash.user
+    if let os = runtime.phoneSystem, os.phones.contains(user) {
+      if os.appState(user) != .killed { os.setApp(user, .killed) }
+    } else {
+      crashedUsers.insert(user)
+    }
+    runtime.processDied(user)
+    if !crashedUsers.isEmpty && crashedUsers.contains(user) { runtime.clients[Int(user)].subscriptions = .appGone }
+    forgetSingletons(of: user)
   }
 
   /// Records a line the current user printed, with every UUID in it replaced by its number of

@@ -1,0 +1,195 @@
+import CThreadState
+import Clients
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Following app code's crashes: a trap in a virtual user's code (a nil force-unwrapped, an index
+/// out of range, `fatalError`) ends the process that runs the simulation, since Swift cannot
+/// recover from one. A process that runs app code is therefore started by a supervising one,
+/// which reads the crash breadcrumb (which entry into whose code, see ``AppCrash``) and the
+/// runtime's crash report, and runs the seed again with that user's app process dying at that
+/// entry. The crash becomes an `app.crash-free` finding of the run, and the run goes on, as the
+/// world goes on when one phone's app crashes.
+enum CrashFollowing {
+  /// The descriptor a supervised process writes its breadcrumbs to.
+  static let fdVariable = "STAMPEDE_CRASH_FD"
+  /// The crashes found so far, for the supervised process to carry out (``AppCrash/encode(_:)``).
+  static let planVariable = "STAMPEDE_APP_CRASHES"
+  /// Crashes followed in one run before giving up.
+  static let limit = 100
+
+  /// In a supervised process: writes breadcrumbs from now on.
+  static func installIfSupervised() {
+    guard let text = ProcessInfo.processInfo.environment[fdVariable], let fd = Int32(text) else { return }
+    if stampede_install_crash_breadcrumbs(fd) != 0 {
+      printError("warning: cannot install the crash breadcrumbs: a crash of app code will end the run")
+    }
+  }
+
+  /// The crashes the supervising process asks this run to carry out.
+  static var planned: [AppCrash] {
+    ProcessInfo.processInfo.environment[planVariable].flatMap(AppCrash.decode) ?? []
+  }
+
+  /// Whether a command runs app code in this process and is supervised: `run` (with `--app`, or
+  /// a replay of a report that names an app).
+  static func supervises(_ arguments: [String]) -> Bool { arguments.first == "run" }
+
+  /// The environment of a supervised process: this one's, with deterministic hashing, the
+  /// breadcrumb descriptor, the crash plan, and a terse crash report from the Swift runtime.
+  static func childEnvironment(plan: [AppCrash]) -> [String: String] {
+    var env = ProcessInfo.processInfo.environment
+    env[DeterministicHashing.variable] = "1"
+    env[fdVariable] = "3"
+    env[planVariable] = AppCrash.encode(plan)
+    if Terminal.standardErrorIsTerminal { env[Terminal.variable] = "1" }
+    if env["SWIFT_BACKTRACE"] == nil {
+      env["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,color=no,registers=none,images=none,limit=24"
+    }
+    return env
+  }
+
+  /// A breadcrumb line: `crash <entry> <user> <releasing> <signal>`.
+  struct Breadcrumb: Equatable {
+    var entry: UInt64
+    var user: UInt32
+    var releasing: Bool
+    var signal: Int32
+
+    init?(_ line: Substring) {
+      let f = line.split(separator: " ")
+      guard f.count == 5, f[0] == "crash", let entry = UInt64(f[1]), let user = UInt32(f[2]),
+        let releasing = UInt32(f[3]), let signal = Int32(f[4])
+      else { return nil }
+      self.entry = entry
+      self.user = user
+      self.releasing = releasing != 0
+      self.signal = signal
+    }
+  }
+
+  /// Runs this command line in a supervised process, again with each crash of app code followed,
+  /// and exits as the last run does. SIGINT reaches the child from the terminal; SIGTERM and SIGHUP
+  /// sent to this process are passed on to it.
+  static func supervise(program: String) -> Never {
+    var plan: [AppCrash] = []
+    signal(SIGINT, SIG_IGN)
+    while true {
+      let child: ChildProcess
+      do {
+        child = try ChildProcess(
+          arguments: [ChildProcess.program] + CommandLine.arguments.dropFirst(),
+          environment: childEnvironment(plan: plan), writesInput: false)
+      } catch {
+        printError("\(program): \(error)")
+        exit(ExitCode.usage.rawValue)
+      }
+      Supervised.pid = child.pid
+      signal(SIGTERM) { sig in if Supervised.pid > 0 { kill(Supervised.pid, sig) } }
+      signal(SIGHUP) { sig in if Supervised.pid > 0 { kill(Supervised.pid, sig) } }
+      let relay = ErrorRelay(child.errors)
+      let crumbs = child.messages.readDataToEndOfFile()
+      let ending = child.wait()
+      let stderr = relay.finish()
+      guard case .signalled(let sig) = ending else {
+        if case .exited(let code) = ending { exit(code) }
+        exit(1)
+      }
+      let crumb = String(decoding: crumbs, as: UTF8.self).split(separator: "\n").lazy.compactMap(Breadcrumb.init).first
+      if let crumb, !crumb.releasing, plan.count < limit {
+        let detail = CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal)
+        plan.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
+        printError(
+          "\(program): user \(crumb.user)'s app crashed (\(detail)); running the seed again with its process dying there"
+        )
+        continue
+      }
+      for line in stderr.crash { printError(line) }
+      if let crumb {
+        printError(
+          crumb.releasing
+            ? "\(program): user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
+            : "\(program): app code crashed more than \(limit) times in this run; not following more")
+      } else {
+        printError("\(program): crashed outside app code (signal \(sig)); please report it with the command line")
+      }
+      signal(sig, SIG_DFL)
+      raise(sig)
+      exit(128 + sig)
+    }
+  }
+}
+
+/// The supervised process, for the signal handlers that pass signals on.
+enum Supervised {
+  nonisolated(unsafe) static var pid: pid_t = 0
+}
+
+/// What a crash report says, in one line: the runtime's fatal error message (with its file and
+/// line, where the build has them) and the first frame of code that is not the Swift runtime's or
+/// the C library's, from the backtrace the runtime prints.
+enum CrashReport {
+  static func detail(before: [String], crash: [String], signal: Int32) -> String {
+    var parts: [String] = []
+    let frame = firstAppFrame(crash)
+    if let fatal = before.last(where: { $0.contains("Fatal error") }) {
+      // "path/File.swift:12: Fatal error: message": the file's name, not the machine's path (the
+      // frame names it when the backtrace has it).
+      if let colon = fatal.range(of: ": Fatal error") {
+        let location = String(fatal[..<colon.lowerBound])
+        let file = (location as NSString).lastPathComponent
+        let named = file.isEmpty || frame?.contains(" at ") == true
+        parts.append("Fatal error" + fatal[colon.upperBound...] + (named ? "" : " (\(file))"))
+      } else {
+        parts.append(String(fatal[fatal.range(of: "Fatal error")!.lowerBound...]))
+      }
+    } else {
+      parts.append(name(of: signal))
+    }
+    if let frame { parts.append("in \(frame)") }
+    return parts.joined(separator: " ")
+  }
+
+  static func name(of signal: Int32) -> String {
+    switch signal {
+    case SIGILL: return "illegal instruction (a Swift runtime trap)"
+    case SIGTRAP: return "trap"
+    case SIGSEGV: return "segmentation fault"
+    case SIGBUS: return "bus error"
+    case SIGFPE: return "arithmetic fault"
+    case SIGABRT: return "abort"
+    default: return "signal \(signal)"
+    }
+  }
+
+  /// "VM.tap() at VM.swift:2" from "  2 [ra] 0x… VM.tap() + 197 in d2 at /tmp/VM.swift:2:34".
+  static func firstAppFrame(_ lines: [String]) -> String? {
+    let system = [
+      "libswift", "libc.so", "libc-", "ld-linux", "libFoundation", "libdispatch", "libpthread", "libstdc++",
+    ]
+    for line in lines {
+      let t = line.trimmingCharacters(in: .whitespaces)
+      guard let first = t.first, first.isNumber, let hex = t.range(of: " 0x") else { continue }
+      guard let afterAddress = t[hex.upperBound...].firstIndex(of: " ") else { continue }
+      let rest = t[afterAddress...].trimmingCharacters(in: .whitespaces)
+      guard let inImage = rest.range(of: " in ", options: .backwards) else { continue }
+      var symbol = String(rest[..<inImage.lowerBound])
+      var image = String(rest[inImage.upperBound...])
+      var location = ""
+      if let at = rest.range(of: " at ", options: .backwards), at.lowerBound > inImage.lowerBound {
+        image = String(rest[inImage.upperBound..<at.lowerBound])
+        let path = String(rest[at.upperBound...])
+        // "file.swift:2:34" -> "file.swift:2"
+        let pieces = (path as NSString).lastPathComponent.split(separator: ":")
+        location = pieces.prefix(2).joined(separator: ":")
+      }
+      if system.contains(where: { image.hasPrefix($0) }) { continue }
+      if let plus = symbol.range(of: " + ", options: .backwards) { symbol = String(symbol[..<plus.lowerBound]) }
+      return location.isEmpty ? symbol : "\(symbol) at \(location)"
+    }
+    return nil
+  }
+}
