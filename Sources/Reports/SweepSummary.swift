@@ -174,6 +174,18 @@ extension SweepSummary {
     /// Its outcome coverage.
     public var coverage: CoverageReport?
 
+    /// A seed that gave no report (`reason` says why): a failure with no events, counters or
+    /// coverage.
+    public init(lost seed: UInt64, reason: String, repro: String) {
+      row = SeedRow(
+        seed: seed, verdict: "fail", exitStatus: 1, events: 0, traceHash: "-", simulatedSeconds: 0,
+        firstViolation: reason, failedThresholds: [], repro: repro)
+      counters = [:]
+      latencies = [:]
+      invariants = []
+      coverage = nil
+    }
+
     /// Extracts what a sweep keeps of `report`.
     public init(_ report: RunReport) {
       let firsts = report.invariants.compactMap { i in i.first.map { (i.id, $0) } }.min { $0.1.atMs < $1.1.atMs }

@@ -61,13 +61,18 @@ public enum CatchBench {
     public var explore: Side
   }
 
-  /// Runs `subject` over `seeds`, plainly and steered, `jobs` seeds at a time.
-  public static func measure(_ subject: Subject, seeds: SweepSummary.SeedSpan, jobs: Int) -> Row {
+  /// Runs `subject` over `seeds`, plainly and steered, `jobs` seeds at a time, each seed through
+  /// `runner` if given (see ``Sweep/runner``).
+  public static func measure(
+    _ subject: Subject, seeds: SweepSummary.SeedSpan, jobs: Int,
+    runner: (@Sendable (SeedJob) -> SeedOutcome)? = nil
+  ) -> Row {
     func side(explore: Bool) -> Side {
       var sweep = Sweep(
         profile: subject.profile, profilePath: subject.profilePath, profileData: subject.profileData, seeds: seeds,
         shard: nil, jobs: jobs)
       sweep.app = subject.app
+      sweep.runner = runner
       if let m = subject.mistake { sweep.mistakes = [m] }
       sweep.explore = explore
       let summary = sweep.execute(finished: { _ in })

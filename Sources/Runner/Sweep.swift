@@ -35,9 +35,15 @@ public struct Sweep: Sendable {
   /// the first round steers toward the outcomes the rounds before it reached least (see
   /// ``Explore``), through an `explore` override in its repro line.
   public var explore = false
-  /// The steering each seed ran with, by seed (filled by ``execute(finished:shouldStop:)``, read
-  /// by ``recheck(_:share:plant:)``).
+  /// The steering each seed ran with, by seed (filled by ``execute(finished:lost:shouldStop:)``,
+  /// read by ``recheck(_:share:plant:)``).
   let steered = Locked<[UInt64: Explore.Steering]>([:])
+  /// Runs a seed elsewhere than in this process (a worker process, which follows crashes of app
+  /// code; see ``SeedJob``), from up to ``jobs`` threads at once; `nil`: each seed runs here.
+  public var runner: (@Sendable (SeedJob) -> SeedOutcome)?
+  /// The crashes of app code each seed's run carried out, by seed (from ``runner``), for a
+  /// recheck to run the seed alike.
+  let crashes = Locked<[UInt64: [AppCrash]]>([:])
 
   /// Prepares a sweep.
   public init(
@@ -60,9 +66,12 @@ public struct Sweep: Sendable {
   }
 
   /// Runs every seed of ``span``. `finished` is called (serialised, in completion order) with each
-  /// seed's report; `shouldStop` is polled between seeds.
+  /// seed's report, `lost` with the row of a seed that gave none (its worker process ended
+  /// without one; see ``runner``); `shouldStop` is polled between seeds.
   public func execute(
-    finished: @escaping @Sendable (RunReport) -> Void, shouldStop: @escaping @Sendable () -> Bool = { false }
+    finished: @escaping @Sendable (RunReport) -> Void,
+    lost: @escaping @Sendable (SweepSummary.SeedRow) -> Void = { _ in },
+    shouldStop: @escaping @Sendable () -> Bool = { false }
   ) -> SweepSummary {
     let started = DispatchTime.now().uptimeNanoseconds
     let collector = Collector()
@@ -94,6 +103,20 @@ public struct Sweep: Sendable {
               mistakes: mistakes, overrides: seedOverrides)
             run.program = program
             run.app = app
+            if let runner {
+              let job = SeedJob(
+                seed: seed, overrides: seedOverrides, mistakes: mistakes.map(\.rawValue).sorted(),
+                quirks: quirks.map(\.rawValue).sorted(), app: app?.name, crashes: [])
+              switch runner(job) {
+              case .report(let report, let followed):
+                if !followed.isEmpty { crashes.update { $0[seed] = followed } }
+                collector.add(SweepSummary.SeedResult(report)) { finished(report) }
+              case .lost(let reason):
+                let result = SweepSummary.SeedResult(lost: seed, reason: reason, repro: run.repro)
+                collector.add(result) { lost(result.row) }
+              }
+              continue
+            }
             let result = run.execute()
             let report = run.report(result, startedAt: Date())
             collector.add(SweepSummary.SeedResult(report)) { finished(report) }
@@ -218,6 +241,7 @@ extension Sweep {
         mistakes: mistakes, overrides: seedOverrides)
       run.program = program
       run.app = app
+      run.appCrashes = crashes.current[seed] ?? []
       let again = run.execute(plantNondeterminism: plant).traceHash.description
       if again != hashes[seed] {
         let detail = DeterminismCheck.check(run, plant: plant).divergence
@@ -226,4 +250,41 @@ extension Sweep {
     }
     return Recheck(seeds: seeds, divergence: nil)
   }
+}
+
+/// One seed of a sweep, as a worker process runs it: the profile's overrides (the sweep's, and a
+/// steered seed's own), the mistakes, quirks and app, and the crashes of app code to carry out.
+public struct SeedJob: Sendable, Codable, Equatable {
+  /// The seed.
+  public var seed: UInt64
+  /// The `--set` overrides to load the profile with.
+  public var overrides: [String]
+  /// Client mistakes, by name.
+  public var mistakes: [String]
+  /// SDK quirks, by name.
+  public var quirks: [String]
+  /// The registered app, by name (`nil`: the built-in clients).
+  public var app: String?
+  /// Crashes found by earlier runs of the seed (see ``AppCrash``).
+  public var crashes: [AppCrash]
+
+  /// A job.
+  public init(
+    seed: UInt64, overrides: [String], mistakes: [String], quirks: [String], app: String?, crashes: [AppCrash]
+  ) {
+    self.seed = seed
+    self.overrides = overrides
+    self.mistakes = mistakes
+    self.quirks = quirks
+    self.app = app
+    self.crashes = crashes
+  }
+}
+
+/// What running a ``SeedJob`` elsewhere gave.
+public enum SeedOutcome: Sendable {
+  /// The seed's report, and the crashes of app code its run carried out.
+  case report(RunReport, crashes: [AppCrash])
+  /// No report: why (the worker process ended without one).
+  case lost(String)
 }

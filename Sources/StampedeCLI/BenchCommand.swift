@@ -393,7 +393,13 @@ extension BenchCommand {
     }
     var rows: [CatchBench.Row] = []
     for subject in subjects {
-      let row = CatchBench.measure(subject, seeds: seeds, jobs: jobs)
+      // App code runs in worker processes, as a sweep runs it: a crash is followed, not the end.
+      let pool: WorkerPool? =
+        subject.app == nil ? nil : WorkerPool(profilePath: subject.profilePath, memoryLimit: 1 << 30)
+      var runner: (@Sendable (SeedJob) -> SeedOutcome)?
+      if let pool { runner = { job in pool.run(job) } }
+      let row = CatchBench.measure(subject, seeds: seeds, jobs: jobs, runner: runner)
+      pool?.shutdown()
       rows.append(row)
       if !json { printError("  \(subject.name): plain \(row.plain.caught), explore \(row.explore.caught)") }
     }

@@ -94,7 +94,10 @@ enum CLI {
     "run": """
     stampede run PROFILE [options]
 
-    Runs one simulation and writes DIR/report.json atomically.
+    Runs one simulation and writes DIR/report.json atomically. It runs in a process of its own,
+    which this one watches: when app code (--app) crashes, the crash is followed, and the run
+    starts again with that user's app process dying where its code crashed (an app.crash-free
+    finding; the output of the crashed attempt comes first).
 
     Options:
       --seed N          root seed, decimal or 0x-hex (default: the profile's "seed", else 1)
@@ -225,7 +228,13 @@ enum CLI {
                         --set network.pct=drawn) (not with --shard)
       --mistake M[,M]   make the built-in clients commit catalogued mistakes in every seed
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
-      --app NAME        run the registered app code NAME in every seed
+      --app NAME        run the registered app code NAME in every seed; its seeds run in worker
+                        processes (one per job): a crash of the app's code is followed (the seed
+                        runs again with that app process dying there, an app.crash-free finding)
+      --worker-memory S replace a worker process once the memory it holds has grown by S since
+                        its first seed (app objects of dead processes that tasks keep alive),
+                        such as 512m or 2g (default: 1g)
+      --in-process      run app code's seeds in this process instead (a crash ends the sweep)
       --recheck P%      afterwards run a share of the seeds (every 100/P-th) a second time and
                         compare trace hashes; on a difference, name the first divergent event
                         and exit 4

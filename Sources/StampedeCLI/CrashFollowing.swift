@@ -34,9 +34,14 @@ enum CrashFollowing {
     ProcessInfo.processInfo.environment[planVariable].flatMap(AppCrash.decode) ?? []
   }
 
-  /// Whether a command runs app code in this process and is supervised: `run` (with `--app`, or
-  /// a replay of a report that names an app).
-  static func supervises(_ arguments: [String]) -> Bool { arguments.first == "run" }
+  /// Whether a command that may run app code in its process is supervised: `run` and `replay`
+  /// (whose crashes are followed, see ``follows(_:)``) and `shrink` (a crash is said plainly).
+  static func supervises(_ arguments: [String]) -> Bool {
+    ["run", "replay", "shrink"].contains(arguments.first ?? "")
+  }
+
+  /// Whether the command runs one seed, whose crashes the supervisor can follow.
+  static func follows(_ arguments: [String]) -> Bool { ["run", "replay"].contains(arguments.first ?? "") }
 
   /// The environment of a supervised process: this one's, with deterministic hashing, the
   /// breadcrumb descriptor, the crash plan, and a terse crash report from the Swift runtime.
@@ -99,7 +104,8 @@ enum CrashFollowing {
         exit(1)
       }
       let crumb = String(decoding: crumbs, as: UTF8.self).split(separator: "\n").lazy.compactMap(Breadcrumb.init).first
-      if let crumb, !crumb.releasing, plan.count < limit {
+      let following = follows(Array(CommandLine.arguments.dropFirst()))
+      if let crumb, !crumb.releasing, plan.count < limit, following {
         let detail = CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal)
         plan.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
         printError(
@@ -108,7 +114,12 @@ enum CrashFollowing {
         continue
       }
       for line in stderr.crash { printError(line) }
-      if let crumb {
+      if let crumb, !following {
+        let detail = CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal)
+        printError(
+          "\(program): user \(crumb.user)'s app crashed (\(detail)); \(CommandLine.arguments.dropFirst().first ?? "") "
+            + "does not follow crashes: run the seed that crashed with `run` to see it as a finding")
+      } else if let crumb {
         printError(
           crumb.releasing
             ? "\(program): user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"

@@ -13,13 +13,17 @@ import SimKernel
 /// `stampede sweep`.
 enum SweepCommand {
   static func main(_ args: [String]) throws -> ExitCode {
+    // A worker process of an app sweep (see ``WorkerPool``): `sweep PROFILE --worker BYTES`.
+    if args.count == 3, args[1] == "--worker", let limit = UInt64(args[2]) {
+      return SweepWorker.main(profilePath: args[0], memoryLimit: limit)
+    }
     let options = try Options(
       args,
       valued: [
         "--seeds", "--jobs", "--shard", "--shards", "--out", "--corpus-file", "--mistake", "--quirk", "--app",
-        "--recheck", "--progress", "--progress-every", "--set", "--history", "--pct",
+        "--recheck", "--progress", "--progress-every", "--set", "--history", "--pct", "--worker-memory",
       ],
-      flags: ["--quiet", "--corpus", "--explore"])
+      flags: ["--quiet", "--corpus", "--explore", "--in-process"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("sweep takes exactly one PROFILE")
     }
@@ -72,6 +76,18 @@ enum SweepCommand {
     sweep.program = AppRegistry.program
     sweep.overrides = sets
     sweep.explore = explore
+    // App code runs in worker processes, unless asked otherwise.
+    var pool: WorkerPool?
+    if sweep.app != nil && !options.flags.contains("--in-process") {
+      let text = options.values["--worker-memory"] ?? "1g"
+      guard let limit = WorkerPool.parseMemory(text) else {
+        throw UsageError("--worker-memory: expected a size such as 512m or 2g, got '\(text)'")
+      }
+      pool = WorkerPool(profilePath: path, memoryLimit: limit)
+      sweep.runner = { [pool] job in pool!.run(job) }
+    } else if options.values["--worker-memory"] != nil {
+      throw UsageError("--worker-memory: only a sweep of app code (--app NAME) runs in worker processes")
+    }
     if let shard {
       let span = sweep.span.map { "seeds \($0.from)..\($0.to)" } ?? "no seeds"
       printError("\(AppRegistry.program): shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
@@ -93,11 +109,29 @@ enum SweepCommand {
           mistakes: try RunCommand.mistakes(row.mistakes?.joined(separator: ",")), overrides: sets)
         run.program = sweep.program
         run.app = try AppRegistry.app(row.app)
-        let report = run.report(run.execute(), startedAt: Date())
-        print("corpus " + SweepCommand.line(report))
-        if report.verdict != "pass" {
+        let verdict: String
+        let exitStatus: Int32
+        if let pool, row.app != nil {
+          // App code, in a worker process (it may crash).
+          let job = SeedJob(
+            seed: row.seed, overrides: sets, mistakes: row.mistakes ?? [], quirks: row.quirks ?? [], app: row.app,
+            crashes: [])
+          switch pool.run(job) {
+          case .report(let report, _):
+            print("corpus " + SweepCommand.line(report))
+            (verdict, exitStatus) = (report.verdict, report.exitStatus)
+          case .lost(let reason):
+            print("corpus seed \(row.seed) FAIL  \(reason)")
+            (verdict, exitStatus) = ("fail", ExitCode.invariantViolated.rawValue)
+          }
+        } else {
+          let report = run.report(run.execute(), startedAt: Date())
+          print("corpus " + SweepCommand.line(report))
+          (verdict, exitStatus) = (report.verdict, report.exitStatus)
+        }
+        if verdict != "pass" {
           corpusStillFailing += 1
-          corpusViolations = corpusViolations || report.exitStatus == 1
+          corpusViolations = corpusViolations || exitStatus == 1
         }
       }
     }
@@ -121,7 +155,9 @@ enum SweepCommand {
       mistakes: sweep.mistakes.map(\.rawValue), quirks: sweep.quirks.map(\.rawValue), app: sweep.app?.name,
       duration: nil)
     if explore { variant += (variant.isEmpty ? "" : " ") + "explore" }
-    let leaks = sweep.app == nil ? nil : LeakWatch(total: Int(sweep.span?.count ?? 0), program: AppRegistry.program)
+    let leaks =
+      sweep.app == nil || pool != nil
+      ? nil : LeakWatch(total: Int(sweep.span?.count ?? 0), program: AppRegistry.program)
     var summary = sweep.execute(
       finished: { report in
         progress.seedFinished(passed: report.verdict == "pass")
@@ -131,7 +167,12 @@ enum SweepCommand {
           let dir = (folder as NSString).appendingPathComponent("seeds/seed-\(report.seed)")
           _ = try? ReportFiles.write(report, to: dir)
         }
+      },
+      lost: { row in
+        progress.seedFinished(passed: false)
+        if !quiet { lines.add(row.seed, "seed \(row.seed) FAIL  \(row.firstViolation ?? "no report")") }
       }, shouldStop: { interruptRequested != 0 })
+    pool?.shutdown()
     progress.finish()
     lines.flush()
     if !variant.isEmpty { summary.variant = variant }
@@ -401,12 +442,12 @@ final class SweepProgress: @unchecked Sendable {
   }
 }
 
-/// Watches a sweep of app code for memory that grows from seed to seed. A seed's world is let go
-/// of when it ends, but app objects of processes that died can outlive it: a task still awaiting
-/// an answer its killed process never got, or a retain cycle, keeps its view models alive (on a
-/// phone the process's end frees them). Past ten seeds, growth of more than 8 MB a seed is said
-/// once on standard error, with what a long sweep would need and the way around it: shards in
-/// separate processes, merged.
+/// Watches a sweep of app code run in its own process (`--in-process`) for memory that grows from
+/// seed to seed. A seed's world is let go of when it ends, but app objects of processes that died
+/// can outlive it: a task still awaiting an answer its killed process never got, or a retain
+/// cycle, keeps its view models alive (on a phone the process's end frees them). Past ten seeds,
+/// growth of more than 8 MB a seed is said once on standard error, with what a long sweep would
+/// need and the way around it: worker processes, the default.
 final class LeakWatch: @unchecked Sendable {
   private let lock = NSLock()
   private var done = 0
@@ -437,7 +478,7 @@ final class LeakWatch: @unchecked Sendable {
     let needGB = Double(perSeed) * Double(total) / Double(1 << 30)
     return "\(program): warning: memory held by app code grows by about \(perSeed >> 20) MB a seed (objects of "
       + "app processes that died, kept alive by tasks still awaiting or by retain cycles), about "
-      + String(format: "%.1f", needGB) + " GB for \(total) seeds; run a long sweep of this app as shards in "
-      + "separate processes (--shard K/N) and merge them (docs/CLIENTS.md)"
+      + String(format: "%.1f", needGB) + " GB for \(total) seeds; without --in-process its seeds run in worker "
+      + "processes, each replaced as its memory grows (--worker-memory; docs/CLIENTS.md)"
   }
 }

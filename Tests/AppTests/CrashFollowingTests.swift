@@ -1,0 +1,173 @@
+import Clients
+import ExampleSuites
+import Foundation
+import Reports
+import SimKernel
+import Testing
+import ToolSupport
+
+@testable import Profiles
+@testable import Runner
+@testable import StampedeCLI
+
+/// App code that crashes (a nil force-unwrapped in a completion) is a finding of the run, and the
+/// run goes on without that user's app process: in a supervised `run`, and in a sweep's worker
+/// processes, which also bound the memory app code can keep past its seeds.
+@Suite(.serialized) struct CrashFollowingTests {
+  /// The `review-timer` host panel force-unwraps a review's start time that a withdrawal removed
+  /// while its accept was in flight: the host's app crashes, once per host that meets the race.
+  /// Each crash is followed (the run says so, and goes on), the report names it with the frame
+  /// that crashed, nothing else is held against the dead apps, and two processes agree.
+  @Test func aCrashingAppIsAFindingAndTheRunGoesOn() throws {
+    let folder = ExamplesTool.folder()
+    var hashes: [String] = []
+    for i in 0..<2 {
+      let out = folder.appendingPathComponent("crash\(i)")
+      let r = try ExamplesTool.run([
+        "run", "profiles/smoke.json5", "--app", "review-timer", "--seed", "2", "--set", "duration=40s", "--out",
+        out.path, "--progress", "none",
+      ])
+      #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+      #expect(r.stderr.contains("running the seed again with its process dying there"), "\(r.stderr)")
+      // The runtime's crash report is the supervisor's to read, not the user's to wade through.
+      #expect(!r.stderr.contains("*** Program crashed"), "\(r.stderr)")
+      let report = try ExamplesTool.report(at: out)
+      let invariants = report["invariants"] as! [[String: Any]]
+      let violated = invariants.filter { ($0["violations"] as? Int ?? 0) > 0 }
+      #expect(violated.map { $0["id"] as! String } == ["app.crash-free"])
+      let first = (violated.first?["first"] as? [String: Any])?["message"] as? String ?? ""
+      #expect(first.contains("Unexpectedly found nil while unwrapping an Optional value"), "\(first)")
+      #expect(first.contains("ReviewTimingHostViewModel.acceptFirst()"), "\(first)")
+      #expect(report["simulatedSeconds"] as? Double == 40, "the run went on past the crash")
+      hashes.append(report["traceHash"] as! String)
+    }
+    #expect(hashes[0] == hashes[1])
+  }
+
+  /// A sweep of the crashing app runs its seeds in worker processes: every seed fails with the
+  /// crash, none is lost, and each seed's trace hash is the supervised run's.
+  @Test func aSweepFollowsCrashesInItsWorkers() throws {
+    let folder = ExamplesTool.folder()
+    let out = folder.appendingPathComponent("sweep")
+    let r = try ExamplesTool.run([
+      "sweep", "profiles/smoke.json5", "--app", "review-timer", "--seeds", "1..3", "--jobs", "2", "--out", out.path,
+      "--history", "off", "--quiet",
+    ])
+    #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+    let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("summary.json")))
+    let runs = (summary as! [String: Any])["runs"] as! [[String: Any]]
+    #expect(runs.count == 3)
+    for row in runs {
+      #expect(row["verdict"] as? String == "fail")
+      #expect((row["firstViolation"] as? String ?? "").hasPrefix("app.crash-free"), "\(row)")
+      #expect((row["events"] as? Int ?? 0) > 10_000)
+    }
+    let single = folder.appendingPathComponent("single")
+    let one = try ExamplesTool.run([
+      "run", "profiles/smoke.json5", "--app", "review-timer", "--seed", "3", "--out", single.path, "--progress", "none",
+    ])
+    #expect(one.status == 1)
+    let hash = try ExamplesTool.report(at: single)["traceHash"] as! String
+    #expect(runs.first { $0["seed"] as? Int == 3 }?["traceHash"] as? String == hash)
+  }
+
+  /// Worker processes change nothing of a sweep's results: the correct examples in workers
+  /// replaced after every seed (`--worker-memory 1k`) give the summary of a sweep in one process.
+  @Test func workersGiveTheSweepOfOneProcess() throws {
+    let folder = ExamplesTool.folder()
+    var summaries: [Data] = []
+    for extra in [["--worker-memory", "1k"], ["--in-process"]] {
+      let out = folder.appendingPathComponent(extra[0])
+      let r = try ExamplesTool.run(
+        [
+          "sweep", "profiles/smoke.json5", "--app", "examples", "--seeds", "1..4", "--set", "duration=40s", "--jobs",
+          "2", "--out", out.path, "--history", "off", "--quiet",
+        ] + extra)
+      #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+      let data = try Data(contentsOf: out.appendingPathComponent("summary.json"))
+      var summary = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+      summary["meta"] = nil
+      summaries.append(try JSONSerialization.data(withJSONObject: summary, options: .sortedKeys))
+    }
+    #expect(summaries[0] == summaries[1])
+  }
+
+  /// In one process, a planned crash is carried out at its entry: the finding, with its detail;
+  /// the user's app gone for the rest of the run (nothing else held against it); the same run
+  /// every time, and not the run without the crash.
+  @Test func aPlannedCrashKillsTheUsersAppAtItsEntry() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    func run(_ crashes: [AppCrash]) throws -> RunReport {
+      var run = SimulationRun(
+        profile: try Profile.parse(data), profilePath: "profiles/smoke.json5", profileData: data, seed: 1,
+        duration: .seconds(40))
+      run.app = exampleSuites.first { $0.name == "examples" }!.clientApp
+      run.appCrashes = crashes
+      return run.report(run.execute(), startedAt: Date())
+    }
+    let plain = try run([])
+    #expect(violated(plain).isEmpty)
+    // User 0 hosts room 0; entry 3,000 is well inside the run.
+    let crash = AppCrash(entry: 3_000, user: 0, detail: "planted: index out of range")
+    let a = try run([crash])
+    let b = try run([crash])
+    #expect(violated(a) == ["app.crash-free"])
+    let finding = a.invariants.first { $0.id == "app.crash-free" }!
+    #expect(finding.violations == 1)
+    #expect(finding.first?.message == "user 0's app crashed, and its process died: planted: index out of range")
+    #expect(a.traceHash == b.traceHash)
+    #expect(a.traceHash != plain.traceHash)
+  }
+
+  @Test func crashPlansSurviveTheirEncoding() {
+    let plan = [
+      AppCrash(entry: 12, user: 3, detail: "Fatal error: a: b\\c\nd"),
+      AppCrash(entry: 7, user: 4_000_000, detail: ""),
+    ]
+    #expect(AppCrash.decode(AppCrash.encode(plan)) == plan)
+    #expect(AppCrash.decode("") == [])
+    #expect(AppCrash.decode("x:1:y") == nil)
+  }
+
+  @Test func breadcrumbsAndCrashReportsAreRead() {
+    #expect(
+      CrashFollowing.Breadcrumb("crash 4812 203 0 4")
+        == CrashFollowing.Breadcrumb("crash 4812 203 0 4"))
+    let crumb = CrashFollowing.Breadcrumb("crash 4812 203 1 4")
+    #expect(crumb?.entry == 4812 && crumb?.user == 203 && crumb?.releasing == true && crumb?.signal == 4)
+    #expect(CrashFollowing.Breadcrumb("crash 1 2 3") == nil)
+    let before = [
+      "progress: 40%",
+      "/home/me/App/VM.swift:2: Fatal error: Unexpectedly found nil while unwrapping an Optional value",
+    ]
+    let backtrace = [
+      "*** Program crashed: Illegal instruction at 0x00007f313bf6df7f ***",
+      "Thread 0 \"d2\" crashed:",
+      "  0      0x00007f313bf6df7f closure #1 in closure #1 in _assertionFailure(_:_:file:line:flags:) + 623 in libswiftCore.so",
+      "  1 [ra] 0x00007f313c0f961f _assertionFailure(_:_:file:line:flags:) + 302 in libswiftCore.so",
+      "  2 [ra] 0x000055b473ffd2c6 VM.tap() + 197 in d2 at /home/me/App/VM.swift:2:34",
+      "  3 [ra] 0x000055b473ffd10b go(_:) + 26 in d2 at /home/me/App/VM.swift:3:46",
+    ]
+    #expect(
+      CrashReport.detail(before: before, crash: backtrace, signal: 4)
+        == "Fatal error: Unexpectedly found nil while unwrapping an Optional value in VM.tap() at VM.swift:2")
+    // A release build: no message, no line numbers; the signal and the frame.
+    #expect(
+      CrashReport.detail(before: [], crash: ["  0 0x000055c94ea803d2 go(_:) + 82 in m"], signal: 4)
+        == "illegal instruction (a Swift runtime trap) in go(_:)")
+    // No backtrace: the message with its file.
+    #expect(
+      CrashReport.detail(before: before, crash: [], signal: 4)
+        == "Fatal error: Unexpectedly found nil while unwrapping an Optional value (VM.swift:2)")
+  }
+
+  @Test func workerMemoryReadsSizes() {
+    #expect(WorkerPool.parseMemory("1k") == 1024)
+    #expect(WorkerPool.parseMemory("512m") == 512 << 20)
+    #expect(WorkerPool.parseMemory("2G") == 2 << 30)
+    #expect(WorkerPool.parseMemory("4096") == 4096)
+    #expect(WorkerPool.parseMemory("0") == nil)
+    #expect(WorkerPool.parseMemory("lots") == nil)
+  }
+}
