@@ -344,3 +344,31 @@ public final class ReviewTimingHostViewModel {
     }
   }
 }
+
+/// A host panel that answers one application at a time: a second "accept" waits for the answer to
+/// the first.
+///
+/// The mistake: it waits by spinning on a flag the first accept's completion clears, and that
+/// completion runs on the main thread, which the spin holds. When an answer is slow or lost, the
+/// next tap freezes the host's app for good (on a phone, until the system's watchdog ends it).
+public final class SerialAcceptHostViewModel {
+  /// The panel it wraps, whose other buttons are right.
+  public let panel: HostCoGuestViewModel
+  private let coGuestStore: CoGuestStore
+  private var acceptInFlight = false
+
+  public init(liveID: String) {
+    panel = HostCoGuestViewModel(liveID: liveID)
+    coGuestStore = CoGuestStore.create(liveID: liveID)
+  }
+
+  /// "Accept" under the first application, once the accept before it was answered.
+  public func acceptFirst() {
+    guard let guest = panel.firstApplicant else { return }
+    while acceptInFlight { usleep(10_000) }
+    acceptInFlight = true
+    coGuestStore.acceptApplication(userID: guest.userID) { [weak self] _ in
+      self?.acceptInFlight = false
+    }
+  }
+}

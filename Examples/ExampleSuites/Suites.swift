@@ -148,13 +148,22 @@ let reviewTimerHost: HostApp<ReviewTimingHostViewModel> = {
   return app
 }()
 
+/// The host app of the `serial-accept` variant: the correct panel, whose accept button spins until
+/// the accept before it was answered.
+let serialAcceptHost: HostApp<SerialAcceptHostViewModel> = {
+  var app = HostApp { SerialAcceptHostViewModel(liveID: $0.liveID!) }
+  app.accept = { vm in vm.acceptFirst() }
+  app.reject = { vm in vm.panel.firstApplicant.map { vm.panel.rejectApplication(userID: $0.userID) } }
+  return app
+}()
+
 /// The example apps, by the name `--app` takes: `examples` (the correct view models), and the
 /// wrong variants, each with one mistake: `double-tap`, `seat-list-guest`, `guide-push`,
 /// `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
 /// (main actor, async/await), `one-shot-observation` (Observation), `stale-watchdog` (Dispatch
 /// from a Foundation file), `accept-all` (a `DispatchGroup` left more often than entered),
-/// `foreground-camera` (UIKit's lifecycle notifications) and `review-timer` (a force-unwrap that
-/// crashes the host's app).
+/// `foreground-camera` (UIKit's lifecycle notifications), `review-timer` (a force-unwrap that
+/// crashes the host's app) and `serial-accept` (a spin that hangs it).
 public let exampleSuites: [AppSuite] =
   [
     AppSuite(name: "examples", summary: "the example co-guest, VoIP push and call view models")
@@ -229,6 +238,12 @@ public let exampleSuites: [AppSuite] =
       summary: "wrong: a host panel whose accept completion force-unwraps a review timer a withdrawal removed (crashes)"
     )
     .with(audience: correctAudience).with(host: reviewTimerHost).with(phone: correctPhone),
+    AppSuite(
+      name: "serial-accept",
+      summary:
+        "wrong: a host panel that spins until its previous accept is answered, on the thread that answers it (hangs)"
+    )
+    .with(audience: correctAudience).with(host: serialAcceptHost).with(phone: correctPhone),
     AppSuite(
       name: "foreground-camera", summary: "wrong: a camera reopened on every willEnterForeground, seated or not"
     )

@@ -2,12 +2,19 @@
 
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 _Thread_local void *stampede_current_host = 0;
 _Thread_local uint64_t stampede_app_entry = 0;
 _Thread_local uint32_t stampede_app_user = 0;
 _Thread_local uint32_t stampede_app_releasing = 0;
+
+int stampede_hang_watch_on = 0;
+_Atomic uint64_t stampede_watched_entry = 0;
+_Atomic uint32_t stampede_watched_user = 0;
+_Atomic int stampede_watched_busy = 0;
+pthread_t stampede_watched_thread;
 
 static int breadcrumb_fd = -1;
 static const int crash_signals[] = {SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
@@ -50,7 +57,13 @@ static void on_crash(int sig) {
      fault or an illegal instruction repeats when this handler returns; a raised signal or a trap
      instruction (after which execution would go on) is raised again. */
   if (k < (int)CRASH_SIGNAL_COUNT) sigaction(sig, &previous[k], 0);
-  if (sig == SIGABRT || sig == SIGTRAP) raise(sig);
+  if (sig == SIGABRT || sig == SIGTRAP) {
+    raise(sig);
+    /* A handler before this one may expect a fault to repeat and return (the Swift runtime's
+       backtracer does); a signal sent to the thread (the hang watch's) does not repeat. */
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
 }
 
 int stampede_install_crash_breadcrumbs(int fd) {
@@ -64,4 +77,55 @@ int stampede_install_crash_breadcrumbs(int fd) {
     if (sigaction(crash_signals[k], &action, &previous[k]) != 0) return -1;
   }
   return 0;
+}
+
+static int hang_fd = -1;
+static unsigned hang_seconds = 0;
+
+static void *watch_hangs(void *unused) {
+  (void)unused;
+  uint64_t last = 0;
+  unsigned still = 0;
+  for (;;) {
+    struct timespec second = {1, 0};
+    while (nanosleep(&second, &second) != 0) {}
+    if (!atomic_load_explicit(&stampede_watched_busy, memory_order_acquire)) {
+      still = 0;
+      continue;
+    }
+    uint64_t entry = atomic_load_explicit(&stampede_watched_entry, memory_order_relaxed);
+    if (entry != last) {
+      last = entry;
+      still = 0;
+      continue;
+    }
+    if (++still < hang_seconds) continue;
+    char line[96];
+    char *p = line;
+    memcpy(p, "hang ", 5);
+    p += 5;
+    p = put_number(p, entry);
+    *p++ = ' ';
+    p = put_number(p, atomic_load_explicit(&stampede_watched_user, memory_order_relaxed));
+    *p++ = '\n';
+    ssize_t written = write(hang_fd, line, (size_t)(p - line));
+    (void)written;
+    pthread_kill(stampede_watched_thread, SIGABRT);
+    return 0;
+  }
+}
+
+int stampede_start_hang_watch(int fd, unsigned seconds) {
+  if (seconds == 0) return 0;
+  hang_fd = fd;
+  hang_seconds = seconds;
+  stampede_hang_watch_on = 1;
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&thread, &attr, watch_hangs, 0);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) stampede_hang_watch_on = 0;
+  return rc == 0 ? 0 : -1;
 }

@@ -391,6 +391,9 @@ extension BenchCommand {
         "bench catch: \(subjects.count) subjects, seeds \(seeds.from)..\(seeds.to), plain and --explore "
           + "(apps on \(apps.path)\(ownProfiles.map { ", " + $0 }.joined()), the catalogue on \(catalogue.path))")
     }
+    // A hung app is told in 2 s here (the workers inherit it), not the default: the hanging
+    // variant hangs a dozen hosts a seed, and nothing legitimate runs that long in one callback.
+    setenv(CrashFollowing.hangVariable, "2", 0)
     var rows: [CatchBench.Row] = []
     for subject in subjects {
       // App code runs in worker processes, as a sweep runs it: a crash is followed, not the end.

@@ -97,7 +97,9 @@ enum CLI {
     Runs one simulation and writes DIR/report.json atomically. It runs in a process of its own,
     which this one watches: when app code (--app) crashes, the crash is followed, and the run
     starts again with that user's app process dying where its code crashed (an app.crash-free
-    finding; the output of the crashed attempt comes first).
+    finding; the output of the crashed attempt comes first). App code that runs for
+    STAMPEDE_APP_HANG_SECONDS (default 5; 0: never) without returning is stopped and followed
+    the same way, as hung.
 
     Options:
       --seed N          root seed, decimal or 0x-hex (default: the profile's "seed", else 1)

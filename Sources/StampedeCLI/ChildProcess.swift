@@ -58,8 +58,23 @@ final class ChildProcess {
       for p in argv { free(p) }
       for p in envp { free(p) }
     }
+    // The child starts with no signal blocked and the signals this process ignores or handles at
+    // their defaults: posix_spawn would pass on the calling thread's mask (a Dispatch worker
+    // thread blocks most signals, which kept a worker's hang watch from stopping it) and the
+    // signals ignored here (SIGINT in a supervisor, SIGPIPE in a pool).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var child: pid_t = 0
-    let rc = posix_spawnp(&child, arguments[0], &actions, nil, argv, envp)
+    let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
     close(message.write)
     close(error.write)
     if let stdin { close(stdin.read) }

@@ -21,12 +21,39 @@ enum CrashFollowing {
   /// Crashes followed in one run before giving up.
   static let limit = 100
 
-  /// In a supervised process: writes breadcrumbs from now on.
+  /// How long one piece of app code may run without returning before it counts as hung
+  /// (`STAMPEDE_APP_HANG_SECONDS`, 0 for never).
+  static let hangVariable = "STAMPEDE_APP_HANG_SECONDS"
+  static let defaultHangSeconds: UInt32 = 5
+
+  /// In a supervised process: writes breadcrumbs from now on, and watches for app code that hangs.
   static func installIfSupervised() {
-    guard let text = ProcessInfo.processInfo.environment[fdVariable], let fd = Int32(text) else { return }
+    let env = ProcessInfo.processInfo.environment
+    guard let text = env[fdVariable], let fd = Int32(text) else { return }
     if stampede_install_crash_breadcrumbs(fd) != 0 {
       printError("warning: cannot install the crash breadcrumbs: a crash of app code will end the run")
     }
+    let seconds = env[hangVariable].flatMap(UInt32.init) ?? defaultHangSeconds
+    if stampede_start_hang_watch(fd, seconds) != 0 {
+      printError("warning: cannot start the hang watch: app code that never returns will hang the run")
+    }
+  }
+
+  /// What a process that died wrote on descriptor 3: its crash breadcrumb, and whether the hang
+  /// watch stopped it (`hang <entry> <user>` before the breadcrumb).
+  static func ending(_ lines: [Substring]) -> (crumb: Breadcrumb, hung: Bool)? {
+    guard let crumb = lines.lazy.compactMap(Breadcrumb.init).first else { return nil }
+    let hung = lines.contains { $0 == "hang \(crumb.entry) \(crumb.user)" }
+    return (crumb, hung)
+  }
+
+  /// The finding's detail for a crash (or a hang) whose process wrote `stderr`.
+  static func detail(_ crumb: Breadcrumb, hung: Bool, stderr: (before: [String], crash: [String])) -> String {
+    guard hung else { return CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal) }
+    let seconds = ProcessInfo.processInfo.environment[hangVariable].flatMap(UInt32.init) ?? defaultHangSeconds
+    let frame = CrashReport.firstAppFrame(stderr.crash).map { " in \($0)" } ?? ""
+    return "hung: one piece of its code ran for \(seconds) s without returning (iOS's watchdog ends an app whose "
+      + "main thread stops answering)\(frame)"
   }
 
   /// The crashes the supervising process asks this run to carry out.
@@ -93,8 +120,14 @@ enum CrashFollowing {
         exit(ExitCode.usage.rawValue)
       }
       Supervised.pid = child.pid
-      signal(SIGTERM) { sig in if Supervised.pid > 0 { kill(Supervised.pid, sig) } }
-      signal(SIGHUP) { sig in if Supervised.pid > 0 { kill(Supervised.pid, sig) } }
+      signal(SIGTERM) { sig in
+        Supervised.stopping = 1
+        if Supervised.pid > 0 { kill(Supervised.pid, sig) }
+      }
+      signal(SIGHUP) { sig in
+        Supervised.stopping = 1
+        if Supervised.pid > 0 { kill(Supervised.pid, sig) }
+      }
       let relay = ErrorRelay(child.errors)
       let crumbs = child.messages.readDataToEndOfFile()
       let ending = child.wait()
@@ -103,10 +136,13 @@ enum CrashFollowing {
         if case .exited(let code) = ending { exit(code) }
         exit(1)
       }
-      let crumb = String(decoding: crumbs, as: UTF8.self).split(separator: "\n").lazy.compactMap(Breadcrumb.init).first
+      let died = CrashFollowing.ending(String(decoding: crumbs, as: UTF8.self).split(separator: "\n"))
+      let crumb = died?.crumb
       let following = follows(Array(CommandLine.arguments.dropFirst()))
-      if let crumb, !crumb.releasing, plan.count < limit, following {
-        let detail = CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal)
+      // Asked to stop: no run again (a child stuck in app code ends by the hang watch).
+      if Supervised.stopping != 0 { exit(ExitCode.interrupted.rawValue) }
+      if let died, let crumb, !crumb.releasing, plan.count < limit, following {
+        let detail = self.detail(crumb, hung: died.hung, stderr: stderr)
         plan.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
         printError(
           "\(program): user \(crumb.user)'s app crashed (\(detail)); running the seed again with its process dying there"
@@ -114,8 +150,8 @@ enum CrashFollowing {
         continue
       }
       for line in stderr.crash { printError(line) }
-      if let crumb, !following {
-        let detail = CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal)
+      if let died, let crumb, !following {
+        let detail = self.detail(crumb, hung: died.hung, stderr: stderr)
         printError(
           "\(program): user \(crumb.user)'s app crashed (\(detail)); \(CommandLine.arguments.dropFirst().first ?? "") "
             + "does not follow crashes: run the seed that crashed with `run` to see it as a finding")
@@ -137,6 +173,8 @@ enum CrashFollowing {
 /// The supervised process, for the signal handlers that pass signals on.
 enum Supervised {
   nonisolated(unsafe) static var pid: pid_t = 0
+  /// Set when this process was asked to stop.
+  nonisolated(unsafe) static var stopping: sig_atomic_t = 0
 }
 
 /// What a crash report says, in one line: the runtime's fatal error message (with its file and

@@ -118,12 +118,15 @@ final class WorkerPool: @unchecked Sendable {
         }
         return .report(report, crashes: job.crashes)
       }
-      // The worker ended without a report: a crash, followed if it was app code's.
+      // The worker ended without a report: a crash (or a hang), followed if it was app code's.
+      var lines = header.map { [Substring($0)] } ?? []
+      while let more = worker.line() { lines.append(Substring(more)) }
       let ending = end(worker)
       let stderr = worker.relay.finish()
-      let crumb = header.flatMap { CrashFollowing.Breadcrumb(Substring($0)) }
-      if let crumb, !crumb.releasing, job.crashes.count < CrashFollowing.limit {
-        let detail = CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal)
+      let died = CrashFollowing.ending(lines)
+      let crumb = died?.crumb
+      if let died, let crumb, !crumb.releasing, job.crashes.count < CrashFollowing.limit {
+        let detail = CrashFollowing.detail(crumb, hung: died.hung, stderr: stderr)
         job.crashes.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
         continue
       }

@@ -112,7 +112,10 @@ package final class AppHost {
     if depth == 0 {
       entries &+= 1
       stampede_set_app_entry(entries, user)
-      if followsCrashes && crashSkips(user) && R.self == Void.self { return () as! R }
+      if followsCrashes && crashSkips(user) && R.self == Void.self {
+        stampede_app_entry_returned()
+        return () as! R
+      }
     } else {
       stampede_set_app_user(user)
     }
@@ -134,6 +137,7 @@ package final class AppHost {
         taskSteps.removeAll(keepingCapacity: true)
         taskHead = 0
         settling = false
+        stampede_app_entry_returned()
       }
       self.user = previousUser
       if previousHost !== self { AppHost.current = previousHost }

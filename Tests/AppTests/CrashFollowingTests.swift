@@ -44,6 +44,27 @@ import ToolSupport
     #expect(hashes[0] == hashes[1])
   }
 
+  /// The `serial-accept` host panel spins until its previous accept is answered, on the thread
+  /// that would deliver the answer: when an answer is slow or lost, its app hangs. The hang watch
+  /// ends the piece of code that ran too long, and the hang is followed as a crash is.
+  @Test func aHungAppIsAFindingAndTheRunGoesOn() throws {
+    let out = ExamplesTool.folder().appendingPathComponent("hang")
+    let r = try ExamplesTool.tool.runExternal(
+      "STAMPEDE_APP_HANG_SECONDS=1",
+      [
+        ExamplesTool.tool.binary.path, "run", "profiles/smoke.json5", "--app", "serial-accept", "--seed", "7",
+        "--set", "duration=40s", "--out", out.path, "--progress", "none",
+      ])
+    #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+    let report = try ExamplesTool.report(at: out)
+    let violated = (report["invariants"] as! [[String: Any]]).filter { ($0["violations"] as? Int ?? 0) > 0 }
+    #expect(violated.map { $0["id"] as! String } == ["app.crash-free"])
+    let first = (violated.first?["first"] as? [String: Any])?["message"] as? String ?? ""
+    #expect(first.contains("hung: one piece of its code ran for 1 s without returning"), "\(first)")
+    #expect(first.contains("serialAcceptHost") || first.contains("SerialAcceptHostViewModel"), "\(first)")
+    #expect(report["simulatedSeconds"] as? Double == 40)
+  }
+
   /// A sweep of the crashing app runs its seeds in worker processes: every seed fails with the
   /// crash, none is lost, and each seed's trace hash is the supervised run's.
   @Test func aSweepFollowsCrashesInItsWorkers() throws {

@@ -1,6 +1,8 @@
 #ifndef STAMPEDE_THREAD_STATE_H
 #define STAMPEDE_THREAD_STATE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* The app host that is handing a callback to app code on this thread (NULL outside one).
@@ -23,10 +25,28 @@ static inline void *stampede_get_current_host(void) { return stampede_current_ho
 /* Makes `host` (or NULL) this thread's current host. */
 static inline void stampede_set_current_host(void *host) { stampede_current_host = host; }
 
+/* The hang watch (see stampede_start_hang_watch): whether it runs, and the entry it watches. */
+extern int stampede_hang_watch_on;
+extern _Atomic uint64_t stampede_watched_entry;
+extern _Atomic uint32_t stampede_watched_user;
+extern _Atomic int stampede_watched_busy;
+extern pthread_t stampede_watched_thread;
+
 /* Records that entry `entry` into `user`'s code starts on this thread. */
 static inline void stampede_set_app_entry(uint64_t entry, uint32_t user) {
   stampede_app_entry = entry;
   stampede_app_user = user;
+  if (stampede_hang_watch_on) {
+    stampede_watched_thread = pthread_self();
+    atomic_store_explicit(&stampede_watched_user, user, memory_order_relaxed);
+    atomic_store_explicit(&stampede_watched_entry, entry, memory_order_relaxed);
+    atomic_store_explicit(&stampede_watched_busy, 1, memory_order_release);
+  }
+}
+
+/* The outermost entry into users' code on this thread returned. */
+static inline void stampede_app_entry_returned(void) {
+  if (stampede_hang_watch_on) atomic_store_explicit(&stampede_watched_busy, 0, memory_order_release);
 }
 
 /* Records that `user`'s code runs now, inside the current entry. */
@@ -46,5 +66,15 @@ static inline void stampede_add_app_releasing(int32_t delta) { stampede_app_rele
    user's app process dying at that entry. Signals outside app code write nothing. Returns 0, or
    -1 when a handler could not be installed. */
 int stampede_install_crash_breadcrumbs(int fd);
+
+/* The hang watch: a thread that looks once a second at the entry into users' code running now
+   (one thread runs users' code in a watched process). When one entry has run for `seconds`
+   without returning (an endless loop, a spin on a flag only the same thread could set), it writes
+
+       hang <entry> <user>\n
+
+   to `fd` and sends SIGABRT to the thread running it, whose crash breadcrumb and the runtime's
+   backtrace then follow. Returns 0, or -1 when the thread could not be started. */
+int stampede_start_hang_watch(int fd, unsigned seconds);
 
 #endif
