@@ -18,8 +18,22 @@ enum CrashFollowing {
   static let fdVariable = "STAMPEDE_CRASH_FD"
   /// The crashes found so far, for the supervised process to carry out (``AppCrash/encode(_:)``).
   static let planVariable = "STAMPEDE_APP_CRASHES"
-  /// Crashes followed in one run before giving up.
+  /// Crashes followed in one run before giving up, and crashes with one detail (the same message
+  /// at the same place).
   static let limit = 100
+  static let sameLimit = 25
+
+  /// Why a crash with `detail` is not followed after those of `plan`, if it is not: each crash
+  /// followed costs a run of the seed up to it, so a crash that every user meets (at launch, in a
+  /// view model's `init`) would cost a run per user.
+  static func refusal(_ plan: [AppCrash], next detail: String) -> String? {
+    if plan.count >= limit { return "app code crashed more than \(limit) times in this run; not following more" }
+    if plan.count(where: { $0.detail == detail }) >= sameLimit - 1 {
+      return "the same crash in \(sameLimit) users' apps (\(detail)): a crash that every user meets is not "
+        + "followed one user at a time; fix it first"
+    }
+    return nil
+  }
 
   /// How long one piece of app code may run without returning before it counts as hung
   /// (`STAMPEDE_APP_HANG_SECONDS`, 0 for never).
@@ -141,8 +155,9 @@ enum CrashFollowing {
       let following = follows(Array(CommandLine.arguments.dropFirst()))
       // Asked to stop: no run again (a child stuck in app code ends by the hang watch).
       if Supervised.stopping != 0 { exit(ExitCode.interrupted.rawValue) }
-      if let died, let crumb, !crumb.releasing, plan.count < limit, following {
-        let detail = self.detail(crumb, hung: died.hung, stderr: stderr)
+      let detail = died.map { self.detail($0.crumb, hung: $0.hung, stderr: stderr) }
+      let refused = detail.flatMap { refusal(plan, next: $0) }
+      if let crumb, let detail, !crumb.releasing, refused == nil, following {
         plan.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
         printError(
           "\(program): user \(crumb.user)'s app crashed (\(detail)); running the seed again with its process dying there"
@@ -150,8 +165,7 @@ enum CrashFollowing {
         continue
       }
       for line in stderr.crash { printError(line) }
-      if let died, let crumb, !following {
-        let detail = self.detail(crumb, hung: died.hung, stderr: stderr)
+      if let crumb, let detail, !following {
         printError(
           "\(program): user \(crumb.user)'s app crashed (\(detail)); \(CommandLine.arguments.dropFirst().first ?? "") "
             + "does not follow crashes: run the seed that crashed with `run` to see it as a finding")
@@ -159,7 +173,7 @@ enum CrashFollowing {
         printError(
           crumb.releasing
             ? "\(program): user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
-            : "\(program): app code crashed more than \(limit) times in this run; not following more")
+            : "\(program): \(refused ?? "")")
       } else {
         printError("\(program): crashed outside app code (signal \(sig)); please report it with the command line")
       }

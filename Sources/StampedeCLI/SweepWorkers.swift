@@ -123,18 +123,17 @@ final class WorkerPool: @unchecked Sendable {
       while let more = worker.line() { lines.append(Substring(more)) }
       let ending = end(worker)
       let stderr = worker.relay.finish()
-      let died = CrashFollowing.ending(lines)
-      let crumb = died?.crumb
-      if let died, let crumb, !crumb.releasing, job.crashes.count < CrashFollowing.limit {
+      if let died = CrashFollowing.ending(lines) {
+        let crumb = died.crumb
+        if crumb.releasing {
+          return .lost(
+            "user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
+          )
+        }
         let detail = CrashFollowing.detail(crumb, hung: died.hung, stderr: stderr)
+        if let why = CrashFollowing.refusal(job.crashes, next: detail) { return .lost(why) }
         job.crashes.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
         continue
-      }
-      if let crumb {
-        return .lost(
-          crumb.releasing
-            ? "user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
-            : "app code crashed more than \(CrashFollowing.limit) times in this seed; not following more")
       }
       let frame = CrashReport.firstAppFrame(stderr.crash).map { " in \($0)" } ?? ""
       switch ending {

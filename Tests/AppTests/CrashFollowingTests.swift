@@ -183,6 +183,19 @@ import ToolSupport
         == "Fatal error: Unexpectedly found nil while unwrapping an Optional value (VM.swift:2)")
   }
 
+  /// A crash every user meets is not followed one user at a time (a run each), and a run's
+  /// crashes have a bound; a race that crashes a few apps is followed.
+  @Test func followingHasBounds() {
+    let race = (0..<8).map { AppCrash(entry: UInt64($0), user: UInt32($0), detail: "Fatal error in accept") }
+    #expect(CrashFollowing.refusal(race, next: "Fatal error in accept") == nil)
+    let launch = (0..<24).map { AppCrash(entry: UInt64($0), user: UInt32($0), detail: "Fatal error in init") }
+    #expect(
+      CrashFollowing.refusal(launch, next: "Fatal error in init")?.contains("the same crash in 25 users' apps") == true)
+    #expect(CrashFollowing.refusal(launch, next: "another") == nil)
+    let many = (0..<100).map { AppCrash(entry: UInt64($0), user: UInt32($0), detail: "crash \($0)") }
+    #expect(CrashFollowing.refusal(many, next: "one more")?.contains("more than 100 times") == true)
+  }
+
   @Test func workerMemoryReadsSizes() {
     #expect(WorkerPool.parseMemory("1k") == 1024)
     #expect(WorkerPool.parseMemory("512m") == 512 << 20)
