@@ -174,11 +174,14 @@ extension SweepSummary {
     /// Its outcome coverage.
     public var coverage: CoverageReport?
 
+    /// The trace hash of a seed that gave no report.
+    public static let lostHash = "-"
+
     /// A seed that gave no report (`reason` says why): a failure with no events, counters or
     /// coverage.
     public init(lost seed: UInt64, reason: String, repro: String) {
       row = SeedRow(
-        seed: seed, verdict: "fail", exitStatus: 1, events: 0, traceHash: "-", simulatedSeconds: 0,
+        seed: seed, verdict: "fail", exitStatus: 1, events: 0, traceHash: SeedResult.lostHash, simulatedSeconds: 0,
         firstViolation: reason, failedThresholds: [], repro: repro)
       counters = [:]
       latencies = [:]

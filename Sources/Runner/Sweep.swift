@@ -217,8 +217,11 @@ extension Sweep {
   }
 
   /// The seeds a recheck of `share` percent (0 to 100] of `rows` runs again: every k-th seed of
-  /// the sweep in seed order (k = 100 / share, rounded), the first always among them.
+  /// the sweep in seed order (k = 100 / share, rounded), the first always among them; a seed that
+  /// gave no report (see ``SweepSummary/SeedResult/init(lost:reason:repro:)``) has no hash to
+  /// compare and is left out.
   public static func recheckSeeds(_ rows: [SweepSummary.SeedRow], share: Double) -> [UInt64] {
+    let rows = rows.filter { $0.traceHash != SweepSummary.SeedResult.lostHash }
     guard share > 0, !rows.isEmpty else { return [] }
     let step = max(1, Int((100 / min(share, 100)).rounded()))
     let sorted = rows.map(\.seed).sorted()

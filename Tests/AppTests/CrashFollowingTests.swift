@@ -196,6 +196,18 @@ import ToolSupport
     #expect(CrashFollowing.refusal(many, next: "one more")?.contains("more than 100 times") == true)
   }
 
+  /// A seed whose worker gave no report fails with the reason, and a recheck leaves it out (it
+  /// has no trace hash to compare).
+  @Test func aLostSeedFailsAndIsNotRechecked() {
+    let lost = SweepSummary.SeedResult(lost: 7, reason: "the worker process crashed outside app code", repro: "r")
+    #expect(lost.row.verdict == "fail" && lost.row.exitStatus == 1)
+    #expect(lost.row.firstViolation == "the worker process crashed outside app code")
+    var kept = lost.row
+    kept.seed = 8
+    kept.traceHash = "0123456789abcdef"
+    #expect(Sweep.recheckSeeds([lost.row, kept], share: 100) == [8])
+  }
+
   @Test func workerMemoryReadsSizes() {
     #expect(WorkerPool.parseMemory("1k") == 1024)
     #expect(WorkerPool.parseMemory("512m") == 512 << 20)
