@@ -133,6 +133,9 @@ final class ErrorRelay: @unchecked Sendable {
     }
   }
 
+  /// The last line passed on so far, unfinished (a marker split across two reads is found).
+  private var carry = ""
+
   private func take(_ text: String) {
     lock.lock()
     defer { lock.unlock() }
@@ -140,17 +143,34 @@ final class ErrorRelay: @unchecked Sendable {
       crash += text
       return
     }
-    var passed = Substring(text)
-    if let start = ErrorRelay.markers.compactMap({ text.range(of: $0)?.lowerBound }).min() {
-      // From the start of the marker's line.
-      let lineStart = text[..<start].lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
-      passed = text[..<lineStart]
-      crash = String(text[lineStart...])
-      capturing = true
+    let combined = carry + text
+    guard let start = ErrorRelay.markers.compactMap({ combined.range(of: $0)?.lowerBound }).min() else {
+      pass(text)
+      return
     }
-    if !passed.isEmpty { FileHandle.standardError.write(Data(passed.utf8)) }
-    recent += passed
+    // The report starts at its marker's line (whose beginning may have been passed on already).
+    let lineStart = combined[..<start].lastIndex(of: "\n").map { combined.index(after: $0) } ?? combined.startIndex
+    let carried = combined.utf8.index(combined.utf8.startIndex, offsetBy: carry.utf8.count)
+    var passed = lineStart > carried ? combined[carried..<lineStart] : ""
+    crash = String(combined[lineStart...])
+    capturing = true
+    // The report's own blank line before its first.
+    if passed.hasSuffix("\n"), passed.dropLast().isEmpty || passed.dropLast().hasSuffix("\n") {
+      passed = passed.dropLast()
+    }
+    pass(String(passed))
+  }
+
+  private func pass(_ text: String) {
+    guard !text.isEmpty else { return }
+    FileHandle.standardError.write(Data(text.utf8))
+    recent += text
     if recent.utf8.count > 16_384 { recent = String(recent.suffix(8_192)) }
+    if let newline = text.lastIndex(of: "\n") {
+      carry = String(text[text.index(after: newline)...].suffix(64))
+    } else {
+      carry = String((carry + text).suffix(64))
+    }
   }
 
   /// Waits for the child's standard error to end; the last lines before a crash report, and the

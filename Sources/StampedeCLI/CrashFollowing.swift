@@ -64,10 +64,16 @@ enum CrashFollowing {
   /// The finding's detail for a crash (or a hang) whose process wrote `stderr`.
   static func detail(_ crumb: Breadcrumb, hung: Bool, stderr: (before: [String], crash: [String])) -> String {
     guard hung else { return CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal) }
-    let seconds = ProcessInfo.processInfo.environment[hangVariable].flatMap(UInt32.init) ?? defaultHangSeconds
-    let frame = CrashReport.firstAppFrame(stderr.crash).map { " in \($0)" } ?? ""
-    return "hung: one piece of its code ran for \(seconds) s without returning (iOS's watchdog ends an app whose "
-      + "main thread stops answering)\(frame)"
+    // Where an endless loop is stopped differs from run to run, so the finding does not say (the
+    // supervisor prints it on standard error, see ``whereHung(_:)``): the same seed gives the same
+    // report.
+    return "hung: one piece of its code did not return (iOS's watchdog ends an app whose main thread stops "
+      + "answering)"
+  }
+
+  /// Where a hung piece of code was when it was stopped, for standard error.
+  static func whereHung(_ stderr: (before: [String], crash: [String])) -> String {
+    CrashReport.firstAppFrame(stderr.crash).map { " (stopped in \($0))" } ?? ""
   }
 
   /// The crashes the supervising process asks this run to carry out.
@@ -159,8 +165,9 @@ enum CrashFollowing {
       let refused = detail.flatMap { refusal(plan, next: $0) }
       if let crumb, let detail, !crumb.releasing, refused == nil, following {
         plan.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
+        let stopped = died?.hung == true ? whereHung(stderr) : ""
         printError(
-          "\(program): user \(crumb.user)'s app crashed (\(detail)); running the seed again with its process dying there"
+          "\(program): user \(crumb.user)'s app crashed (\(detail)\(stopped)); running the seed again with its process dying there"
         )
         continue
       }
@@ -209,6 +216,11 @@ enum CrashReport {
       } else {
         parts.append(String(fatal[fatal.range(of: "Fatal error")!.lowerBound...]))
       }
+    } else if let failure = crash.first(where: { $0.hasPrefix("*** Swift runtime failure: ") }) {
+      // A release build: the runtime names the failure in the report's title.
+      var message = failure.dropFirst("*** Swift runtime failure: ".count)
+      if message.hasSuffix(" ***") { message = message.dropLast(4) }
+      parts.append("Fatal error: " + message)
     } else {
       parts.append(name(of: signal))
     }
@@ -228,11 +240,23 @@ enum CrashReport {
     }
   }
 
-  /// "VM.tap() at VM.swift:2" from "  2 [ra] 0x… VM.tap() + 197 in d2 at /tmp/VM.swift:2:34".
+  /// "VM.tap() at VM.swift:2" from "  2 [ra] 0x… VM.tap() + 197 in d2 at /tmp/VM.swift:2:34": the
+  /// first frame in a source file of the program (a frame of the standard library specialized
+  /// into it, `<compiler-generated>`, is passed over), else the first frame of the program.
   static func firstAppFrame(_ lines: [String]) -> String? {
+    let frames = programFrames(lines)
+    let own = frames.filter { !$0.symbol.hasPrefix("Swift runtime failure") }
+    return (own.first { $0.location != nil && !$0.symbol.hasPrefix("specialized ") } ?? own.first)
+      .map { f in f.location.map { "\(f.symbol) at \($0)" } ?? f.symbol }
+  }
+
+  /// The frames of a backtrace outside the Swift runtime and the C library, in order: each one's
+  /// function and, where the program has debug information for it, its file and line.
+  static func programFrames(_ lines: [String]) -> [(symbol: String, location: String?)] {
     let system = [
       "libswift", "libc.so", "libc-", "ld-linux", "libFoundation", "libdispatch", "libpthread", "libstdc++",
     ]
+    var out: [(symbol: String, location: String?)] = []
     for line in lines {
       let t = line.trimmingCharacters(in: .whitespaces)
       guard let first = t.first, first.isNumber, let hex = t.range(of: " 0x") else { continue }
@@ -241,18 +265,20 @@ enum CrashReport {
       guard let inImage = rest.range(of: " in ", options: .backwards) else { continue }
       var symbol = String(rest[..<inImage.lowerBound])
       var image = String(rest[inImage.upperBound...])
-      var location = ""
+      var location: String?
       if let at = rest.range(of: " at ", options: .backwards), at.lowerBound > inImage.lowerBound {
         image = String(rest[inImage.upperBound..<at.lowerBound])
         let path = String(rest[at.upperBound...])
-        // "file.swift:2:34" -> "file.swift:2"
-        let pieces = (path as NSString).lastPathComponent.split(separator: ":")
-        location = pieces.prefix(2).joined(separator: ":")
+        // "file.swift:2:34" -> "file.swift:2"; no file for code the compiler made.
+        if !path.contains("<compiler-generated>") {
+          let pieces = (path as NSString).lastPathComponent.split(separator: ":")
+          location = pieces.prefix(2).joined(separator: ":")
+        }
       }
       if system.contains(where: { image.hasPrefix($0) }) { continue }
       if let plus = symbol.range(of: " + ", options: .backwards) { symbol = String(symbol[..<plus.lowerBound]) }
-      return location.isEmpty ? symbol : "\(symbol) at \(location)"
+      out.append((symbol, location))
     }
-    return nil
+    return out
   }
 }
