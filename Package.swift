@@ -91,7 +91,7 @@ let package = Package(
       dependencies: [
         "Runner", "StampedeHarness", "Profiles", "Scenario", "Reports", "Clients", "SimKernel", "LiveStack", "Metrics",
         "Chaos",
-        "Oracles", "CJemalloc", "CThreadState", "History",
+        "Oracles", "CJemalloc", "CThreadState", "VirtualPlatform", "History",
       ]),
     .executableTarget(name: "stampede", dependencies: ["StampedeCLI"]),
     // The examples: view models written against the SDK-compatible modules only, and the

@@ -1,6 +1,7 @@
 import CThreadState
 import Clients
 import Foundation
+import VirtualPlatform
 
 #if canImport(Glibc)
   import Glibc
@@ -47,6 +48,7 @@ enum CrashFollowing {
     if stampede_install_crash_breadcrumbs(fd) != 0 {
       printError("warning: cannot install the crash breadcrumbs: a crash of app code will end the run")
     }
+    AppHost.keepsObjectsAtEnd = true
     let seconds = env[hangVariable].flatMap(UInt32.init) ?? defaultHangSeconds
     if stampede_start_hang_watch(fd, seconds) != 0 {
       printError("warning: cannot start the hang watch: app code that never returns will hang the run")
@@ -184,6 +186,8 @@ enum CrashFollowing {
       } else {
         printError("\(program): crashed outside app code (signal \(sig)); please report it with the command line")
       }
+      // App code's crash that is not followed is the app's failure, and said so; no report was made.
+      if crumb != nil { exit(ExitCode.invariantViolated.rawValue) }
       signal(sig, SIG_DFL)
       raise(sig)
       exit(128 + sig)

@@ -11,6 +11,8 @@ import VirtualPlatform
 /// runtime is known), a random stream for the taps, and who drives which user.
 public final class Harness: @unchecked Sendable {
   var host: AppHost?
+  /// The drivers, when the run's app objects are kept at its end (a cycle that is never broken).
+  var kept: [AnyObject] = []
   /// `host`, uncounted: lent to the hottest callbacks with no retain (see ``withHost(for:_:)``).
   var lentHost: Unmanaged<AppHost>?
   var random: Xoshiro256
@@ -114,6 +116,9 @@ class Driver<Objects>: Settling, ClientBehavior {
     epoch = [UInt32](repeating: 0, count: harness.userCount)
     homeRooms = [UInt32](repeating: .max, count: harness.userCount)
     super.init()
+    // A process that ends after its runs keeps their app objects rather than let them go (see
+    // ``AppHost/keepsObjectsAtEnd``): the harness holds its drivers, and they hold it.
+    if AppHost.keepsObjectsAtEnd { harness.kept.append(self) }
   }
 
   /// The run is over: each user's app objects and shell go as that user's code.

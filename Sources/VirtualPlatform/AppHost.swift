@@ -56,15 +56,19 @@ package final class AppHost {
   struct JobSlot {
     var user: UInt32
     var process: UInt16
+    /// Zero-delay posts in a row that led to this one (0: posted with a delay).
+    var chain: UInt16 = 0
     var job: Job?
   }
+  /// The chain of the job running now (0 outside jobs).
+  @exclusivity(unchecked) private var runningChain: UInt16 = 0
   @exclusivity(unchecked) private var jobs: [JobSlot] = []
   @exclusivity(unchecked) private var freeJobs: [UInt32] = []
   /// Per user, its phone's defaults databases by suite name ("" for the standard one): kept across
   /// its app's launches, as a phone keeps them.
   private var defaults: [UInt32: [String: UserDefaults]] = [:]
   /// UUIDs seen in printed text, each given a dense number in order of first sight.
-  private var uuidNumbers: [String: Int] = [:]
+  var uuidNumbers: [String: Int] = [:]
 
   /// The seed of the users' app randomness (see ``AppRandomness``).
   let randomSeed: UInt64
@@ -135,6 +139,7 @@ package final class AppHost {
           afterUserCode?(user)
         } while taskHead < taskSteps.count
         taskSteps.removeAll(keepingCapacity: true)
+        stepsRun.removeAll(keepingCapacity: true)
         taskHead = 0
         settling = false
         stampede_app_entry_returned()
@@ -155,6 +160,19 @@ package final class AppHost {
     var job: UnownedJob
   }
   @exclusivity(unchecked) private var taskSteps: [TaskStep] = []
+  /// Steps run so far in this piece of code, per task (a task's job is the task itself).
+  @exclusivity(unchecked) private var stepsRun: [(task: UnsafeRawPointer, steps: Int)] = []
+
+  /// Counts one more step of `job`'s task in this piece of code; how many it has run.
+  private func stepsOfTask(_ job: UnownedJob) -> Int {
+    let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+    if let i = stepsRun.firstIndex(where: { $0.task == task }) {
+      stepsRun[i].steps += 1
+      return stepsRun[i].steps
+    }
+    stepsRun.append((task, 1))
+    return 1
+  }
   @exclusivity(unchecked) private var taskHead = 0
 
   /// Queues a task step of the current user's code (a step started by a process that is gone
@@ -167,6 +185,17 @@ package final class AppHost {
     if depth == 0 && !settling { runTaskSteps() }
   }
 
+  /// Steps of one task that one piece of code runs before its next waits for the main queue's
+  /// next turn (a task that yields, or hops, again and again without waiting for anything).
+  static let stepsPerTurn = 16
+  /// Work posted at zero delay by work that was itself posted so, in a row, before each further
+  /// post waits a turn of the main queue (``mainQueueTurn``) of simulated time.
+  static let zeroDelayChain: UInt16 = 64
+  /// The step of simulated time a main queue that code keeps busy by spinning (yielding or
+  /// re-posting while it waits) advances by: coarser than a real turn, so that a spin of seconds
+  /// costs hundreds of events, not millions; what it waits for comes in between.
+  static let mainQueueTurn = SimDuration.milliseconds(10)
+
   private func runTaskSteps() {
     while taskHead < taskSteps.count {
       let step = taskSteps[taskHead]
@@ -174,11 +203,21 @@ package final class AppHost {
       guard step.process == process(of: step.user) else { continue }
       let previous = user
       user = step.user
+      if stepsOfTask(step.job) > AppHost.stepsPerTurn {
+        // A task that yields (`await Task.yield()` in a loop, waiting for an answer) would keep
+        // the main queue from everything else, simulated time included: on a phone the answer
+        // comes in between. The rest waits for the queue's next turn.
+        let job = step.job
+        post({ [unowned self] in self.enqueueTaskStep(job) }, after: AppHost.mainQueueTurn)
+        user = previous
+        continue
+      }
       stampede_set_app_user(step.user)
       depth += 1
       step.job.runSynchronously(on: SimulationExecutor.shared.asUnownedSerialExecutor())
       depth -= 1
       user = previous
+      stampede_set_app_user(previous)
       if step.user != previous { afterUserCode?(step.user) }
     }
   }
@@ -213,7 +252,11 @@ package final class AppHost {
     let gone = processGone ? 1 : 0
     releasingGone += gone
     stampede_add_app_releasing(Int32(gone))
-    defer { stampede_add_app_releasing(-Int32(gone)) }
+    stampede_set_app_user(user)
+    defer {
+      stampede_add_app_releasing(-Int32(gone))
+      stampede_set_app_user(previousUser)
+    }
     let mark = runtime.commands.count
     body()
     if processGone { dropCommands(from: mark) }
@@ -294,14 +337,19 @@ package final class AppHost {
     guard user != .max else { return AppHost.reportOutsideUser("work on a dispatch queue") }
     let slot: UInt32
     let process = self.process(of: user)
+    // Work that re-posts itself at zero delay (a poll on `DispatchQueue.main.async`) would hold
+    // simulated time still; on a phone each turn of the main queue takes a little time, and the
+    // answer it waits for comes in between.
+    let chain = delay <= .zero ? min(runningChain, .max - 1) + 1 : 0
+    let delay = chain > AppHost.zeroDelayChain ? AppHost.mainQueueTurn : max(delay, .zero)
     if let s = freeJobs.popLast() {
       slot = s
-      jobs[Int(slot)] = JobSlot(user: user, process: process, job: job)
+      jobs[Int(slot)] = JobSlot(user: user, process: process, chain: chain, job: job)
     } else {
       slot = UInt32(jobs.count)
-      jobs.append(JobSlot(user: user, process: process, job: job))
+      jobs.append(JobSlot(user: user, process: process, chain: chain, job: job))
     }
-    runtime.commands.append(.timer(user: user, delay: max(delay, .zero), tag: AppHost.jobTag, arg: slot))
+    runtime.commands.append(.timer(user: user, delay: delay, tag: AppHost.jobTag, arg: slot))
   }
 
   /// Runs the job in `slot` (the harness calls this when the job's event comes), as its user.
@@ -316,10 +364,13 @@ package final class AppHost {
       return releaseObjects(of: owner) { job = {} }
     }
     // The job, and what it captured, is released inside its user's code.
+    let outer = runningChain
+    runningChain = jobs[Int(slot)].chain
     run(as: owner) {
       job()
       job = {}
     }
+    runningChain = outer
   }
 
   /// The process generation of `user`'s app (phones are killed and relaunched; others have one,
@@ -341,85 +392,19 @@ package final class AppHost {
 
   // MARK: - Crashes
 
+  /// Whether the app objects of a run are kept when it ends instead of let go of (each released
+  /// as its user's code, a `deinit` run for every object). A process that ends after its runs (a
+  /// supervised `run`, a sweep's worker, replaced as it grows) keeps them: a killed phone app runs
+  /// no `deinit`, and one that traps here, after the report was made, could not be followed.
+  nonisolated(unsafe) package static var keepsObjectsAtEnd = false
+
   /// The outermost entries into users' code so far (see ``AppCrash``).
   @exclusivity(unchecked) package private(set) var entries: UInt64 = 0
   /// Whether this run has crashes to follow: planned ones, or users whose app crashed.
   @exclusivity(unchecked) private var followsCrashes = false
   /// Users other than phones' whose app crashed: they have no process for the rest of the run (a
   /// phone's app is launched again by a push or by its user).
-  @exclusivity(unchecked) private var crashedUsers: Set<UInt32> = []
-
-  /// Whether the outermost entry just counted, into `user`'s code, is skipped: the app crashed
-  /// here in an earlier run of the seed (its process dies now instead), or `user`'s app crashed
-  /// before and is gone.
-  private func crashSkips(_ user: UInt32) -> Bool {
-    if let crash = runtime.appCrashes.take(at: entries) {
-      crashed(crash)
-      return true
-    }
-    return !crashedUsers.isEmpty && crashedUsers.contains(user)
-  }
-
-  /// `crash` happens: the finding is recorded, and the user's app process dies as a phone's does
-  /// when the system kills it (its SDK state, singletons and pending work are gone).
-  private func crashed(_ crash: AppCrash) {
-    runtime.appCrashes.happened.append((now.nanoseconds, crash))
-    let user = crash.user
-    if let os = runtime.phoneSystem, os.phones.contains(user) {
-      if os.appState(user) != .killed { os.setApp(user, .killed) }
-    } else {
-      crashedUsers.insert(user)
-    }
-    runtime.processDied(user)
-    if !crashedUsers.isEmpty && crashedUsers.contains(user) { runtime.clients[Int(user)].subscriptions = .appGone }
-    forgetSingletons(of: user)
-  }
-
-  /// Records a line the current user printed, with every UUID in it replaced by its number of
-  /// first sight (so that a printed UUID never makes two runs differ).
-  package func printed(_ text: String) {
-    runtime.appLog.record(user: user, timeNs: now.nanoseconds, normalizingUUIDs(text))
-  }
-
-  /// `text` with each UUID written as `UUID#n`.
-  package func normalizingUUIDs(_ text: String) -> String {
-    let chars = Array(text.utf8)
-    guard chars.count >= 36 else { return text }
-    var out: [UInt8] = []
-    out.reserveCapacity(chars.count)
-    var i = 0
-    while i < chars.count {
-      if i + 36 <= chars.count && AppHost.isUUID(chars[i..<(i + 36)]) {
-        let key = String(decoding: chars[i..<(i + 36)], as: UTF8.self).uppercased()
-        let n: Int
-        if let known = uuidNumbers[key] {
-          n = known
-        } else {
-          n = uuidNumbers.count + 1
-          uuidNumbers[key] = n
-        }
-        out.append(contentsOf: Array("UUID#\(n)".utf8))
-        i += 36
-      } else {
-        out.append(chars[i])
-        i += 1
-      }
-    }
-    return String(decoding: out, as: UTF8.self)
-  }
-
-  static func isUUID(_ s: ArraySlice<UInt8>) -> Bool {
-    var k = 0
-    for c in s {
-      if k == 8 || k == 13 || k == 18 || k == 23 {
-        if c != UInt8(ascii: "-") { return false }
-      } else if !((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)) {
-        return false
-      }
-      k += 1
-    }
-    return true
-  }
+  @exclusivity(unchecked) var crashedUsers: Set<UInt32> = []
 
   // MARK: - The host of this thread
 

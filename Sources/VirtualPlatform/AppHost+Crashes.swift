@@ -1,0 +1,31 @@
+import Clients
+
+/// Crashes of app code carried out (see ``AppCrash``): the entry where a user's app crashed in an
+/// earlier run of the seed does not run, and that user's process dies there.
+extension AppHost {
+  /// Whether the outermost entry just counted, into `user`'s code, is skipped: the app crashed
+  /// here in an earlier run of the seed (its process dies now instead), or `user`'s app crashed
+  /// before and is gone.
+  func crashSkips(_ user: UInt32) -> Bool {
+    if let crash = runtime.appCrashes.take(at: entries) {
+      crashed(crash)
+      return true
+    }
+    return !crashedUsers.isEmpty && crashedUsers.contains(user)
+  }
+
+  /// `crash` happens: the finding is recorded, and the user's app process dies as a phone's does
+  /// when the system kills it (its SDK state, singletons and pending work are gone).
+  func crashed(_ crash: AppCrash) {
+    runtime.appCrashes.happened.append((now.nanoseconds, crash))
+    let user = crash.user
+    if let os = runtime.phoneSystem, os.phones.contains(user) {
+      if os.appState(user) != .killed { os.setApp(user, .killed) }
+    } else {
+      crashedUsers.insert(user)
+    }
+    runtime.processDied(user)
+    if !crashedUsers.isEmpty && crashedUsers.contains(user) { runtime.clients[Int(user)].subscriptions = .appGone }
+    forgetSingletons(of: user)
+  }
+}
