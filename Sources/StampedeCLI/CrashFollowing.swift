@@ -248,19 +248,29 @@ enum CrashReport {
   /// first frame in a source file of the program (a frame of the standard library specialized
   /// into it, `<compiler-generated>`, is passed over), else the first frame of the program.
   static func firstAppFrame(_ lines: [String]) -> String? {
-    let frames = programFrames(lines)
-    let own = frames.filter { !$0.symbol.hasPrefix("Swift runtime failure") }
-    return (own.first { $0.location != nil && !$0.symbol.hasPrefix("specialized ") } ?? own.first)
+    let frames = programFrames(lines).filter { !$0.symbol.hasPrefix("Swift runtime failure") }
+    // The app's own code first: Stampede's sources (the harness that called it, the SDK modules
+    // it called) only if no frame of the app's has a file.
+    let app = frames.first { f in f.path.map { !$0.hasPrefix(stampedeSources) } ?? false }
+    return (app ?? frames.first { $0.path != nil } ?? frames.first)
       .map { f in f.location.map { "\(f.symbol) at \($0)" } ?? f.symbol }
   }
 
+  /// Where Stampede's own sources were when it was built (`…/Sources/`).
+  static let stampedeSources: String = {
+    let here = "\(#filePath)"
+    guard let r = here.range(of: "/Sources/StampedeCLI/") else { return "/nonexistent/" }
+    return String(here[..<r.lowerBound]) + "/Sources/"
+  }()
+
   /// The frames of a backtrace outside the Swift runtime and the C library, in order: each one's
-  /// function and, where the program has debug information for it, its file and line.
-  static func programFrames(_ lines: [String]) -> [(symbol: String, location: String?)] {
+  /// function and, where the program has debug information for it, its source file's path and
+  /// its file name and line.
+  static func programFrames(_ lines: [String]) -> [(symbol: String, path: String?, location: String?)] {
     let system = [
       "libswift", "libc.so", "libc-", "ld-linux", "libFoundation", "libdispatch", "libpthread", "libstdc++",
     ]
-    var out: [(symbol: String, location: String?)] = []
+    var out: [(symbol: String, path: String?, location: String?)] = []
     for line in lines {
       let t = line.trimmingCharacters(in: .whitespaces)
       guard let first = t.first, first.isNumber, let hex = t.range(of: " 0x") else { continue }
@@ -270,6 +280,7 @@ enum CrashReport {
       var symbol = String(rest[..<inImage.lowerBound])
       var image = String(rest[inImage.upperBound...])
       var location: String?
+      var file: String?
       if let at = rest.range(of: " at ", options: .backwards), at.lowerBound > inImage.lowerBound {
         image = String(rest[inImage.upperBound..<at.lowerBound])
         let path = String(rest[at.upperBound...])
@@ -277,11 +288,12 @@ enum CrashReport {
         if !path.contains("<compiler-generated>") {
           let pieces = (path as NSString).lastPathComponent.split(separator: ":")
           location = pieces.prefix(2).joined(separator: ":")
+          file = path
         }
       }
       if system.contains(where: { image.hasPrefix($0) }) { continue }
       if let plus = symbol.range(of: " + ", options: .backwards) { symbol = String(symbol[..<plus.lowerBound]) }
-      out.append((symbol, location))
+      out.append((symbol, file, location))
     }
     return out
   }

@@ -200,6 +200,14 @@ import ToolSupport
       CrashReport.detail(before: [], crash: release, signal: 4)
         == "Fatal error: Unexpectedly found nil while unwrapping an Optional value in AcceptRowPanel.accept(_:) at PlantedBugs.swift:28"
     )
+    // The app's glue (a thunk in its main.swift) rather than the harness that called it.
+    let root = CrashReport.stampedeSources
+    let glue = [
+      "  0 [inlined] [system] 0x01 specialized Array.subscript.getter in app at //<compiler-generated>",
+      "  1 0x01 specialized thunk for @escaping (Panel) -> () + 22 in app at /src/app/Sources/app/main.swift:31:9",
+      "  2 [ra] 0x02 closure #1 in AudienceDriver.tap(_:arg:user:host:) + 20 in app at \(root)StampedeHarness/Drivers.swift:329:21",
+    ]
+    #expect(CrashReport.firstAppFrame(glue) == "specialized thunk for @escaping (Panel) -> () at main.swift:31")
     // No backtrace: the message with its file.
     #expect(
       CrashReport.detail(before: before, crash: [], signal: 4)
