@@ -119,7 +119,7 @@ final class ErrorRelay: @unchecked Sendable {
   private var crash = ""
   private var capturing = false
   private let done = DispatchSemaphore(value: 0)
-  static let markers = ["*** Signal ", "Program crashed: "]
+  static let markers = ["*** Signal ", "*** Program crashed: "]
 
   /// Starts relaying `handle` until it ends.
   init(_ handle: FileHandle) {
@@ -129,36 +129,46 @@ final class ErrorRelay: @unchecked Sendable {
         if chunk.isEmpty { break }
         take(String(decoding: chunk, as: UTF8.self))
       }
+      take("", final: true)
       done.signal()
     }
   }
 
-  /// The last line passed on so far, unfinished (a marker split across two reads is found).
-  private var carry = ""
+  /// What was read but not passed on yet: a last newline, or an unfinished last line that may
+  /// be the start of a report (so that a marker split across two reads is found, and nothing of
+  /// the report, nor its blank line, reaches this process's standard error).
+  private var held = ""
 
-  private func take(_ text: String) {
+  private func take(_ text: String, final: Bool = false) {
     lock.lock()
     defer { lock.unlock() }
     if capturing {
       crash += text
       return
     }
-    let combined = carry + text
-    guard let start = ErrorRelay.markers.compactMap({ combined.range(of: $0)?.lowerBound }).min() else {
-      pass(text)
-      return
+    let combined = held + text
+    held = ""
+    if let start = ErrorRelay.markers.compactMap({ combined.range(of: $0)?.lowerBound }).min() {
+      // The report starts at its marker's line; the blank line before it is its own.
+      let lineStart = combined[..<start].lastIndex(of: "\n").map { combined.index(after: $0) } ?? combined.startIndex
+      var passed = combined[..<lineStart]
+      if passed.hasSuffix("\n\n") || passed == "\n" { passed = passed.dropLast() }
+      crash = String(combined[lineStart...])
+      capturing = true
+      return pass(String(passed))
     }
-    // The report starts at its marker's line (whose beginning may have been passed on already).
-    let lineStart = combined[..<start].lastIndex(of: "\n").map { combined.index(after: $0) } ?? combined.startIndex
-    let carried = combined.utf8.index(combined.utf8.startIndex, offsetBy: carry.utf8.count)
-    var passed = lineStart > carried ? combined[carried..<lineStart] : ""
-    crash = String(combined[lineStart...])
-    capturing = true
-    // The report's own blank line before its first.
-    if passed.hasSuffix("\n"), passed.dropLast().isEmpty || passed.dropLast().hasSuffix("\n") {
-      passed = passed.dropLast()
+    guard !final else { return pass(combined) }
+    let lastLine = combined.lastIndex(of: "\n").map { combined.index(after: $0) } ?? combined.startIndex
+    let tail = combined[lastLine...]
+    if !tail.isEmpty && ErrorRelay.markers.contains(where: { $0.hasPrefix(tail) }) {
+      held = String(tail)
+      return pass(String(combined[..<lastLine]))
     }
-    pass(String(passed))
+    if tail.isEmpty && combined.hasSuffix("\n") {
+      held = "\n"
+      return pass(String(combined.dropLast()))
+    }
+    pass(combined)
   }
 
   private func pass(_ text: String) {
@@ -166,11 +176,6 @@ final class ErrorRelay: @unchecked Sendable {
     FileHandle.standardError.write(Data(text.utf8))
     recent += text
     if recent.utf8.count > 16_384 { recent = String(recent.suffix(8_192)) }
-    if let newline = text.lastIndex(of: "\n") {
-      carry = String(text[text.index(after: newline)...].suffix(64))
-    } else {
-      carry = String((carry + text).suffix(64))
-    }
   }
 
   /// Waits for the child's standard error to end; the last lines before a crash report, and the
