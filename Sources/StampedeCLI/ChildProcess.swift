@@ -134,10 +134,13 @@ final class ErrorRelay: @unchecked Sendable {
     }
   }
 
-  /// What was read but not passed on yet: a last newline, or an unfinished last line that may
-  /// be the start of a report (so that a marker split across two reads is found, and nothing of
-  /// the report, nor its blank line, reaches this process's standard error).
+  /// What was read but not passed on yet: the newlines at the end of what was read, and an
+  /// unfinished last line that may be the start of a report. So a marker split across two reads is
+  /// found, and nothing of a report, nor the blank line before it, reaches this process's
+  /// standard error; a line's end is passed on with what follows it.
   private var held = ""
+  /// Whether anything was passed on yet.
+  private var passedAny = false
 
   private func take(_ text: String, final: Bool = false) {
     lock.lock()
@@ -149,30 +152,34 @@ final class ErrorRelay: @unchecked Sendable {
     let combined = held + text
     held = ""
     if let start = ErrorRelay.markers.compactMap({ combined.range(of: $0)?.lowerBound }).min() {
-      // The report starts at its marker's line; the blank line before it is its own.
       let lineStart = combined[..<start].lastIndex(of: "\n").map { combined.index(after: $0) } ?? combined.startIndex
       var passed = combined[..<lineStart]
-      if passed.hasSuffix("\n\n") || passed == "\n" { passed = passed.dropLast() }
+      while passed.hasSuffix("\n") { passed = passed.dropLast() }
       crash = String(combined[lineStart...])
       capturing = true
-      return pass(String(passed))
+      // The last line passed on gets its end; the report's blank line does not pass.
+      return pass(passed.isEmpty && !passedAny ? "" : String(passed) + "\n")
     }
     guard !final else { return pass(combined) }
+    var body = Substring(combined)
     let lastLine = combined.lastIndex(of: "\n").map { combined.index(after: $0) } ?? combined.startIndex
     let tail = combined[lastLine...]
     if !tail.isEmpty && ErrorRelay.markers.contains(where: { $0.hasPrefix(tail) }) {
       held = String(tail)
-      return pass(String(combined[..<lastLine]))
+      body = combined[..<lastLine]
     }
-    if tail.isEmpty && combined.hasSuffix("\n") {
-      held = "\n"
-      return pass(String(combined.dropLast()))
+    var newlines = ""
+    while body.hasSuffix("\n") {
+      body = body.dropLast()
+      newlines += "\n"
     }
-    pass(combined)
+    held = newlines + held
+    pass(String(body))
   }
 
   private func pass(_ text: String) {
     guard !text.isEmpty else { return }
+    passedAny = true
     FileHandle.standardError.write(Data(text.utf8))
     recent += text
     if recent.utf8.count > 16_384 { recent = String(recent.suffix(8_192)) }
