@@ -232,7 +232,9 @@ enum CLI {
       --quirk Q[,Q]     switch on SDK quirk modes in every seed (as for run)
       --app NAME        run the registered app code NAME in every seed; its seeds run in worker
                         processes (one per job): a crash of the app's code is followed (the seed
-                        runs again with that app process dying there, an app.crash-free finding)
+                        runs again with that app process dying there, an app.crash-free finding),
+                        and so is code that runs STAMPEDE_APP_HANG_SECONDS (default 5) without
+                        returning, as hung
       --worker-memory S replace a worker process once the memory it holds has grown by S since
                         its first seed (app objects of dead processes that tasks keep alive),
                         such as 512m or 2g (default: 1g)

@@ -18,6 +18,8 @@ extension AppHost {
   /// when the system kills it (its SDK state, singletons and pending work are gone).
   func crashed(_ crash: AppCrash) {
     runtime.appCrashes.happened.append((now.nanoseconds, crash))
+    // In the user's trace too, after the events that led to it.
+    runtime.appLog.record(user: crash.user, timeNs: now.nanoseconds, "app crashed: \(crash.detail)")
     let user = crash.user
     if let os = runtime.phoneSystem, os.phones.contains(user) {
       if os.appState(user) != .killed { os.setApp(user, .killed) }
