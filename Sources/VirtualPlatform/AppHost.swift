@@ -139,7 +139,8 @@ package final class AppHost {
           afterUserCode?(user)
         } while taskHead < taskSteps.count
         taskSteps.removeAll(keepingCapacity: true)
-        stepsRun.removeAll(keepingCapacity: true)
+        if settleSteps > AppHost.stepsPerTurn { stepsRun.removeAll(keepingCapacity: true) }
+        settleSteps = 0
         taskHead = 0
         settling = false
         stampede_app_entry_returned()
@@ -163,8 +164,15 @@ package final class AppHost {
   /// Steps run so far in this piece of code, per task (a task's job is the task itself).
   @exclusivity(unchecked) private var stepsRun: [(task: UnsafeRawPointer, steps: Int)] = []
 
-  /// Counts one more step of `job`'s task in this piece of code; how many it has run.
+  /// Steps run so far in this piece of code, of every task.
+  @exclusivity(unchecked) private var settleSteps = 0
+
+  /// Counts one more step of `job`'s task in this piece of code; how many it has run (counted per
+  /// task only once the piece has run more than ``stepsPerTurn`` steps in all, so that the usual
+  /// few cost one addition).
   private func stepsOfTask(_ job: UnownedJob) -> Int {
+    settleSteps += 1
+    if settleSteps <= AppHost.stepsPerTurn { return 1 }
     let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
     if let i = stepsRun.firstIndex(where: { $0.task == task }) {
       stepsRun[i].steps += 1
