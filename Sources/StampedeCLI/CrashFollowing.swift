@@ -126,11 +126,10 @@ enum CrashFollowing {
   }
 
   /// Runs this command line in a supervised process, again with each crash of app code followed,
-  /// and exits as the last run does. SIGINT reaches the child from the terminal; SIGTERM and SIGHUP
-  /// sent to this process are passed on to it.
+  /// and exits as the last run does. SIGINT, SIGTERM and SIGHUP sent to this process are passed on
+  /// to the child, which writes its report marked incomplete; no run starts again after one.
   static func supervise(program: String) -> Never {
     var plan: [AppCrash] = []
-    signal(SIGINT, SIG_IGN)
     while true {
       let child: ChildProcess
       do {
@@ -147,6 +146,12 @@ enum CrashFollowing {
         if Supervised.pid > 0 { kill(Supervised.pid, sig) }
       }
       signal(SIGHUP) { sig in
+        Supervised.stopping = 1
+        if Supervised.pid > 0 { kill(Supervised.pid, sig) }
+      }
+      // An interrupt sent to this process alone (a script that stops what it started, by PID) is
+      // passed on; from a terminal the child has it already, and a second is the same request.
+      signal(SIGINT) { sig in
         Supervised.stopping = 1
         if Supervised.pid > 0 { kill(Supervised.pid, sig) }
       }
