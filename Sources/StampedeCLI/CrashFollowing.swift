@@ -130,6 +130,7 @@ enum CrashFollowing {
   /// to the child, which writes its report marked incomplete; no run starts again after one.
   static func supervise(program: String) -> Never {
     var plan: [AppCrash] = []
+    unblockStops()
     while true {
       let child: ChildProcess
       do {
@@ -198,6 +199,16 @@ enum CrashFollowing {
       exit(128 + sig)
     }
   }
+}
+
+/// Unblocks SIGINT, SIGTERM and SIGHUP on this thread: a process started from a thread that
+/// blocks signals (a test runner's, a job engine's) inherits that mask, and a request to stop
+/// would never reach its handler.
+func unblockStops() {
+  var stops = sigset_t()
+  sigemptyset(&stops)
+  for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stops, sig) }
+  pthread_sigmask(SIG_UNBLOCK, &stops, nil)
 }
 
 /// The supervised process, for the signal handlers that pass signals on.

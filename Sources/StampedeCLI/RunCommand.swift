@@ -165,6 +165,7 @@ enum RunCommand {
       (traceHandle != nil || perfettoPath != nil)
       ? TraceRecorder(filter: filter, jsonl: traceHandle, keep: perfettoPath != nil) : nil
     signal(SIGINT) { _ in interruptRequested = 1 }
+    unblockStops()
     signal(SIGTERM) { _ in interruptRequested = 1 }
     let printer = ProgressPrinter(mode: mode)
     let startedAt = Date()

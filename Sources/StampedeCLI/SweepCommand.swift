@@ -93,6 +93,7 @@ enum SweepCommand {
       printError("\(AppRegistry.program): shard \(shard): \(span) of \(seeds.from)..\(seeds.to)")
     }
     signal(SIGINT) { _ in interruptRequested = 1 }
+    unblockStops()
     signal(SIGTERM) { _ in interruptRequested = 1 }
     let corpus = options.values["--corpus-file"].map(FailingSeedCorpus.init(path:)) ?? .inFolder(out)
     let sha = SHA256.profile(loaded.data, sets: sets)

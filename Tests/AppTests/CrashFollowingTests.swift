@@ -69,6 +69,27 @@ import ToolSupport
     #expect(report["simulatedSeconds"] as? Double == 40)
   }
 
+  /// A script stops a run by its PID: the supervising process passes the interrupt on, and the
+  /// run ends as an interrupted run does (exit 130, its report marked incomplete).
+  @Test func anInterruptSentToTheRunReachesItsChild() throws {
+    let out = ExamplesTool.folder().appendingPathComponent("interrupted")
+    let process = Process()
+    process.executableURL = ExamplesTool.tool.binary
+    process.arguments = [
+      "run", "profiles/capacity-1m.json5", "--out", out.path, "--progress", "none", "--history", "off",
+    ]
+    process.currentDirectoryURL = repositoryRoot
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    Thread.sleep(forTimeInterval: 2)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
+    let report = try ExamplesTool.report(at: out)
+    #expect(report["complete"] as? Bool == false)
+  }
+
   /// A sweep of the crashing app runs its seeds in worker processes: every seed fails with the
   /// crash, none is lost, and each seed's trace hash is the supervised run's.
   @Test func aSweepFollowsCrashesInItsWorkers() throws {
