@@ -63,6 +63,35 @@ enum CrashFollowing {
     return (crumb, hung)
   }
 
+  /// What becomes of a process that died, from what it wrote on descriptor 3 (`lines`) and on
+  /// standard error, after the crashes of `plan` were followed.
+  enum Judgement {
+    /// App code crashed: follow it with this crash (`stopped`: where a hung loop was stopped,
+    /// for standard error only).
+    case follow(AppCrash, stopped: String)
+    /// App code crashed, and it is not followed: why.
+    case refuse(user: UInt32, String)
+    /// The process died outside app code.
+    case outside
+  }
+
+  static func judge(_ lines: [Substring], stderr: (before: [String], crash: [String]), plan: [AppCrash])
+    -> Judgement
+  {
+    guard let died = ending(lines) else { return .outside }
+    let crumb = died.crumb
+    if crumb.releasing {
+      return .refuse(
+        user: crumb.user,
+        "user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
+      )
+    }
+    let detail = self.detail(crumb, hung: died.hung, stderr: stderr)
+    if let why = refusal(plan, next: detail) { return .refuse(user: crumb.user, why) }
+    return .follow(
+      AppCrash(entry: crumb.entry, user: crumb.user, detail: detail), stopped: died.hung ? whereHung(stderr) : "")
+  }
+
   /// The finding's detail for a crash (or a hang) whose process wrote `stderr`.
   static func detail(_ crumb: Breadcrumb, hung: Bool, stderr: (before: [String], crash: [String])) -> String {
     guard hung else { return CrashReport.detail(before: stderr.before, crash: stderr.crash, signal: crumb.signal) }
@@ -164,36 +193,29 @@ enum CrashFollowing {
         if case .exited(let code) = ending { exit(code) }
         exit(1)
       }
-      let died = CrashFollowing.ending(String(decoding: crumbs, as: UTF8.self).split(separator: "\n"))
-      let crumb = died?.crumb
-      let following = follows(Array(CommandLine.arguments.dropFirst()))
       // Asked to stop: no run again (a child stuck in app code ends by the hang watch).
       if Supervised.stopping != 0 { exit(ExitCode.interrupted.rawValue) }
-      let detail = died.map { self.detail($0.crumb, hung: $0.hung, stderr: stderr) }
-      let refused = detail.flatMap { refusal(plan, next: $0) }
-      if let crumb, let detail, !crumb.releasing, refused == nil, following {
-        plan.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
-        let stopped = died?.hung == true ? whereHung(stderr) : ""
+      let judgement = judge(String(decoding: crumbs, as: UTF8.self).split(separator: "\n"), stderr: stderr, plan: plan)
+      if case .follow(let crash, let stopped) = judgement, follows(Array(CommandLine.arguments.dropFirst())) {
+        plan.append(crash)
         printError(
-          "\(program): user \(crumb.user)'s app crashed (\(detail)\(stopped)); running the seed again with its process dying there"
+          "\(program): user \(crash.user)'s app crashed (\(crash.detail)\(stopped)); running the seed again with its process dying there"
         )
         continue
       }
       for line in stderr.crash { printError(line) }
-      if let crumb, let detail, !following {
+      switch judgement {
+      case .follow(let crash, _):
         printError(
-          "\(program): user \(crumb.user)'s app crashed (\(detail)); \(CommandLine.arguments.dropFirst().first ?? "") "
+          "\(program): user \(crash.user)'s app crashed (\(crash.detail)); \(CommandLine.arguments.dropFirst().first ?? "") "
             + "does not follow crashes: run the seed that crashed with `run` to see it as a finding")
-      } else if let crumb {
-        printError(
-          crumb.releasing
-            ? "\(program): user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
-            : "\(program): \(refused ?? "")")
-      } else {
+      case .refuse(_, let why):
+        printError("\(program): \(why)")
+      case .outside:
         printError("\(program): crashed outside app code (signal \(sig)); please report it with the command line")
       }
       // App code's crash that is not followed is the app's failure, and said so; no report was made.
-      if crumb != nil { exit(ExitCode.invariantViolated.rawValue) }
+      if case .outside = judgement {} else { exit(ExitCode.invariantViolated.rawValue) }
       signal(sig, SIG_DFL)
       raise(sig)
       exit(128 + sig)

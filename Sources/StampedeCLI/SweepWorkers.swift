@@ -123,17 +123,14 @@ final class WorkerPool: @unchecked Sendable {
       while let more = worker.line() { lines.append(Substring(more)) }
       let ending = end(worker)
       let stderr = worker.relay.finish()
-      if let died = CrashFollowing.ending(lines) {
-        let crumb = died.crumb
-        if crumb.releasing {
-          return .lost(
-            "user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
-          )
-        }
-        let detail = CrashFollowing.detail(crumb, hung: died.hung, stderr: stderr)
-        if let why = CrashFollowing.refusal(job.crashes, next: detail) { return .lost(why) }
-        job.crashes.append(AppCrash(entry: crumb.entry, user: crumb.user, detail: detail))
+      switch CrashFollowing.judge(lines, stderr: stderr, plan: job.crashes) {
+      case .follow(let crash, _):
+        job.crashes.append(crash)
         continue
+      case .refuse(_, let why):
+        return .lost(why)
+      case .outside:
+        break
       }
       let frame = CrashReport.firstAppFrame(stderr.crash).map { " in \($0)" } ?? ""
       switch ending {

@@ -11,8 +11,12 @@ extension AppHost {
       crashed(crash)
       return true
     }
-    return !crashedUsers.isEmpty && crashedUsers.contains(user)
+    return goneByCrash(user)
   }
+
+  /// Whether `user` (not a phone's) has no app process left: it crashed.
+  @inline(__always)
+  func goneByCrash(_ user: UInt32) -> Bool { !crashedUsers.isEmpty && crashedUsers.contains(user) }
 
   /// `crash` happens: the finding is recorded, and the user's app process dies as a phone's does
   /// when the system kills it (its SDK state, singletons and pending work are gone).
@@ -27,7 +31,7 @@ extension AppHost {
       crashedUsers.insert(user)
     }
     runtime.processDied(user)
-    if !crashedUsers.isEmpty && crashedUsers.contains(user) { runtime.clients[Int(user)].subscriptions = .appGone }
+    if goneByCrash(user) { runtime.clients[Int(user)].subscriptions = .appGone }
     forgetSingletons(of: user)
   }
 }

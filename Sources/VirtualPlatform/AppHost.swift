@@ -146,6 +146,7 @@ package final class AppHost {
         stampede_app_entry_returned()
       }
       self.user = previousUser
+      stampede_set_app_user(previousUser)
       if previousHost !== self { AppHost.current = previousHost }
     }
     return try body()
@@ -385,7 +386,7 @@ package final class AppHost {
   /// and none after it crashed).
   package func process(of user: UInt32) -> UInt16 {
     guard let os = runtime.phoneSystem, os.phones.contains(user) else {
-      return crashedUsers.isEmpty || !crashedUsers.contains(user) ? 0 : 1
+      return goneByCrash(user) ? 1 : 0
     }
     return os.generation(user)
   }
@@ -393,7 +394,7 @@ package final class AppHost {
   /// Whether `user`'s app process is alive.
   package func isAlive(_ user: UInt32) -> Bool {
     guard let os = runtime.phoneSystem, os.phones.contains(user) else {
-      return crashedUsers.isEmpty || !crashedUsers.contains(user)
+      return !goneByCrash(user)
     }
     return os.appState(user) != .killed
   }
