@@ -111,7 +111,9 @@ static void *watch_hangs(void *unused) {
     ssize_t written = write(hang_fd, line, (size_t)(p - line));
     (void)written;
     pthread_kill(stampede_watched_thread, SIGABRT);
-    return 0;
+    /* Stay: a thread that ended while the runtime's backtracer lists the process's threads is one
+       it fails to suspend, and it says so on standard error. */
+    for (;;) pause();
   }
 }
 

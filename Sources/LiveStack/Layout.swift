@@ -21,12 +21,21 @@ public struct Layout: Sendable {
   public let firstRoom: UInt32
   /// The identity of the first phone, likewise.
   public let firstPhone: UInt32
+  /// Per user ID: which viewer of its room (counted in the room's own order, as its identity
+  /// knows it) holds that audience place. Empty when places and viewers are in the same order.
+  /// A room whose viewers arrive over time lists them by arrival, so that the viewers active in
+  /// any second sit side by side in every per-user table (docs/DESIGN.md, "Arrival order").
+  public let viewerOfPlace: [UInt32]
 
   /// Lays out `viewers[r]` viewers in each room r, after its owner and `staffPerRoom - 1` admins,
   /// then `phoneCount` phone users. `firstRoom` and `firstPhone` are the identities of room 0 and
   /// of the first phone (see ``identity(of:)``): a population with the first rooms or phones of a
-  /// larger one left out keeps the others' identities.
-  public init(viewers: [Int], staffPerRoom: Int, phoneCount: Int, firstRoom: UInt32 = 0, firstPhone: UInt32 = 0) {
+  /// larger one left out keeps the others' identities. `viewerOrder`, if given, says for room r
+  /// the viewer (0 to `viewers[r]` - 1) who takes each of its audience places in turn.
+  public init(
+    viewers: [Int], staffPerRoom: Int, phoneCount: Int, firstRoom: UInt32 = 0, firstPhone: UInt32 = 0,
+    viewerOrder: ((_ room: Int, _ viewers: Int) -> [UInt32])? = nil
+  ) {
     precondition(staffPerRoom >= 1, "every room has an owner")
     self.firstRoom = firstRoom
     self.firstPhone = firstPhone
@@ -56,6 +65,18 @@ public struct Layout: Sendable {
       for a in 1..<staffPerRoom { roles[Int(base[r]) + a] = .admin }
     }
     self.roles = roles
+    guard let viewerOrder else {
+      viewerOfPlace = []
+      return
+    }
+    var places = [UInt32](table: 0, count: total + phoneCount)
+    for r in 0..<rooms {
+      let order = viewerOrder(r, viewers[r])
+      precondition(order.count == viewers[r], "an order for every viewer")
+      let first = Int(base[r]) + staffPerRoom
+      for (k, v) in order.enumerated() { places[first + k] = v }
+    }
+    viewerOfPlace = places
   }
 
   /// All users.
@@ -93,7 +114,14 @@ public struct Layout: Sendable {
     let roomBits = roomIdentity(room) << 32
     if place == 0 { return roomBits }
     if place < UInt32(staffPerRoom) { return 1 << 62 | roomBits | UInt64(place - 1) }
-    return 2 << 62 | roomBits | UInt64(place - UInt32(staffPerRoom))
+    let viewer = viewerOfPlace.isEmpty ? place - UInt32(staffPerRoom) : viewerOfPlace[Int(user)]
+    return Layout.identity(ofViewer: viewer, inRoom: roomIdentity(room))
+  }
+
+  /// The identity of the `viewer`-th viewer (counted in its room's own order) of the room whose
+  /// ``roomIdentity(_:)`` is `room`, wherever it sits.
+  @inlinable public static func identity(ofViewer viewer: UInt32, inRoom room: UInt64) -> UInt64 {
+    2 << 62 | room << 32 | UInt64(viewer)
   }
 
   /// What room `room` is, as its random streams know it (its index counted from ``firstRoom``).

@@ -111,52 +111,66 @@ public struct PushBackend: Sendable {
   public let certificates: [PushCertificate]
   /// The environment the app was built for.
   public let appEnvironment: PushEnvironment
-  /// Per user: the uploaded certificate ID (0: nothing uploaded).
+  /// The users with a phone, whose uploads are kept in the tables below (and pushes go to phones
+  /// only); an upload from anyone else is kept in ``others``.
+  let phones: Range<UInt32>
+  /// Per phone (by its index in ``phones``): the uploaded certificate ID (0: nothing uploaded).
   var certificate: [UInt32]
-  /// Per user: the uploaded token.
+  /// Per phone: the uploaded token.
   var token: [UInt16]
+  /// What users without a phone uploaded (an app may call `setVOIP` on any device): by user.
+  var others: [UInt32: Upload] = [:]
+  /// One upload: a certificate ID and a token.
+  struct Upload {
+    var certificate: UInt32
+    var token: UInt16
+  }
   /// How pushes travel: latencies, duplicates and malformed payloads.
   public let delivery: PushDelivery
-  /// Each user's `push` stream (by user ID; empty for a backend that sends nothing): the draws for
-  /// the pushes to that user.
+  /// Each phone's `push` stream (by its index in ``phones``; empty for a backend that sends
+  /// nothing): the draws for the pushes to that phone.
   var random: [SplitMix64]
 
-  /// A backend for `userCount` users, none registered, whose pushes travel as `delivery` says,
-  /// drawn from `random` (one stream per user).
+  /// A backend for the phones `phones`, none registered, whose pushes travel as `delivery` says,
+  /// drawn from `random` (one stream per phone).
   public init(
-    certificates: [PushCertificate], appEnvironment: PushEnvironment, userCount: Int,
+    certificates: [PushCertificate], appEnvironment: PushEnvironment, phones: Range<UInt32>,
     delivery: PushDelivery = PushDelivery(), random: [SplitMix64] = []
   ) {
     self.certificates = certificates
     self.appEnvironment = appEnvironment
-    certificate = [UInt32](table: 0, count: userCount)
-    token = [UInt16](table: 0, count: userCount)
+    self.phones = phones
+    certificate = [UInt32](table: 0, count: phones.count)
+    token = [UInt16](table: 0, count: phones.count)
     self.delivery = delivery
     self.random = random
   }
 
+  /// `user`'s index in the per-phone tables (`user` must be a phone).
+  @inline(__always) func phone(_ user: UInt32) -> Int { Int(user - phones.lowerBound) }
+
   /// How long a push to `user` takes from the call server to the phone: the backend's latency,
   /// then APNs's (drawn from the user's stream).
   public mutating func latency(to user: UInt32) -> SimDuration {
-    delivery.backendLatency.sampleDuration(&random[Int(user)]) + delivery.latency.sampleDuration(&random[Int(user)])
+    delivery.backendLatency.sampleDuration(&random[phone(user)]) + delivery.latency.sampleDuration(&random[phone(user)])
   }
 
   /// Whether the push to `user` arrives malformed (`calls.push.malformedRate`), and how: no
   /// `voip_caller_name` or an `ext` that is not JSON, half each.
   public mutating func malformation(to user: UInt32) -> PushMalformation? {
-    guard random[Int(user)].chance(delivery.malformedRate) else { return nil }
-    return random[Int(user)].next() & 1 == 0 ? .noCallerName : .badExt
+    guard random[phone(user)].chance(delivery.malformedRate) else { return nil }
+    return random[phone(user)].next() & 1 == 0 ? .noCallerName : .badExt
   }
 
   /// APNs's latency alone, for a second copy of a push to `user`.
   public mutating func copyLatency(to user: UInt32) -> SimDuration {
-    delivery.latency.sampleDuration(&random[Int(user)])
+    delivery.latency.sampleDuration(&random[phone(user)])
   }
 
   /// Whether APNs delivers the push to `user` twice (`calls.push.duplicateRate`): the second
   /// copy's latency, if so.
   public mutating func duplicate(to user: UInt32) -> SimDuration? {
-    guard random[Int(user)].chance(delivery.duplicateRate) else { return nil }
+    guard random[phone(user)].chance(delivery.duplicateRate) else { return nil }
     return copyLatency(to: user)
   }
 
@@ -165,24 +179,32 @@ public struct PushBackend: Sendable {
   @discardableResult
   public mutating func register(user: UInt32, certificateID: UInt32, token: UInt16) -> Bool {
     guard certificateID != 0, token != 0 else { return false }
-    certificate[Int(user)] = certificateID
-    self.token[Int(user)] = token
+    if phones.contains(user) {
+      certificate[phone(user)] = certificateID
+      self.token[phone(user)] = token
+    } else {
+      others[user] = Upload(certificate: certificateID, token: token)
+    }
     return true
   }
 
   /// The certificate ID `user` uploaded (0: none).
-  public func registeredCertificate(of user: UInt32) -> UInt32 { certificate[Int(user)] }
+  public func registeredCertificate(of user: UInt32) -> UInt32 {
+    phones.contains(user) ? certificate[phone(user)] : others[user]?.certificate ?? 0
+  }
 
   /// The token `user` uploaded (0: none).
-  public func registeredToken(of user: UInt32) -> UInt16 { token[Int(user)] }
+  public func registeredToken(of user: UInt32) -> UInt16 {
+    phones.contains(user) ? token[phone(user)] : others[user]?.token ?? 0
+  }
 
   /// Where a push to `user` goes, given the token the phone holds now.
   public func route(to user: UInt32, phoneToken: UInt16) -> PushRoute {
-    let id = certificate[Int(user)]
+    let id = registeredCertificate(of: user)
     guard id != 0 else { return .lost(.noToken) }
     guard let cert = certificates.first(where: { $0.id == id }) else { return .lost(.unknownCertificate) }
     guard cert.environment == appEnvironment else { return .lost(.environmentMismatch) }
-    guard token[Int(user)] == phoneToken else { return .lost(.tokenInvalidated) }
+    guard registeredToken(of: user) == phoneToken else { return .lost(.tokenInvalidated) }
     return cert.type == .voip ? .voip : .apnsAlert
   }
 }

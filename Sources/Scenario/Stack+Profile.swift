@@ -4,25 +4,6 @@ import LiveStack
 import Profiles
 import SimKernel
 
-extension Layout {
-  /// Draws the layout of `profile` from `streams`: room sizes come from the profile's
-  /// `audiencePerRoom`, each room with its own generator of the `rooms` stream, so a seed fixes them.
-  public init(profile: Profile, streams: RandomStreams) {
-    let p = profile.population
-    var viewers: [Int] = []
-    viewers.reserveCapacity(p.rooms)
-    for r in 0..<p.rooms {
-      // Each room's size is its own draw: removing rooms never resizes the others.
-      var rng = streams.entity("rooms", UInt64(p.firstRoom) + UInt64(r))
-      let drawn = p.audiencePerRoom.sample(&rng)
-      viewers.append(drawn.isFinite ? Int(max(0, min(10_000_000, drawn.rounded()))) : 10_000_000)
-    }
-    self.init(
-      viewers: viewers, staffPerRoom: 1 + p.adminsPerRoom, phoneCount: profile.calls?.users ?? 0,
-      firstRoom: UInt32(p.firstRoom), firstPhone: UInt32(profile.calls?.firstUser ?? 0))
-  }
-}
-
 extension RoomSettings {
   /// Every room's settings, from the profile's `seats` section.
   init(_ s: Profile.Seats) {
@@ -37,17 +18,16 @@ extension Server {
   /// with no certificates without it), room messaging per `server.messaging`, each with its own
   /// random streams.
   init(profile: Profile, layout: Layout, settings: RoomSettings, streams: RandomStreams) {
-    let users = layout.totalUsers
     let push =
       profile.calls.map {
         PushBackend(
-          certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, userCount: users,
+          certificates: $0.push.certificates, appEnvironment: $0.push.appEnvironment, phones: layout.phones,
           delivery: PushDelivery(
             backendLatency: $0.push.backendLatency, latency: $0.push.latency, duplicateRate: $0.push.duplicateRate,
             malformedRate: $0.push.malformedRate),
-          // Each user's `push` stream: the backend's draws for pushes to it.
-          random: streams.entities("push", layout.identities))
-      } ?? PushBackend(certificates: [], appEnvironment: .production, userCount: 0)
+          // Each phone's `push` stream: the backend's draws for pushes to it.
+          random: streams.entities("push", layout.phoneIdentities))
+      } ?? PushBackend(certificates: [], appEnvironment: .production, phones: 0..<0)
     let feed = RoomFeed(
       seatCounts: [Int](repeating: settings.seatCount, count: layout.rooms),
       delayUs: RoomFeed.delays(layout: layout, latency: profile.network.clientServer, streams: streams),

@@ -16,10 +16,8 @@ struct Workload {
   let arrivalSeed: UInt64
   /// Per room (pairs of rooms start at even indices): its own `co-hosting` generator.
   var coHostRandom: [SplitMix64] = []
-  /// Per audience user ID: the viewer who arrives in that place of its room's order (the room's
-  /// viewers sorted by arrival time, then ID). Empty when the room is closed.
-  var arrivalOrder: [UInt32] = []
-  /// Per room: how many viewers have arrived.
+  /// Per room: how many viewers have arrived. A room's viewers hold its audience places in order of
+  /// arrival (``Layout/viewerOfPlace``), so the next to arrive is the place after the last.
   var arrivalNext: [UInt32] = []
 
   init(profile: Profile, layout: Layout, streams: RandomStreams) {
@@ -30,43 +28,17 @@ struct Workload {
     arrivalSeed = RandomStreams.streamSeed(root: streams.rootSeed, name: "arrivals")
     if coHosting != nil { coHostRandom = streams.entities("co-hosting", layout.roomIdentities) }
     guard profile.arrival != .closed else { return }
-    // Each viewer's arrival time is its own draw, so removing other viewers or rooms never moves it;
-    // sorted, the independent uniform times are the order statistics of the arrival pattern.
-    arrivalOrder = [UInt32](table: 0, count: layout.totalUsers)
     arrivalNext = [UInt32](repeating: 0, count: layout.rooms)
-    var times: [(Int64, UInt32)] = []
-    for r in 0..<UInt32(layout.rooms) {
-      let viewers = layout.audience(of: r)
-      times.removeAll(keepingCapacity: true)
-      for u in viewers { times.append((arrivalTime(of: u, room: r, layout: layout).nanoseconds, u)) }
-      times.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-      for (k, t) in times.enumerated() { arrivalOrder[Int(viewers.lowerBound) + k] = t.1 }
-    }
   }
 
-  /// When viewer `user` of `room` arrives: a uniform time over the pattern's span (poisson), or the
-  /// square root of one (ramp: density growing linearly from zero), drawn from the viewer's own
-  /// generator.
+  /// When viewer `user` of `room` arrives (``Profile/Arrival/time(of:seed:)``).
   func arrivalTime(of user: UInt32, room: UInt32, layout: Layout) -> SimInstant {
-    var rng = SplitMix64(seed: RandomStreams.entitySeed(stream: arrivalSeed, layout.identity(of: user, inRoom: room)))
-    let u = rng.nextUnit()
-    let over: SimDuration
-    let fraction: Double
-    switch arrival {
-    case .closed: return .zero
-    case .poisson(let o):
-      over = o
-      fraction = u
-    case .ramp(let o):
-      over = o
-      fraction = u.squareRoot()
-    }
-    return SimInstant(nanoseconds: Int64((Double(over.nanoseconds) * fraction).rounded(.down)))
+    arrival.time(of: layout.identity(of: user, inRoom: room), seed: arrivalSeed)
   }
 
   /// The next viewer of `room` to arrive (its arrival event fired); counts it as arrived.
   mutating func arrive(room: UInt32, layout: Layout) -> UInt32 {
-    let user = arrivalOrder[Int(layout.audience(of: room).lowerBound + arrivalNext[Int(room)])]
+    let user = layout.audience(of: room).lowerBound + arrivalNext[Int(room)]
     arrivalNext[Int(room)] += 1
     return user
   }
@@ -80,7 +52,7 @@ struct Workload {
   func nextArrivingViewer(room r: UInt32, layout: Layout) -> (user: UInt32, at: SimInstant)? {
     let viewers = layout.audience(of: r)
     guard arrival != .closed, Int(arrivalNext[Int(r)]) < viewers.count else { return nil }
-    let user = arrivalOrder[Int(viewers.lowerBound + arrivalNext[Int(r)])]
+    let user = viewers.lowerBound + arrivalNext[Int(r)]
     return (user, arrivalTime(of: user, room: r, layout: layout))
   }
 

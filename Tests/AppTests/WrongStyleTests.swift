@@ -29,7 +29,8 @@ import Testing
 
   /// A watchdog from an application that ended early fires during the next one.
   @Test func aWatchdogNeverCancelledShowsIdleWhileAnApplicationWaits() throws {
-    let report = try runExample("stale-watchdog", seed: 1)
+    // (Smoke seeds 13, 16 and 18 of 1 to 20 catch it; seed 1 does not.)
+    let report = try runExample("stale-watchdog", seed: 13)
     #expect(violated(report) == ["ui.idle-means-nothing-pending"])
   }
 
@@ -49,10 +50,10 @@ import Testing
   }
 
   /// Checked before the `await`, set after it: a double tap racing a slow answer sends two
-  /// applications (smoke seed 23 is the first of 1 to 120 where the answer is slower than the
-  /// second tap; 10 of those 120 seeds catch it, 7 of 1 to 20 with `sweep --explore`).
+  /// applications (smoke seed 5 is the first of 1 to 120 where the answer is slower than the
+  /// second tap; 15 of those 120 seeds catch it).
   @Test func aMainActorApplySetOnlyAfterItsAwaitIsCaughtWhenTheAnswerIsSlow() throws {
-    let report = try runExample("await-then-set", seed: 23)
+    let report = try runExample("await-then-set", seed: 5)
     #expect(violated(report) == ["ui.idle-means-nothing-pending"])
     #expect(try violated(runExample("await-then-set", seed: 1)) == [], "a fast answer hides it")
   }

