@@ -128,6 +128,11 @@ public struct CallsInFlight {
     if Int(slot) < storage.timerCount { prefetchHint(storage.timers + Int(slot)) }
   }
 
+  /// Hints that the completion in operation `slot` is about to be taken (its answer comes next).
+  public func prefetchCompletion(_ slot: UInt32) {
+    if Int(slot) < storage.opCount { prefetchHint(storage.completions + Int(slot)) }
+  }
+
   /// The record in operation `slot`, if the slot is in the table, live or not (for prefetching: a
   /// free slot holds its last operation).
   @inlinable

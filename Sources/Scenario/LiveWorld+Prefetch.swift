@@ -30,6 +30,8 @@ extension LiveWorld {
       user = next.a
     case LiveEvent.arrival.rawValue:
       user = next.b
+      // The event draws the arrival time of the room's next viewer, who sits in the next place.
+      layout.viewerOfPlace.prefetch(Int(user) + 1)
     case LiveEvent.clientStart.rawValue, LiveEvent.applyIntent.rawValue, LiveEvent.audienceRejoin.rawValue,
       LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue:
       user = next.a
@@ -44,6 +46,7 @@ extension LiveWorld {
       }
       return
     case LiveEvent.clientReply.rawValue, LiveEvent.deviceReply.rawValue:
+      backend.inFlight.prefetchCompletion(next.a)
       guard let op = backend.inFlight.record(inSlot: next.a) else { return }
       user = op.user
     case LiveEvent.clientNotice.rawValue:
