@@ -23,6 +23,18 @@ extension StandardAudience {
     }
   }
 
+  /// An accept of an application the viewer gave up on (its cancel got no answer; the accept may
+  /// be one it heard before, delivered twice) connects nothing: the viewer goes idle, and a seat
+  /// the server gave comes on the seat list, which connects it from idle while it stands. Returns
+  /// whether the viewer was withdrawing.
+  func acceptEndsWithdrawal(_ c: inout Client) -> Bool {
+    let u = Int(c.user)
+    guard underWay[u] & StandardAudience.withdrawing != 0 else { return false }
+    underWay[u] &= ~StandardAudience.withdrawing
+    c.status = .idle
+    return true
+  }
+
   /// Sends `cancelApplication`, counted in ``cancelsOut`` until its answer.
   func sendCancel(_ c: inout Client, _ then: @escaping Completion) {
     cancelsOut[Int(c.user)] &+= 1

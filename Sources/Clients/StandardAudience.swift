@@ -456,6 +456,7 @@ public final class StandardAudience: ClientBehavior {
       let listed = listedApplication(c.user) != nil
       answerCame(&c)
       guard c.status == .applying else { return }
+      if isAccept && acceptEndsWithdrawal(&c) { return }
       if isAccept && mistakes.contains(.seatExpectedWithAccept) && c.liveSeat.mySeatIndex == nil {
         // The mistake: the seat list is trusted to have the seat by now (it is another channel).
         c.status = .idle

@@ -50,6 +50,12 @@ public struct Shrinker {
   var runs = 0
   /// The registered app run instead of the built-in clients, if any.
   public var app: ClientApp?
+  /// Runs a candidate elsewhere (app code, in a worker process that follows its crashes) and
+  /// gives its report, or `nil` if none came; `nil`: each candidate runs in this process.
+  public var runner: (@Sendable (_ document: String, _ seed: UInt64) -> RunReport?)?
+  /// Why the ``runner`` gave no report, if it did not, for the message when the failing seed's own
+  /// run gave none.
+  public var lostReason: (@Sendable () -> String?)?
 
   /// A shrinker for the profile document `tree` (from `profilePath`), allowed `budget` runs.
   public init(tree: JSONValue, profilePath: String, budget: Int) {
@@ -62,7 +68,9 @@ public struct Shrinker {
   mutating func failure(_ tree: JSONValue, seed: UInt64) -> String? {
     runs += 1
     guard let profile = try? Profile.parse(tree: tree, overrides: []) else { return nil }
-    let data = Data(JSON5Writer.write(tree).utf8)
+    let document = JSON5Writer.write(tree)
+    if let runner { return runner(document, seed).flatMap(Shrinker.signature) }
+    let data = Data(document.utf8)
     var run = SimulationRun(profile: profile, profilePath: profilePath, profileData: data, seed: seed)
     run.app = app
     return Shrinker.signature(run.report(run.execute(), startedAt: Date()))
@@ -71,6 +79,7 @@ public struct Shrinker {
   /// Shrinks, keeping the failure `seed` shows now.
   public mutating func shrink(seed: UInt64, nearbySeeds: Int = 8) throws(ShrinkError) -> Outcome {
     guard let target = failure(original, seed: seed) else {
+      if let why = lostReason?() { throw ShrinkError(description: "seed \(seed) gave no report: \(why)") }
       throw ShrinkError(description: "seed \(seed) does not fail: nothing to shrink")
     }
     var best = (tree: original, seed: seed, steps: [String]())
@@ -80,7 +89,8 @@ public struct Shrinker {
     }
     greedy(&best.tree, seed: seed, target: target, steps: &best.steps)
     // Nearby seeds can fail the same way with a smaller profile.
-    for s in (seed &+ 1)...(seed &+ UInt64(nearbySeeds)) where runs < budget {
+    for k in UInt64(1)...UInt64(max(1, nearbySeeds)) where nearbySeeds > 0 && runs < budget {
+      let s = seed &+ k
       guard failure(best.tree, seed: s) == target else { continue }
       var tree = best.tree
       var steps = best.steps + ["seed \(s)"]

@@ -270,10 +270,14 @@ public struct SeedJob: Sendable, Codable, Equatable {
   public var app: String?
   /// Crashes found by earlier runs of the seed (see ``AppCrash``).
   public var crashes: [AppCrash]
+  /// The profile document to run instead of the worker's own profile, as JSON5 (`shrink`'s
+  /// candidates); `nil`: the worker's profile with ``overrides``.
+  public var profile: String?
 
   /// A job.
   public init(
-    seed: UInt64, overrides: [String], mistakes: [String], quirks: [String], app: String?, crashes: [AppCrash]
+    seed: UInt64, overrides: [String], mistakes: [String], quirks: [String], app: String?, crashes: [AppCrash],
+    profile: String? = nil
   ) {
     self.seed = seed
     self.overrides = overrides
@@ -281,6 +285,7 @@ public struct SeedJob: Sendable, Codable, Equatable {
     self.quirks = quirks
     self.app = app
     self.crashes = crashes
+    self.profile = profile
   }
 }
 

@@ -170,7 +170,13 @@ enum CLI {
       --mistake M[,M]   the catalogued client mistakes that make it fail; they are written into
                         the shrunk profile ("mistakes"), which then reproduces on its own
       --quirk Q[,Q]     the SDK quirks it needs; written into the shrunk profile ("quirks")
-      --app NAME        the registered app code the failure is in; named in the repro line
+      --app NAME        the registered app code the failure is in; named in the repro line. Its
+                        runs go to worker processes (as a sweep's): a crash or hang of the app's
+                        code is followed as `run` follows it (an app.crash-free failure can be
+                        shrunk), and each run counts once against the budget however many
+                        crashes it followed
+      --in-process      run app code in this process instead (a crash ends the shrink)
+      --worker-memory S replace a worker once it has grown by S (default: 1g)
       --budget R        the most runs to spend (default: 200)
       --nearby K        seeds after N to try (default: 8)
       --out FILE        where to write (default: reports/<profile>/shrunk-seed-N.json5)

@@ -208,7 +208,8 @@ enum CrashFollowing {
       case .follow(let crash, _):
         printError(
           "\(program): user \(crash.user)'s app crashed (\(crash.detail)); \(CommandLine.arguments.dropFirst().first ?? "") "
-            + "does not follow crashes: run the seed that crashed with `run` to see it as a finding")
+            + "in this process does not follow crashes: without --in-process its runs are in worker processes "
+            + "that do, or run the seed that crashed with `run` to see it as a finding")
       case .refuse(_, let why):
         printError("\(program): \(why)")
       case .outside:

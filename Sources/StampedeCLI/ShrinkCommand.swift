@@ -8,7 +8,9 @@ import Scenario
 enum ShrinkCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
-      args, valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app", "--set"], flags: [])
+      args,
+      valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app", "--set", "--worker-memory"],
+      flags: ["--in-process"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("shrink takes exactly one PROFILE")
     }
@@ -59,6 +61,32 @@ enum ShrinkCommand {
     var shrinker = Shrinker(tree: tree, profilePath: path, budget: budget)
     let app = try AppRegistry.app(options.values["--app"])
     shrinker.app = app
+    // App code runs in worker processes, as a sweep's does: a crash of it is followed (the
+    // candidate runs again with that app process dying there) and can be what is shrunk.
+    var pool: WorkerPool?
+    if let app, !options.flags.contains("--in-process") {
+      let text = options.values["--worker-memory"] ?? "1g"
+      guard let limit = WorkerPool.parseMemory(text) else {
+        throw UsageError("--worker-memory: expected a size such as 512m or 2g, got '\(text)'")
+      }
+      let workers = WorkerPool(profilePath: path, memoryLimit: limit)
+      let lost = LostRuns()
+      shrinker.runner = { document, seed in
+        let job = SeedJob(
+          seed: seed, overrides: [], mistakes: [], quirks: [], app: app.name, crashes: [], profile: document)
+        switch workers.run(job) {
+        case .report(let report, _): return report
+        case .lost(let why):
+          lost.note(why)
+          return nil
+        }
+      }
+      shrinker.lostReason = { lost.first }
+      pool = workers
+    } else if options.values["--worker-memory"] != nil {
+      throw UsageError("--worker-memory: only a shrink of app code (--app NAME) runs in worker processes")
+    }
+    defer { pool?.shutdown() }
     let runWords = ([AppRegistry.program, "run", ShellQuote.quote(out)] + (app.map { ["--app", $0.name] } ?? []))
       .joined(separator: " ")
     let outcome: Shrinker.Outcome
@@ -92,4 +120,13 @@ enum ShrinkCommand {
     print("repro: \(runWords) --seed \(SeedFormat.format(outcome.seed))")
     return .pass
   }
+}
+
+/// The first reason a candidate run gave no report (a worker that died outside app code), for the
+/// message when the first run itself gave none.
+final class LostRuns: @unchecked Sendable {
+  private let lock = NSLock()
+  private var reasons: [String] = []
+  func note(_ why: String) { lock.withLock { reasons.append(why) } }
+  var first: String? { lock.withLock { reasons.first } }
 }

@@ -187,10 +187,18 @@ enum SweepWorker {
         return .usage
       }
       do {
-        if profiles[job.overrides] == nil {
-          profiles[job.overrides] = try Profile.load(path: profilePath, sets: job.overrides)
+        let profile: Profile
+        let data: Data
+        if let text = job.profile {
+          // A document of its own (a `shrink` candidate): each is run once.
+          data = Data(text.utf8)
+          profile = try Profile.parse(data)
+        } else {
+          if profiles[job.overrides] == nil {
+            profiles[job.overrides] = try Profile.load(path: profilePath, sets: job.overrides)
+          }
+          (profile, data) = profiles[job.overrides]!
         }
-        let (profile, data) = profiles[job.overrides]!
         var run = SimulationRun(
           profile: profile, profilePath: profilePath, profileData: data, seed: job.seed,
           quirks: try RunCommand.quirks(job.quirks.joined(separator: ",")),
@@ -203,6 +211,9 @@ enum SweepWorker {
         out.write(Data("report \(body.count)\n".utf8) + body)
       } catch let error as UsageError {
         printError("\(AppRegistry.program): worker: \(error.message)")
+        return .usage
+      } catch let error as ProfileError {
+        printProfileError(error)
         return .usage
       } catch {
         printError("\(AppRegistry.program): worker: \(error)")

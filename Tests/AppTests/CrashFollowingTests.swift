@@ -117,6 +117,37 @@ import ToolSupport
     #expect(runs.first { $0["seed"] as? Int == 3 }?["traceHash"] as? String == hash)
   }
 
+  /// `shrink` of a crashing app runs its candidates in workers that follow the crashes, so the
+  /// crash itself is the failure kept; the shrunk profile reproduces it in a supervised `run`. In
+  /// this process (`--in-process`) a crash ends the shrink with a message, never a result.
+  @Test func aCrashIsShrunkAndItsReproCrashesAgain() throws {
+    let folder = ExamplesTool.folder()
+    let shrunk = folder.appendingPathComponent("shrunk.json5")
+    let r = try ExamplesTool.run([
+      "shrink", "profiles/smoke.json5", "--app", "review-timer", "--seed", "1", "--budget", "8", "--nearby", "0",
+      "--out", shrunk.path,
+    ])
+    #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("): invariant app.crash-free"), "\(r.stdout)")
+    // Smaller than smoke's four rooms of 200 viewers and ten minutes.
+    let after = r.stdout.components(separatedBy: "\n").first { $0.contains("after:") } ?? ""
+    #expect(!after.contains("4 room(s)") || !after.contains("10m"), "\(after)")
+    let out = folder.appendingPathComponent("repro")
+    let repro = try ExamplesTool.run([
+      "run", shrunk.path, "--app", "review-timer", "--out", out.path, "--progress", "none", "--history", "off",
+    ])
+    #expect(repro.status == 1, "\(repro.stderr)")
+    let invariants = try ExamplesTool.report(at: out)["invariants"] as! [[String: Any]]
+    #expect(invariants.filter { ($0["violations"] as? Int ?? 0) > 0 }.map { $0["id"] as! String } == ["app.crash-free"])
+    let inside = try ExamplesTool.run([
+      "shrink", "profiles/smoke.json5", "--app", "review-timer", "--seed", "1", "--budget", "2", "--nearby", "0",
+      "--out", folder.appendingPathComponent("inside.json5").path, "--in-process",
+    ])
+    #expect(inside.status == 1, "\(inside.stderr)")
+    #expect(inside.stderr.contains("in this process does not follow crashes"), "\(inside.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("inside.json5").path))
+  }
+
   /// Worker processes change nothing of a sweep's results: the correct examples in workers
   /// replaced after every seed (`--worker-memory 1k`) give the summary of a sweep in one process.
   @Test func workersGiveTheSweepOfOneProcess() throws {
