@@ -50,46 +50,6 @@ public struct HistoryEntry: Sendable, Equatable {
   }
 }
 
-/// A seed whose recorded outcomes disagree.
-public struct FlakySeed: Sendable, Equatable {
-  /// Whether it is a behaviour change or a determinism bug.
-  public enum Cause: String, Sendable {
-    /// Different tool versions or commits gave different results: the model changed.
-    case behaviourChange = "behaviour change"
-    /// The same version and commit gave different results: determinism is broken.
-    case determinismBug = "determinism bug"
-    /// Outcomes of one version disagree, but at least one was recorded without its commit, so
-    /// whether the build changed is not known.
-    case unknownBuild = "disagreement, build not recorded"
-  }
-  /// The profile's name.
-  public var profileName: String
-  /// The resolved profile's SHA-256.
-  public var profileSha256: String
-  /// Mistakes, quirks, app and duration, as recorded.
-  public var variant: String
-  /// The seed.
-  public var seed: UInt64
-  /// What the disagreement means.
-  public var cause: Cause
-  /// The outcomes, oldest first: entry ID, tool version, commit, verdict, trace hash.
-  public var outcomes: [Outcome]
-
-  /// One recorded outcome.
-  public struct Outcome: Sendable, Equatable {
-    /// The entry it belongs to.
-    public var entry: Int64
-    /// Tool version.
-    public var toolVersion: String
-    /// Git commit, when known.
-    public var gitCommit: String?
-    /// Verdict.
-    public var verdict: String
-    /// Trace hash.
-    public var traceHash: String
-  }
-}
-
 /// The run history: an SQLite file every run, sweep and capacity study is recorded in, by default
 /// `reports/history.sqlite`. Each record is one transaction, so concurrent sweeps writing the same
 /// file queue up (SQLite's lock, with a wait of up to a minute) and readers never see half a record.
@@ -114,7 +74,13 @@ public final class HistoryStore {
     // Write-ahead logging lets readers run beside a writer; the busy wait covers the rest.
     try db.execute("PRAGMA journal_mode=WAL")
     try db.execute("PRAGMA foreign_keys=ON")
-    try db.writeTransaction { try db.execute(Self.schema) }
+    try db.writeTransaction {
+      try db.execute(Self.schema)
+      // A history written before builds were recorded gains the column (empty for its entries).
+      if try !db.columns(of: "entries").contains("build_id") {
+        try db.execute("ALTER TABLE entries ADD COLUMN build_id TEXT")
+      }
+    }
   }
 
   static let schema = """
@@ -130,6 +96,7 @@ public final class HistoryStore {
       seeds_to INTEGER,
       tool_version TEXT NOT NULL,
       git_commit TEXT,
+      build_id TEXT,
       verdict TEXT NOT NULL,
       trace_hash TEXT,
       events INTEGER NOT NULL,
@@ -176,11 +143,15 @@ public final class HistoryStore {
     public var gitCommit: String?
     /// Where the report was written.
     public var reportPath: String?
+    /// The executable's build ID (its GNU build-id note), when known: it changes with any change
+    /// to the code linked in, app code included, committed or not.
+    public var buildID: String?
     /// Creates provenance.
-    public init(variant: String, gitCommit: String?, reportPath: String?) {
+    public init(variant: String, gitCommit: String?, reportPath: String?, buildID: String? = nil) {
       self.variant = variant
       self.gitCommit = gitCommit
       self.reportPath = reportPath
+      self.buildID = buildID
     }
   }
 
@@ -190,7 +161,7 @@ public final class HistoryStore {
     try db.writeTransaction {
       let id = try insertEntry(
         kind: "run", profile: r.profile, variant: p.variant, seed: r.seed, seeds: nil, tool: r.tool.version,
-        commit: p.gitCommit, verdict: r.verdict, traceHash: r.traceHash, events: r.events,
+        commit: p.gitCommit, build: p.buildID, verdict: r.verdict, traceHash: r.traceHash, events: r.events,
         simulated: r.simulatedSeconds, wall: r.wallSeconds, reportPath: p.reportPath, detail: nil,
         recordedAt: r.meta.startedAt)
       try insertMetrics(id, r.measured)
@@ -208,7 +179,8 @@ public final class HistoryStore {
       let id = try insertEntry(
         kind: s.shard == nil ? "sweep" : "shard", profile: s.profile, variant: p.variant, seed: nil,
         seeds: (s.seeds.from, s.seeds.to),
-        tool: s.tool.version, commit: p.gitCommit, verdict: s.verdict, traceHash: nil, events: s.events,
+        tool: s.tool.version, commit: p.gitCommit, build: p.buildID, verdict: s.verdict, traceHash: nil,
+        events: s.events,
         simulated: s.runs.reduce(0) { $0 + $1.simulatedSeconds }, wall: s.meta.wallSeconds, reportPath: p.reportPath,
         detail: "\(passed)/\(s.runs.count) seeds pass", recordedAt: Self.now())
       try insertMetrics(id, s.measured)
@@ -226,7 +198,8 @@ public final class HistoryStore {
     try db.writeTransaction {
       let id = try insertEntry(
         kind: "capacity", profile: c.profile, variant: p.variant, seed: nil, seeds: (c.seeds.from, c.seeds.to),
-        tool: tool, commit: p.gitCommit, verdict: c.knee == nil ? "fail" : "pass", traceHash: nil, events: 0,
+        tool: tool, commit: p.gitCommit, build: p.buildID, verdict: c.knee == nil ? "fail" : "pass", traceHash: nil,
+        events: 0,
         simulated: 0, wall: 0, reportPath: p.reportPath, detail: c.kneeSentence, recordedAt: Self.now())
       if let knee = c.knee, let v = Double(knee) { try insertValue(id, name: "capacity.knee", value: v) }
       for point in c.points {
@@ -247,11 +220,13 @@ public final class HistoryStore {
   public func importEntries(from path: String) throws -> Int {
     try db.run("ATTACH DATABASE ? AS other", [.text(path)])
     defer { try? db.execute("DETACH DATABASE other") }
+    // A history written before builds were recorded has no build IDs: its entries have none.
+    let build = try db.columns(of: "entries", in: "other").contains("build_id") ? "o.build_id" : "NULL"
     let same = """
       e.kind = o.kind AND e.recorded_at = o.recorded_at AND e.profile_sha256 = o.profile_sha256
       AND e.variant = o.variant AND e.seed IS o.seed AND e.seeds_from IS o.seeds_from AND e.seeds_to IS o.seeds_to
-      AND e.tool_version = o.tool_version AND e.git_commit IS o.git_commit AND e.verdict = o.verdict
-      AND e.trace_hash IS o.trace_hash AND e.events = o.events
+      AND e.tool_version = o.tool_version AND e.git_commit IS o.git_commit AND e.build_id IS \(build)
+      AND e.verdict = o.verdict AND e.trace_hash IS o.trace_hash AND e.events = o.events
       """
     return try db.writeTransaction {
       let missing = try db.rows(
@@ -263,7 +238,8 @@ public final class HistoryStore {
         """
       for old in missing {
         try db.run(
-          "INSERT INTO main.entries(\(columns)) SELECT \(columns) FROM other.entries WHERE id = ?", [.int(old)])
+          "INSERT INTO main.entries(\(columns), build_id) SELECT \(columns), \(build) FROM other.entries o WHERE id = ?",
+          [.int(old)])
         let new = db.lastInsertRowID
         try db.run(
           """
@@ -294,20 +270,23 @@ public final class HistoryStore {
 
   func insertEntry(
     kind: String, profile: RunReport.ProfileInfo, variant: String, seed: UInt64?, seeds: (UInt64, UInt64)?,
-    tool: String, commit: String?, verdict: String, traceHash: String?, events: Int64, simulated: Double,
+    tool: String, commit: String?, build: String?, verdict: String, traceHash: String?, events: Int64,
+    simulated: Double,
     wall: Double, reportPath: String?, detail: String?, recordedAt: String
   ) throws -> Int64 {
     func opt(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
     try db.run(
       """
       INSERT INTO entries(kind, recorded_at, profile_name, profile_sha256, variant, seed, seeds_from, seeds_to,
-        tool_version, git_commit, verdict, trace_hash, events, simulated_seconds, wall_seconds, report_path, detail)
-      VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+        tool_version, git_commit, build_id, verdict, trace_hash, events, simulated_seconds, wall_seconds, report_path,
+        detail)
+      VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
       """,
       [
         .text(kind), .text(recordedAt), .text(profile.name), .text(profile.sha256), .text(variant),
         seed.map(Self.seedValue) ?? .null, seeds.map { Self.seedValue($0.0) } ?? .null,
-        seeds.map { Self.seedValue($0.1) } ?? .null, .text(tool), opt(commit), .text(verdict), opt(traceHash),
+        seeds.map { Self.seedValue($0.1) } ?? .null, .text(tool), opt(commit), opt(build), .text(verdict),
+        opt(traceHash),
         .int(events), .double(simulated), .double(wall), opt(reportPath), opt(detail),
       ])
     return db.lastInsertRowID
@@ -450,61 +429,5 @@ public final class HistoryStore {
       profileSha256: e.profileSha256,
       toolVersion: e.toolVersion, verdict: e.verdict, measured: try measured(id: id), events: e.events,
       seeds: seeds.sorted { $0.seed < $1.seed }, repro: nil)
-  }
-
-  /// Seeds recorded more than once (same resolved profile, same variant) whose verdicts or trace
-  /// hashes disagree. Under one tool version and commit that is a determinism bug; across
-  /// versions or commits, a behaviour change.
-  public func flakySeeds(profile: String? = nil) throws -> [FlakySeed] {
-    let filter = profile == nil ? "" : "AND e.profile_name = ?"
-    let rows = try db.rows(
-      """
-      SELECT e.profile_name, e.profile_sha256, e.variant, s.seed, e.id, e.tool_version, e.git_commit, s.verdict,
-        s.trace_hash
-      FROM seeds s JOIN entries e ON e.id = s.entry_id
-      WHERE (e.profile_sha256, e.variant, s.seed) IN (
-        SELECT e2.profile_sha256, e2.variant, s2.seed FROM seeds s2 JOIN entries e2 ON e2.id = s2.entry_id
-        GROUP BY e2.profile_sha256, e2.variant, s2.seed
-        HAVING COUNT(DISTINCT s2.trace_hash) > 1 OR COUNT(DISTINCT s2.verdict) > 1)
-      \(filter)
-      ORDER BY e.profile_name, e.profile_sha256, e.variant, s.seed, e.id
-      """, profile.map { [SQLValue.text($0)] } ?? []
-    ) { s in
-      (
-        name: s.text(0), sha: s.text(1), variant: s.text(2), seed: UInt64(bitPattern: s.int(3)),
-        outcome: FlakySeed.Outcome(
-          entry: s.int(4), toolVersion: s.text(5), gitCommit: s.optionalText(6), verdict: s.text(7),
-          traceHash: s.text(8))
-      )
-    }
-    var out: [FlakySeed] = []
-    for row in rows {
-      if let last = out.last, last.profileSha256 == row.sha, last.variant == row.variant, last.seed == row.seed {
-        out[out.count - 1].outcomes.append(row.outcome)
-      } else {
-        out.append(
-          FlakySeed(
-            profileName: row.name, profileSha256: row.sha, variant: row.variant, seed: row.seed,
-            cause: .behaviourChange, outcomes: [row.outcome]))
-      }
-    }
-    // A determinism bug: two outcomes of one known build (version and commit) that disagree.
-    // Outcomes recorded without a commit may come from any build of their version.
-    func disagree(_ list: [FlakySeed.Outcome]) -> Bool {
-      Set(list.map(\.traceHash)).count > 1 || Set(list.map(\.verdict)).count > 1
-    }
-    for i in out.indices {
-      let known = out[i].outcomes.filter { $0.gitCommit != nil }
-      let builds = Dictionary(grouping: known) { "\($0.toolVersion)|\($0.gitCommit!)" }
-      if builds.values.contains(where: disagree) {
-        out[i].cause = .determinismBug
-        continue
-      }
-      let byVersion = Dictionary(grouping: out[i].outcomes, by: \.toolVersion)
-      if byVersion.values.contains(where: { list in list.contains { $0.gitCommit == nil } && disagree(list) }) {
-        out[i].cause = .unknownBuild
-      }
-    }
-    return out
   }
 }

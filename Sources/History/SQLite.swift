@@ -75,6 +75,11 @@ final class SQLiteDatabase {
     return out
   }
 
+  /// The column names of `table` in the database `schema` (`main`, or an attached one's name).
+  func columns(of table: String, in schema: String = "main") throws(SQLiteError) -> Set<String> {
+    Set(try rows("PRAGMA \(schema).table_info(\(table))") { $0.text(1) })
+  }
+
   /// The row ID of the last insert on this connection.
   var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

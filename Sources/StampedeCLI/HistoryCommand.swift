@@ -79,7 +79,8 @@ enum HistoryRecording {
     guard let path = path(options, fallback: fallback) else { return }
     do {
       let store = try HistoryStore(path: path)
-      let id = try write(store, .init(variant: variant, gitCommit: gitCommit(), reportPath: reportPath))
+      let id = try write(
+        store, .init(variant: variant, gitCommit: gitCommit(), reportPath: reportPath, buildID: BuildIdentity.current))
       printError("\(AppRegistry.program): recorded as #\(id) in \(path) (stampede history)")
     } catch {
       printError("\(AppRegistry.program): warning: not recorded in the history \(path): \(error)")
@@ -216,7 +217,8 @@ enum HistoryCommand {
 
   static func flakyLine(_ f: FlakySeed) -> String {
     let outcomes = f.outcomes.map { o in
-      "#\(o.entry) \(o.verdict) \(o.traceHash.prefix(8))… (\(o.toolVersion)\(o.gitCommit.map { " @" + $0.prefix(10) } ?? ""))"
+      "#\(o.entry) \(o.verdict) \(o.traceHash.prefix(8))… (\(o.toolVersion)\(o.gitCommit.map { " @" + $0.prefix(10) } ?? "")"
+        + "\(o.buildID.map { " build " + $0.prefix(10) } ?? ""))"
     }
     return "\(f.cause.rawValue): \(f.profileName) seed \(f.seed)\(f.variant.isEmpty ? "" : " [\(f.variant)]"): "
       + outcomes.joined(separator: ", ")
@@ -224,7 +226,8 @@ enum HistoryCommand {
 
   static func flakyText(_ flaky: [FlakySeed]) -> String {
     if flaky.isEmpty { return "\nflaky: no seed recorded twice disagrees with itself" }
-    return "\nflaky: \(flaky.count) seed(s) whose outcomes disagree (same resolved profile and variant):\n"
+    return "\nflaky: \(flaky.count) seed(s) whose outcomes disagree (same resolved profile and variant; the same build "
+      + "is the same executable where its build ID was recorded):\n"
       + flaky.map { "  " + flakyLine($0) }.joined(separator: "\n")
   }
 
@@ -252,7 +255,7 @@ enum HistoryCommand {
         "outcomes": f.outcomes.map { o in
           [
             "entry": o.entry, "toolVersion": o.toolVersion, "gitCommit": o.gitCommit ?? NSNull(), "verdict": o.verdict,
-            "traceHash": o.traceHash,
+            "traceHash": o.traceHash, "buildID": o.buildID ?? NSNull(),
           ] as [String: Any]
         },
       ]

@@ -289,6 +289,46 @@ import ToolSupport
     #expect(side.measured.counters == ["seat.applied": 3] && side.seeds.map(\.seed) == [7])
   }
 
+  /// One commit, two executables (an app's uncommitted edit between two runs): outcomes that
+  /// disagree across build IDs are a behaviour change, not a determinism bug; one build ID that
+  /// disagrees with itself is one.
+  @Test func theSameCommitWithAnotherBuildIsABehaviourChange() throws {
+    let store = try HistoryStore(path: ProcessTool.temporaryFolder().appendingPathComponent("h.sqlite").path)
+    func build(_ id: String) -> HistoryStore.Provenance {
+      .init(variant: "", gitCommit: "c1", reportPath: nil, buildID: id)
+    }
+    try store.record(Self.report(seed: 1, verdict: "pass", hash: "aaaa"), build("b1"))
+    try store.record(Self.report(seed: 1, verdict: "fail", hash: "bbbb"), build("b2"))
+    try store.record(Self.report(seed: 2, verdict: "pass", hash: "cccc"), build("b1"))
+    try store.record(Self.report(seed: 2, verdict: "fail", hash: "dddd"), build("b1"))
+    let flaky = try store.flakySeeds()
+    #expect(flaky.first { $0.seed == 1 }?.cause == .behaviourChange)
+    #expect(flaky.first { $0.seed == 2 }?.cause == .determinismBug)
+    #expect(flaky.first { $0.seed == 1 }?.outcomes.map(\.buildID) == ["b1", "b2"])
+  }
+
+  /// A history written before build IDs were recorded opens, gains the column, and merges into a
+  /// new one (its entries without a build ID).
+  @Test func aHistoryWithoutBuildIDsOpensAndMerges() throws {
+    let folder = ProcessTool.temporaryFolder()
+    let oldPath = folder.appendingPathComponent("old.sqlite").path
+    let old = try HistoryStore(path: oldPath)
+    try old.record(
+      Self.report(seed: 3, verdict: "pass", hash: "eeee"), .init(variant: "", gitCommit: "c", reportPath: nil))
+    // As the old schema had it: no build_id column.
+    try old.db.execute("ALTER TABLE entries DROP COLUMN build_id")
+    #expect(try !old.db.columns(of: "entries").contains("build_id"))
+    let merged = try HistoryStore(path: folder.appendingPathComponent("new.sqlite").path)
+    #expect(try merged.importEntries(from: oldPath) == 1)
+    #expect(try merged.entries().map(\.seed) == [3])
+    let reopened = try HistoryStore(path: oldPath)
+    #expect(try reopened.db.columns(of: "entries").contains("build_id"))
+    try reopened.record(
+      Self.report(seed: 3, verdict: "fail", hash: "ffff"),
+      .init(variant: "", gitCommit: "c", reportPath: nil, buildID: "b"))
+    #expect(try reopened.flakySeeds().first?.cause == .behaviourChange)
+  }
+
   @Test func concurrentWritersLoseNothing() throws {
     let path = ProcessTool.temporaryFolder().appendingPathComponent("h.sqlite").path
     _ = try HistoryStore(path: path)

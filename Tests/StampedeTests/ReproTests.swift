@@ -108,6 +108,24 @@ import ToolSupport
 
 /// A sweep of app code says once, past ten seeds, when memory held by app code grows by more
 /// than 8 MB a seed, and what the range would need.
+/// The executable's build ID keys "the same build" in history: it is read from the ELF file's
+/// notes, is the same every time, and a file that is not ELF has none.
+@Suite struct BuildIdentityTests {
+  @Test func theBuildIDIsReadFromTheExecutable() throws {
+    let id = try #require(BuildIdentity.current)
+    #expect(id.count == 40 && id.allSatisfy(\.isHexDigit), "\(id)")
+    #expect(BuildIdentity.read(FileHandle(forReadingAtPath: "/proc/self/exe")!) == id)
+    let text = ProcessTool.temporaryFolder().appendingPathComponent("not-elf")
+    try Data("#!/bin/sh\necho hello\n".utf8).write(to: text)
+    #expect(BuildIdentity.read(try FileHandle(forReadingFrom: text)) == nil)
+    // The tool's own binary has one, and it differs from the test runner's.
+    let tool = repositoryRoot.appendingPathComponent(".build/debug/stampede").path
+    if let handle = FileHandle(forReadingAtPath: tool), let other = BuildIdentity.read(handle) {
+      #expect(other != id && other.count == 40)
+    }
+  }
+}
+
 @Suite struct LeakWatchTests {
   final class Memory: @unchecked Sendable { var bytes: UInt64 = 100 << 20 }
 
