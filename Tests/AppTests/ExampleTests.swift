@@ -167,11 +167,13 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     for seed: UInt64 in longTestsEnabled ? 1...5 : 1...1 {
       let report = try runExample("double-tap", seed: seed)
       // The second tap's refusal shows idle while the first application waits, or (refused with
-      // 100203) while the guest it made sits on its seat.
+      // 100203) while the guest it made sits on its seat, where the run's end may find it still
+      // (its client idle on a seat: seed 5).
       #expect(violated(report).contains("ui.idle-means-nothing-pending"), "seed \(seed)")
       #expect(
-        Set(violated(report)).isSubset(of: ["ui.idle-means-nothing-pending", "ui.idle-means-off-seat"]),
-        "seed \(seed): \(violated(report))")
+        Set(violated(report)).isSubset(of: [
+          "ui.idle-means-nothing-pending", "ui.idle-means-off-seat", "client.view-matches-server",
+        ]), "seed \(seed): \(violated(report))")
     }
   }
 
