@@ -3,7 +3,7 @@ import Foundation
 /// A seed whose recorded outcomes disagree.
 public struct FlakySeed: Sendable, Equatable {
   /// Whether it is a behaviour change or a determinism bug.
-  public enum Cause: String, Sendable {
+  public enum Cause: String, Sendable, CaseIterable {
     /// Different tool versions or commits gave different results: the model changed.
     case behaviourChange = "behaviour change"
     /// The same version and commit gave different results: determinism is broken.

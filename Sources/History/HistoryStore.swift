@@ -41,6 +41,8 @@ public struct HistoryEntry: Sendable, Equatable {
   public var reportPath: String?
   /// A line of detail: a sweep's pass count, a capacity study's knee.
   public var detail: String?
+  /// The executable's build ID, when recorded.
+  public var buildID: String? = nil
 
   /// The seeds, or the seed, it covered.
   public var seedText: String {
@@ -338,7 +340,7 @@ public final class HistoryStore {
 
   static let entryColumns = """
     id, kind, recorded_at, profile_name, profile_sha256, variant, seed, seeds_from, seeds_to, tool_version, git_commit,
-    verdict, trace_hash, events, simulated_seconds, wall_seconds, report_path, detail
+    verdict, trace_hash, events, simulated_seconds, wall_seconds, report_path, detail, build_id
     """
 
   static func entry(_ s: SQLiteStatement) -> HistoryEntry {
@@ -348,7 +350,7 @@ public final class HistoryStore {
       variant: s.text(5), seed: seed(6), seedsFrom: seed(7), seedsTo: seed(8), toolVersion: s.text(9),
       gitCommit: s.optionalText(10), verdict: s.text(11), traceHash: s.optionalText(12), events: s.int(13),
       simulatedSeconds: s.double(14), wallSeconds: s.double(15), reportPath: s.optionalText(16),
-      detail: s.optionalText(17))
+      detail: s.optionalText(17), buildID: s.optionalText(18))
   }
 
   /// Entries, oldest first, optionally of one profile and one kind; the last `limit` of them.

@@ -106,10 +106,18 @@ public struct RunReport: Codable, Sendable {
     public var name: String
     /// Its version.
     public var version: String
+    /// The program that ran it (`stampede`, or an app team's executable with its code built in),
+    /// as repro lines name it.
+    public var program: String?
+    /// The program's build ID (see `BuildIdentity`): it changes with any change to the code built
+    /// in, an app's included. `replay` compares it before calling a different hash nondeterminism.
+    public var build: String?
     /// Creates the tool block.
-    public init(name: String, version: String) {
+    public init(name: String, version: String, program: String? = nil, build: String? = nil) {
       self.name = name
       self.version = version
+      self.program = program
+      self.build = build
     }
   }
 

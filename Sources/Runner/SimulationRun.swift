@@ -335,7 +335,8 @@ public struct SimulationRun {
     let wallRounded: Double = (result.wallSeconds * 1000).rounded() / 1000
     var report = RunReport(
       complete: !result.interrupted,
-      tool: RunReport.Tool(name: "stampede", version: StampedeVersion.current),
+      tool: RunReport.Tool(
+        name: "stampede", version: StampedeVersion.current, program: program, build: BuildIdentity.current),
       profile: RunReport.ProfileInfo(
         name: profile.name, path: profilePath, sha256: profileSHA256, overrides: overrides.isEmpty ? nil : overrides),
       seed: seed, seedHex: SeedFormat.format(seed), repro: repro,

@@ -142,7 +142,8 @@ public struct Sweep: Sendable {
     let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     let sha = SHA256.profile(profileData, sets: overrides)
     return SweepSummary.build(
-      tool: RunReport.Tool(name: "stampede", version: StampedeVersion.current),
+      tool: RunReport.Tool(
+        name: "stampede", version: StampedeVersion.current, program: program, build: BuildIdentity.current),
       profile: RunReport.ProfileInfo(
         name: profile.name, path: profilePath, sha256: sha, overrides: overrides.isEmpty ? nil : overrides),
       seeds: seeds,

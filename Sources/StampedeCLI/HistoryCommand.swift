@@ -176,7 +176,7 @@ enum HistoryCommand {
   }
 
   static func build(_ e: HistoryEntry) -> String {
-    e.toolVersion + (e.gitCommit.map { " @" + $0.prefix(10) } ?? "")
+    e.toolVersion + (e.gitCommit.map { " @" + $0.prefix(10) } ?? "") + (e.buildID.map { " #" + $0.prefix(8) } ?? "")
   }
 
   /// `path` as a link from the folder of `page` (reports sit beside history pages in practice).
@@ -226,8 +226,17 @@ enum HistoryCommand {
 
   static func flakyText(_ flaky: [FlakySeed]) -> String {
     if flaky.isEmpty { return "\nflaky: no seed recorded twice disagrees with itself" }
-    return "\nflaky: \(flaky.count) seed(s) whose outcomes disagree (same resolved profile and variant; the same build "
-      + "is the same executable where its build ID was recorded):\n"
+    let counts = FlakySeed.Cause.allCases.compactMap { cause -> String? in
+      let n = flaky.filter { $0.cause == cause }.count
+      return n == 0 ? nil : "\(n) \(cause.rawValue)"
+    }
+    let bugs = flaky.filter { $0.cause == .determinismBug }.count
+    return "\nflaky: \(flaky.count) seed(s) whose outcomes disagree (same resolved profile and variant): "
+      + counts.joined(separator: ", ")
+      + (bugs == 0
+        ? " (no determinism bug: each disagreement is across builds, a change of code, the app's or the tool's)"
+        : "")
+      + "; a build is the executable, known by its build ID where recorded:\n"
       + flaky.map { "  " + flakyLine($0) }.joined(separator: "\n")
   }
 

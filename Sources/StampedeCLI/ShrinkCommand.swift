@@ -87,8 +87,11 @@ enum ShrinkCommand {
       throw UsageError("--worker-memory: only a shrink of app code (--app NAME) runs in worker processes")
     }
     defer { pool?.shutdown() }
-    let runWords = ([AppRegistry.program, "run", ShellQuote.quote(out)] + (app.map { ["--app", $0.name] } ?? []))
-      .joined(separator: " ")
+    // As `run` prints its repro line: the seed, then the app.
+    func repro(_ seed: UInt64) -> String {
+      ([AppRegistry.program, "run", ShellQuote.quote(out), "--seed", SeedFormat.format(seed)]
+        + (app.map { ["--app", $0.name] } ?? [])).joined(separator: " ")
+    }
     let outcome: Shrinker.Outcome
     do {
       outcome = try shrinker.shrink(seed: seed, nearbySeeds: nearby)
@@ -101,12 +104,14 @@ enum ShrinkCommand {
       // in \(outcome.runs) runs: \(outcome.before) → \(outcome.after).
       // It still fails the same way: \(outcome.signature).
       // Steps: \(outcome.steps.isEmpty ? "none" : outcome.steps.joined(separator: "; ")).
-      // Reproduce: \(runWords) --seed \(SeedFormat.format(outcome.seed))
+      // Reproduce: \(repro(outcome.seed))
 
       """
-    // Named apart, so that runs of it keep their reports (reports/<name>-shrunk/…) and history
-    // away from the full profile's (the name steers nothing in a run).
-    let shrunk = (try? outcome.tree.setting("name", to: .string(profile.name + "-shrunk"))) ?? outcome.tree
+    // Named apart, so that runs of it keep their reports (reports/<name>-shrunk-seed-N[-app]/…) and
+    // history away from the full profile's and from other shrinks of it (the name steers nothing
+    // in a run).
+    let name = "\(profile.name)-shrunk-seed-\(seed)" + (app.map { "-" + $0.name } ?? "")
+    let shrunk = (try? outcome.tree.setting("name", to: .string(name))) ?? outcome.tree
     do {
       try AtomicFile.write(Data((header + JSON5Writer.write(shrunk) + "\n").utf8), to: out)
     } catch {
@@ -117,7 +122,7 @@ enum ShrinkCommand {
     print("  before: \(outcome.before)")
     print("  after:  \(outcome.after)")
     print("  wrote \(out)")
-    print("repro: \(runWords) --seed \(SeedFormat.format(outcome.seed))")
+    print("repro: \(repro(outcome.seed))")
     return .pass
   }
 }

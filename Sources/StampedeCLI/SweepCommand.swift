@@ -237,7 +237,15 @@ enum SweepCommand {
         + "\(s.missingSeeds.isEmpty ? "" : ", \(s.missingSeeds.count) missing"), "
         + "\(s.events) events in \(String(format: "%.2f", s.meta.wallSeconds))s with \(s.meta.jobs) job(s)"
     ]
-    for f in s.failing.prefix(10) { lines.append("  failing seed \(f.seed): \(f.reason)\n    repro: \(f.repro)") }
+    let thresholdsOnly = s.failing.filter { $0.reason.hasPrefix("threshold failed") }.count
+    if thresholdsOnly > 0 && thresholdsOnly < s.failing.count {
+      lines.append(
+        "  \(s.failing.count - thresholdsOnly) seed(s) with an invariant violated or no full run, listed first; "
+          + "\(thresholdsOnly) failed thresholds only")
+    }
+    for f in s.failingWorstFirst.prefix(10) {
+      lines.append("  failing seed \(f.seed): \(f.reason)\n    repro: \(f.repro)")
+    }
     if s.failing.count > 10 { lines.append("  …and \(s.failing.count - 10) more in the summary") }
     lines.append("  summary: \(folder)/summary.json (also summary.md, summary.html, junit.xml)")
     return lines.joined(separator: "\n")

@@ -269,7 +269,7 @@ enum Tool {
     let profile = try Profile.parse(Data(contentsOf: out))
     #expect(profile.mistakes == [.kickWithDisconnect] && profile.quirks == [.staleInvitation])
     // Named apart: its runs' reports and history stay away from the full profile's.
-    #expect(profile.name == "mistakes-shrunk")
+    #expect(profile.name == "mistakes-shrunk-seed-1")
   }
 
   @Test(.long) func theFaultBenchmarkRunsEveryKindOnAndOff() throws {
@@ -474,6 +474,40 @@ enum Tool {
     let twice = try Tool.run(["merge", summaries[1], summaries[1]])
     #expect(twice.status == 2)
     #expect(twice.stderr.contains("refusing to count them twice"))
+  }
+
+  /// A report records its build; a replay that reaches another hash blames a change of code when
+  /// another build made the report (an app's edit, a new tool), and nondeterminism only when the
+  /// same build did. `--history` is refused with the reason: replay records nothing.
+  @Test func replayTellsAnotherBuildFromNondeterminism() throws {
+    let folder = Tool.temporaryFolder()
+    let out = folder.appendingPathComponent("r")
+    let r = try Tool.run([
+      "run", "profiles/smoke.json5", "--seed", "4", "--duration", "30s", "--out", out.path, "--progress", "none",
+      "--history", "off",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let path = out.appendingPathComponent("report.json")
+    var json = try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as! [String: Any]
+    var tool = json["tool"] as! [String: Any]
+    let build = try #require(tool["build"] as? String)
+    #expect(build.count == 40 && tool["program"] as? String == "stampede")
+    // The hash as another run would have had it.
+    json["traceHash"] = "0123456789abcdef"
+    func replay(build: String) throws -> (status: Int32, stdout: String, stderr: String) {
+      tool["build"] = build
+      json["tool"] = tool
+      try JSONSerialization.data(withJSONObject: json).write(to: path)
+      return try Tool.run(["replay", path.path, "--progress", "none"])
+    }
+    let other = try replay(build: String(repeating: "f", count: 40))
+    #expect(other.status == 0, "\(other.stderr)")
+    #expect(other.stderr.contains("made by another build of this program"), "\(other.stderr)")
+    #expect(!other.stderr.contains("NONDETERMINISM"))
+    let same = try replay(build: build)
+    #expect(same.status == 4 && same.stderr.contains("NONDETERMINISM") && same.stderr.contains("with the same build"))
+    let history = try Tool.run(["replay", path.path, "--history", "off"])
+    #expect(history.status == 2 && history.stderr.contains("replay records nothing in the history"))
   }
 
   @Test func replayReachesTheSameHashAndRefusesAChangedProfile() throws {

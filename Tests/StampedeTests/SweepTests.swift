@@ -121,6 +121,22 @@ struct SplitMixForTests {
     #expect(whole.counters["seat.applications"]! > 0)
   }
 
+  /// Lists cut short (the console's ten, the Markdown's fifty) show invariant violations before
+  /// seeds that failed thresholds alone: a bug is not hidden behind slow seeds.
+  @Test func failingSeedsAreListedWorstFirst() throws {
+    var s = try smokeSweep(.init(from: 1, to: 1), jobs: 1)
+    s.failing = [
+      .init(seed: 1, reason: "threshold failed: seat.apply_to_response.p99 < 10s", repro: "r1"),
+      .init(seed: 2, reason: "incomplete: stopped before its end (liveness not judged)", repro: "r2"),
+      .init(seed: 3, reason: "ui.idle-means-nothing-pending at 1.0ms: …", repro: "r3"),
+      .init(seed: 4, reason: "threshold failed: x", repro: "r4"),
+      .init(seed: 5, reason: "app.crash-free at 2.0ms: …", repro: "r5"),
+    ]
+    #expect(s.failingWorstFirst.map(\.seed) == [3, 5, 2, 1, 4])
+    #expect(
+      SweepReports.markdown(s).range(of: "| 3 |")!.lowerBound < SweepReports.markdown(s).range(of: "| 1 |")!.lowerBound)
+  }
+
   @Test func overlappingShardsAreRefusedAndMissingOnesAreListed() throws {
     let span = SweepSummary.SeedSpan(from: 1, to: 4)
     let a = try smokeSweep(span, shard: .init(index: 0, count: 2, source: "test"))

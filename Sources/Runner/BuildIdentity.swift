@@ -2,13 +2,14 @@ import Foundation
 
 /// The running executable's GNU build ID (its `.note.gnu.build-id`), as hex: the linker computes
 /// it from the linked code, so it changes with any change to the code built in, an app's code and
-/// its uncommitted edits included. History keys "the same build" on it.
-enum BuildIdentity {
+/// its uncommitted edits included. Reports record it (`tool.build`), and history and `replay` key
+/// "the same build" on it.
+public enum BuildIdentity {
   /// This executable's build ID, or `nil` where the platform or the link gives none.
-  static let current: String? = FileHandle(forReadingAtPath: "/proc/self/exe").flatMap(read)
+  public static let current: String? = FileHandle(forReadingAtPath: "/proc/self/exe").flatMap(read)
 
   /// The build ID in the ELF file `file` (64-bit, little-endian), from its note segments.
-  static func read(_ file: FileHandle) -> String? {
+  public static func read(_ file: FileHandle) -> String? {
     defer { try? file.close() }
     func bytes(at offset: UInt64, count: Int) -> Data? {
       guard (try? file.seek(toOffset: offset)) != nil, let d = try? file.read(upToCount: count), d.count == count
