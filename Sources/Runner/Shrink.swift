@@ -56,6 +56,16 @@ public struct Shrinker {
   /// Why the ``runner`` gave no report, if it did not, for the message when the failing seed's own
   /// run gave none.
   public var lostReason: (@Sendable () -> String?)?
+  /// The invariant to keep violated (`shrink --invariant ID`), instead of the earliest one: a bug
+  /// behind another that comes first (a crash before a UI race) can be shrunk on its own.
+  public var invariant: String?
+
+  /// The failure `report` shows, as this shrink keeps it: ``signature(_:)``, or with
+  /// ``invariant`` set, that invariant violated.
+  func failure(of report: RunReport) -> String? {
+    guard let invariant else { return Shrinker.signature(report) }
+    return report.invariants.contains { $0.id == invariant && $0.violations > 0 } ? "invariant " + invariant : nil
+  }
 
   /// A shrinker for the profile document `tree` (from `profilePath`), allowed `budget` runs.
   public init(tree: JSONValue, profilePath: String, budget: Int) {
@@ -69,17 +79,20 @@ public struct Shrinker {
     runs += 1
     guard let profile = try? Profile.parse(tree: tree, overrides: []) else { return nil }
     let document = JSON5Writer.write(tree)
-    if let runner { return runner(document, seed).flatMap(Shrinker.signature) }
+    if let runner { return runner(document, seed).flatMap { failure(of: $0) } }
     let data = Data(document.utf8)
     var run = SimulationRun(profile: profile, profilePath: profilePath, profileData: data, seed: seed)
     run.app = app
-    return Shrinker.signature(run.report(run.execute(), startedAt: Date()))
+    return failure(of: run.report(run.execute(), startedAt: Date()))
   }
 
   /// Shrinks, keeping the failure `seed` shows now.
   public mutating func shrink(seed: UInt64, nearbySeeds: Int = 8) throws(ShrinkError) -> Outcome {
     guard let target = failure(original, seed: seed) else {
       if let why = lostReason?() { throw ShrinkError(description: "seed \(seed) gave no report: \(why)") }
+      if let invariant {
+        throw ShrinkError(description: "seed \(seed) does not violate \(invariant): nothing to shrink")
+      }
       throw ShrinkError(description: "seed \(seed) does not fail: nothing to shrink")
     }
     var best = (tree: original, seed: seed, steps: [String]())

@@ -176,6 +176,8 @@ enum CLI {
                         shrunk), and each run counts once against the budget however many
                         crashes it followed
       --in-process      run app code in this process instead (a crash ends the shrink)
+      --invariant ID    keep this invariant violated instead of the earliest one (a bug behind
+                        another that comes first in the run, such as a UI race behind a crash)
       --worker-memory S replace a worker once it has grown by S (default: 1g)
       --budget R        the most runs to spend (default: 200)
       --nearby K        seeds after N to try (default: 8)

@@ -1,4 +1,5 @@
 import Foundation
+import Oracles
 import Profiles
 import Reports
 import Runner
@@ -9,7 +10,10 @@ enum ShrinkCommand {
   static func main(_ args: [String]) throws -> ExitCode {
     let options = try Options(
       args,
-      valued: ["--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app", "--set", "--worker-memory"],
+      valued: [
+        "--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app", "--set", "--worker-memory",
+        "--invariant",
+      ],
       flags: ["--in-process"])
     guard options.positional.count == 1, let path = options.positional.first else {
       throw UsageError("shrink takes exactly one PROFILE")
@@ -59,6 +63,17 @@ enum ShrinkCommand {
     }
     let out = options.values["--out"] ?? "reports/\(profile.name)/shrunk-seed-\(seed).json5"
     var shrinker = Shrinker(tree: tree, profilePath: path, budget: budget)
+    if let id = options.values["--invariant"] {
+      guard Checker.catalogue.contains(where: { $0.id == id }) else {
+        let near = Checker.catalogue.map(\.id).filter {
+          $0.hasPrefix(id.split(separator: ".").first.map(String.init) ?? "")
+        }
+        throw UsageError(
+          "--invariant: unknown invariant '\(id)'"
+            + "; expected one of \((near.isEmpty ? Checker.catalogue.map(\.id) : near).joined(separator: ", "))")
+      }
+      shrinker.invariant = id
+    }
     let app = try AppRegistry.app(options.values["--app"])
     shrinker.app = app
     // App code runs in worker processes, as a sweep's does: a crash of it is followed (the

@@ -259,6 +259,29 @@ enum Tool {
     #expect(unknown.status == 2 && unknown.stderr.contains("unknown quirk 'gremlins'"))
   }
 
+  /// One bug behind another: `--invariant` keeps a violation that is not the run's earliest (the
+  /// default keeps the earliest); an invariant the seed does not violate, or one that does not
+  /// exist, is refused with the reason.
+  @Test func shrinkKeepsTheInvariantItIsGiven() throws {
+    let folder = Tool.temporaryFolder()
+    func shrink(_ extra: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+      try Tool.run(
+        [
+          "shrink", "profiles/mistakes.json5", "--seed", "1", "--mistake", "audience.move-read-as-leave", "--budget",
+          "3", "--nearby", "0", "--out", folder.appendingPathComponent("s.json5").path,
+        ] + extra)
+    }
+    let earliest = try shrink([])
+    #expect(
+      earliest.status == 0 && earliest.stdout.contains("): invariant ui.idle-means-off-seat"), "\(earliest.stdout)")
+    let chosen = try shrink(["--invariant", "client.view-matches-server"])
+    #expect(chosen.status == 0 && chosen.stdout.contains("): invariant client.view-matches-server"), "\(chosen.stdout)")
+    let absent = try shrink(["--invariant", "seat.single-occupancy"])
+    #expect(absent.status == 2 && absent.stderr.contains("does not violate seat.single-occupancy"), "\(absent.stderr)")
+    let unknown = try shrink(["--invariant", "ui.nope"])
+    #expect(unknown.status == 2 && unknown.stderr.contains("unknown invariant 'ui.nope'; expected one of ui."))
+  }
+
   @Test func shrinkWritesTheSelectedMistakesAndQuirksIntoTheProfile() throws {
     let out = Tool.temporaryFolder().appendingPathComponent("shrunk.json5")
     let r = try Tool.run([
