@@ -83,7 +83,9 @@ public enum MarkdownReport {
     // Each first violation's causal excerpt: its user's events before it, with what its code printed.
     for i in r.invariantsFailuresFirst {
       guard let f = i.first, !f.excerpt.isEmpty else { continue }
-      out.append("Causal excerpt of `\(i.id)` (\(f.excerpt.count) events):\n")
+      out.append(
+        "Causal excerpt of `\(i.id)` (the last \(f.excerpt.count) lines of its events; a run of alike events is one line):\n"
+      )
       out.append("```\n" + f.excerpt.joined(separator: "\n") + "\n```\n")
     }
 

@@ -265,16 +265,47 @@ public struct SimulationRun {
     for w in wanted {
       // A violation about users shows their own events; one about a room alone, the room's.
       let rooms = w.users.isEmpty ? w.rooms : []
-      let lines = recorder.records.filter { r in
+      let matching = recorder.records.filter { r in
         r.timeNs <= w.at
           && r.description.touches(rooms: rooms, users: w.users, homeRoom: { layout.homeRoom[Int($0)] })
-      }.suffix(limit).map { r in
-        String(format: "%.3fms #%lld ", Double(r.timeNs) / 1e6, r.index) + r.description.kind + " "
-          + r.description.users.map { "user:\($0)" }.joined(separator: " ") + ": " + r.description.detail
       }
-      out[w.index] = Array(lines)
+      out[w.index] = SimulationRun.collapsed(
+        matching.map { r in
+          (
+            key: r.description.kind + " " + r.description.users.map { "user:\($0)" }.joined(separator: " ") + ": "
+              + r.description.detail,
+            timeNs: r.timeNs, index: r.index
+          )
+        }, limit: limit)
     }
     return (out, result.shards == nil ? nil : replay.world.checker.log.first)
+  }
+
+  /// The last `limit` lines of an excerpt, each event (`key`: its kind, users and detail, at
+  /// `timeNs`, event `index`) on a line, but a run of events alike (a seat-list broadcast heard
+  /// again and again, one app's queued blocks) on one line that counts them: routine repeats do
+  /// not push the cause out of the window.
+  static func collapsed(_ events: [(key: String, timeNs: Int64, index: Int64)], limit: Int) -> [String] {
+    var runs: [(first: Int, last: Int)] = []
+    var i = events.count - 1
+    while i >= 0 {
+      if let run = runs.last, events[run.first].key == events[i].key {
+        runs[runs.count - 1].first = i
+      } else {
+        if runs.count == limit { break }
+        runs.append((i, i))
+      }
+      i -= 1
+    }
+    return runs.reversed().map { run in
+      let e = events[run.first]
+      let line = String(format: "%.3fms #%lld ", Double(e.timeNs) / 1e6, e.index) + e.key
+      guard run.last > run.first else { return line }
+      return line
+        + String(
+          format: " (×%d, the last at %.3fms #%lld)", run.last - run.first + 1, Double(events[run.last].timeNs) / 1e6,
+          events[run.last].index)
+    }
   }
 
   /// Builds `report.json`'s content from a result.

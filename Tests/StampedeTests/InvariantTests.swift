@@ -268,8 +268,29 @@ import Testing
     #expect(report.verdict == "fail" && report.exitStatus == 1)
     // report.md carries the excerpt too, under its invariant, line for line.
     let markdown = MarkdownReport.render(report)
-    #expect(markdown.contains("Causal excerpt of `client.not-applying-while-seated` (\(first.excerpt.count) events)"))
+    #expect(
+      markdown.contains("Causal excerpt of `client.not-applying-while-seated` (the last \(first.excerpt.count) lines"))
     #expect(markdown.contains(first.excerpt.joined(separator: "\n")))
+  }
+
+  /// An excerpt keeps its last lines, but a run of alike events (a seat-list broadcast heard time
+  /// after time) is one line that counts them, so the cause before them stays in the window.
+  @Test func anExcerptFoldsRunsOfAlikeEvents() {
+    var events: [(key: String, timeNs: Int64, index: Int64)] = [
+      ("clientReply user:3: cancelApplication → failed (-1)", 1_000_000, 1)
+    ]
+    for i in 0..<20 {
+      events.append(("broadcastSeen user:3: seat-list broadcast", 2_000_000 + Int64(i) * 1_000_000, 2 + Int64(i)))
+    }
+    events.append(("clientNotice user:3: seats -3@2", 30_000_000, 30))
+    let lines = SimulationRun.collapsed(events, limit: 3)
+    #expect(lines.count == 3)
+    #expect(lines[0] == "1.000ms #1 clientReply user:3: cancelApplication → failed (-1)")
+    #expect(lines[1] == "2.000ms #2 broadcastSeen user:3: seat-list broadcast (×20, the last at 21.000ms #21)")
+    #expect(lines[2] == "30.000ms #30 clientNotice user:3: seats -3@2")
+    // With room for two lines, the oldest goes; nothing alike is folded across another event.
+    #expect(SimulationRun.collapsed(events, limit: 2).first?.hasPrefix("2.000ms #2 broadcastSeen") == true)
+    #expect(SimulationRun.collapsed([], limit: 3).isEmpty)
   }
 
   @Test func aSwitchedOffInvariantRecordsNothingAndChangesNothingElse() throws {
