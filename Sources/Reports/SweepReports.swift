@@ -141,7 +141,8 @@ public enum SweepReports {
       if r.verdict == "pass" {
         out += "/>\n"
       } else {
-        let why = r.firstViolation ?? ("threshold failed: " + r.failedThresholds.joined(separator: ", "))
+        let why =
+          r.firstViolation ?? (SweepSummary.FailingSeed.thresholdsOnly + r.failedThresholds.joined(separator: ", "))
         out +=
           ">\n      <failure message=\"\(a(why))\" type=\"failure\">\(JUnitReport.text(why + "\nreproduce: " + r.repro))</failure>\n"
         out += "    </testcase>\n"
@@ -162,10 +163,7 @@ extension SweepSummary {
   /// no report), then runs stopped before their end, then thresholds failed alone; by seed within
   /// each. A bug the oracles caught is not hidden behind seeds that only ran slow.
   public var failingWorstFirst: [FailingSeed] {
-    func rank(_ f: FailingSeed) -> Int {
-      if f.reason.hasPrefix("threshold failed") { return 2 }
-      return f.reason.hasPrefix("incomplete") ? 1 : 0
-    }
-    return failing.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+    failing.enumerated().sorted { ($0.element.severityRank, $0.offset) < ($1.element.severityRank, $1.offset) }
+      .map(\.element)
   }
 }

@@ -144,6 +144,18 @@ public struct SweepSummary: Codable, Sendable {
     public var reason: String
     /// The command that reproduces it.
     public var repro: String
+
+    /// How a reason begins for a run that failed its thresholds alone, and for one stopped before
+    /// its end (``reason`` is what the summary's readers see, so the kind is read from it).
+    static let thresholdsOnly = "threshold failed: "
+    static let incomplete = "incomplete: "
+
+    /// 0: an invariant violated (or no report came), 1: stopped before its end, 2: thresholds
+    /// failed alone; lists cut short put the lower first.
+    public var severityRank: Int {
+      if reason.hasPrefix(FailingSeed.thresholdsOnly) { return 2 }
+      return reason.hasPrefix(FailingSeed.incomplete) ? 1 : 0
+    }
   }
 
   /// Measurements of the machine (wall time, parallelism); they differ between executions.
@@ -289,8 +301,8 @@ extension SweepSummary {
         seed: row.seed,
         reason: row.firstViolation
           ?? (row.verdict == "incomplete"
-            ? "incomplete: stopped before its end (liveness not judged)"
-            : "threshold failed: " + row.failedThresholds.joined(separator: ", ")),
+            ? FailingSeed.incomplete + "stopped before its end (liveness not judged)"
+            : FailingSeed.thresholdsOnly + row.failedThresholds.joined(separator: ", ")),
         repro: row.repro)
     }
     return SweepSummary(

@@ -102,8 +102,8 @@ public struct Shrinker {
     }
     greedy(&best.tree, seed: seed, target: target, steps: &best.steps)
     // Nearby seeds can fail the same way with a smaller profile.
-    for k in UInt64(1)...UInt64(max(1, nearbySeeds)) where nearbySeeds > 0 && runs < budget {
-      let s = seed &+ k
+    for k in 0..<UInt64(max(0, nearbySeeds)) where runs < budget {
+      let s = seed &+ k &+ 1
       guard failure(best.tree, seed: s) == target else { continue }
       var tree = best.tree
       var steps = best.steps + ["seed \(s)"]

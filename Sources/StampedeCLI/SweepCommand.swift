@@ -237,7 +237,7 @@ enum SweepCommand {
         + "\(s.missingSeeds.isEmpty ? "" : ", \(s.missingSeeds.count) missing"), "
         + "\(s.events) events in \(String(format: "%.2f", s.meta.wallSeconds))s with \(s.meta.jobs) job(s)"
     ]
-    let thresholdsOnly = s.failing.filter { $0.reason.hasPrefix("threshold failed") }.count
+    let thresholdsOnly = s.failing.filter { $0.severityRank == 2 }.count
     if thresholdsOnly > 0 && thresholdsOnly < s.failing.count {
       lines.append(
         "  \(s.failing.count - thresholdsOnly) seed(s) with an invariant violated or no full run, listed first; "
