@@ -108,6 +108,33 @@ let oneShotPhone: PhoneApp<PresentedPhoneObjects> = {
   return app
 }()
 
+/// What a phone user's app holds in the `guarded-screen` app: the correct push manager, and the
+/// call screen behind a coordinator that asserts in `deinit` that no call is on it.
+public struct GuardedPhoneObjects {
+  public let push: VoIPPushManager
+  public let screen: GuardedCallScreen
+}
+
+/// The phone app of `guarded-screen`: correct, with a `deinit` that traps if it ever ran in a
+/// process killed during a call (a phone runs none).
+let guardedPhone: PhoneApp<GuardedPhoneObjects> = {
+  var app = PhoneApp { context in
+    let push = VoIPPushManager(certificateID: 1234)
+    push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
+    return GuardedPhoneObjects(push: push, screen: GuardedCallScreen(model: CallViewModel()))
+  }
+  app.dial = { o, users, video in
+    o.push.startOutgoingCall(to: users, video: video) { placed in
+      o.screen.model.call(users, video: video, placed: placed)
+    }
+  }
+  app.answer = { $0.screen.model.answer() }
+  app.decline = { $0.screen.model.decline() }
+  app.hangUp = { $0.screen.model.hangUp() }
+  app.callScreen = { $0.screen.model.isShowingCall }
+  return app
+}()
+
 /// The host app of the `lock-leak` variant: the correct panel, with a seat lock kept in one variable.
 let lockLeakHost: HostApp<SingleLockHostViewModel> = {
   var app = HostApp { SingleLockHostViewModel(liveID: $0.liveID!) }
@@ -157,7 +184,9 @@ let serialAcceptHost: HostApp<SerialAcceptHostViewModel> = {
   return app
 }()
 
-/// The example apps, by the name `--app` takes: `examples` (the correct view models), and the
+/// The example apps, by the name `--app` takes: `examples` (the correct view models),
+/// `examples-phones` (the phone app adding people to its calls), `guarded-screen` (the phone app
+/// with a coordinator that asserts in `deinit`, which only a dead process would run), and the
 /// wrong variants, each with one mistake: `double-tap`, `seat-list-guest`, `guide-push`,
 /// `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
 /// (main actor, async/await), `one-shot-observation` (Observation), `stale-watchdog` (Dispatch
@@ -172,6 +201,10 @@ public let exampleSuites: [AppSuite] =
       name: "examples-phones",
       summary: "the example phone app, adding people to its group calls, calling the built-in viewers too"
     ).with(phone: groupCallingPhone),
+    AppSuite(
+      name: "guarded-screen",
+      summary: "the example phone app, whose call screen's coordinator asserts in deinit that no call is on it"
+    ).with(phone: guardedPhone),
     AppSuite(name: "double-tap", summary: "wrong: an audience view model without the idle guard on apply")
       .with(
         audience: audience(

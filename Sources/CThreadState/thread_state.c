@@ -9,6 +9,7 @@ _Thread_local void *stampede_current_host = 0;
 _Thread_local uint64_t stampede_app_entry = 0;
 _Thread_local uint32_t stampede_app_user = 0;
 _Thread_local uint32_t stampede_app_releasing = 0;
+_Thread_local uint32_t stampede_app_piece = 0;
 
 int stampede_hang_watch_on = 0;
 _Atomic uint64_t stampede_watched_entry = 0;
@@ -48,6 +49,8 @@ static void on_crash(int sig) {
     p = put_number(p, stampede_app_releasing);
     *p++ = ' ';
     p = put_number(p, (uint64_t)sig);
+    *p++ = ' ';
+    p = put_number(p, stampede_app_piece);
     *p++ = '\n';
     ssize_t written = write(breadcrumb_fd, line, (size_t)(p - line));
     (void)written;

@@ -30,6 +30,11 @@ public struct RunOutputs {
   public init(world: LiveWorld, end: SimInstant) {
     layout = world.layout
     metrics = world.metrics
+    // Only in a run that followed a crash in a dead process's deinit (see ``AppCrash/atDeath``).
+    if world.runtime.appCrashes.keptAtDeath > 0 {
+      let kept = metrics.counters.register("app.dead_objects_kept")
+      metrics.counters.add(kept, UInt64(world.runtime.appCrashes.keptAtDeath))
+    }
     log = world.checker.log
     series = world.series
     intervals = world.intervals

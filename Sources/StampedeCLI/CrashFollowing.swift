@@ -59,7 +59,9 @@ enum CrashFollowing {
   /// watch stopped it (`hang <entry> <user>` before the breadcrumb).
   static func ending(_ lines: [Substring]) -> (crumb: Breadcrumb, hung: Bool)? {
     guard let crumb = lines.lazy.compactMap(Breadcrumb.init).first else { return nil }
-    let hung = lines.contains { $0 == "hang \(crumb.entry) \(crumb.user)" }
+    // The watch names the entry and its outermost user; the breadcrumb names whose code ran (a
+    // nested piece's user).
+    let hung = lines.contains { $0.hasPrefix("hang \(crumb.entry) ") }
     return (crumb, hung)
   }
 
@@ -80,16 +82,18 @@ enum CrashFollowing {
   {
     guard let died = ending(lines) else { return .outside }
     let crumb = died.crumb
-    if crumb.releasing {
+    let detail = self.detail(crumb, hung: died.hung, stderr: stderr)
+    // A deinit of a dead process: followed once, after which no dead process's objects go.
+    if !crumb.releasing, let why = refusal(plan, next: detail) { return .refuse(user: crumb.user, why) }
+    if crumb.releasing && plan.contains(where: \.atDeath) {
       return .refuse(
         user: crumb.user,
-        "user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of (a deinit); such a crash cannot be followed"
-      )
+        "user \(crumb.user)'s app code crashed while the objects of its process that was gone were let go of, "
+          + "after such objects were kept; please report it with the command line")
     }
-    let detail = self.detail(crumb, hung: died.hung, stderr: stderr)
-    if let why = refusal(plan, next: detail) { return .refuse(user: crumb.user, why) }
-    return .follow(
-      AppCrash(entry: crumb.entry, user: crumb.user, detail: detail), stopped: died.hung ? whereHung(stderr) : "")
+    let crash = AppCrash(
+      entry: crumb.entry, piece: crumb.piece, user: crumb.user, atDeath: crumb.releasing, detail: detail)
+    return .follow(crash, stopped: died.hung ? whereHung(stderr) : "")
   }
 
   /// The finding's detail for a crash (or a hang) whose process wrote `stderr`.
@@ -135,22 +139,27 @@ enum CrashFollowing {
     return env
   }
 
-  /// A breadcrumb line: `crash <entry> <user> <releasing> <signal>`.
+  /// A breadcrumb line: `crash <entry> <user> <releasing> <signal> <piece>`.
   struct Breadcrumb: Equatable {
     var entry: UInt64
     var user: UInt32
+    /// Whether objects of a process that was gone were being let go of (a `deinit` of a dead
+    /// process, see ``AppCrash/atDeath``).
     var releasing: Bool
     var signal: Int32
+    /// The piece of the entry (see ``AppCrash/piece``).
+    var piece: UInt32
 
     init?(_ line: Substring) {
       let f = line.split(separator: " ")
-      guard f.count == 5, f[0] == "crash", let entry = UInt64(f[1]), let user = UInt32(f[2]),
-        let releasing = UInt32(f[3]), let signal = Int32(f[4])
+      guard f.count == 6, f[0] == "crash", let entry = UInt64(f[1]), let user = UInt32(f[2]),
+        let releasing = UInt32(f[3]), let signal = Int32(f[4]), let piece = UInt32(f[5])
       else { return nil }
       self.entry = entry
       self.user = user
       self.releasing = releasing != 0
       self.signal = signal
+      self.piece = piece
     }
   }
 
@@ -199,7 +208,11 @@ enum CrashFollowing {
       if case .follow(let crash, let stopped) = judgement, follows(Array(CommandLine.arguments.dropFirst())) {
         plan.append(crash)
         printError(
-          "\(program): user \(crash.user)'s app crashed (\(crash.detail)\(stopped)); running the seed again with its process dying there"
+          crash.atDeath
+            ? "\(program): a deinit in user \(crash.user)'s app crashed while the objects of its process that had "
+              + "died were let go of (\(crash.detail)); a phone runs no code of a dead process, so this is not a "
+              + "finding: running the seed again with dead processes' objects kept from there on"
+            : "\(program): user \(crash.user)'s app crashed (\(crash.detail)\(stopped)); running the seed again with its process dying there"
         )
         continue
       }

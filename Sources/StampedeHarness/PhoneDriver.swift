@@ -39,7 +39,7 @@ final class PhoneDriver<Objects>: Driver<Objects> {
     harness.settlers[Int(user)] = Unmanaged.passUnretained(self)
     // The previous process's objects, then its SDK instances, go as that process's code (a
     // `deinit` that removes an observer finds its own center); what they start never runs.
-    host.releaseObjects(of: user) { setObjects(nil, of: user) }
+    host.releaseObjects(of: user, holding: objects(of: user)) { setObjects(nil, of: user) }
     host.forgetSingletons(of: user)
     epoch[Int(user)] &+= 1
     let e = epoch[Int(user)]

@@ -14,6 +14,16 @@ extension AppHost {
     return goneByCrash(user)
   }
 
+  /// Whether the nested piece just counted, into `user`'s code, is skipped: the app crashed here
+  /// in an earlier run of the seed (its process dies now instead), or `user`'s app crashed before.
+  func nestedCrashSkips(_ user: UInt32) -> Bool {
+    if let crash = runtime.appCrashes.take(at: entries, piece: pieces) {
+      crashed(crash)
+      return true
+    }
+    return goneByCrash(user)
+  }
+
   /// Whether `user` (not a phone's) has no app process left: it crashed.
   @inline(__always)
   func goneByCrash(_ user: UInt32) -> Bool { !crashedUsers.isEmpty && crashedUsers.contains(user) }

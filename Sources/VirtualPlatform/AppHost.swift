@@ -43,11 +43,11 @@ package final class AppHost {
   /// What an SDK-compatible module shares among all the users of this host (one run), made by the
   /// module on first use: AtomicXCore's seat lists, built once for every viewer who sees the same.
   package var atomicXShared: AnyObject?
-  @exclusivity(unchecked) private var depth = 0
+  @exclusivity(unchecked) var depth = 0
   @exclusivity(unchecked) private var settling = false
   /// Nonzero while objects of a process that is gone (or of a run that is over) are released as
   /// their user's code (see ``releaseObjects(of:_:)``): what that code starts is dropped.
-  @exclusivity(unchecked) private var releasingGone = 0
+  @exclusivity(unchecked) var releasingGone = 0
   /// While ``forgetSingletons(of:)`` releases them, the singletons of the process that is gone,
   /// so that a `deinit` finds its own process's `NotificationCenter.default`.
   @exclusivity(unchecked) private var dying: ContiguousArray<AnyObject?> = []
@@ -108,20 +108,27 @@ package final class AppHost {
 
   /// Runs `body` as `user`'s code, with this host current on this thread.
   ///
-  /// Each outermost entry is numbered (see ``AppCrash``). An entry where the user's app crashed in
-  /// an earlier run of the seed, or one into the code of a user whose app crashed before and has no
-  /// process any more, does not run (a body returning a value, which is the SDK's own code, runs).
+  /// Each outermost entry is numbered, and each piece nested in it (see ``AppCrash``). An entry
+  /// or nested piece where the user's app crashed in an earlier run of the seed, or one into the
+  /// code of a user whose app crashed before and has no process any more, does not run (a body
+  /// returning a value, which is the SDK's own code, runs).
   @inline(__always)
   package func run<R>(as user: UInt32, _ body: () throws -> R) rethrows -> R {
+    let previousPiece = piece
     if depth == 0 {
       entries &+= 1
+      pieces = 0
+      piece = 0
       stampede_set_app_entry(entries, user)
       if followsCrashes && crashSkips(user) && R.self == Void.self {
         stampede_app_entry_returned()
         return () as! R
       }
     } else {
-      stampede_set_app_user(user)
+      pieces &+= 1
+      if followsCrashes && R.self == Void.self && nestedCrashSkips(user) { return () as! R }
+      piece = pieces
+      stampede_set_app_piece(user, pieces)
     }
     let previousUser = self.user
     let previousHost = AppHost.current
@@ -146,7 +153,8 @@ package final class AppHost {
         stampede_app_entry_returned()
       }
       self.user = previousUser
-      stampede_set_app_user(previousUser)
+      piece = previousPiece
+      stampede_set_app_piece(previousUser, previousPiece)
       if previousHost !== self { AppHost.current = previousHost }
     }
     return try body()
@@ -236,53 +244,12 @@ package final class AppHost {
   package func shutdown() {
     afterUserCode = nil
     for i in jobs.indices where jobs[i].job != nil {
-      releaseObjects(of: jobs[i].user) { jobs[i].job = nil }
+      releaseObjects(of: jobs[i].user, holding: jobs[i].job) { jobs[i].job = nil }
     }
     jobs = []
     freeJobs = []
     defaults = [:]
     for u in 0..<singletons.count / AppHost.singletonKinds { forgetSingletons(of: UInt32(u)) }
-  }
-
-  /// Runs `body`, which releases app objects of `user`'s process that is gone (killed, replaced
-  /// by a new launch, or at the end of the run), as that user's code: a `deinit` that removes a
-  /// NotificationCenter observer or reads a `.shared` store finds its own process's. What the
-  /// released code starts (SDK calls, queue work, tasks, sleeps) dies with the process, as on a
-  /// phone, where a killed process runs nothing more.
-  ///
-  /// With `processGone` false the process lives on: what the released code starts goes on as that
-  /// user's work.
-  package func releaseObjects(of user: UInt32, processGone: Bool = true, _ body: () -> Void) {
-    let previousUser = self.user
-    let previousHost = AppHost.current
-    self.user = user
-    if previousHost !== self { AppHost.current = self }
-    depth += 1
-    let gone = processGone ? 1 : 0
-    releasingGone += gone
-    stampede_add_app_releasing(Int32(gone))
-    stampede_set_app_user(user)
-    defer {
-      stampede_add_app_releasing(-Int32(gone))
-      stampede_set_app_user(previousUser)
-    }
-    let mark = runtime.commands.count
-    body()
-    if processGone { dropCommands(from: mark) }
-    releasingGone -= gone
-    depth -= 1
-    self.user = previousUser
-    if previousHost !== self { AppHost.current = previousHost }
-  }
-
-  /// Drops the commands from `index` on (what released code of a process that is gone asked for),
-  /// their completions released here, inside the release.
-  private func dropCommands(from index: Int) {
-    let commands = runtime.commands
-    guard commands.count > index else { return }
-    commands.dropLast(from: index) { command in
-      if case .operation(let op) = command, op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
-    }
   }
 
   /// The current user's singleton `name`, made by `make` the first time. While the objects of a
@@ -326,7 +293,7 @@ package final class AppHost {
   package func forgetSingletons(of user: UInt32) {
     let base = Int(user) * AppHost.singletonKinds
     guard (base..<base + AppHost.singletonKinds).contains(where: { singletons[$0] != nil }) else { return }
-    releaseObjects(of: user) {
+    releaseObjects(of: user, holding: ContiguousArray(singletons[base..<base + AppHost.singletonKinds])) {
       // All the slots are cleared before any object goes (in slot order), so that no deinit finds
       // a sibling of its own still registered; a deinit that asks for one of its process's
       // singletons gets the one still being released.
@@ -370,7 +337,7 @@ package final class AppHost {
     freeJobs.append(slot)
     // Work of a process that has died since dies with it (what it holds is released as its code).
     guard process == self.process(of: owner) else {
-      return releaseObjects(of: owner) { job = {} }
+      return releaseObjects(of: owner, holding: job) { job = {} }
     }
     // The job, and what it captured, is released inside its user's code.
     let outer = runningChain
@@ -410,7 +377,17 @@ package final class AppHost {
   /// The outermost entries into users' code so far (see ``AppCrash``).
   @exclusivity(unchecked) package private(set) var entries: UInt64 = 0
   /// Whether this run has crashes to follow: planned ones, or users whose app crashed.
-  @exclusivity(unchecked) private var followsCrashes = false
+  @exclusivity(unchecked) var followsCrashes = false
+  /// The pieces of the current outermost entry so far: entries nested in it and releases of
+  /// objects, inside it or after it returned (see ``AppCrash/piece``).
+  @exclusivity(unchecked) var pieces: UInt32 = 0
+  /// The piece running now (0: the outermost entry's own code).
+  @exclusivity(unchecked) var piece: UInt32 = 0
+  /// Whether a `deinit` of a dead process crashed earlier in a run of the seed: from there on, the
+  /// objects of processes that are gone are kept rather than let go of (``AppCrash/atDeath``).
+  @exclusivity(unchecked) var keepsDeadObjects = false
+  /// Objects kept instead of let go of, where a `deinit` crashed in an earlier run of the seed.
+  var keptObjects: [Any] = []
   /// Users other than phones' whose app crashed: they have no process for the rest of the run (a
   /// phone's app is launched again by a push or by its user).
   @exclusivity(unchecked) var crashedUsers: Set<UInt32> = []
@@ -503,7 +480,7 @@ package final class UserBound<Value> {
       return
     }
     let gone = host.process(of: user) != process || !host.isAlive(user)
-    host.releaseObjects(of: user, processGone: gone) { value = nil }
+    host.releaseObjects(of: user, processGone: gone, holding: value) { value = nil }
   }
 }
 

@@ -117,6 +117,31 @@ import ToolSupport
     #expect(runs.first { $0["seed"] as? Int == 3 }?["traceHash"] as? String == hash)
   }
 
+  /// `guarded-screen`'s call screen asserts in `deinit` that no call is on it. A phone never runs
+  /// it (the app holds the screen for its process's life), but the process of an app killed
+  /// during a call is let go of at its next launch. That trap is followed without a finding: the
+  /// seed runs again with dead processes' objects kept, and passes, in a `run` and in a sweep's
+  /// workers alike.
+  @Test func aDeinitOfADeadProcessIsNoFinding() throws {
+    let folder = ExamplesTool.folder()
+    let single = folder.appendingPathComponent("guarded")
+    let common = ["profiles/call-storm.json5", "--app", "guarded-screen", "--set", "duration=20m", "--history", "off"]
+    let one = try ExamplesTool.run(["run"] + common + ["--seed", "1", "--out", single.path, "--progress", "none"])
+    #expect(one.status == 0, "\(one.stdout)\(one.stderr)")
+    #expect(one.stderr.contains("GuardedCallScreen.deinit"), "\(one.stderr)")
+    #expect(one.stderr.contains("so this is not a finding"), "\(one.stderr)")
+    let report = try ExamplesTool.report(at: single)
+    #expect(report["verdict"] as? String == "pass")
+    let kept = (report["counters"] as? [String: Any])?["app.dead_objects_kept"] as? Int ?? 0
+    #expect(kept > 0)
+    let out = folder.appendingPathComponent("guarded-sweep")
+    let sweep = try ExamplesTool.run(["sweep"] + common + ["--seeds", "1..2", "--jobs", "2", "--out", out.path, "--quiet"])
+    #expect(sweep.status == 0, "\(sweep.stdout)\(sweep.stderr)")
+    let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("summary.json")))
+    let runs = (summary as! [String: Any])["runs"] as! [[String: Any]]
+    #expect(runs.first { $0["seed"] as? Int == 1 }?["traceHash"] as? String == report["traceHash"] as? String)
+  }
+
   /// `shrink` of a crashing app runs its candidates in workers that follow the crashes, so the
   /// crash itself is the failure kept; the shrunk profile reproduces it in a supervised `run`. In
   /// this process (`--in-process`) a crash ends the shrink with a message, never a result.
@@ -201,6 +226,7 @@ import ToolSupport
     let plan = [
       AppCrash(entry: 12, user: 3, detail: "Fatal error: a: b\\c\nd"),
       AppCrash(entry: 7, user: 4_000_000, detail: ""),
+      AppCrash(entry: 7, piece: 12, user: 5, atDeath: true, detail: "in deinit"),
     ]
     #expect(AppCrash.decode(AppCrash.encode(plan)) == plan)
     #expect(AppCrash.decode("") == [])
@@ -209,9 +235,9 @@ import ToolSupport
 
   @Test func breadcrumbsAndCrashReportsAreRead() {
     #expect(
-      CrashFollowing.Breadcrumb("crash 4812 203 0 4")
-        == CrashFollowing.Breadcrumb("crash 4812 203 0 4"))
-    let crumb = CrashFollowing.Breadcrumb("crash 4812 203 1 4")
+      CrashFollowing.Breadcrumb("crash 4812 203 0 4 0")
+        == CrashFollowing.Breadcrumb("crash 4812 203 0 4 0"))
+    let crumb = CrashFollowing.Breadcrumb("crash 4812 203 1 4 0")
     #expect(crumb?.entry == 4812 && crumb?.user == 203 && crumb?.releasing == true && crumb?.signal == 4)
     #expect(CrashFollowing.Breadcrumb("crash 1 2 3") == nil)
     let before = [

@@ -96,7 +96,7 @@ final class ObjectsBox<T> {
       object = ObservingObject(log: log)
       center = ObjectIdentifier(NotificationCenter.default)
     }
-    bench.host.releaseObjects(of: 2) { object = nil }
+    bench.host.releaseObjects(of: 2, holding: object) { object = nil }
     #expect(object == nil)
     #expect(log.user == 2)
     #expect(log.center == center, "the deinit found its own process's center")

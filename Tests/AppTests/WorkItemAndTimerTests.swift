@@ -297,7 +297,7 @@ import Testing
       }
     }
     bench.drain()
-    bench.host.releaseObjects(of: 3) { pending.completion = nil }
+    bench.host.releaseObjects(of: 3, holding: pending.completion) { pending.completion = nil }
     #expect(bench.runtime.appContractBroken.isEmpty)
   }
 }

@@ -18,6 +18,9 @@ extern _Thread_local uint64_t stampede_app_entry;
 extern _Thread_local uint32_t stampede_app_user;
 /* Nonzero while the host lets go of objects of an app process that is gone. */
 extern _Thread_local uint32_t stampede_app_releasing;
+/* The piece of the current entry running now: 0 for the outermost entry's own code, k for the
+   k-th nested entry into a user's code or release of a user's objects since it began. */
+extern _Thread_local uint32_t stampede_app_piece;
 
 /* The current host of this thread, or NULL. */
 static inline void *stampede_get_current_host(void) { return stampede_current_host; }
@@ -36,6 +39,7 @@ extern pthread_t stampede_watched_thread;
 static inline void stampede_set_app_entry(uint64_t entry, uint32_t user) {
   stampede_app_entry = entry;
   stampede_app_user = user;
+  stampede_app_piece = 0;
   if (stampede_hang_watch_on) {
     stampede_watched_thread = pthread_self();
     atomic_store_explicit(&stampede_watched_user, user, memory_order_relaxed);
@@ -52,6 +56,13 @@ static inline void stampede_app_entry_returned(void) {
 /* Records that `user`'s code runs now, inside the current entry. */
 static inline void stampede_set_app_user(uint32_t user) { stampede_app_user = user; }
 
+/* Records that `user`'s code runs now as piece `piece` of the current entry (a nested entry, a
+   release of its objects, or the code such a piece returned to). */
+static inline void stampede_set_app_piece(uint32_t user, uint32_t piece) {
+  stampede_app_user = user;
+  stampede_app_piece = piece;
+}
+
 /* Marks that objects of a process that is gone are being let go of (`delta` +1 or -1). */
 static inline void stampede_add_app_releasing(int32_t delta) { stampede_app_releasing += (uint32_t)delta; }
 
@@ -60,10 +71,10 @@ static inline void stampede_add_app_releasing(int32_t delta) { stampede_app_rele
    its course (the handlers installed before this one, such as the Swift runtime's backtracer, then
    run as usual):
 
-       crash <entry> <user> <releasing> <signal>\n
+       crash <entry> <user> <releasing> <signal> <piece>\n
 
    written with one write(2). A supervising process reads it to run the seed again with that
-   user's app process dying at that entry. Signals outside app code write nothing. Returns 0, or
+   user's app process dying at that entry and piece. Signals outside app code write nothing. Returns 0, or
    -1 when a handler could not be installed. */
 int stampede_install_crash_breadcrumbs(int fd);
 
