@@ -124,8 +124,12 @@ class Driver<Objects>: Settling, ClientBehavior {
   /// The run is over: each user's app objects and shell go as that user's code.
   deinit {
     guard let host = harness.host else { return }
-    for u in boxes.indices where boxes[u] != nil { host.releaseObjects(of: UInt32(u), holding: boxes[u]) { boxes[u] = nil } }
-    for u in shell.indices where !shell[u].isEmpty { host.releaseObjects(of: UInt32(u), holding: shell[u]) { shell[u] = [] } }
+    for u in boxes.indices where boxes[u] != nil {
+      host.releaseObjects(of: UInt32(u), holding: boxes[u]) { boxes[u] = nil }
+    }
+    for u in shell.indices where !shell[u].isEmpty {
+      host.releaseObjects(of: UInt32(u), holding: shell[u]) { shell[u] = [] }
+    }
   }
 
   var showsUI: Bool { true }

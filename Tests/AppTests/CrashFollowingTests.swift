@@ -135,7 +135,8 @@ import ToolSupport
     let kept = (report["counters"] as? [String: Any])?["app.dead_objects_kept"] as? Int ?? 0
     #expect(kept > 0)
     let out = folder.appendingPathComponent("guarded-sweep")
-    let sweep = try ExamplesTool.run(["sweep"] + common + ["--seeds", "1..2", "--jobs", "2", "--out", out.path, "--quiet"])
+    let sweep = try ExamplesTool.run(
+      ["sweep"] + common + ["--seeds", "1..2", "--jobs", "2", "--out", out.path, "--quiet"])
     #expect(sweep.status == 0, "\(sweep.stdout)\(sweep.stderr)")
     let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("summary.json")))
     let runs = (summary as! [String: Any])["runs"] as! [[String: Any]]

@@ -164,6 +164,6 @@ enum ExamplesTool {
     let r = try ExamplesTool.run(["run", "profiles/smoke.json5", "--app", "nope", "--out", ExamplesTool.folder().path])
     #expect(r.status == 2)
     #expect(r.stderr.contains("no app 'nope'"))
-    #expect(r.stderr.contains("examples, examples-phones, double-tap, seat-list-guest, guide-push"))
+    #expect(r.stderr.contains("examples, examples-phones, guarded-screen, double-tap, seat-list-guest, guide-push"))
   }
 }
