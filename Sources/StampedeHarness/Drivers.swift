@@ -16,6 +16,8 @@ public final class Harness: @unchecked Sendable {
   /// `host`, uncounted: lent to the hottest callbacks with no retain (see ``withHost(for:_:)``).
   var lentHost: Unmanaged<AppHost>?
   var random: Xoshiro256
+  /// App objects that two users' apps hold (see ``SharedObjectWatch``).
+  lazy var sharedObjects = SharedObjectWatch()
   /// The number of users of the run.
   let userCount: Int
   /// Per user: the driver whose UI to read after its code ran. The drivers own the harness, so
@@ -145,8 +147,9 @@ class Driver<Objects>: Settling, ClientBehavior {
   /// must hear are held against it.
   func setObjects(_ objects: Objects?, of user: UInt32) {
     boxes[Int(user)] = objects.map { ObjectsBox($0) }
-    if objects != nil, let host = harness.host {
+    if let objects, let host = harness.host {
       host.runtime.clients[Int(user)].subscriptions.remove(.appStarting)
+      harness.sharedObjects.check(objects, user: user, launch: UInt32(host.process(of: user)))
     }
   }
 

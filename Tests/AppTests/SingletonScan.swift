@@ -1,0 +1,1 @@
+../../Plugins/PlatformShadows/SingletonScan.swift
