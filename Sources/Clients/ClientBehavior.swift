@@ -25,6 +25,9 @@ public protocol ClientBehavior: AnyObject {
   func applyIntent(_ client: inout Client)
   /// A timer set with `client.schedule(after:tag:arg:)` fired.
   func timer(tag: UInt32, arg: UInt32, _ client: inout Client)
+  /// What a timer with `tag` is for, in a trace's words ("answer", "hangUp"), if this behaviour
+  /// names its timers.
+  func timerName(tag: UInt32) -> String?
   /// An audience event arrived (only if subscribed).
   func guestEvent(_ event: GuestEvent, _ client: inout Client)
   /// A host event arrived (only if subscribed).
@@ -69,6 +72,8 @@ public protocol ClientBehavior: AnyObject {
 extension ClientBehavior {
   /// Does nothing.
   public func applyIntent(_ client: inout Client) {}
+  /// No name: traces give the tag's number.
+  public func timerName(tag: UInt32) -> String? { nil }
   /// Does nothing.
   public func timer(tag: UInt32, arg: UInt32, _ client: inout Client) {}
   /// Does nothing.

@@ -77,3 +77,7 @@ extension StandardAudience {
     }
   }
 }
+
+extension StandardAudience {
+  public func timerName(tag: UInt32) -> String? { Tag(rawValue: tag).map { "\($0)" } }
+}

@@ -112,6 +112,8 @@ public final class StandardHost: ClientBehavior {
     case invite, kick, lock, unlock, move, endLive, cancelInvitation
   }
 
+  public func timerName(tag: UInt32) -> String? { Tag(rawValue: tag).map { "\($0)" } }
+
   /// What the reviewers share (the owners' and the admins' behaviours hold the same desk).
   public let desk: ReviewDesk
 

@@ -111,6 +111,8 @@ public final class StandardPhone: ClientBehavior {
     case answer, hangUp, giveUp, lateReport, logIn, invite
   }
 
+  public func timerName(tag: UInt32) -> String? { Tag(rawValue: tag).map { "\($0)" } }
+
   /// Creates the behaviour for phones `phones`.
   public init(settings: PhoneSettings, phones: Range<UInt32>, userCount: Int = 0) {
     self.settings = settings

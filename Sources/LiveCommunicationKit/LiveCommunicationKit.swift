@@ -95,6 +95,9 @@ public enum ConversationManagerError: Error, Equatable, Sendable {
 
 /// An action the system asks the app to carry out; it needs exactly one `fulfill()` or `fail()`.
 public class ConversationAction: @unchecked Sendable {
+  /// The action's own identifier (the system's actions are numbered by the model, so the same run
+  /// gives the same ones; an action the app makes gets a `UUID()` of its own).
+  public let uuid: UUID
   /// The conversation the action is about.
   public let conversationUUID: UUID
   var model: Clients.ConversationAction
@@ -105,9 +108,17 @@ public class ConversationAction: @unchecked Sendable {
 
   init(uuid: UUID, model: Clients.ConversationAction, user: UInt32, host: AppHost) {
     conversationUUID = uuid
+    self.uuid = model.id == .max ? UUID() : ConversationAction.uuid(ofAction: model.id)
     self.model = model
     self.user = user
     self.host = host
+  }
+
+  /// The identifier of the system's action number `id`: distinct from every conversation's (those
+  /// the model makes have zeros where this has its mark).
+  static func uuid(ofAction id: UInt32) -> UUID {
+    let b = (UInt8(id >> 24), UInt8((id >> 16) & 0xFF), UInt8((id >> 8) & 0xFF), UInt8(id & 0xFF))
+    return UUID(uuid: (0x41, 0x43, 0x54, 0x4E, 0, 0, 0x40, 0, 0x80, 0, 0, 0, b.0, b.1, b.2, b.3))
   }
 
   /// Reports that the action succeeded.

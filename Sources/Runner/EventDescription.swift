@@ -80,10 +80,11 @@ extension LiveWorld {
       return describe(notice, name: name)
     case .clientTimer:
       let t = inFlight.timers[Int(e.b)]
+      let named = behaviour(of: e.a).timerName(tag: t.tag).map { "\($0) (timer tag \(t.tag) arg \(t.arg))" }
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil,
         detail: t.tag == appWorkTimerTag
-          ? "app work (a queued block, asyncAfter, task step or sleep)" : "timer tag \(t.tag) arg \(t.arg)",
+          ? "app work (a queued block, asyncAfter, task step or sleep)" : named ?? "timer tag \(t.tag) arg \(t.arg)",
         onServer: false)
     case .requestTimeout:
       let r = server.seats.requests[Int(e.a)]

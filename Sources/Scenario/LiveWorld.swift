@@ -283,6 +283,16 @@ public struct LiveWorld: World {
 
   /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
   /// the client.
+  /// The behaviour that plays `user` (a phone's, or its role's).
+  public func behaviour(of user: UInt32) -> any ClientBehavior {
+    if let phone, layout.isPhone(user) { return phone }
+    return behaviour(of: layout.role(of: user))
+  }
+
+  @inline(__always) func behaviour(of role: RoomRole) -> any ClientBehavior {
+    role == .audience ? audience : role == .owner ? host : admin
+  }
+
   mutating func withClient(
     _ user: UInt32, sawOwnLeave: Bool = false, _ scheduler: inout Scheduler,
     _ body: (any ClientBehavior, inout Client) -> Void
@@ -293,15 +303,7 @@ public struct LiveWorld: World {
     let onPhone = phone != nil && layout.isPhone(user)
     var client = Client(
       user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: clientRandom[Int(user)])
-    if onPhone {
-      body(phone!, &client)
-    } else {
-      switch role {
-      case .audience: body(audience, &client)
-      case .owner: body(host, &client)
-      case .admin: body(admin, &client)
-      }
-    }
+    body(onPhone ? phone! : behaviour(of: role), &client)
     clientRandom[Int(user)] = client.random
     executeCommands(&scheduler)
     if onPhone { phones!.drain(&self, &scheduler) }

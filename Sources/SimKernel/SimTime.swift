@@ -79,8 +79,15 @@ public struct SimInstant: Hashable, Comparable, Sendable, CustomStringConvertibl
     SimDuration(nanoseconds: lhs.nanoseconds - rhs.nanoseconds)
   }
 
-  /// The time since the start of the run, e.g. `t=1.5s`.
-  public var description: String { "t=" + DurationFormat.format(nanoseconds) }
+  /// The time since the start of the run, e.g. `t=1.5s`, or in milliseconds to three decimals
+  /// where no larger unit is exact (`t=1060005.263ms`, as findings give their times).
+  public var description: String {
+    let exact = DurationFormat.format(nanoseconds)
+    guard nanoseconds >= 1_000_000, exact.hasSuffix("us") || exact.hasSuffix("ns") else { return "t=" + exact }
+    let micros = (nanoseconds + 500) / 1000
+    let fraction = String(micros % 1000)
+    return "t=\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "ms"
+  }
 }
 
 /// Parsing and printing of duration strings such as `250ms`, `1.5s`, `30m`, `2h`, `1h30m`.

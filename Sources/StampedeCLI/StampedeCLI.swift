@@ -27,6 +27,9 @@ struct UsageError: Error {
 }
 
 func printError(_ text: String) {
+  // What standard output holds back goes first, so that a line of each never splices into the
+  // other where both reach one file or terminal.
+  fflush(nil)
   FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 

@@ -160,6 +160,8 @@ class Driver<Objects>: Settling, ClientBehavior {
     host.run(as: c.user) { tap(.apply, arg: 0, user: c.user, host: host) }
   }
   func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {}
+  /// The harness's taps by name in traces ("answer", "hangUp").
+  func timerName(tag: UInt32) -> String? { Tap(rawValue: tag).map { "tap \($0)" } }
   func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {}
 
   func schedule(_ tap: Tap, after delay: SimDuration, user: UInt32, arg: UInt32 = 0, host: AppHost) {

@@ -55,6 +55,10 @@ final class RecordingDelegate: LiveCommunicationKit.ConversationManagerDelegate 
       ConversationDelivery.deliver(.conversationAction(end), to: phone, host: host)
     }
     #expect(delegate.performed.count == 2)
+    // Each action has its own identifier, made from the system's numbering (the same every run).
+    let ids = delegate.performed.map(\.uuid)
+    #expect(ids[0] != ids[1] && !ids.contains(delegate.performed[0].conversationUUID))
+    #expect(ids[0] == LiveCommunicationKit.ConversationAction.uuid(ofAction: join.id))
     // The app completes the End; both then time out by the system's clock.
     host.run(as: phone) { delegate.performed[1].fulfill() }
     host.run(as: phone) {
