@@ -28,8 +28,10 @@ public struct Shrinker {
     public var seed: UInt64
     /// The failure kept.
     public var signature: String
-    /// Runs spent.
+    /// Runs spent (as one at a time would spend them).
     public var runs: Int
+    /// Runs made beside those, side by side with `--jobs`, that the outcome did not need.
+    public var alongside: Int = 0
     /// Size before and after, as "rooms × users per room, duration".
     public var before: String
     /// Size after.
@@ -59,6 +61,10 @@ public struct Shrinker {
   /// The invariant to keep violated (`shrink --invariant ID`), instead of the earliest one: a bug
   /// behind another that comes first (a crash before a UI race) can be shrunk on its own.
   public var invariant: String?
+  /// Candidates run side by side (`shrink --jobs N`); the outcome is the same for any number.
+  public var jobs = 1
+  /// Runs made beside the one that kept the failure, which the outcome did not need.
+  public private(set) var alongside = 0
 
   /// The failure `report` shows, as this shrink keeps it: ``signature(_:)``, or with
   /// ``invariant`` set, that invariant violated.
@@ -77,6 +83,44 @@ public struct Shrinker {
   /// The signature of `tree` run with `seed`, or `nil` if it passes or is not a valid profile.
   mutating func failure(_ tree: JSONValue, seed: UInt64) -> String? {
     runs += 1
+    return evaluate(tree, seed: seed)
+  }
+
+  /// The index of the first of `candidates` that fails as `target` with `seed`, if one does
+  /// within the budget. With ``jobs`` above 1 the next candidates run side by side, and the first
+  /// in order that fails is taken: the same one, and the same count of runs, as one at a time
+  /// (the runs beside it that were not needed are counted in ``alongside``).
+  mutating func firstFailing(_ candidates: [JSONValue], seed: UInt64, target: String) -> Int? {
+    var i = 0
+    while i < candidates.count && runs < budget {
+      let n = min(max(1, jobs), candidates.count - i, budget - runs)
+      let results: [String?]
+      if n == 1 {
+        results = [evaluate(candidates[i], seed: seed)]
+      } else {
+        let batch = Array(candidates[i..<i + n])
+        let found = Locked([String?](repeating: nil, count: n))
+        nonisolated(unsafe) let shrinker = self
+        DispatchQueue.concurrentPerform(iterations: n) { k in
+          let failure = shrinker.evaluate(batch[k], seed: seed)
+          found.update { $0[k] = failure }
+        }
+        results = found.current
+      }
+      for (k, failure) in results.enumerated() {
+        runs += 1
+        if failure == target {
+          alongside += n - k - 1
+          return i + k
+        }
+      }
+      i += n
+    }
+    return nil
+  }
+
+  /// The signature of `tree` run with `seed` (see ``failure(_:seed:)``), counting no run.
+  func evaluate(_ tree: JSONValue, seed: UInt64) -> String? {
     guard let profile = try? Profile.parse(tree: tree, overrides: []) else { return nil }
     let document = JSON5Writer.write(tree)
     if let runner { return runner(document, seed).flatMap { failure(of: $0) } }
@@ -113,23 +157,17 @@ public struct Shrinker {
     // The shrunk profile carries the seed it fails with: running it alone reproduces.
     if let seeded = try? best.tree.setting("seed", to: .string(SeedFormat.format(best.seed))) { best.tree = seeded }
     return Outcome(
-      tree: best.tree, seed: best.seed, signature: target, runs: runs, before: Shrinker.describe(original),
-      after: Shrinker.describe(best.tree), steps: best.steps)
+      tree: best.tree, seed: best.seed, signature: target, runs: runs, alongside: alongside,
+      before: Shrinker.describe(original), after: Shrinker.describe(best.tree), steps: best.steps)
   }
 
   /// Applies reductions while any keeps the failure, until none does or the budget is spent.
   mutating func greedy(_ tree: inout JSONValue, seed: UInt64, target: String, steps: inout [String]) {
-    var progress = true
-    while progress && runs < budget {
-      progress = false
-      for (label, candidate) in Shrinker.candidates(tree) where runs < budget {
-        if failure(candidate, seed: seed) == target {
-          tree = candidate
-          steps.append(label)
-          progress = true
-          break
-        }
-      }
+    while runs < budget {
+      let candidates = Shrinker.candidates(tree)
+      guard let k = firstFailing(candidates.map(\.1), seed: seed, target: target) else { return }
+      tree = candidates[k].1
+      steps.append(candidates[k].0)
     }
   }
 

@@ -14,7 +14,7 @@ enum CLI {
       stampede run PROFILE [--seed N] [--out DIR] [--duration D] [--check-determinism] [--json|--quiet]
                            [--trace FILE] [--perfetto FILE] [--only room:ID|user:ID] [--progress MODE]
       stampede replay REPORT.json [--only room:ID|user:ID] [--trace FILE] [--perfetto FILE] [--out DIR]
-      stampede shrink PROFILE --seed N [--mistake ID] [--budget R] [--nearby K] [--out FILE]
+      stampede shrink PROFILE --seed N [--mistake ID] [--budget R] [--nearby K] [--jobs J] [--out FILE]
       stampede sweep PROFILE --seeds A..B [--jobs J] [--shard K/N|auto [--shards N]] [--explore] [--out DIR]
       stampede merge SUMMARY.json... [--out FILE] [--history FILE]
       stampede capacity PROFILE --vary KEY=V1,V2,... [--vary ...] [--grid] [--seeds A..B] [--jobs J] [--out DIR]
@@ -181,6 +181,9 @@ enum CLI {
       --worker-memory S replace a worker once it has grown by S (default: 1g)
       --budget R        the most runs to spend (default: 200)
       --nearby K        seeds after N to try (default: 8)
+      --jobs J          candidates run side by side (default: the number of cores); the first in
+                        order that still fails is kept, so the result and its count of runs are
+                        those of one at a time
       --out FILE        where to write (default: reports/<profile>/shrunk-seed-N.json5)
     """,
     "replay": """

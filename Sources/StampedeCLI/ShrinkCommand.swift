@@ -12,7 +12,7 @@ enum ShrinkCommand {
       args,
       valued: [
         "--seed", "--out", "--budget", "--nearby", "--mistake", "--quirk", "--app", "--set", "--worker-memory",
-        "--invariant",
+        "--invariant", "--jobs",
       ],
       flags: ["--in-process"])
     guard options.positional.count == 1, let path = options.positional.first else {
@@ -63,6 +63,7 @@ enum ShrinkCommand {
     }
     let out = options.values["--out"] ?? "reports/\(profile.name)/shrunk-seed-\(seed).json5"
     var shrinker = Shrinker(tree: tree, profilePath: path, budget: budget)
+    shrinker.jobs = try options.jobs()
     if let id = options.values["--invariant"] {
       guard Checker.catalogue.contains(where: { $0.id == id }) else {
         let near = Checker.catalogue.map(\.id).filter {
@@ -133,7 +134,8 @@ enum ShrinkCommand {
       printError("\(AppRegistry.program): cannot write \(out): \(error)")
       return .usage
     }
-    print("shrunk in \(outcome.runs) runs (budget \(budget)): \(outcome.signature)")
+    let beside = outcome.alongside > 0 ? ", and \(outcome.alongside) more run alongside that it did not need" : ""
+    print("shrunk in \(outcome.runs) runs (budget \(budget)\(beside)): \(outcome.signature)")
     print("  before: \(outcome.before)")
     print("  after:  \(outcome.after)")
     print("  wrote \(out)")

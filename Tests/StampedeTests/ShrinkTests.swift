@@ -39,6 +39,20 @@ import ToolSupport
     #expect(profile.workload.coHosting == nil)
   }
 
+  /// Candidates run side by side give the shrink of one at a time: the same profile, seed, steps
+  /// and count of runs, with the runs it did not need counted apart.
+  @Test func sideBySideShrinksAsOneAtATime() throws {
+    let tree = try JSONValue.parse(json5: Data(ShrinkTests.failing.utf8))
+    var one = Shrinker(tree: tree, profilePath: "failing.json5", budget: 30)
+    var three = Shrinker(tree: tree, profilePath: "failing.json5", budget: 30)
+    three.jobs = 3
+    let a = try one.shrink(seed: 3, nearbySeeds: 1)
+    let b = try three.shrink(seed: 3, nearbySeeds: 1)
+    #expect(JSON5Writer.write(a.tree) == JSON5Writer.write(b.tree))
+    #expect(a.seed == b.seed && a.steps == b.steps && a.runs == b.runs)
+    #expect(a.alongside == 0 && b.alongside > 0)
+  }
+
   /// The profile document at `path` with `mistakes` planted.
   func document(_ path: String, mistakes: [ClientMistake]) throws -> JSONValue {
     let data = try Data(contentsOf: repositoryRoot.appendingPathComponent(path))
