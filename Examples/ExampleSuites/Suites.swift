@@ -54,23 +54,36 @@ let hostApp: HostApp<HostCoGuestViewModel> = {
   return app
 }()
 
-/// The phone app with `manager` as its push manager.
-func phoneApp(_ manager: @escaping @Sendable (Int) -> VoIPPushManager) -> PhoneApp<PhoneObjects> {
+/// A phone app of a push manager (made by `manager`) and the example call screen, held together
+/// by `wrap`: `parts` finds them in what it holds, `shows` reads what the user sees.
+func examplePhone<Objects>(
+  _ manager: @escaping @Sendable (Int) -> VoIPPushManager,
+  _ wrap: @escaping @MainActor @Sendable (VoIPPushManager, CallViewModel) -> Objects,
+  parts: @escaping @MainActor @Sendable (Objects) -> (push: VoIPPushManager, call: CallViewModel),
+  shows: @escaping @MainActor @Sendable (Objects) -> Bool
+) -> PhoneApp<Objects> {
   var app = PhoneApp { context in
     let push = manager(1234)
     push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
-    return PhoneObjects(push: push, call: CallViewModel())
+    return wrap(push, CallViewModel())
   }
   // Through the system's call UI: the push manager starts the outgoing conversation, and dials
   // when the system hands its Start action back.
   app.dial = { o, users, video in
-    o.push.startOutgoingCall(to: users, video: video) { placed in o.call.call(users, video: video, placed: placed) }
+    let (push, call) = parts(o)
+    push.startOutgoingCall(to: users, video: video) { placed in call.call(users, video: video, placed: placed) }
   }
-  app.answer = { $0.call.answer() }
-  app.decline = { $0.call.decline() }
-  app.hangUp = { $0.call.hangUp() }
-  app.callScreen = { $0.call.isShowingCall }
+  app.answer = { parts($0).call.answer() }
+  app.decline = { parts($0).call.decline() }
+  app.hangUp = { parts($0).call.hangUp() }
+  app.callScreen = shows
   return app
+}
+
+/// The phone app with `manager` as its push manager.
+func phoneApp(_ manager: @escaping @Sendable (Int) -> VoIPPushManager) -> PhoneApp<PhoneObjects> {
+  examplePhone(
+    manager, { PhoneObjects(push: $0, call: $1) }, parts: { ($0.push, $0.call) }, shows: { $0.call.isShowingCall })
 }
 
 let correctPhone = phoneApp { VoIPPushManager(certificateID: $0) }
@@ -90,23 +103,10 @@ public struct PresentedPhoneObjects {
 }
 
 /// The phone app of the `one-shot-observation` variant: what the user sees is the presenter's.
-let oneShotPhone: PhoneApp<PresentedPhoneObjects> = {
-  var app = PhoneApp { context in
-    let push = VoIPPushManager(certificateID: 1234)
-    push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
-    return PresentedPhoneObjects(push: push, presenter: OneShotCallPresenter(model: CallViewModel()))
-  }
-  app.dial = { o, users, video in
-    o.push.startOutgoingCall(to: users, video: video) { placed in
-      o.presenter.model.call(users, video: video, placed: placed)
-    }
-  }
-  app.answer = { $0.presenter.model.answer() }
-  app.decline = { $0.presenter.model.decline() }
-  app.hangUp = { $0.presenter.model.hangUp() }
-  app.callScreen = { $0.presenter.isPresented }
-  return app
-}()
+let oneShotPhone = examplePhone(
+  { VoIPPushManager(certificateID: $0) },
+  { PresentedPhoneObjects(push: $0, presenter: OneShotCallPresenter(model: $1)) },
+  parts: { ($0.push, $0.presenter.model) }, shows: { $0.presenter.isPresented })
 
 /// What a phone user's app holds in the `guarded-screen` app: the correct push manager, and the
 /// call screen behind a coordinator that asserts in `deinit` that no call is on it.
@@ -117,23 +117,9 @@ public struct GuardedPhoneObjects {
 
 /// The phone app of `guarded-screen`: correct, with a `deinit` that traps if it ever ran in a
 /// process killed during a call (a phone runs none).
-let guardedPhone: PhoneApp<GuardedPhoneObjects> = {
-  var app = PhoneApp { context in
-    let push = VoIPPushManager(certificateID: 1234)
-    push.logIn(sdkAppID: context.sdkAppID, userID: context.userID, userSig: context.userSig)
-    return GuardedPhoneObjects(push: push, screen: GuardedCallScreen(model: CallViewModel()))
-  }
-  app.dial = { o, users, video in
-    o.push.startOutgoingCall(to: users, video: video) { placed in
-      o.screen.model.call(users, video: video, placed: placed)
-    }
-  }
-  app.answer = { $0.screen.model.answer() }
-  app.decline = { $0.screen.model.decline() }
-  app.hangUp = { $0.screen.model.hangUp() }
-  app.callScreen = { $0.screen.model.isShowingCall }
-  return app
-}()
+let guardedPhone = examplePhone(
+  { VoIPPushManager(certificateID: $0) }, { GuardedPhoneObjects(push: $0, screen: GuardedCallScreen(model: $1)) },
+  parts: { ($0.push, $0.screen.model) }, shows: { $0.screen.model.isShowingCall })
 
 /// The host app of the `lock-leak` variant: the correct panel, with a seat lock kept in one variable.
 let lockLeakHost: HostApp<SingleLockHostViewModel> = {
