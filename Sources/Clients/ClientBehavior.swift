@@ -28,6 +28,9 @@ public protocol ClientBehavior: AnyObject {
   /// What a timer with `tag` is for, in a trace's words ("answer", "hangUp"), if this behaviour
   /// names its timers.
   func timerName(tag: UInt32) -> String?
+  /// Whether a phone user's app hears its app leave the foreground and come back
+  /// (``appStateChanged(foreground:_:)``); a viewer's always does.
+  var hearsAppLifecycle: Bool { get }
   /// An audience event arrived (only if subscribed).
   func guestEvent(_ event: GuestEvent, _ client: inout Client)
   /// A host event arrived (only if subscribed).
@@ -74,6 +77,8 @@ extension ClientBehavior {
   public func applyIntent(_ client: inout Client) {}
   /// No name: traces give the tag's number.
   public func timerName(tag: UInt32) -> String? { nil }
+  /// A phone user does not listen.
+  public var hearsAppLifecycle: Bool { false }
   /// Does nothing.
   public func timer(tag: UInt32, arg: UInt32, _ client: inout Client) {}
   /// Does nothing.

@@ -141,6 +141,7 @@ public struct LiveWorld: World {
       runtime.phoneSystem = os
       phoneOS = os
       phones = PhoneFleet(c, os: os, runtime: runtime, layout: layout, streams: streams)
+      phones!.notifiesLifecycle = self.phone?.hearsAppLifecycle == true
     } else {
       phoneOS = nil
       phones = nil
@@ -277,12 +278,12 @@ public struct LiveWorld: World {
         periodicPending += 1
       }
     }
+    // A phone app a fault sent to the background hears so (apps that listen: see PhoneFleet).
+    if let phones, phones.hasPendingMoves { phones.flushMoves(&self, &scheduler) }
   }
 
   // MARK: - Clients
 
-  /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
-  /// the client.
   /// The behaviour that plays `user` (a phone's, or its role's).
   public func behaviour(of user: UInt32) -> any ClientBehavior {
     if let phone, layout.isPhone(user) { return phone }
@@ -293,6 +294,8 @@ public struct LiveWorld: World {
     role == .audience ? audience : role == .owner ? host : admin
   }
 
+  /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
+  /// the client.
   mutating func withClient(
     _ user: UInt32, sawOwnLeave: Bool = false, _ scheduler: inout Scheduler,
     _ body: (any ClientBehavior, inout Client) -> Void

@@ -160,6 +160,8 @@ class Driver<Objects>: Settling, ClientBehavior {
     host.run(as: c.user) { tap(.apply, arg: 0, user: c.user, host: host) }
   }
   func tap(_ tap: Tap, arg: UInt32, user: UInt32, host: AppHost) {}
+  /// App code hears its app leave the foreground and come back, as UIKit's notifications.
+  var hearsAppLifecycle: Bool { true }
   /// The harness's taps by name in traces ("answer", "hangUp").
   func timerName(tag: UInt32) -> String? { Tap(rawValue: tag).map { "tap \($0)" } }
   func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {}
