@@ -295,3 +295,12 @@ extension LiveWorld {
     }
   }
 }
+
+extension LiveWorld {
+  /// The behaviour that plays `user` (a phone's, or its role's), whose timers a trace names.
+  fileprivate func behaviour(of user: UInt32) -> any ClientBehavior {
+    if let phone, layout.isPhone(user) { return phone }
+    let role = layout.role(of: user)
+    return role == .audience ? audience : role == .owner ? host : admin
+  }
+}

@@ -279,20 +279,13 @@ public struct LiveWorld: World {
       }
     }
     // A phone app a fault sent to the background hears so (apps that listen: see PhoneFleet).
-    if let phones, phones.hasPendingMoves { phones.flushMoves(&self, &scheduler) }
+    if backend.phoneAppMoved {
+      backend.phoneAppMoved = false
+      phones!.flushMoves(&self, &scheduler)
+    }
   }
 
   // MARK: - Clients
-
-  /// The behaviour that plays `user` (a phone's, or its role's).
-  public func behaviour(of user: UInt32) -> any ClientBehavior {
-    if let phone, layout.isPhone(user) { return phone }
-    return behaviour(of: layout.role(of: user))
-  }
-
-  @inline(__always) func behaviour(of role: RoomRole) -> any ClientBehavior {
-    role == .audience ? audience : role == .owner ? host : admin
-  }
 
   /// Runs `body` with the behaviour and view of `user`, then carries out its commands and checks
   /// the client.
@@ -306,7 +299,15 @@ public struct LiveWorld: World {
     let onPhone = phone != nil && layout.isPhone(user)
     var client = Client(
       user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: clientRandom[Int(user)])
-    body(onPhone ? phone! : behaviour(of: role), &client)
+    if onPhone {
+      body(phone!, &client)
+    } else {
+      switch role {
+      case .audience: body(audience, &client)
+      case .owner: body(host, &client)
+      case .admin: body(admin, &client)
+      }
+    }
     clientRandom[Int(user)] = client.random
     executeCommands(&scheduler)
     if onPhone { phones!.drain(&self, &scheduler) }

@@ -151,6 +151,7 @@ extension ServerSide {
       case .received(let u, let id):
         if isPhoneUser(u) && phoneOS!.appState(u) == .foreground && chaos.backgrounds(u, scheduler.now) {
           phones!.leaveApp(u)
+          phoneAppMoved = phones!.hasPendingMoves
         }
         if chaos.active, !server.calls.isInvitedOutside(u, call: id),
           let other = chaos.otherDevice(of: u, scheduler.now)

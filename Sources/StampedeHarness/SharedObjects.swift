@@ -43,23 +43,39 @@ final class SharedObjectWatch {
     "TUICore", "UIKit", "os", "OSLog", "Clients", "LiveStack", "StampedeHarness", "SimKernel",
   ]
 
+  /// The users whose apps got objects so far.
+  private var users: Set<UInt32> = []
+  /// Looks at what the glue's objects hold left: for a user's first objects, and for later ones.
+  private var deepLooksLeft = [SharedObjectWatch.deepLooks, SharedObjectWatch.deepLooks]
+  static let deepLooks = 16
+  /// Per type met (by its metadata): whether it is a class of the app's own.
+  private var kinds: [ObjectIdentifier: Bool] = [:]
+
+  /// Whether values of `type` are objects of a class the app declares (cached: a type's name is
+  /// dear to make).
+  func isAppClass(_ type: Any.Type) -> Bool {
+    let key = ObjectIdentifier(type)
+    if let known = kinds[key] { return known }
+    let answer = type is AnyObject.Type && SharedObjectWatch.isApps(type)
+    kinds[key] = answer
+    return answer
+  }
+
   /// The app's own objects among `root` and what its stored properties hold (one level down,
-  /// through the superclasses' properties too).
-  static func appObjects(_ root: Any) -> [AnyObject] {
+  /// through the superclasses' properties and optionals too).
+  func appObjects(_ root: Any, deep: Bool = true) -> [AnyObject] {
     var out: [AnyObject] = []
     func consider(_ value: Any) {
-      let mirror = Mirror(reflecting: value)
-      // An optional holding an object: the object.
-      if mirror.displayStyle == .optional {
-        if let some = mirror.children.first?.value { consider(some) }
+      if let optional = value as? AnyOptional {
+        if let some = optional.wrapped { consider(some) }
         return
       }
-      guard mirror.displayStyle == .class, isApps(type(of: value)) else { return }
+      guard isAppClass(Swift.type(of: value)) else { return }
       let object = value as AnyObject
       if !out.contains(where: { $0 === object }) { out.append(object) }
     }
     consider(root)
-    var mirror: Mirror? = Mirror(reflecting: root)
+    var mirror: Mirror? = deep ? Mirror(reflecting: root) : nil
     while let m = mirror {
       for child in m.children { consider(child.value) }
       mirror = m.superclassMirror
@@ -76,7 +92,13 @@ final class SharedObjectWatch {
 
   /// `user`'s app, in its process number `launch`, got `root` as its objects.
   func check(_ root: Any, user: UInt32, launch: UInt32) {
-    for object in SharedObjectWatch.appObjects(root) {
+    // The object the glue returned is looked at every time; what it holds (a `Mirror`, which
+    // decodes each field's type anew, some 200,000 instructions for a view model) for the first
+    // users' apps and the first launches again: one object shared by every user shows at once.
+    let again = !users.insert(user).inserted
+    let deep = deepLooksLeft[again ? 1 : 0] > 0
+    if deep { deepLooksLeft[again ? 1 : 0] -= 1 }
+    for object in appObjects(root, deep: deep) {
       let id = ObjectIdentifier(object)
       if let holder = holders[id], holder.object === object, holder.user != user || holder.launch != launch {
         let type = String(reflecting: Swift.type(of: object))
@@ -102,4 +124,13 @@ final class SharedObjectWatch {
       kept = max(64, holders.count)
     }
   }
+}
+
+/// An optional, whatever it wraps.
+private protocol AnyOptional {
+  var wrapped: Any? { get }
+}
+
+extension Optional: AnyOptional {
+  var wrapped: Any? { self.map { $0 as Any } }
 }
