@@ -21,8 +21,10 @@ enum SingletonScan {
     var types: [(name: String, depth: Int)] = []
     var depth = 0
     var number = 0
+    var previous: Substring = ""
     for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
       number += 1
+      defer { previous = raw }
       let line = code(of: raw)
       let words = identifiers(line)
       if let (_, name) = declaration(words) { types.append((name, depth)) }
@@ -38,7 +40,9 @@ enum SingletonScan {
         let made =
           value.hasPrefix(enclosing + "(") || value.hasPrefix(enclosing + ".init(")
           || (annotated && (value.hasPrefix(".init(") || value.hasPrefix("{")))
-        if made { out.append(Finding(line: number, type: enclosing, property: property)) }
+        if made && !isMarkedShared(raw) && !isMarkedShared(previous) {
+          out.append(Finding(line: number, type: enclosing, property: property))
+        }
       }
       for ch in line {
         if ch == "{" { depth += 1 }
@@ -50,6 +54,16 @@ enum SingletonScan {
       }
     }
     return out
+  }
+
+  /// Whether `line` says its singleton is meant to be shared by every user of a run
+  /// (`// stampede: shared`, on the declaration or the line above it): it keeps nothing of a
+  /// user's (a logger, a formatter, counters that only add up).
+  static func isMarkedShared(_ line: Substring) -> Bool {
+    guard let comment = line.range(of: "//") else { return false }
+    let words = identifiers(line[comment.upperBound...]).map { $0.lowercased() }
+    guard let k = words.firstIndex(of: "stampede"), k + 1 < words.count else { return false }
+    return words[k + 1] == "shared"
   }
 
   /// The classes and actors `text` declares.

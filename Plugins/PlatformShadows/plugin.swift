@@ -31,7 +31,7 @@ func warnOfSingletons(in target: Target) {
       Diagnostics.warning(
         "\(url.lastPathComponent):\(found.line): \(found.type).\(found.property) is one object for every virtual user of a Stampede run (a phone has one "
           + "per app process): state it keeps is mixed up between users. Make one per user in the glue and pass "
-          + "it in (\"The app's own singletons and globals\" in Stampede's docs/CLIENTS.md)",
+          + "it in, or mark it `// stampede: shared` if it keeps nothing of a user's (\"The app's own singletons and globals\" in Stampede's docs/CLIENTS.md)",
         file: url.path, line: found.line)
     }
   }

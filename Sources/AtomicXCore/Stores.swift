@@ -210,6 +210,25 @@ public enum LiveEndedReason: Equatable, Sendable {
 public enum LiveListEvent: Equatable, Sendable {
   /// The live ended.
   case onLiveEnded(liveID: String, reason: LiveEndedReason, message: String)
+  /// The user was put out of the live. The model has no such removal yet, so it never comes; an
+  /// app's handling of it compiles as written.
+  case onKickedOutOfLive(liveID: String, reason: LiveKickedOutReason, message: String)
+}
+
+/// Why a user was put out of a live (the room engine's reasons).
+public enum LiveKickedOutReason: Equatable, Sendable {
+  /// The owner or an admin removed the user.
+  case byAdmin
+  /// The user entered the live from another device.
+  case byLoggedOnOtherDevice
+  /// The server removed the user.
+  case byServer
+  /// The network was lost for too long.
+  case forNetworkDisconnected
+  /// The user's entry was no longer valid when it came back online.
+  case forJoinRoomStatusInvalidDuringOffline
+  /// The user is in more lives than allowed.
+  case forCountOfJoinedRoomsExceedLimit
 }
 
 /// The live the user is in.

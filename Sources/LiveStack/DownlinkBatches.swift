@@ -87,6 +87,18 @@ public struct DownlinkBatches {
     return true
   }
 
+  /// The followers of the batch `e` leads, in channel order, left in place (for traces, before
+  /// the batch is handled).
+  public func followers(ledBy e: Event) -> [Event] {
+    var out: [Event] = []
+    var i = head(key(e))
+    while i >= 0 {
+      out.append(events[Int(i)])
+      i = next[Int(i)]
+    }
+    return out
+  }
+
   /// After the delivery `e` to `user`: the followers of the batch it leads, appended to
   /// `followers` in channel order (none if it leads no batch). The batch is closed.
   public mutating func close(ledBy e: Event, user: UInt32, now: SimInstant, into followers: inout ScratchList<Event>) {

@@ -31,6 +31,16 @@ public struct EventDescription: Sendable, Equatable {
 }
 
 extension LiveWorld {
+  /// Describes `event` and the deliveries to the same user at the same instant that it leads,
+  /// handled right behind it in its event (docs/DESIGN.md, "Fewer events"), each as its own.
+  public func describeWithFollowers(_ e: Event) -> [EventDescription] {
+    let kind = e.kind
+    guard kind == LiveEvent.clientReply.rawValue || kind == LiveEvent.clientNotice.rawValue else {
+      return [describe(e)]
+    }
+    return [describe(e)] + batches.followers(ledBy: e).map(describe)
+  }
+
   /// Describes `event` as it is about to be handled (slots it refers to are still live).
   public func describe(_ e: Event) -> EventDescription {
     guard let kind = LiveEvent(rawValue: e.kind) else {
@@ -90,8 +100,13 @@ extension LiveWorld {
       let r = server.seats.requests[Int(e.a)]
       var users = [r.guest]
       if let h = r.processedBy { users.append(h) }
-      return .init(
-        kind: name, room: r.room, users: users, request: e.a, detail: "\(r.kind) \(e.a) timeout", onServer: true)
+      // A room's timeout line (b ≠ 0) was armed at this request's deadline; answered since, it
+      // times out nothing of its own, and the line moves on to the next request still pending.
+      let detail =
+        e.b != 0 && r.state != .pending
+        ? "room \(r.room)'s timeout timer, for \(r.kind) \(e.a) answered since: due requests still pending time out"
+        : "\(r.kind) \(e.a) timeout"
+      return .init(kind: name, room: r.room, users: users, request: e.a, detail: detail, onServer: true)
     case .coHostStart, .coHostEnd:
       return .init(
         kind: name, room: e.a, users: [], request: nil, detail: "\(name) rooms \(e.a) and \(e.a + 1)", onServer: true)
@@ -238,6 +253,22 @@ extension LiveWorld {
     return .init(kind: "appLifecycle", room: nil, users: [e.a], request: nil, detail: detail, onServer: false)
   }
 
+  /// An SDK event as a trace says it: its case and values, without the module's name before
+  /// the enums inside it (`reason: timeout`, not `reason: LiveStack.NoResponseReason.timeout`).
+  static func spelled(_ event: Any) -> String {
+    var text = "\(event)"
+    while let r = text.range(of: "LiveStack.") {
+      // "LiveStack.NoResponseReason.timeout" → "timeout": the module and the type go.
+      let rest = text[r.upperBound...]
+      if let dot = rest.firstIndex(of: "."), !rest[..<dot].contains(where: { !$0.isLetter && !$0.isNumber }) {
+        text.removeSubrange(r.lowerBound...dot)
+      } else {
+        text.removeSubrange(r)
+      }
+    }
+    return text
+  }
+
   func describe(_ n: Notice, name: String) -> EventDescription {
     func home(_ u: UInt32) -> UInt32 { layout.homeRoom[Int(u)] }
     switch n {
@@ -251,7 +282,7 @@ extension LiveWorld {
         break
       }
       return .init(
-        kind: name, room: home(u), users: users, request: request == .max ? nil : request, detail: "\(event)",
+        kind: name, room: home(u), users: users, request: request == .max ? nil : request, detail: Self.spelled(event),
         onServer: false)
     case .host(let u, let event, let request):
       var users = [u]
@@ -263,7 +294,8 @@ extension LiveWorld {
       case .onGuestApplicationProcessedByOtherHost(let g, let h):
         users += [g, h]
       }
-      return .init(kind: name, room: home(u), users: users, request: request, detail: "\(event)", onServer: false)
+      return .init(
+        kind: name, room: home(u), users: users, request: request, detail: Self.spelled(event), onServer: false)
     case .applicantRemoved(let h, let g):
       return .init(
         kind: name, room: home(h), users: [h, g], request: nil, detail: "applicants - \(g)", onServer: false)
@@ -287,11 +319,11 @@ extension LiveWorld {
     case .liveEnded(let u):
       return .init(kind: name, room: home(u), users: [u], request: nil, detail: "onLiveEnded", onServer: false)
     case .login(let u, let event):
-      return .init(kind: name, room: home(u), users: [u], request: nil, detail: "\(event)", onServer: false)
+      return .init(kind: name, room: home(u), users: [u], request: nil, detail: Self.spelled(event), onServer: false)
     case .call(let u, let event):
       var users = [u]
       if case .ended(_, _, _, let other) = event, other != u { users.append(other) }
-      return .init(kind: name, room: nil, users: users, request: nil, detail: "\(event)", onServer: false)
+      return .init(kind: name, room: nil, users: users, request: nil, detail: Self.spelled(event), onServer: false)
     }
   }
 }

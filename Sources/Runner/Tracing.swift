@@ -115,7 +115,7 @@ public final class TraceRecorder: EventObserver {
     }
     // A lifecycle step is written once handled, saying what it did.
     if event.kind == LiveEvent.appLifecycle.rawValue { return true }
-    record(index: index, time: time, world.describe(event), world: world)
+    for d in world.describeWithFollowers(event) { record(index: index, time: time, d, world: world) }
     return true
   }
 
@@ -181,7 +181,9 @@ final class ExcerptRecorder: EventObserver {
       keep(index: index - 1, time: SimInstant(nanoseconds: line.timeNs), printed, world)
     }
     guard time.nanoseconds <= until else { return false }
-    if event.kind != LiveEvent.appLifecycle.rawValue { keep(index: index, time: time, world.describe(event), world) }
+    if event.kind != LiveEvent.appLifecycle.rawValue {
+      for d in world.describeWithFollowers(event) { keep(index: index, time: time, d, world) }
+    }
     return true
   }
 

@@ -19,6 +19,7 @@ public struct LiveWorld: World {
   /// The SDK calls in flight, the network and the services with a capacity (read-only views).
   public var inFlight: CallsInFlight { backend.inFlight }
   public var network: Network { backend.network }
+  public var batches: DownlinkBatches { backend.batches }
   public var desk: ServiceDesk { backend.desk }
   /// The server: seats, login, calls and the push backend, and who hears what.
   public var server: Server {

@@ -219,7 +219,7 @@ enum CLI {
                         (JOB_COMPLETION_INDEX, with --shards N or STAMPEDE_SHARDS), Slurm arrays
                         (SLURM_ARRAY_TASK_ID/COUNT/MIN), GitLab (CI_NODE_INDEX/TOTAL), Buildkite
                         (BUILDKITE_PARALLEL_JOB/_COUNT); on GitHub Actions pass K/N from the matrix
-      --out DIR         output folder (default: reports/<profile>/sweep-A-B[/shard-K-of-N])
+      --out DIR         output folder (default: reports/<profile>/sweep-A-B[-explore][/shard-K-of-N])
       --history FILE    record the result in this history (default: reports/history.sqlite, or
                         STAMPEDE_HISTORY; off to skip)
       --progress MODE   auto (a bar of seeds done on a terminal, plain lines otherwise), bar,

@@ -51,7 +51,10 @@ enum SweepCommand {
     }
     let sets = try RunCommand.sets(options)
     guard let loaded = loadProfile(path, sets: sets) else { return .usage }
-    var out = options.values["--out"] ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)"
+    // A steered sweep of the same seeds is another sweep: its reports go beside the plain one's.
+    var out =
+      options.values["--out"]
+      ?? "reports/\(loaded.profile.name)/sweep-\(seeds.from)-\(seeds.to)\(explore ? "-explore" : "")"
     if options.values["--out"] == nil, let shard { out += "/shard-\(shard.index + 1)-of-\(shard.count)" }
     try ReportFolder.check(out, writes: SweepReports.names)
     guard Jemalloc.isProcessAllocator else {

@@ -134,6 +134,11 @@ import Testing
         let label = "static let shared = Screen()"
       }
       enum Keys { static let token = "token" }
+      final class Analytics {
+        static let shared = Analytics()  // stampede: shared
+        // Stampede: shared (it only counts)
+        static let backup = Analytics()
+      }
       final class Other {}
       let global = Other()
       extension Screen {

@@ -22,8 +22,29 @@ import ToolSupport
     let recorder = TraceRecorder(filter: TraceFilter(), jsonl: nil, keep: true)
     let traced = run.execute(observer: recorder)
     #expect(plain.traceHash == traced.traceHash)
-    #expect(recorder.records.count == Int(traced.events))
-    #expect(recorder.records.map(\.index) == Array(0..<traced.events))
+    // Every event, in order; a delivery handled behind its batch's leader shares its index.
+    let indices = recorder.records.map(\.index)
+    #expect(indices == indices.sorted())
+    #expect(Array(Set(indices)).sorted() == Array(0..<traced.events))
+    #expect(recorder.records.count > Int(traced.events))
+  }
+
+  /// Each answer and event that reaches a client is a line of its own, whether it came as its own
+  /// event or behind another delivered to the same user at the same instant: the trace lists the
+  /// same deliveries with the batching on and off.
+  @Test func everyDeliveryIsTracedWhetherBatchedOrNot() throws {
+    func deliveries(coalescing: Bool) throws -> [String] {
+      var run = try smokeRun()
+      run.coalescesEvents = coalescing
+      let recorder = TraceRecorder(filter: TraceFilter(), jsonl: nil, keep: true)
+      _ = run.execute(observer: recorder)
+      return recorder.records.filter { ["clientReply", "clientNotice"].contains($0.description.kind) }.map {
+        "\($0.timeNs) \($0.description.kind) \($0.description.users) \($0.description.detail)"
+      }.sorted()
+    }
+    let batched = try deliveries(coalescing: true)
+    #expect(batched.count > 1000)
+    #expect(batched == (try deliveries(coalescing: false)))
   }
 
   @Test func anOnlyTraceHoldsExactlyTheEventsTouchingTheSelection() throws {
