@@ -6,6 +6,8 @@ import SimKernel
 extension PhoneFleet {
   /// The user leaves or opens the app, or the system reclaims a suspended one.
   func lifecycle<H: PhoneHost>(_ user: UInt32, epoch: UInt32, _ host: inout H, _ scheduler: inout Scheduler) {
+    // Not a step of the user's: a fault sent the app to the background, and it hears so now.
+    if epoch == PhoneFleet.movedEpoch { return flushMoves(&host, &scheduler) }
     let i = index(user)
     guard epoch == records[i].lifecycleEpoch else { return }
     let now = scheduler.now.nanoseconds
@@ -55,6 +57,10 @@ extension PhoneFleet {
     os.setAwake(user, inCall(user))
     if notifiesLifecycle { pendingBackground.append(user) }
   }
+
+  /// The epoch of a lifecycle wake-up that only tells apps sent to the background so (see
+  /// ``flushMoves(_:_:)``), never a step of their users'.
+  public static let movedEpoch = UInt32.max
 
   /// Whether apps that went to the background have yet to hear so.
   @inline(__always) public var hasPendingMoves: Bool { !pendingBackground.isEmpty }

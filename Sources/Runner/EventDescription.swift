@@ -240,6 +240,11 @@ extension LiveWorld {
   /// the step to its state now.
   public func describeLifecycle(_ e: Event, before: AppState?) -> EventDescription {
     let detail: String
+    if e.b == PhoneFleet.movedEpoch {
+      return .init(
+        kind: "appLifecycle", room: nil, users: [e.a], request: nil,
+        detail: "the app hears that it went to the background (didEnterBackgroundNotification)", onServer: false)
+    }
     switch (before, phoneOS?.appState(e.a)) {
     case (.foreground, .background): detail = "app left the foreground (the user went to the home screen)"
     case (.foreground, .killed): detail = "app swiped away by the user: its process ended"

@@ -279,11 +279,6 @@ public struct LiveWorld: World {
         periodicPending += 1
       }
     }
-    // A phone app a fault sent to the background hears so (apps that listen: see PhoneFleet).
-    if backend.phoneAppMoved {
-      backend.phoneAppMoved = false
-      phones!.flushMoves(&self, &scheduler)
-    }
   }
 
   // MARK: - Clients

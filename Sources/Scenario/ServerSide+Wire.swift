@@ -151,7 +151,10 @@ extension ServerSide {
       case .received(let u, let id):
         if isPhoneUser(u) && phoneOS!.appState(u) == .foreground && chaos.backgrounds(u, scheduler.now) {
           phones!.leaveApp(u)
-          phoneAppMoved = phones!.hasPendingMoves
+          // An app that listens hears so at once, in a step of its own (PhoneFleet.lifecycle).
+          if phones!.hasPendingMoves {
+            scheduler.schedule(after: .zero, LiveWorld.event(.lifecycle(user: u, epoch: PhoneFleet.movedEpoch)))
+          }
         }
         if chaos.active, !server.calls.isInvitedOutside(u, call: id),
           let other = chaos.otherDevice(of: u, scheduler.now)

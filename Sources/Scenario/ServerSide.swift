@@ -26,8 +26,6 @@ struct ServerSide {
   var chaos: Chaos
   /// The SDK calls in flight and the behaviours' timers.
   var inFlight: CallsInFlight
-  /// Whether a fault sent a phone app that listens to the background, which it has yet to hear.
-  var phoneAppMoved = false
   /// The requests' timeouts, one line per room and timeout length.
   var timeoutLines = TimeoutLines()
   /// The open batches of same-instant deliveries.

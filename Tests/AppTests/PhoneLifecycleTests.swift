@@ -45,7 +45,9 @@ import Testing
     }
   }
 
-  func run(seed: UInt64, heard: Heard) throws -> RunReport {
+  func run(seed: UInt64, heard: Heard, profile name: String = "call-storm.json5", sets: [String] = []) throws
+    -> RunReport
+  {
     var phone = PhoneApp { context in ListeningPhone(userID: context.userID, heard: heard) }
     phone.dial = { o, users, video in
       o.push.startOutgoingCall(to: users, video: video) { placed in o.call.call(users, video: video, placed: placed) }
@@ -56,11 +58,11 @@ import Testing
     phone.callScreen = { $0.call.isShowingCall }
     let suite = AppSuite(name: "listening", summary: "the example phone app, listening to its lifecycle")
       .with(phone: phone)
-    let path = repositoryRoot.appendingPathComponent("profiles/call-storm.json5").path
+    let path = repositoryRoot.appendingPathComponent("profiles/\(name)").path
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     var run = SimulationRun(
-      profile: try Profile.parse(data), profilePath: "profiles/call-storm.json5", profileData: data, seed: seed,
-      duration: .seconds(20 * 60))
+      profile: try Profile.load(path: path, sets: sets).profile, profilePath: "profiles/\(name)", profileData: data,
+      seed: seed, duration: .seconds(20 * 60))
     run.app = suite.clientApp
     return run.report(run.execute(), startedAt: Date())
   }
@@ -78,5 +80,17 @@ import Testing
     let again = Heard()
     #expect(try run(seed: 1, heard: again).traceHash == report.traceHash)
     #expect(again.lines == heard.lines)
+  }
+
+  /// The `app.backgrounded` fault sends a phone's app to the background as a call rings: the app
+  /// hears so at once, in a step of its own.
+  @Test func aFaultThatBackgroundsTheAppIsHeard() throws {
+    let heard = Heard()
+    let report = try run(seed: 1, heard: heard, profile: "nightly-chaos.json5", sets: ["calls.liveCallees=0"])
+    let backgrounded = report.faults.first { $0.kind == "app.backgrounded" }?.injected ?? 0
+    #expect(backgrounded > 0)
+    let counts = Dictionary(grouping: heard.lines, by: { $0 }).mapValues(\.count)
+    #expect(Set(counts.keys) == ["background background", "foreground active"], "\(counts)")
+    #expect((counts["background background"] ?? 0) >= Int(backgrounded))
   }
 }
