@@ -48,31 +48,35 @@ final class SharedObjectWatch {
   /// Looks at what the glue's objects hold left: for a user's first objects, and for later ones.
   private var deepLooksLeft = [SharedObjectWatch.deepLooks, SharedObjectWatch.deepLooks]
   static let deepLooks = 16
-  /// Per type met (by its metadata): whether it is a class of the app's own.
-  private var kinds: [ObjectIdentifier: Bool] = [:]
+  /// What a type met is, for the look (by its metadata).
+  enum Kind { case appClass, optional, other }
+  /// Per type met: its kind (a type's name, and a cast, are dear to make every time).
+  private var kinds: [ObjectIdentifier: Kind] = [:]
 
-  /// Whether values of `type` are objects of a class the app declares (cached: a type's name is
-  /// dear to make).
-  func isAppClass(_ type: Any.Type) -> Bool {
+  func kind(of type: Any.Type) -> Kind {
     let key = ObjectIdentifier(type)
     if let known = kinds[key] { return known }
-    let answer = type is AnyObject.Type && SharedObjectWatch.isApps(type)
-    kinds[key] = answer
-    return answer
+    let kind: Kind =
+      type is AnyOptional.Type
+      ? .optional : type is AnyObject.Type && SharedObjectWatch.isApps(type) ? .appClass : .other
+    kinds[key] = kind
+    return kind
   }
 
   /// The app's own objects among `root` and what its stored properties hold (one level down,
-  /// through the superclasses' properties and optionals too).
+  /// through the superclasses' properties and optionals too, when `deep`).
   func appObjects(_ root: Any, deep: Bool = true) -> [AnyObject] {
     var out: [AnyObject] = []
     func consider(_ value: Any) {
-      if let optional = value as? AnyOptional {
-        if let some = optional.wrapped { consider(some) }
-        return
+      switch kind(of: Swift.type(of: value)) {
+      case .appClass:
+        let object = value as AnyObject
+        if !out.contains(where: { $0 === object }) { out.append(object) }
+      case .optional:
+        if let some = (value as! AnyOptional).wrapped { consider(some) }
+      case .other:
+        break
       }
-      guard isAppClass(Swift.type(of: value)) else { return }
-      let object = value as AnyObject
-      if !out.contains(where: { $0 === object }) { out.append(object) }
     }
     consider(root)
     var mirror: Mirror? = deep ? Mirror(reflecting: root) : nil
