@@ -90,8 +90,11 @@ public final class TraceRecorder: EventObserver {
   var buffer = Data()
   /// The records kept (when asked to keep them).
   public private(set) var records: [TraceRecord] = []
-  /// Events that matched the filter.
+  /// Lines that matched the filter (an event's deliveries handled behind it are lines of their own).
   public private(set) var matched = 0
+  /// Events with a line that matched the filter.
+  public private(set) var matchedEvents = 0
+  private var lastMatched: Int64 = -1
 
   /// Records into `jsonl` (if given) and keeps records in memory if `keep`.
   public init(filter: TraceFilter, jsonl: FileHandle?, keep: Bool) {
@@ -130,6 +133,10 @@ public final class TraceRecorder: EventObserver {
       return
     }
     matched += 1
+    if index != lastMatched {
+      matchedEvents += 1
+      lastMatched = index
+    }
     if keep { records.append(TraceRecord(index: index, timeNs: time.nanoseconds, description: d)) }
     if sink != nil {
       buffer.append(contentsOf: TraceRecorder.jsonLine(index: index, timeNs: time.nanoseconds, d).utf8)

@@ -179,7 +179,10 @@ enum RunCommand {
         let text = PerfettoTrace.render(records: recorder.records, world: result.world, filter: filter)
         try AtomicFile.write(Data(text.utf8), to: perfettoPath)
       }
-      printError("\(AppRegistry.program): traced \(recorder.matched) of \(result.events) events")
+      printError(
+        "\(AppRegistry.program): traced \(recorder.matchedEvents) of \(result.events) events"
+          + (recorder.matched > recorder.matchedEvents
+            ? " (\(recorder.matched) lines: deliveries handled behind another at one instant have their own)" : ""))
     }
     let report = run.report(result, startedAt: startedAt)
     if let out {

@@ -65,6 +65,8 @@ final class WorkerPool: @unchecked Sendable {
   /// Workers started, and replaced for their memory.
   private(set) var started = 0
   private(set) var recycled = 0
+  /// Whether a worker's report came from another build than this process's (said once).
+  private var saidOtherBuild = false
 
   /// A pool of `sweep PROFILE --worker` processes, each replaced past `memoryLimit` bytes.
   init(profilePath: String, memoryLimit: UInt64) {
@@ -116,6 +118,7 @@ final class WorkerPool: @unchecked Sendable {
           _ = worker.relay.finish()
           if next == "recycle" { lock.withLock { recycled += 1 } }
         }
+        noteBuild(of: report)
         return .report(report, crashes: job.crashes)
       }
       // The worker ended without a report: a crash (or a hang), followed if it was app code's.
@@ -140,6 +143,26 @@ final class WorkerPool: @unchecked Sendable {
         return .lost("the worker process ended with status \(code) and no report")
       }
     }
+  }
+
+  /// Warns once when a worker ran another build than this process: the executable was rebuilt
+  /// while the sweep ran (workers start from the file on disk), and its seeds mix two builds.
+  private func noteBuild(of report: RunReport) {
+    guard let warning = WorkerPool.otherBuild(report.tool.build, mine: BuildIdentity.current) else { return }
+    let first = lock.withLock {
+      defer { saidOtherBuild = true }
+      return !saidOtherBuild
+    }
+    if first { printError("\(AppRegistry.program): \(warning)") }
+  }
+
+  /// The warning for a worker's report made by build `theirs` in a process of build `mine`, if
+  /// they differ (and both are known).
+  static func otherBuild(_ theirs: String?, mine: String?) -> String? {
+    guard let mine, let theirs, theirs != mine else { return nil }
+    return "warning: a worker process ran another build (\(theirs.prefix(12))) than this one (\(mine.prefix(12))): "
+      + "\(ChildProcess.program) was rebuilt during the run, and its results mix two builds; run it again once the "
+      + "build is done"
   }
 
   @discardableResult

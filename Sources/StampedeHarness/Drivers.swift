@@ -163,7 +163,9 @@ class Driver<Objects>: Settling, ClientBehavior {
   /// App code hears its app leave the foreground and come back, as UIKit's notifications.
   var hearsAppLifecycle: Bool { true }
   /// The harness's taps by name in traces ("answer", "hangUp").
-  func timerName(tag: UInt32) -> String? { Tap(rawValue: tag).map { "tap \($0)" } }
+  func timerName(tag: UInt32) -> String? {
+    Tap(rawValue: tag).map { $0 == .decide ? "tap accept or reject" : "tap \($0)" }
+  }
   func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {}
 
   func schedule(_ tap: Tap, after delay: SimDuration, user: UInt32, arg: UInt32 = 0, host: AppHost) {

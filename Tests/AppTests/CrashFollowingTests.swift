@@ -336,6 +336,13 @@ import ToolSupport
     #expect(before.contains("progress 10%"))
   }
 
+  /// A worker that ran another build (the executable rebuilt during a sweep) is said, once.
+  @Test func aWorkerOfAnotherBuildIsSaid() {
+    #expect(WorkerPool.otherBuild("aaaa", mine: "aaaa") == nil)
+    #expect(WorkerPool.otherBuild(nil, mine: "aaaa") == nil)
+    #expect(WorkerPool.otherBuild("bbbb1234567890ff", mine: "aaaa")?.contains("another build (bbbb12345678)") == true)
+  }
+
   @Test func workerMemoryReadsSizes() {
     #expect(WorkerPool.parseMemory("1k") == 1024)
     #expect(WorkerPool.parseMemory("512m") == 512 << 20)
