@@ -114,7 +114,6 @@ public final class AppCrashes {
   /// piece no longer runs.
   @inline(__always)
   public func take(at entry: UInt64, piece: UInt32 = 0) -> AppCrash? {
-    guard next < planned.count else { return nil }
     while next < planned.count && (planned[next].entry, planned[next].piece) < (entry, piece) { next += 1 }
     guard next < planned.count, planned[next].entry == entry, planned[next].piece == piece else { return nil }
     next += 1

@@ -3,20 +3,10 @@ import Clients
 /// Crashes of app code carried out (see ``AppCrash``): the entry where a user's app crashed in an
 /// earlier run of the seed does not run, and that user's process dies there.
 extension AppHost {
-  /// Whether the outermost entry just counted, into `user`'s code, is skipped: the app crashed
-  /// here in an earlier run of the seed (its process dies now instead), or `user`'s app crashed
-  /// before and is gone.
+  /// Whether the piece just counted (an outermost entry, or one nested in it), into `user`'s
+  /// code, is skipped: the app crashed here in an earlier run of the seed (its process dies now
+  /// instead), or `user`'s app crashed before and is gone.
   func crashSkips(_ user: UInt32) -> Bool {
-    if let crash = runtime.appCrashes.take(at: entries) {
-      crashed(crash)
-      return true
-    }
-    return goneByCrash(user)
-  }
-
-  /// Whether the nested piece just counted, into `user`'s code, is skipped: the app crashed here
-  /// in an earlier run of the seed (its process dies now instead), or `user`'s app crashed before.
-  func nestedCrashSkips(_ user: UInt32) -> Bool {
     if let crash = runtime.appCrashes.take(at: entries, piece: pieces) {
       crashed(crash)
       return true

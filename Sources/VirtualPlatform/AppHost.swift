@@ -126,7 +126,7 @@ package final class AppHost {
       }
     } else {
       pieces &+= 1
-      if followsCrashes && R.self == Void.self && nestedCrashSkips(user) { return () as! R }
+      if followsCrashes && R.self == Void.self && crashSkips(user) { return () as! R }
       piece = pieces
       stampede_set_app_piece(user, pieces)
     }

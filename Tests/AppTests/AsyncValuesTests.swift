@@ -10,7 +10,7 @@ import Testing
 /// state publisher gets each value as the user's code, in order, and the subscription ends with
 /// the loop or its task.
 @Suite(.serialized) struct AsyncValuesTests {
-  final class Log: @unchecked Sendable { var lines: [String] = [] }
+  typealias Log = TestLog
 
   @Test func aLoopOverValuesGetsEachValueAndEndsWithItsTask() {
     let log = Log()

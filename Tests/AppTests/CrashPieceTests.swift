@@ -20,7 +20,7 @@ import Testing
     deinit { log.lines.append("deinit \(name)") }
   }
 
-  final class Log { var lines: [String] = [] }
+  typealias Log = TestLog
 
   /// A host over `bench`'s runtime with `crashes` planned.
   func host(_ bench: HostBench, _ crashes: [AppCrash]) -> AppHost {

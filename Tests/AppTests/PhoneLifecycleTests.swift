@@ -14,15 +14,7 @@ import Testing
 /// screen that re-reads the SDK's state on `willEnterForeground` is told when to.
 @Suite(.serialized) struct PhoneLifecycleTests {
   /// What the notifications told one run's apps: each post with the state the app read then.
-  final class Heard: @unchecked Sendable {
-    var lines: [String] = []
-    let lock = NSLock()
-    func add(_ line: String) {
-      lock.lock()
-      lines.append(line)
-      lock.unlock()
-    }
-  }
+  typealias Heard = TestLog
 
   /// The example push manager and call screen, with observers of the two notifications.
   final class ListeningPhone {

@@ -61,3 +61,9 @@ final class HostBench {
     return ran
   }
 }
+
+/// Lines a test's app code writes as it runs (one run's code runs on one thread at a time).
+final class TestLog: @unchecked Sendable {
+  var lines: [String] = []
+  func add(_ line: String) { lines.append(line) }
+}

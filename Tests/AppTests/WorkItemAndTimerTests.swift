@@ -9,10 +9,7 @@ import Testing
 /// Dispatch's work items and groups and Foundation's timers, as app code uses them: each runs as
 /// its user's work at simulated times, as on a phone's main thread.
 @Suite(.serialized) struct WorkItemAndTimerTests {
-  final class Log: @unchecked Sendable {
-    var lines: [String] = []
-    func add(_ line: String) { lines.append(line) }
-  }
+  typealias Log = TestLog
 
   /// The cancellable timeout: an item armed with `asyncAfter` runs at its deadline unless it was
   /// cancelled by then; a cancelled one returns at once, and its notify work still follows.
