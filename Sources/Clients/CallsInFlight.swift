@@ -271,6 +271,8 @@ public struct OperationRecord: Sendable {
   public var answerLate = false
   /// The process generation of a phone app that made the call (0 for everyone else).
   public var generation: UInt16 = 0
+  /// Whether it was made on the user's behalf (``PendingOperation/onBehalf``).
+  public var onBehalf: Bool
   /// The other user involved; for some calls a slot or ID (callee list, call, certificate).
   public var target: UInt32
   /// The timeout argument (zero: none).
@@ -284,6 +286,7 @@ public struct OperationRecord: Sendable {
     live = true
     seat = op.seat
     policy = op.policy
+    onBehalf = op.onBehalf
     target = op.target
     timeout = op.timeout
     issuedAt = op.issuedAt

@@ -112,6 +112,8 @@ public struct PendingOperation: Sendable {
   public var seat: Int16
   /// The move policy, for `moveUserToSeat`.
   public var policy: MovePolicy
+  /// Whether the SDK, the system or a fault made it on the user's behalf, not its app.
+  public var onBehalf = false
   /// The timeout argument of `applyForSeat` / `inviteToSeat` (zero: none).
   public var timeout: SimDuration
   /// When the call was made.

@@ -506,7 +506,9 @@ extension PendingOperation {
   public static func system(_ user: UInt32, _ kind: OperationKind, target: UInt32 = 0, at: SimInstant)
     -> PendingOperation
   {
-    PendingOperation(
+    var op = PendingOperation(
       user: user, kind: kind, target: target, seat: -1, policy: .abortWhenOccupied, timeout: .zero, issuedAt: at)
+    op.onBehalf = true
+    return op
   }
 }

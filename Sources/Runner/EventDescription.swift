@@ -197,6 +197,10 @@ extension LiveWorld {
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil,
         detail: "the seated viewer's SDK enters the room again", onServer: false)
+    case .sdkRejoin:
+      return .init(
+        kind: name, room: home(e.a), users: [e.a], request: nil,
+        detail: "the SDK tries again to enter the room its re-entry got no answer for", onServer: false)
     case .presenceLost:
       return .init(
         kind: name, room: home(e.a), users: [e.a], request: nil,

@@ -101,6 +101,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = phone user, b = action: the system hands the app's delegate the Start action of the
   /// outgoing conversation the app asked for (`perform`).
   case appStart
+  /// a = user, b = its SDK's room epoch: the SDK tries again to enter the room its own re-entry
+  /// got no answer for (`ServerSide.retryJoin`).
+  case sdkRejoin
 }
 
 extension LiveEvent {

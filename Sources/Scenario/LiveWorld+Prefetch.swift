@@ -33,7 +33,7 @@ extension LiveWorld {
       // The event draws the arrival time of the room's next viewer, who sits in the next place.
       layout.viewerOfPlace.prefetch(Int(user) + 1)
     case LiveEvent.clientStart.rawValue, LiveEvent.applyIntent.rawValue, LiveEvent.audienceRejoin.rawValue,
-      LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue:
+      LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue, LiveEvent.sdkRejoin.rawValue:
       user = next.a
     case LiveEvent.serverCall.rawValue, LiveEvent.serverServed.rawValue:
       // The server's records only: the client's own wait for its answer.

@@ -261,6 +261,8 @@ public struct LiveWorld: World {
       hostReenter(e.a, &scheduler)
     case .audienceRejoin:
       audienceRejoin(e.a, &scheduler)
+    case .sdkRejoin:
+      backend.sdkRejoin(e.a, epoch: e.b, &measured, &observers, &scheduler)
     case .uiCheck:
       observers.checkUIs(&backend, prefetch: prefetchesNextEvent)
       periodicPending -= 1
@@ -422,6 +424,8 @@ public struct LiveWorld: World {
         // No answer: the server may have let it in. The SDK is not in the room and sends no
         // heartbeat, so the server drops it if so.
         scheduler.schedule(after: Server.presenceTimeout, event(.presenceLost, op.user))
+        // A re-entry the SDK made itself it tries again, unless it has left the room since.
+        if op.onBehalf { backend.retryJoin(op, &scheduler) }
       }
     case .leaveLive:
       // The SDK left whatever the answer; if the server did not hear it, it notices the silence.

@@ -459,6 +459,32 @@ struct ServerSide {
     sendCall(op, slot: slot, at: fifo(downlink: false, op.user, scheduler.now, &measured), &scheduler)
   }
 
+  /// How long an SDK waits before it tries again to enter a room its own re-entry got no answer
+  /// for.
+  static let rejoinRetry = SimDuration.seconds(3)
+
+  /// The SDK's own `joinLive` (`op`, re-entering its room after `host.reenter` or
+  /// `audience.rejoin`) got no answer: like the room engine reconnecting, the SDK tries again
+  /// after ``rejoinRetry``, unless it has left the room (or logged out) meanwhile.
+  mutating func retryJoin(_ op: OperationRecord, _ scheduler: inout Scheduler) {
+    let epoch = runtime.clients[Int(op.user)].roomEpoch
+    guard op.seat == Int16(epoch) else { return }
+    scheduler.schedule(after: Self.rejoinRetry, event(.sdkRejoin, op.user, UInt32(epoch)))
+  }
+
+  /// The retry of ``retryJoin(_:_:)``: the SDK enters the room again if it is still out of it,
+  /// logged in and has not left since (its room epoch is `epoch`).
+  mutating func sdkRejoin(
+    _ user: UInt32, epoch: UInt32, _ measured: inout LiveMetrics, _ observers: inout Observers,
+    _ scheduler: inout Scheduler
+  ) {
+    let client = runtime.clients[Int(user)]
+    guard client.loggedIn, client.joinedRoom == 0, UInt32(client.roomEpoch) == epoch, !inFlight.isJoining(user) else {
+      return
+    }
+    inject(.system(user, .joinLive, at: scheduler.now), &measured, &observers, &scheduler)
+  }
+
   /// `audience.rejoin` at a viewer taking a seat: later, its SDK enters the room again.
   mutating func seatedFaults(_ guest: UInt32, _ scheduler: inout Scheduler) {
     if let after = chaos.rejoin(guest: guest, scheduler.now) {

@@ -114,6 +114,27 @@ import Testing
     #expect(s.violations == 0)
   }
 
+  @Test func aReentryWithNoAnswerIsTriedAgainUntilTheOwnerIsBackInItsRoom() throws {
+    // The owner's way to the server is cut from 5 s to 15 min 5 s; its re-entry (30 s to 10 min
+    // after its join) waits behind the cut, and the SDK times the join out.
+    let profile = TestProfile(stagedProfile).with("duration", json5: "\"30m\"").with(
+      "faults",
+      json5: """
+        { heal: "1m", plan: [
+          { kind: "host.reenter", rate: 1, target: "user:0" },
+          { kind: "network.partition", target: "user:0", direction: "up", at: "5s", for: "15m" },
+        ] }
+        """)
+    var s = try Staged(profile.text, audience: ScriptedClient(), host: ScriptedClient(), admin: ScriptedClient())
+    s.run(untilMs: 14 * 60_000)
+    #expect(s.world.runtime.clients[0].joinedRoom == 0)  // out, and still trying
+    s.run(untilMs: 16 * 60_000)
+    // After the cut heals, a retry is answered: the SDK is in its room, as the server has it.
+    #expect(s.world.runtime.clients[0].joinedRoom == 1 && s.world.server.seats.room(of: 0) == 0)
+    #expect(s.world.runtime.clients[1].joinedRoom == 1)
+    #expect(s.violations == 0)
+  }
+
   @Test(arguments: [("login.kicked_offline", "kickedOffline"), ("login.expired", "loginExpired")])
   func aSessionFaultLogsTheUserOutLater(kind: String, event: String) throws {
     let viewer = ScriptedClient()
