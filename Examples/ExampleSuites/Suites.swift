@@ -121,6 +121,27 @@ let guardedPhone = examplePhone(
   { VoIPPushManager(certificateID: $0) }, { GuardedPhoneObjects(push: $0, screen: GuardedCallScreen(model: $1)) },
   parts: { ($0.push, $0.screen.model) }, shows: { $0.screen.model.isShowingCall })
 
+/// What a phone user's app holds in the `ring-timeout` variant: the correct push manager, and the
+/// call screen behind a ring timeout that is not cancelled when the call connects.
+public struct RingTimeoutPhoneObjects {
+  public let push: VoIPPushManager
+  public let screen: RingTimeoutCallScreen
+}
+
+/// The phone app of the `ring-timeout` variant: its calls are placed, and hung up, through the
+/// screen with the ring timeout.
+let ringTimeoutPhone: PhoneApp<RingTimeoutPhoneObjects> = {
+  var app = examplePhone(
+    { VoIPPushManager(certificateID: $0) },
+    { RingTimeoutPhoneObjects(push: $0, screen: RingTimeoutCallScreen(model: $1)) },
+    parts: { ($0.push, $0.screen.model) }, shows: { $0.screen.model.isShowingCall })
+  app.dial = { o, users, video in
+    o.push.startOutgoingCall(to: users, video: video) { placed in o.screen.call(users, video: video, placed: placed) }
+  }
+  app.hangUp = { $0.screen.hangUp() }
+  return app
+}()
+
 /// The host app of the `lock-leak` variant: the correct panel, with a seat lock kept in one variable.
 let lockLeakHost: HostApp<SingleLockHostViewModel> = {
   var app = HostApp { SingleLockHostViewModel(liveID: $0.liveID!) }
@@ -174,7 +195,7 @@ let serialAcceptHost: HostApp<SerialAcceptHostViewModel> = {
 /// `examples-phones` (the phone app adding people to its calls), `guarded-screen` (the phone app
 /// with a coordinator that asserts in `deinit`, which only a dead process would run), and the
 /// wrong variants, each with one mistake: `double-tap`, `seat-list-guest`, `guide-push`,
-/// `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
+/// `ring-timeout`, `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
 /// (main actor, async/await), `one-shot-observation` (Observation), `stale-watchdog` (Dispatch
 /// from a Foundation file), `accept-all` (a `DispatchGroup` left more often than entered),
 /// `foreground-camera` (UIKit's lifecycle notifications), `review-timer` (a force-unwrap that
@@ -214,6 +235,11 @@ public let exampleSuites: [AppSuite] =
       name: "guide-push", summary: "wrong: the integration guide's push handler, which can return before reporting"
     )
     .with(audience: correctAudience).with(host: hostApp).with(phone: phoneApp { GuidePushManager(certificateID: $0) }),
+    AppSuite(
+      name: "ring-timeout",
+      summary: "wrong: a call screen whose 45 s ring timeout is cancelled on hang-up but not on connect"
+    )
+    .with(audience: correctAudience).with(host: hostApp).with(phone: ringTimeoutPhone),
     AppSuite(
       name: "lock-leak", summary: "wrong: a host panel that remembers one locked seat, so overlapping locks leak"
     )

@@ -106,7 +106,7 @@ func call(
   if site != 0 { runtime.callSite = 0 }
   runtime.commands.appendOperation(
     user: user, kind: kind, target: target, seat: Int16(clamping: seat), policy: policy, timeout: timeout,
-    issuedAt: runtime.now, site: site, completion: completion)
+    issuedAt: runtime.now, site: site, armedWhileRinging: runtime.workArmedWhileRinging, completion: completion)
 }
 
 /// `CoGuestStore`: applications and invitations.

@@ -98,45 +98,6 @@ public enum OperationKind: UInt8, Sendable, CaseIterable {
   }
 }
 
-/// One SDK call as made: what was asked. Its completion travels apart (beside it in
-/// ``CommandQueue``, then in ``CallsInFlight``), so that the operation is a plain value whose
-/// copies touch no reference count.
-public struct PendingOperation: Sendable {
-  /// The calling user.
-  public var user: UInt32
-  /// Which call.
-  public var kind: OperationKind
-  /// The other user involved (applicant, invitee, inviter, kicked or moved user), if any.
-  public var target: UInt32
-  /// The seat index argument (-1: any), if any.
-  public var seat: Int16
-  /// The move policy, for `moveUserToSeat`.
-  public var policy: MovePolicy
-  /// Whether the SDK, the system or a fault made it on the user's behalf, not its app.
-  public var onBehalf = false
-  /// The timeout argument of `applyForSeat` / `inviteToSeat` (zero: none).
-  public var timeout: SimDuration
-  /// When the call was made.
-  public var issuedAt: SimInstant
-  /// Where app code made it (an index into ``ClientRuntime/callSites``; 0: not app code, or not
-  /// known).
-  public var site: UInt32 = 0
-
-  /// Creates a call.
-  public init(
-    user: UInt32, kind: OperationKind, target: UInt32, seat: Int16, policy: MovePolicy, timeout: SimDuration,
-    issuedAt: SimInstant
-  ) {
-    self.user = user
-    self.kind = kind
-    self.target = target
-    self.seat = seat
-    self.policy = policy
-    self.timeout = timeout
-    self.issuedAt = issuedAt
-  }
-}
-
 /// Something a client asked for while handling an event; the world carries it out afterwards.
 public enum ClientCommand {
   /// An SDK call.
@@ -241,6 +202,11 @@ public final class ClientRuntime {
   public var callSites = CallSites()
   /// The site of the SDK call app code is making now, taken by the call it issues (0: none).
   public var callSite: UInt32 = 0
+  /// While app code runs delayed work (a timer, `asyncAfter`, a sleep's end), the call (ID + 1)
+  /// its user's SDK showed ringing or dialing when the work was armed (0: none): each SDK call the
+  /// work makes carries it (``PendingOperation/armedWhileRinging``), so that a hang-up of a
+  /// connected call by a ring timeout left running is told from a user's tap.
+  public var workArmedWhileRinging: UInt32 = 0
   /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
   /// dialling choice), for the events the SDK-compatible `CallStore` publishes. Dense by user (it
   /// is written at every call event), grown to the highest user that heard one.

@@ -58,15 +58,24 @@ public struct CommandQueue {
   @inline(__always)
   public func appendOperation(
     user: UInt32, kind: OperationKind, target: UInt32, seat: Int16, policy: MovePolicy, timeout: SimDuration,
-    issuedAt: SimInstant, site: UInt32 = 0, completion: consuming Completion?
+    issuedAt: SimInstant, site: UInt32 = 0, armedWhileRinging: UInt32 = 0, completion: consuming Completion?
   ) {
     if counts[0] == counts[1] { grow() }
     (sides.pointee + counts[0]).initialize(to: CompletionSlot(fn: completion))
     var op = PendingOperation(
       user: user, kind: kind, target: target, seat: seat, policy: policy, timeout: timeout, issuedAt: issuedAt)
     op.site = site
+    op.armedWhileRinging = armedWhileRinging
     (storage.pointee + counts[0]).initialize(to: .operation(op))
     counts[0] += 1
+  }
+
+  /// Whether a command queued now is an SDK call of `kind` by `user` (a scan: for app code's
+  /// timers only).
+  public func holdsOperation(_ kind: OperationKind, by user: UInt32) -> Bool {
+    (0..<counts[0]).contains { i in
+      if case .operation(let op) = (storage.pointee + i).pointee { op.kind == kind && op.user == user } else { false }
+    }
   }
 
   /// Removes and returns the command at `index` (left uninitialized until ``reset()``); each index

@@ -55,6 +55,14 @@ extension Checker {
       log.record(
         .callValidUse, at: now, entities: ["user:\(op.user)"],
         "user \(op.user) called invite()\(runtime.siteNote(op)) while its SDK shows \(state), not a connected one")
+    case .hangupCall where op.armedWhileRinging != 0 && runtime.clients[Int(op.user)].callState == .accept:
+      // Delayed work armed while the call rang, or was being placed, hangs it up once connected.
+      let call = runtime.clients[Int(op.user)].call
+      guard op.armedWhileRinging == call || op.armedWhileRinging == .max else { break }
+      log.record(
+        .noStaleRingTimer, at: now, entities: ["user:\(op.user)", "call:\(call - 1)"],
+        "user \(op.user) hung up its connected call \(call - 1)\(runtime.siteNote(op)) from delayed work (a timer, asyncAfter, a sleep) armed while the call \(op.armedWhileRinging == .max ? "was being placed" : "still rang"): a ring timeout not cancelled when it connected"
+      )
     case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
       log.record(
         .disconnectByGuest, at: now, entities: ["user:\(op.user)", "room:\(layout.homeRoom[Int(op.user)])"],

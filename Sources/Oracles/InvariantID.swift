@@ -38,6 +38,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case appCrashFree
   case lockReleased
   case inviteIdleOnly
+  case noStaleRingTimer
 
   /// The invariant's stable ID, kind and description.
   public var invariant: Invariant {
@@ -222,6 +223,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "coguest.invite-idle-only", kind: .safety,
         description:
           "a host or admin invites only a viewer its own SDK shows neither seated nor applying (the server answers an invitee already seated with 100201)"
+      )
+    case .noStaleRingTimer:
+      return Invariant(
+        id: "call.no-stale-ring-timer", kind: .safety,
+        description:
+          "app code never hangs up a connected call from a timer (or other delayed work) it armed while that call still rang or was being placed: a ring timeout left running when the call connected"
       )
     }
   }

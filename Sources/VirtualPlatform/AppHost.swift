@@ -58,6 +58,9 @@ package final class AppHost {
     var process: UInt16
     /// Zero-delay posts in a row that led to this one (0: posted with a delay).
     var chain: UInt16 = 0
+    /// The call its user's SDK rang or dialed when the work was armed (see
+    /// ``ClientRuntime/workArmedWhileRinging``).
+    var ringing: UInt32 = 0
     var job: Job?
   }
   /// The chain of the job running now (0 outside jobs).
@@ -306,13 +309,16 @@ package final class AppHost {
     }
   }
 
-  /// Posts `job` for the current user, to run as its own event after `delay`.
-  package func post(_ job: @escaping Job, after delay: SimDuration = .zero) {
+  /// Posts `job` for the current user, to run as its own event after `delay`. Delayed work notes
+  /// the call its user's SDK rings or dials now (`ringing`, if not given), work posted at once
+  /// that of the work running now (see ``ClientRuntime/workArmedWhileRinging``).
+  package func post(_ job: @escaping Job, after delay: SimDuration = .zero, ringing: UInt32? = nil) {
     // Work started by released code of a process that is gone never runs.
     if releasingGone > 0 { return }
     guard user != .max else { return AppHost.reportOutsideUser("work on a dispatch queue") }
     let slot: UInt32
     let process = self.process(of: user)
+    let ringing = ringing ?? (delay > .zero ? ringingCall() : runtime.workArmedWhileRinging)
     // Work that re-posts itself at zero delay (a poll on `DispatchQueue.main.async`) would hold
     // simulated time still; on a phone each turn of the main queue takes a little time, and the
     // answer it waits for comes in between.
@@ -320,10 +326,10 @@ package final class AppHost {
     let delay = chain > AppHost.zeroDelayChain ? AppHost.mainQueueTurn : max(delay, .zero)
     if let s = freeJobs.popLast() {
       slot = s
-      jobs[Int(slot)] = JobSlot(user: user, process: process, chain: chain, job: job)
+      jobs[Int(slot)] = JobSlot(user: user, process: process, chain: chain, ringing: ringing, job: job)
     } else {
       slot = UInt32(jobs.count)
-      jobs.append(JobSlot(user: user, process: process, chain: chain, job: job))
+      jobs.append(JobSlot(user: user, process: process, chain: chain, ringing: ringing, job: job))
     }
     runtime.commands.append(.timer(user: user, delay: delay, tag: AppHost.jobTag, arg: slot))
   }
@@ -340,13 +346,22 @@ package final class AppHost {
       return releaseObjects(of: owner, holding: job) { job = {} }
     }
     // The job, and what it captured, is released inside its user's code.
-    let outer = runningChain
+    let outer = (runningChain, runtime.workArmedWhileRinging)
     runningChain = jobs[Int(slot)].chain
+    runtime.workArmedWhileRinging = jobs[Int(slot)].ringing
     run(as: owner) {
       job()
       job = {}
     }
-    runningChain = outer
+    (runningChain, runtime.workArmedWhileRinging) = outer
+  }
+
+  /// The call the current user's SDK rings or dials now, as call ID + 1: `UInt32.max` for a call
+  /// its code has just placed (its `calls()` queued, the call not known yet), 0 for none.
+  package func ringingCall() -> UInt32 {
+    let client = runtime.clients[Int(user)]
+    if client.callState == .waiting { return client.call }
+    return client.callState == .none && runtime.commands.holdsOperation(.placeCall, by: user) ? .max : 0
   }
 
   /// The process generation of `user`'s app (phones are killed and relaunched; others have one,

@@ -78,7 +78,12 @@ public final class Timer: @unchecked Sendable {
     post(on: host, after: firstFire.map { max(0, $0.timeIntervalSince(Date())) } ?? timeInterval)
   }
 
+  /// What the SDK rang or dialed when the timer was scheduled: a repeating timer's every firing is
+  /// armed then (see ``AppHost/post(_:after:ringing:)``).
+  private var ringing: UInt32?
+
   private func post(on host: AppHost, after seconds: Double) {
+    if ringing == nil { ringing = host.ringingCall() }
     host.post(
       { [self] in
         guard isValid else { return }
@@ -89,7 +94,7 @@ public final class Timer: @unchecked Sendable {
         } else {
           isValid = false
         }
-      }, after: .nanoseconds(Int64((seconds * 1e9).rounded())))
+      }, after: .nanoseconds(Int64((seconds * 1e9).rounded())), ringing: ringing)
   }
 }
 

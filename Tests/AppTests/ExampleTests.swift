@@ -210,6 +210,18 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(failing.repro.contains("--app minus-one-refused --set 'explore=[{call:"), "\(failing.repro)")
   }
 
+  /// A call screen whose ring timeout is cancelled on hang-up but not on connect cuts off the
+  /// calls still running 45 s after they were placed: `call.no-stale-ring-timer`, alone, at the
+  /// timer's own line.
+  @Test func aRingTimeoutLeftRunningOnConnectIsCaught() throws {
+    let report = try runExample("ring-timeout", seed: 1)
+    #expect(violated(report) == ["call.no-stale-ring-timer"])
+    let finding = report.invariants.first { $0.id == "call.no-stale-ring-timer" }
+    #expect((finding?.violations ?? 0) > 10)
+    let message = finding?.first?.message ?? ""
+    #expect(message.contains("(RingTimeoutCallScreen.swift:24 hangup)") && message.contains("still rang"), "\(message)")
+  }
+
   /// A host panel that invites whoever is tapped on the room's list (the harness taps any member,
   /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 1 to 7 of 1
   /// to 8; the correct panel, which reads its SDK's state first, never is.
