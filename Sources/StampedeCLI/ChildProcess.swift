@@ -119,7 +119,10 @@ final class ErrorRelay: @unchecked Sendable {
   private var crash = ""
   private var capturing = false
   private let done = DispatchSemaphore(value: 0)
-  static let markers = ["*** Signal ", "*** Program crashed: "]
+  /// Where a crash's report starts: the runtime's title lines, or its warning that it could not
+  /// stop some thread to read its stack (a thread that blocks signals), which comes first and
+  /// belongs to the report as much.
+  static let markers = ["*** Signal ", "*** Program crashed: ", "swift-runtime: failed to suspend thread"]
 
   /// Starts relaying `handle` until it ends.
   init(_ handle: FileHandle) {

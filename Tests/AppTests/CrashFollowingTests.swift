@@ -336,6 +336,21 @@ import ToolSupport
     #expect(before.contains("progress 10%"))
   }
 
+  /// The runtime's warning that it could not stop a thread while it read the crash's stacks goes
+  /// with the report it belongs to, not to the supervisor's standard error.
+  @Test func theRuntimesThreadWarningGoesWithTheCrashReport() throws {
+    let pipe = Pipe()
+    let relay = ErrorRelay(pipe.fileHandleForReading)
+    let warning =
+      "swift-runtime: failed to suspend thread 3066 while processing a crash; backtraces will be missing information"
+    pipe.fileHandleForWriting.write(Data("app line\n\(warning)\n\n*** Signal 6: Backtracing from 0x1...\n".utf8))
+    try pipe.fileHandleForWriting.close()
+    let (before, crash) = relay.finish()
+    #expect(crash.first == warning)
+    #expect(crash.contains("*** Signal 6: Backtracing from 0x1..."))
+    #expect(before.contains("app line") && !before.contains(warning))
+  }
+
   /// A worker that ran another build (the executable rebuilt during a sweep) is said, once.
   @Test func aWorkerOfAnotherBuildIsSaid() {
     #expect(WorkerPool.otherBuild("aaaa", mine: "aaaa") == nil)
