@@ -207,6 +207,17 @@ public final class ClientRuntime {
   /// work makes carries it (``PendingOperation/armedWhileRinging``), so that a hang-up of a
   /// connected call by a ring timeout left running is told from a user's tap.
   public var workArmedWhileRinging: UInt32 = 0
+  /// Per user whose person tapped to end a call (hang up, give up, decline), the call its SDK
+  /// showed then (call ID + 1; `UInt32.max` while its placed call was not known yet), until it
+  /// places the next: a hang-up of that call from delayed work (a retry of a hang-up that got
+  /// -1) is what the person asked for. Only app code's users have entries.
+  public var endTapped: [UInt32: UInt32] = [:]
+
+  /// `user`'s person taps to end its call (see ``endTapped``).
+  public func noteEndTap(_ user: UInt32) {
+    let c = clients[Int(user)]
+    endTapped[user] = c.callState == .none ? .max : c.call
+  }
   /// Per user: the media type of the last call its SDK heard of (the call's, not the user's own
   /// dialling choice), for the events the SDK-compatible `CallStore` publishes. Dense by user (it
   /// is written at every call event), grown to the highest user that heard one.

@@ -36,6 +36,8 @@ extension Checker {
       }
       devicesOpening[u] |= bit
     case .placeCall:
+      // A tap to end the call before no longer speaks for the call placed now.
+      if !runtime.endTapped.isEmpty { runtime.endTapped[op.user] = nil }
       let callees = runtime.callLists.peek(op.calleeList)
       var why: String?
       if !runtime.clients[Int(op.user)].loggedIn {
@@ -56,12 +58,14 @@ extension Checker {
         .callValidUse, at: now, entities: ["user:\(op.user)"],
         "user \(op.user) called invite()\(runtime.siteNote(op)) while its SDK shows \(state), not a connected one")
     case .hangupCall where op.armedWhileRinging != 0 && runtime.clients[Int(op.user)].callState == .accept:
-      // Delayed work armed while the call rang, or was being placed, hangs it up once connected.
+      // Delayed work armed while the call rang, or was being placed, hangs it up once connected,
+      // and its person never asked to end it.
       let call = runtime.clients[Int(op.user)].call
       guard op.armedWhileRinging == call || op.armedWhileRinging == .max else { break }
+      if let tapped = runtime.endTapped[op.user], tapped == call || tapped == .max { break }
       log.record(
         .noStaleRingTimer, at: now, entities: ["user:\(op.user)", "call:\(call - 1)"],
-        "user \(op.user) hung up its connected call \(call - 1)\(runtime.siteNote(op)) from delayed work (a timer, asyncAfter, a sleep) armed while the call \(op.armedWhileRinging == .max ? "was being placed" : "still rang"): a ring timeout not cancelled when it connected"
+        "user \(op.user) hung up its connected call \(call - 1)\(runtime.siteNote(op)) from delayed work (a timer, asyncAfter, a sleep) armed while the call \(op.armedWhileRinging == .max ? "was being placed" : "still rang"), and its user never tapped to end it: a timer armed before the call connected (a ring timeout) not cancelled when it did"
       )
     case .disConnect where layout.role(of: op.user) != .audience && !layout.isPhone(op.user):
       log.record(

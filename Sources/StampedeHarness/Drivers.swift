@@ -164,7 +164,9 @@ class Driver<Objects>: Settling, ClientBehavior {
   var hearsAppLifecycle: Bool { true }
   /// The harness's taps by name in traces ("answer", "hangUp").
   func timerName(tag: UInt32) -> String? {
-    Tap(rawValue: tag).map { $0 == .decide ? "tap accept or reject" : "tap \($0)" }
+    Tap(rawValue: tag).map {
+      $0 == .decide ? "tap accept or reject" : $0 == .answer ? "tap answer or decline" : "tap \($0)"
+    }
   }
   func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {}
 

@@ -112,12 +112,17 @@ final class PhoneDriver<Objects>: Driver<Objects> {
       if harness.chance(settings.answerProbability) {
         onMainActor { app.answer?(o) }
       } else {
+        host.runtime.noteEndTap(user)
         onMainActor { app.decline?(o) }
       }
     case .hangUp:
-      if state == .accept { onMainActor { app.hangUp?(o) } }
+      guard state == .accept else { return }
+      host.runtime.noteEndTap(user)
+      onMainActor { app.hangUp?(o) }
     case .callerGiveUp:
-      if state == .waiting, arg == epoch[Int(user)] { onMainActor { app.hangUp?(o) } }
+      guard state == .waiting, arg == epoch[Int(user)] else { return }
+      host.runtime.noteEndTap(user)
+      onMainActor { app.hangUp?(o) }
     case .inviteToCall:
       // Someone not in the call yet, if the call this phone placed still runs.
       guard state == .accept, host.runtime.clients[Int(user)].call == arg + 1, let invite = app.invite,
