@@ -58,18 +58,59 @@ public indirect enum JSONValue: Decodable, Equatable, Sendable {
 }
 
 extension JSONValue {
-  /// A copy with the value at the dotted `path` (`seats.packageLimit`) replaced by `value`,
-  /// creating objects along the way. Fails if the path crosses something that is not an object.
+  /// A copy with the value at the dotted `path` (`seats.packageLimit`; `faults.plan[2].rate` for
+  /// an entry of a list) replaced by `value`, creating objects along the way. Fails if the path
+  /// crosses something that is not an object (or, at a position, a list that has that entry).
   public func setting(_ path: String, to value: JSONValue) throws(ProfileError) -> JSONValue {
-    let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    guard !keys.isEmpty, keys.allSatisfy({ !$0.isEmpty }) else {
-      throw ProfileError(path: path, message: "expected a dotted key path such as seats.packageLimit")
+    guard let keys = JSONValue.pathSteps(path) else {
+      throw ProfileError(
+        path: path, message: "expected a dotted key path such as seats.packageLimit or faults.plan[0].rate")
     }
     return try set(keys[...], value, walked: "")
   }
 
+  /// The steps of a key path: object keys, and list positions written `[N]` after a key
+  /// (`faults.plan[2].rate` is `faults`, `plan`, `[2]`, `rate`); nil if a step is empty or a
+  /// position is not a whole number.
+  static func pathSteps(_ path: String) -> [String]? {
+    var steps: [String] = []
+    for part in path.split(separator: ".", omittingEmptySubsequences: false) {
+      var rest = part
+      let name = rest.prefix { $0 != "[" }
+      guard !name.isEmpty else { return nil }
+      steps.append(String(name))
+      rest = rest.dropFirst(name.count)
+      while rest.first == "[" {
+        guard let close = rest.firstIndex(of: "]"), let n = Int(rest[rest.index(after: rest.startIndex)..<close]),
+          n >= 0
+        else { return nil }
+        steps.append("[\(n)]")
+        rest = rest[rest.index(after: close)...]
+      }
+      guard rest.isEmpty else { return nil }
+    }
+    return steps.isEmpty ? nil : steps
+  }
+
   func set(_ keys: ArraySlice<String>, _ value: JSONValue, walked: String) throws(ProfileError) -> JSONValue {
     guard let key = keys.first else { return value }
+    if key.hasPrefix("[") {
+      // A list position: the entry must be there already.
+      let here = walked + key
+      let n = Int(key.dropFirst().dropLast())!
+      guard case .array(var entries) = self else {
+        throw ProfileError(path: walked, message: "cannot set \(here): \(walked) is \(shortDescription), not a list")
+      }
+      guard n < entries.count else {
+        throw ProfileError(
+          path: walked,
+          message:
+            "cannot set \(here): \(walked) has \(entries.count) entr\(entries.count == 1 ? "y" : "ies") (positions from 0)"
+        )
+      }
+      entries[n] = try entries[n].set(keys.dropFirst(), value, walked: here)
+      return .array(entries)
+    }
     let here = walked.isEmpty ? key : walked + "." + key
     var fields: [String: JSONValue]
     switch self {

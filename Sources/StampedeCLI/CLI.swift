@@ -107,6 +107,9 @@ enum CLI {
       --history FILE    record the result in this history (default: reports/history.sqlite, or
                         STAMPEDE_HISTORY; off to skip)
       --duration D      simulated time, e.g. 90s, 30m, 1h (default: the profile's "duration")
+      --set KEY=VALUE   override a profile key (repeatable), checked like the profile: a dotted
+                        path, with [N] for an entry of a list (faults.plan[3].rate=90%, positions
+                        from 0 as `stampede profile show` lists them); it appears in the repro line
       --progress MODE   auto (bar on a terminal, plain lines otherwise), bar, plain or none;
                         progress goes to stderr and never changes the run (default: auto)
       --trace FILE      write the events as JSON lines (index, time, kind, room, users, detail)
@@ -167,6 +170,8 @@ enum CLI {
 
     Options:
       --seed N          the failing seed
+      --set KEY=VALUE   the profile overrides it fails with, as for run (written into the shrunk
+                        profile)
       --mistake M[,M]   the catalogued client mistakes that make it fail; they are written into
                         the shrunk profile ("mistakes"), which then reproduces on its own
       --quirk Q[,Q]     the SDK quirks it needs; written into the shrunk profile ("quirks")
@@ -220,6 +225,7 @@ enum CLI {
                         (SLURM_ARRAY_TASK_ID/COUNT/MIN), GitLab (CI_NODE_INDEX/TOTAL), Buildkite
                         (BUILDKITE_PARALLEL_JOB/_COUNT); on GitHub Actions pass K/N from the matrix
       --out DIR         output folder (default: reports/<profile>/sweep-A-B[-explore][/shard-K-of-N])
+      --set KEY=VALUE   override a profile key for every seed, as for run (repeatable)
       --history FILE    record the result in this history (default: reports/history.sqlite, or
                         STAMPEDE_HISTORY; off to skip)
       --progress MODE   auto (a bar of seeds done on a terminal, plain lines otherwise), bar,

@@ -507,7 +507,9 @@ final class HostDriver<Objects>: Driver<Objects> {
         host.client(user).reviewEnded(measuredGuests[Int(user)].removeFirst())
       }
     }
-    guard let box = objects(of: user) else { return }
+    // A host or admin whose session ended (kicked offline, the login expired, the live ended)
+    // taps nothing more: its screens are closed.
+    guard let box = objects(of: user), host.runtime.clients[Int(user)].status != .left else { return }
     let o = box.value
     switch tap {
     case .decide:

@@ -46,6 +46,29 @@ import Testing
     #expect(throws: ProfileError.self) { _ = try tree.setting("name.x", to: 1) }
   }
 
+  /// `--set` reaches an entry of a list, nested lists too (nightly-chaos groups its faults), and
+  /// says what is wrong with a position it cannot take.
+  @Test func aKeyPathNamesAnEntryOfAList() throws {
+    let tree: JSONValue = ["faults": ["plan": [["kind": "network.loss"], [["kind": "a"], ["kind": "host.reenter"]]]]]
+    let edited = try tree.setting("faults.plan[1][1].rate", to: "90%")
+    guard case .object(let faults) = edited.value(at: "faults"), case .array(let plan)? = faults["plan"],
+      case .array(let group) = plan[1]
+    else {
+      Issue.record("\(edited)")
+      return
+    }
+    #expect(group[1] == ["kind": "host.reenter", "rate": "90%"])
+    #expect(plan[0] == ["kind": "network.loss"])
+    #expect(try tree.setting("faults.plan[0].kind", to: "network.delay") != tree)
+    let past = #expect(throws: ProfileError.self) { _ = try tree.setting("faults.plan[2].rate", to: 1) }
+    #expect(past?.message.contains("faults.plan has 2 entries") == true, "\(String(describing: past))")
+    let notList = #expect(throws: ProfileError.self) { _ = try tree.setting("faults[0]", to: 1) }
+    #expect(notList?.message.contains("faults is an object, not a list") == true)
+    for bad in ["faults.plan[x]", "faults.plan[-1]", "faults.plan[0", "[0]", "faults..plan", "faults.plan[0]x"] {
+      #expect(throws: ProfileError.self, "\(bad)") { _ = try tree.setting(bad, to: 1) }
+    }
+  }
+
   @Test func chaosCountsWhatItInjectsAndTheWorldReportsIt() throws {
     var s = try Staged(chaosStaged("{ kind: \"seat.limit_hit\", rate: 1 }"))
     s.apply(2, atMs: 1000)
