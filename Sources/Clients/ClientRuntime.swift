@@ -209,7 +209,7 @@ public final class ClientRuntime {
   public var workArmedWhileRinging: UInt32 = 0
   /// Per user whose person tapped to end a call (hang up, give up, decline), the call its SDK
   /// showed then (call ID + 1; `UInt32.max` while its placed call was not known yet), until it
-  /// places the next: a hang-up of that call from delayed work (a retry of a hang-up that got
+  /// taps dial again: a hang-up of that call from delayed work (a retry of a hang-up that got
   /// -1) is what the person asked for. Only app code's users have entries.
   public var endTapped: [UInt32: UInt32] = [:]
 

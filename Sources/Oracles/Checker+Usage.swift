@@ -36,8 +36,6 @@ extension Checker {
       }
       devicesOpening[u] |= bit
     case .placeCall:
-      // A tap to end the call before no longer speaks for the call placed now.
-      if !runtime.endTapped.isEmpty { runtime.endTapped[op.user] = nil }
       let callees = runtime.callLists.peek(op.calleeList)
       var why: String?
       if !runtime.clients[Int(op.user)].loggedIn {

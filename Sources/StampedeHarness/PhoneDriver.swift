@@ -81,6 +81,8 @@ final class PhoneDriver<Objects>: Driver<Objects> {
       guard arg == epoch[Int(user)] else { return }
       schedule(.dial, after: harness.sample(settings.dialEvery), user: user, arg: arg, host: host)
       guard state == .none, foreground(user, host), phones.count > 1, let dial = app.dial else { return }
+      // A tap to end an earlier call no longer speaks for the call dialled now.
+      host.runtime.endTapped[user] = nil
       let video: Bool
       if dialsViewers && harness.chance(settings.liveCallees), let viewer = randomViewer(host) {
         // A viewer of a live room (`calls.liveCallees`), as the built-in phones call them.
