@@ -68,16 +68,14 @@ extension ClientRuntime {
       if error == nil { phoneSystem?.setTUILoggedIn(op.user, true) }
     case .logout:
       clients[u].loggedIn = false
-      clients[u].joinedRoom = 0
+      leftRoom(op.user)
     case .joinLive:
       // The SDK left the room after asking to join it: the join is over for it, whatever the
       // server did (a member it let in and never hears from is dropped for want of heartbeats).
       if error == nil && op.seat != Int16(clients[u].roomEpoch) { return .failed }
     case .leaveLive:
       // The SDK left whatever the answer.
-      clients[u].joinedRoom = 0
-      clients[u].seenSeat = -1
-      clients[u].invitation = 0
+      leftRoom(op.user)
     case .applyForSeat:
       if quirk(.secondRequestOverwrites) { applyHandleDead[u] = error != nil }
     case .acceptInvitation, .rejectInvitation:
@@ -179,6 +177,9 @@ extension ClientRuntime {
     let slot = Int(clients[u].staffSlot)
     var ownLeave = false
     var early = 0
+    if batch.startsList && slot >= 0 {
+      for i in seatView[slot].indices { seatView[slot][i] = 0 }
+    }
     for i in 0..<batch.count {
       let c = batch[i]
       if c.user == user {
@@ -206,22 +207,30 @@ extension ClientRuntime {
   public func loginEnded(_ user: UInt32) {
     let u = Int(user)
     clients[u].loggedIn = false
-    clients[u].joinedRoom = 0
-    clients[u].seenSeat = -1
-    clients[u].invitation = 0
+    leftRoom(user)
     // Its call ends with its session (the server hangs it up): `CallStore.state` shows none.
     ownCallEnded(user)
   }
 
-  /// `user`'s live ended: its SDK is out of the room, and a host's lists are empty.
+  /// `user`'s live ended: its SDK is out of the room, and a host's lists are empty (the server
+  /// ended every request of the room).
   public func liveEnded(_ user: UInt32) {
+    leftRoom(user)
+    withStaffSlot(user) { slot in invitees[slot].removeAll() }
+  }
+
+  /// `user`'s SDK is out of its room (it left, logged out, was kicked offline, or the live
+  /// ended): it shows no seat and no invitation, and a host's or admin's applicants and seat list
+  /// are empty, since the room's messages no longer reach it; entering again brings them afresh
+  /// (the seat list and the pending applicants). The invitations a host sent are its own requests
+  /// and stay listed until they are answered.
+  func leftRoom(_ user: UInt32) {
     let u = Int(user)
     clients[u].joinedRoom = 0
     clients[u].seenSeat = -1
     clients[u].invitation = 0
     withStaffSlot(user) { slot in
       applicants[slot].removeAll()
-      invitees[slot].removeAll()
       for i in seatView[slot].indices { seatView[slot][i] = 0 }
     }
   }

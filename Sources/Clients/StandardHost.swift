@@ -315,11 +315,17 @@ public final class StandardHost: ClientBehavior {
       }
       every(settings.lockEvery, .lock, &c)
     case .unlock:
-      // No answer (-1): the unlock may never have reached the server, and a seat left locked is
-      // lost for the rest of the live. Sent again until the server answers.
+      // No answer (-1): the unlock may never have reached the server; refused (-3): the SDK was
+      // out of the room for a moment (re-entering it). A seat left locked is lost for the rest of
+      // the live, so it is sent again until the server carries it out (timers stop once the live
+      // or the session ended).
       c.liveSeat.unlockSeat(index: Int(arg)) { c, result in
-        guard case .failure(.failed) = result else { return }
-        c.schedule(after: SDKTiming.resendAfter, tag: Tag.unlock.rawValue, arg: arg)
+        switch result {
+        case .failure(.failed), .failure(.refused):
+          c.schedule(after: SDKTiming.resendAfter, tag: Tag.unlock.rawValue, arg: arg)
+        default:
+          break
+        }
       }
     case .move:
       move(&c)

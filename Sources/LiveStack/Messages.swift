@@ -78,6 +78,9 @@ public struct SeatBatch: Sendable {
   /// Whether it is part of the list a client's SDK is sent as it enters the room (state its
   /// `joinLive` brings, not an event a handler must hear).
   public var snapshot = false
+  /// Whether it starts a host's or admin's snapshot: the SDK drops the list it held (changes made
+  /// while it was out of the room never reached it) and takes the room's as it follows.
+  public var startsList = false
   var changes: (SeatChange?, SeatChange?, SeatChange?, SeatChange?) = (nil, nil, nil, nil)
 
   /// An empty batch.

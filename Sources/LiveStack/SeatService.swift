@@ -79,6 +79,9 @@ public struct SeatService: Sendable {
     return r == 0 ? nil : r - 1
   }
 
+  /// Whether `user` is in `room` (the room's messages reach it).
+  public func isMember(_ user: UInt32, of room: UInt32) -> Bool { userRoom[Int(user)] == room &+ 1 }
+
   /// The role of `user` in its room (audience when outside any room).
   public func role(of user: UInt32) -> RoomRole { userRole[Int(user)] }
 
@@ -166,8 +169,9 @@ public struct SeatService: Sendable {
     place(user: owner, room: room, seat: 0, grant: .owner)
   }
 
-  /// Takes `user` out of its room: its pending requests fail (`left`), invitations it sent as staff
-  /// fail too, and its seat is vacated. Fails with -2101 if the user is in no room.
+  /// Takes `user` out of its room: its pending application and an invitation to it fail (`left`),
+  /// and its seat is vacated. (Invitations it sent as staff stay pending: they end when answered,
+  /// cancelled or timed out.) Fails with -2101 if the user is in no room.
   public mutating func leave(user: UInt32, now: SimInstant) -> SeatError? {
     guard room(of: user) != nil else { return .notInRoom }
     if let r = pendingApplication(of: user) { end(request: r, as: .failed, failure: .left, by: nil, now: now) }

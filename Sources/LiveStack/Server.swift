@@ -119,7 +119,8 @@ public struct Server {
   public mutating func apply(user: UInt32, seatIndex: Int, now: SimInstant) -> Result<UInt32, SeatError> {
     let result = seats.apply(user: user, seatIndex: seatIndex, now: now)
     if case .success(let id) = result {
-      for s in layout.staff(of: seats.requests[Int(id)].room) {
+      let room = seats.requests[Int(id)].room
+      for s in layout.staff(of: room) where seats.isMember(s, of: room) {
         outbox.append(.notice(.host(s, .onGuestApplicationReceived(guest: user), request: id)))
       }
     }
@@ -167,7 +168,11 @@ public struct Server {
     for i in 0..<n {
       let c = seats.changes[i]
       if !(0..<i).contains(where: { seats.changes[$0].room == c.room }) {
-        for s in layout.staff(of: c.room) { sendSeatBatch(to: s, room: c.room) { $0.room == c.room } }
+        // Staff out of the room hear its changes no more, save their own (as a viewer does).
+        for s in layout.staff(of: c.room)
+        where seats.isMember(s, of: c.room) || (0..<n).contains(where: { seats.changes[$0].user == s }) {
+          sendSeatBatch(to: s, room: c.room) { $0.room == c.room }
+        }
       }
       if layout.role(of: c.user) == .audience && !(0..<i).contains(where: { seats.changes[$0].user == c.user }) {
         // The viewer a change is about hears it point to point, at once (its own channel keeps
@@ -183,7 +188,8 @@ public struct Server {
   }
 
   /// A client entered its room: its SDK gets the seat list as it stands. Hosts and admins get every
-  /// occupied seat; an audience member only its own seat (the only row its client keeps).
+  /// occupied seat, in batches of which the first starts their list afresh; an audience member
+  /// only its own seat (the only row its client keeps).
   mutating func sendSnapshot(to user: UInt32) {
     guard let room = seats.room(of: user) else { return }
     var batch = SeatBatch()
@@ -194,6 +200,7 @@ public struct Server {
       sendBatch(batch, to: user)
       return
     }
+    batch.startsList = true
     for i in 0..<seats.settings[Int(room)].seatCount {
       guard let occupant = seats.occupant(room: room, seat: i) else { continue }
       batch.append(SeatChange(room: room, seat: Int16(i), user: occupant, seated: true))
@@ -203,7 +210,8 @@ public struct Server {
         batch.snapshot = true
       }
     }
-    if batch.count > 0 { sendBatch(batch, to: user) }
+    // (Sent even when empty: it clears what the SDK held.)
+    if batch.count > 0 || batch.startsList { sendBatch(batch, to: user) }
   }
 
   /// Sends `batch` to `user`, storing it out of line. A delta of `room`'s list (`room` not nil)
@@ -267,7 +275,7 @@ public struct Server {
         deferredApply[Int(guest)] = 0
         outbox.append(.answer(slot: deferred - 1, r.state == .accepted ? nil : .failed))
       }
-      for s in layout.staff(of: r.room) {
+      for s in layout.staff(of: r.room) where seats.isMember(s, of: r.room) {
         switch r.state {
         case .accepted, .rejected:
           if s == r.host {

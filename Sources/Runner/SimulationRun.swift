@@ -81,6 +81,10 @@ public struct SimulationRun {
     var profile = profile
     profile.quirks.formUnion(quirks)
     profile.mistakes.formUnion(mistakes)
+    durationOverridden = duration != nil && duration != profile.duration
+    // The world runs for the run's time: faults stop `faults.heal` before its end, not the
+    // profile's, so that a shortened run is judged healed as well.
+    if let duration { profile.duration = duration }
     self.profile = profile
     extraQuirks = quirks.map(\.rawValue).sorted()
     extraMistakes = mistakes.map(\.rawValue).sorted()
@@ -88,8 +92,7 @@ public struct SimulationRun {
     self.overrides = overrides
     profileSHA256 = SHA256.profile(profileData, sets: overrides)
     self.seed = seed
-    self.duration = duration ?? profile.duration
-    durationOverridden = duration != nil && duration != profile.duration
+    self.duration = profile.duration
   }
 
   /// The command that reproduces this run.

@@ -52,7 +52,7 @@ import ToolSupport
     let r = try ExamplesTool.tool.runExternal(
       "STAMPEDE_APP_HANG_SECONDS=1",
       [
-        ExamplesTool.tool.binary.path, "run", "profiles/smoke.json5", "--app", "serial-accept", "--seed", "7",
+        ExamplesTool.tool.binary.path, "run", "profiles/smoke.json5", "--app", "serial-accept", "--seed", "5",
         "--set", "duration=40s", "--out", out.path, "--progress", "none",
       ])
     #expect(r.status == 1, "\(r.stdout)\(r.stderr)")

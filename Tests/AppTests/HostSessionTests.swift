@@ -23,7 +23,20 @@ import Testing
     init(liveID: String, log: TestLog) {
       panel = HostCoGuestViewModel(liveID: liveID)
       self.log = log
-      LoginStore.shared.loginEventPublisher.sink { [weak self] _ in self?.end("login") }.store(in: &cancellables)
+      let coGuest = CoGuestStore.create(liveID: liveID)
+      LoginStore.shared.loginEventPublisher
+        .sink { [weak self] _ in
+          self?.end("login")
+          // The SDK is out of the room: it lists no applicant of it any more.
+          if !coGuest.state.value.applicants.isEmpty { log.add("applicants listed after the login ended") }
+        }
+        .store(in: &cancellables)
+      coGuest.hostEventPublisher
+        .sink { [weak self] event in
+          if self?.ended == true { log.add("heard \(event) after the session ended") }
+          if case .onGuestApplicationReceived = event { log.add("application") }
+        }
+        .store(in: &cancellables)
       LiveListStore.shared.liveListEventPublisher
         .sink { [weak self] event in if case .onLiveEnded = event { self?.end("live") } }
         .store(in: &cancellables)
@@ -70,5 +83,26 @@ import Testing
     let ended = log.lines.filter { $0.hasPrefix("ended") }
     #expect(ended.contains("ended login") && ended.contains("ended live"), "\(ended.count)")
     #expect(log.lines.filter { $0.hasPrefix("tap") } == [])
+  }
+
+  /// An outside team's admin panel, logged out by `login.kicked_offline`, still heard
+  /// `onGuestApplicationReceived`: the server told a room's staff by who they were, not by whether
+  /// they were in the room. Now a host or admin hears its room only while in it, and its SDK lists
+  /// nothing of a room it left.
+  @Test func aHostOrAdminLoggedOutHearsNothingMoreOfItsRoom() throws {
+    let log = TestLog()
+    let app = HostApp { WatchedPanel(liveID: $0.liveID!, log: log) }
+    let suite = AppSuite(name: "watched-host", summary: "the example host panel, watched").with(host: app)
+    let path = repositoryRoot.appendingPathComponent("profiles/nightly-chaos.json5").path
+    // login.kicked_offline and login.expired at 20% of the staff's chances.
+    let loaded = try Profile.load(path: path, sets: ["faults.plan[10][9].rate=20%", "faults.plan[10][10].rate=20%"])
+    var run = SimulationRun(
+      profile: loaded.profile, profilePath: "profiles/nightly-chaos.json5", profileData: loaded.data, seed: 3,
+      duration: .seconds(20 * 60))
+    run.app = suite.clientApp
+    _ = run.execute()
+    #expect(log.lines.filter { $0 == "ended login" }.count >= 3, "\(log.lines.filter { $0.hasPrefix("ended") })")
+    #expect(log.lines.filter { $0 == "application" }.count > 50)
+    #expect(log.lines.filter { $0.hasPrefix("heard") || $0.hasPrefix("applicants") } == [])
   }
 }

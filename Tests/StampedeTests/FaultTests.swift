@@ -111,6 +111,21 @@ import Testing
     #expect(s.counter("fault.network.partition") == 1)
   }
 
+  /// A run shortened with `--duration` heals `faults.heal` before its own end, not the profile's:
+  /// nightly-chaos cut to 20 minutes once judged liveness while faults still fired (they went on
+  /// to 25 minutes), so an answer a fault dropped a moment before the end was a finding.
+  @Test func aShortenedRunHealsBeforeItsOwnEnd() throws {
+    let (profile, data) = try repositoryProfile("nightly-chaos.json5")
+    let heal = profile.faults.heal
+    let full = SimulationRun(profile: profile, profilePath: "nightly-chaos.json5", profileData: data, seed: 1)
+    #expect(full.makeWorld().backend.chaos.chaosEnd == (profile.duration - heal).nanoseconds)
+    let short = SimulationRun(
+      profile: profile, profilePath: "nightly-chaos.json5", profileData: data, seed: 1, duration: .minutes(20))
+    #expect(short.durationOverridden && short.duration == .minutes(20))
+    #expect(short.makeWorld().backend.chaos.chaosEnd == (SimDuration.minutes(20) - heal).nanoseconds)
+    #expect(short.repro.hasSuffix("--duration 20m"), "\(short.repro)")
+  }
+
   @Test func theNightlyChaosProfileFiresEveryKindAndRunsClean() throws {
     let (profile, data) = try repositoryProfile("nightly-chaos.json5")
     let run = SimulationRun(profile: profile, profilePath: "nightly-chaos.json5", profileData: data, seed: 1)

@@ -98,10 +98,10 @@ import Testing
     s.apply(2, atMs: 1000)
     s.run(untilMs: 3000)
     // Owner and admin log in (10 ms each way) and enter the room at 30 ms, the owner taking
-    // seat 0 as it enters. The admin, entering in the same instant, finds the owner in the list
-    // its entry brings and hears the owner's seat delta too, both at 40 ms. The viewer applies at
-    // 1 s and is seated on seat 1 at 1.030 s; the staff hear it at 1.040 s.
-    #expect(heardAt == ["40 0 +0", "40 0 +0", "1040 1 +2"])
+    // seat 0 as it enters. The admin, entering in the same instant just after, was not yet in the
+    // room for the owner's seat delta: it finds the owner in the list its entry brings, at 40 ms.
+    // The viewer applies at 1 s and is seated on seat 1 at 1.030 s; the staff hear it at 1.040 s.
+    #expect(heardAt == ["40 0 +0", "1040 1 +2"])
     let hostClient = Client(user: 0, room: 0, role: .owner, runtime: s.world.runtime, random: SplitMix64(seed: 0))
     #expect(hostClient.liveSeat.maxSeatCount == 3 && hostClient.liveSeat.firstGuestSeat == 1)
     #expect(hostClient.liveSeat.seatList == [0, 2, nil])
