@@ -329,3 +329,48 @@ public final class MinusOneRefusedAudienceViewModel: ObservableObject {
     DeviceStore.shared.closeLocalMicrophone()
   }
 }
+
+/// Wrong: the applications list is the panel's own, kept from the host events: a row added when
+/// `onGuestApplicationReceived` arrives, taken out when the application is withdrawn, answered by
+/// another admin, or answered from this panel. Applications that end with no host event (timed
+/// out, the viewer left the room, refused for want of a seat) stay listed, and so does everything
+/// the SDK lists afresh when it enters the room again. Caught by `ui.applicants-match-sdk`.
+public final class EventListHostViewModel {
+  /// The panel it wraps, whose buttons are right.
+  public let panel: HostCoGuestViewModel
+  /// The user IDs the list shows.
+  public private(set) var rows: [String] = []
+  private var cancellables = Set<AnyCancellable>()
+
+  public init(liveID: String) {
+    panel = HostCoGuestViewModel(liveID: liveID)
+    CoGuestStore.create(liveID: liveID).hostEventPublisher
+      .receive(on: DispatchQueue.main)
+      .sink { [weak self] event in
+        guard let self else { return }
+        switch event {
+        case .onGuestApplicationReceived(let guest):
+          if !self.rows.contains(guest.userID) { self.rows.append(guest.userID) }
+        case .onGuestApplicationCancelled(let guest), .onGuestApplicationProcessedByOtherHost(let guest, _):
+          self.rows.removeAll { $0 == guest.userID }
+        case .onHostInvitationResponded, .onHostInvitationNoResponse:
+          break
+        }
+      }
+      .store(in: &cancellables)
+  }
+
+  /// "Accept" on the first row.
+  public func acceptFirst() {
+    guard let userID = rows.first else { return }
+    rows.removeFirst()
+    panel.acceptApplication(userID: userID)
+  }
+
+  /// "Reject" on the first row.
+  public func rejectFirst() {
+    guard let userID = rows.first else { return }
+    rows.removeFirst()
+    panel.rejectApplication(userID: userID)
+  }
+}

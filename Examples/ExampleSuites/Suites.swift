@@ -51,6 +51,7 @@ let hostApp: HostApp<HostCoGuestViewModel> = {
   app.unlock = { vm, seat in vm.unlockSeat(seat) }
   app.move = { vm, userID, seat in vm.move(userID: userID, toSeat: seat) }
   app.endLive = { vm in vm.endLive() }
+  app.applicants = { vm in vm.pendingApplicants.map(\.userID) }
   return app
 }()
 
@@ -164,6 +165,17 @@ let inviteAnyHost: HostApp<UnguardedInviteHostViewModel> = {
   return app
 }()
 
+/// The host app of the `event-list` variant: the correct panel's buttons, with an applications
+/// list of its own kept from the host events.
+let eventListHost: HostApp<EventListHostViewModel> = {
+  var app = HostApp { EventListHostViewModel(liveID: $0.liveID!) }
+  app.accept = { vm in vm.acceptFirst() }
+  app.reject = { vm in vm.rejectFirst() }
+  app.invite = { vm, userID in vm.panel.inviteToSeat(userID: userID) }
+  app.applicants = { vm in vm.rows }
+  return app
+}()
+
 /// The host app of the `accept-all` variant: the correct panel, whose accept button answers every
 /// waiting application at once.
 let acceptAllHost: HostApp<AcceptAllHostViewModel> = {
@@ -195,7 +207,7 @@ let serialAcceptHost: HostApp<SerialAcceptHostViewModel> = {
 /// `examples-phones` (the phone app adding people to its calls), `guarded-screen` (the phone app
 /// with a coordinator that asserts in `deinit`, which only a dead process would run), and the
 /// wrong variants, each with one mistake: `double-tap`, `seat-list-guest`, `guide-push`,
-/// `ring-timeout`, `lock-leak`, `invite-any`, `minus-one-refused`, and in today's styles `await-then-set`
+/// `ring-timeout`, `lock-leak`, `invite-any`, `event-list`, `minus-one-refused`, and in today's styles `await-then-set`
 /// (main actor, async/await), `one-shot-observation` (Observation), `stale-watchdog` (Dispatch
 /// from a Foundation file), `accept-all` (a `DispatchGroup` left more often than entered),
 /// `foreground-camera` (UIKit's lifecycle notifications), `review-timer` (a force-unwrap that
@@ -246,6 +258,10 @@ public let exampleSuites: [AppSuite] =
     .with(audience: correctAudience).with(host: lockLeakHost).with(phone: correctPhone),
     AppSuite(name: "invite-any", summary: "wrong: a host panel that invites whoever is tapped, seated or applying")
       .with(audience: correctAudience).with(host: inviteAnyHost).with(phone: correctPhone),
+    AppSuite(
+      name: "event-list", summary: "wrong: a host panel whose applications list is its own, kept from the host events"
+    )
+    .with(audience: correctAudience).with(host: eventListHost).with(phone: correctPhone).caught(on: "nightly-chaos"),
     AppSuite(name: "minus-one-refused", summary: "wrong: an audience view model that reads no answer (-1) as a refusal")
       .with(
         audience: audience(

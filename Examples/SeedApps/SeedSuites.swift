@@ -26,12 +26,13 @@ let seedAudience: AudienceApp<AudienceCoGuestViewModel> = {
 }()
 
 /// Seed 000's host: the guide's `HostCoGuestViewModel`; "accept" and "reject" act on the first
-/// applicant its list shows, as its screen would.
+/// applicant its list shows, as its screen would, and the list it publishes is its screen's.
 let seedHost: HostApp<HostCoGuestViewModel> = {
   var app = HostApp { HostCoGuestViewModel(liveID: $0.liveID!) }
   app.accept = { vm in vm.pendingApplicants.first.map { vm.acceptApplication(userID: $0.userID) } }
   app.reject = { vm in vm.pendingApplicants.first.map { vm.rejectApplication(userID: $0.userID) } }
   app.invite = { vm, userID in vm.inviteToSeat(userID: userID) }
+  app.applicants = { vm in vm.pendingApplicants.map(\.userID) }
   return app
 }()
 

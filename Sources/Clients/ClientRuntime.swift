@@ -502,6 +502,10 @@ public final class UIProbes {
   static let screenDown: UInt8 = 2
   static let screenUp: UInt8 = 4
   static let screenMask: UInt8 = 6
+  static let applicantsBit: UInt8 = 8
+  /// Per host or admin whose applications list a probe reads: the users it shows, sorted and
+  /// without repeats (looked up by key only).
+  var applicantRows: [UInt32: [UInt32]] = [:]
 
   init(userCount: Int) {
     column = Column(repeating: 0, count: userCount)

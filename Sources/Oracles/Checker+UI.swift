@@ -33,6 +33,10 @@ extension Checker {
     /// The capture devices that are on, named ("microphone", "camera", "microphone and camera").
     /// A static string, so that the facts copy without reference counting.
     public var devices: StaticString = "capture devices"
+    /// How a host's or admin's applications list differs from its SDK's ("shows [3, 5] while its
+    /// SDK lists [5]"); empty when it does not, or no probe reads it. Judged whether or not the
+    /// client is quiet.
+    public var applicantsMismatch: String = ""
     /// Whether nothing is on its way to or from the user's client (no message in the network, no
     /// SDK call awaiting its answer). A UI is judged only while its client is quiet: until then
     /// the app may simply not have heard yet.
@@ -74,7 +78,7 @@ extension Checker {
   /// The UI checks, in the order of their slots in ``uiSince``.
   static let uiChecks: [InvariantID] = [
     .uiIdleWhilePending, .uiConnectedMeansSeated, .uiApplyingMeansPending, .captureOnlyWhileSeated,
-    .uiCallScreenMatchesCall, .uiIdleMeansOffSeat,
+    .uiCallScreenMatchesCall, .uiIdleMeansOffSeat, .uiApplicantsMatchSDK,
   ]
 
   /// Checks `user`'s UI against `facts` at `now`. Returns whether the UI is at peace: no check
@@ -92,7 +96,11 @@ extension Checker {
       raw[4] = 1
     }
     if status == .idle && facts.seated { raw[5] = 1 }
+    if !facts.applicantsMismatch.isEmpty { raw[6] = 1 }
     var mismatch = facts.quiet ? raw : .zero
+    // A host's list is held to its own SDK's, which has all the app needs whatever is still on its
+    // way: judged busy or quiet (a list one main-queue hop behind catches up at the same instant).
+    mismatch[6] = raw[6]
     if facts.answerMayBeLost { mismatch[2] = 0 }
     let u = Int(user)
     // The common case: the UI agrees and agreed (read from one byte a user, not the 64-byte
@@ -134,6 +142,8 @@ extension Checker {
       text = "user \(user) has its \(facts.devices) on while it is on no seat and in no call"
     case .uiIdleMeansOffSeat:
       text = "user \(user)'s UI shows idle while the server has it on a seat"
+    case .uiApplicantsMatchSDK:
+      text = "user \(user)'s applications list \(facts.applicantsMismatch)"
     default:
       text =
         facts.callScreen == true

@@ -39,6 +39,7 @@ public enum InvariantID: Int, Sendable, CaseIterable {
   case lockReleased
   case inviteIdleOnly
   case noStaleRingTimer
+  case uiApplicantsMatchSDK
 
   /// The invariant's stable ID, kind and description.
   public var invariant: Invariant {
@@ -229,6 +230,12 @@ public enum InvariantID: Int, Sendable, CaseIterable {
         id: "call.no-stale-ring-timer", kind: .safety,
         description:
           "app code never hangs up a connected call from a timer (or other delayed work) it armed while that call still rang or was being placed: a ring timeout left running when the call connected"
+      )
+    case .uiApplicantsMatchSDK:
+      return Invariant(
+        id: "ui.applicants-match-sdk", kind: .safety,
+        description:
+          "a host's or admin's applications list (an app's, read by its probe) does not differ for longer than the settle time from the applicants its SDK lists (CoGuestStore.state.applicants)"
       )
     }
   }

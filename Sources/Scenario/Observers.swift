@@ -239,7 +239,7 @@ public struct Observers {
     let captureOn = client.deviceBits != 0
     // What only one check reads is worked out only when that check can fail.
     let mayFailApplying = shown && status == .applying && !pending
-    let facts = Checker.UIFacts(
+    var facts = Checker.UIFacts(
       status: shown ? status : nil, pending: pending, seated: seated,
       microphoneOn: client.deviceBits & (1 << CaptureDevice.microphone.rawValue) != 0,
       callScreen: screen < 0 ? nil : screen == 1, callState: callState, captureOn: captureOn,
@@ -258,6 +258,10 @@ public struct Observers {
             return !checker.terminalAnswerReached(request: a.id) && now < limit
           } ?? false)
     )
+    // A host's or admin's applications list, while its session and its app last.
+    if status != .left && status != .away && !client.subscriptions.contains(.appGone) && client.staffSlot >= 0 {
+      facts.applicantsMismatch = runtime.ui.applicantsMismatch(of: u, listed: runtime.applicants[Int(client.staffSlot)])
+    }
     if checker.observeUI(user: u, facts, at: now) && !settled { uiWatch.atPeace(u) }
   }
 

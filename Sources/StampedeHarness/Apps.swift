@@ -56,7 +56,8 @@ public struct AudienceApp<Objects>: Sendable {
   public var disconnect: (@MainActor @Sendable (Objects) -> Void)?
   /// Leaves the live room for good (made after `audience.stay`); without it the harness does what
   /// a correct room screen does on its way out: closes the camera and microphone
-  /// (`DeviceStore.shared`), then calls `LiveListStore.shared.leaveLive()`.
+  /// (`DeviceStore.shared`), calls `LiveListStore.shared.leaveLive()`, and lets the objects go
+  /// (the screen closed).
   public var leave: (@MainActor @Sendable (Objects) -> Void)?
   /// Answers a host's invitation: the inviter's ID, and whether to accept.
   public var answerInvitation: (@MainActor @Sendable (Objects, _ inviterID: String, _ accept: Bool) -> Void)?
@@ -94,6 +95,10 @@ public struct HostApp<Objects>: Sendable {
   public var move: (@MainActor @Sendable (Objects, _ userID: String, _ seatIndex: Int) -> Void)?
   /// The owner ends the live (`host.endLiveAfter` after entering it; admins never do).
   public var endLive: (@MainActor @Sendable (Objects) -> Void)?
+  /// The user IDs the applications list shows, in any order. With it the UI oracles hold the list
+  /// to what the SDK lists (`CoGuestStore.state.applicants`) once the host has been quiet for a
+  /// settle time (`ui.applicants-match-sdk`); without it they cannot judge the list.
+  public var applicants: (@MainActor @Sendable (Objects) -> [String])?
 
   /// An app whose objects `make` builds.
   public init(make: @escaping @MainActor @Sendable (UserContext) -> Objects) { self.make = make }

@@ -359,14 +359,16 @@ final class AudienceDriver<Objects>: Driver<Objects> {
     }
   }
 
-  /// The viewer leaves the room for good: its app's leave action (or a plain `leaveLive`). Its
-  /// objects stay alive, as an app's do after a screen closes, but it taps nothing more.
+  /// The viewer leaves the room for good: its app's leave action (or a plain `leaveLive`), and it
+  /// taps nothing more. Its objects stay alive after its own leave action, as an app's may after
+  /// a screen closes; when the harness leaves for an app with no leave code, the screen it stands
+  /// in for closes, and its objects go.
   func leave(_ user: UInt32, host: AppHost, alreadyOut: Bool) {
-    guard let box = objects(of: user), host.runtime.clients[Int(user)].status != .left else { return }
-    let o = box.value
+    guard host.runtime.clients[Int(user)].status != .left, objects(of: user) != nil else { return }
+    let standIn = !alreadyOut && app.leave == nil
     if !alreadyOut {
-      if let leave = app.leave {
-        onMainActor { leave(o) }
+      if let leave = app.leave, let box = objects(of: user) {
+        onMainActor { leave(box.value) }
       } else {
         // The app has no code of its own for it: the harness leaves as a correct room screen
         // does on its way out, with the camera and microphone closed first.
@@ -376,6 +378,11 @@ final class AudienceDriver<Objects>: Driver<Objects> {
       }
     }
     host.runtime.setStatus(user, .left)
+    // The closed screen's objects go as that user's code: a completion still on its way (a camera
+    // opening) finds them gone, as its `[weak self]` would on a phone.
+    if standIn {
+      host.releaseObjects(of: user, processGone: false, holding: boxes[Int(user)]) { boxes[Int(user)] = nil }
+    }
   }
 
   override func settle(_ user: UInt32, host: AppHost) {

@@ -81,6 +81,13 @@ final class HostDriver<Objects>: Driver<Objects> {
     return seats.compactMap { $0 < view.count && view[$0] != 0 ? view[$0] - 1 : nil }
   }
 
+  /// Reads the applications list the app shows, when it has a probe for it.
+  override func settle(_ user: UInt32, host: AppHost) {
+    guard let probe = app.applicants, let box = objects(of: user) else { return }
+    let shown = onMainActor { probe(box.value) }
+    host.runtime.ui.setShownApplicants(user, shown.map { VirtualIDs.user($0) ?? .max })
+  }
+
   override func heard(_ callback: ClientCallback, user: UInt32, host: AppHost) {
     if case .hostEvent(.onGuestApplicationReceived) = callback {
       if settings.reviewAtOnce == nil {

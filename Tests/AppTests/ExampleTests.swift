@@ -199,6 +199,20 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(idle.first?.message.hasSuffix("'s UI shows idle while the server has it on a seat for 10s or more") == true)
   }
 
+  /// A host panel that keeps its own applications list from the host events shows rows its SDK
+  /// no longer lists (applications that timed out or ended as the viewer left, which raise no
+  /// host event) and misses rows its SDK lists (those an entry into the room brought): caught by
+  /// the list's probe on nightly-chaos, where the correct panel, which shows
+  /// `CoGuestStore.state.applicants`, passes (``theCorrectExamplesPassTheNightlyChaosSeedsThatTaughtThem``).
+  @Test func aHostListKeptFromEventsIsCaughtByItsProbe() throws {
+    let report = try runExample("event-list", profile: "nightly-chaos.json5", seed: 1)
+    let list = try #require(report.invariants.first { $0.id == "ui.applicants-match-sdk" })
+    #expect(list.violations > 0)
+    let message = list.first?.message ?? ""
+    #expect(message.contains("'s applications list shows [") && message.hasSuffix("for 5s or more"), "\(message)")
+    #expect(try violated(runExample("examples", profile: "nightly-chaos.json5", seed: 1)) == [])
+  }
+
   /// A call screen whose ring timeout is cancelled on hang-up but not on connect cuts off the
   /// calls still running 45 s after they were placed: `call.no-stale-ring-timer`, alone, at the
   /// timer's own line.

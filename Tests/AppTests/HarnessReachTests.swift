@@ -62,7 +62,7 @@ import Testing
   @Test func everyBuiltInSettingIsListedWithHowAppCodeMeetsIt() throws {
     let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("profiles/smoke.json5"))
     let profile = try Profile.parse(data)
-    let drivers = try ["Drivers.swift", "PhoneDriver.swift"].map {
+    let drivers = try ["Drivers.swift", "HostDriver.swift", "PhoneDriver.swift"].map {
       try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/StampedeHarness/\($0)"), encoding: .utf8)
     }.joined()
     let world = try String(

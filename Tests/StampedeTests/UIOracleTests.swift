@@ -118,6 +118,42 @@ import Testing
     #expect(d.log.counts[InvariantID.uiIdleMeansOffSeat.rawValue] == 0)
   }
 
+  @Test func aHostsApplicationsListThatDiffersFromItsSDKsIsCaughtAfterTheSettleTime() {
+    var c = checker()
+    var stale = facts(.idle)
+    stale.applicantsMismatch = "shows [5, 7] while its SDK lists [7]"
+    #expect(hold(stale, seconds: 4, .uiApplicantsMatchSDK, on: &c) == 0)
+    #expect(hold(stale, seconds: 1, .uiApplicantsMatchSDK, on: &c, from: 5) == 1)
+    #expect(
+      c.log.first[InvariantID.uiApplicantsMatchSDK.rawValue]!.message
+        == "user 3's applications list shows [5, 7] while its SDK lists [7] for 5s or more")
+    // Busy or quiet: the list is held to what its own SDK already has.
+    var busy = stale
+    busy.quiet = false
+    var b = checker()
+    #expect(hold(busy, seconds: 5, .uiApplicantsMatchSDK, on: &b) == 1)
+    // A list one hop behind its SDK (a main-queue hop, a row just answered) catches up in time.
+    var d = checker()
+    for s in 0..<60 {
+      d.observeUI(user: 3, s % 4 == 0 ? stale : facts(.idle), at: SimInstant(nanoseconds: Int64(s) * 1_000_000_000))
+    }
+    #expect(d.log.counts[InvariantID.uiApplicantsMatchSDK.rawValue] == 0)
+  }
+
+  @Test func aListIsComparedAsASetOfUsers() {
+    #expect(UIProbes.distinctSorted([7, 3, 7, 5, 3]) == [3, 5, 7])
+    #expect(UIProbes.distinctSorted([]) == [])
+    let probes = UIProbes(userCount: 4)
+    #expect(probes.shownApplicants(of: 2) == nil && !probes.isProbed(2))
+    probes.setShownApplicants(2, [3, .max, 3])
+    #expect(probes.shownApplicants(of: 2) == [3, .max] && probes.isProbed(2))
+    #expect(!probes.isStatusProbed(2) && probes.callScreen(of: 2) == -1)
+    // Compared as sets of users, with the difference spelled out.
+    #expect(probes.applicantsMismatch(of: 2, listed: [.max, 3, 3]) == "")
+    #expect(probes.applicantsMismatch(of: 2, listed: [4, 3]) == "shows [3, ?] while its SDK lists [3, 4]")
+    #expect(probes.applicantsMismatch(of: 1, listed: [4]) == "", "no probe reads user 1's list")
+  }
+
   @Test func aMismatchIsNotTimedWhileMessagesAreOnTheirWay() {
     var c = checker()
     var busy = facts(.idle, pending: true)
