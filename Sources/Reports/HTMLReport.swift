@@ -99,7 +99,11 @@ public enum HTMLReport {
         s += "<div>\(html(f.message))</div>"
         if !f.excerpt.isEmpty {
           s += "<details><summary>causal excerpt (\(f.excerpt.count) events)</summary><pre>"
-          s += f.excerpt.map(html).joined(separator: "\n") + "</pre></details>"
+          s += f.excerpt.map(html).joined(separator: "\n") + "</pre>"
+          if let command = r.traceCommand(for: f, invariant: i.id) {
+            s += "<div>every event of its users from the start: <code>\(html(command))</code></div>"
+          }
+          s += "</details>"
         }
       }
       s += "</td></tr>\n"

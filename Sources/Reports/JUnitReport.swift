@@ -30,6 +30,9 @@ public enum JUnitReport {
           detail +=
             "\nfirst at \(String(format: "%.3f", f.atMs)) ms, entities \(f.entities.joined(separator: " ")): \(f.message)"
           for line in f.excerpt { detail += "\n  " + line }
+          if !f.excerpt.isEmpty, let command = r.traceCommand(for: f, invariant: i.id) {
+            detail += "\nevery event of its users from the start: \(command)"
+          }
         }
         detail += "\nreproduce: \(r.repro)"
         failure = ("\(i.violations) violation(s)" + (i.first.map { ": " + $0.message } ?? ""), detail)

@@ -87,6 +87,10 @@ public enum MarkdownReport {
         "Causal excerpt of `\(i.id)` (the last \(f.excerpt.count) lines of its events; a run of alike events is one line):\n"
       )
       out.append("```\n" + f.excerpt.joined(separator: "\n") + "\n```\n")
+      if let command = r.traceCommand(for: f, invariant: i.id) {
+        out.append("Every event of its users from the start of the run:\n")
+        out.append("```sh\n\(command)\n```\n")
+      }
     }
 
     if !r.thresholds.isEmpty {

@@ -92,3 +92,15 @@ extension RunReport {
     thresholds.filter(\.failed) + thresholds.filter { !$0.failed }
   }
 }
+
+extension RunReport {
+  /// The command that writes every event of `violation`'s users (its rooms, when it names no user)
+  /// from the start of the run, where its excerpt shows only the last few: the repro line with
+  /// `--trace trace-<invariant>.jsonl --only …`. `nil` when the violation names neither.
+  public func traceCommand(for violation: FirstViolation, invariant: String) -> String? {
+    let users = violation.entities.filter { $0.hasPrefix("user:") }
+    let selected = users.isEmpty ? violation.entities.filter { $0.hasPrefix("room:") } : users
+    guard !selected.isEmpty else { return nil }
+    return "\(repro) --trace trace-\(invariant).jsonl --only \(selected.joined(separator: ","))"
+  }
+}

@@ -271,6 +271,20 @@ import Testing
     #expect(
       markdown.contains("Causal excerpt of `client.not-applying-while-seated` (the last \(first.excerpt.count) lines"))
     #expect(markdown.contains(first.excerpt.joined(separator: "\n")))
+    // ...with the command that writes every event of its users from the start, where the excerpt
+    // may begin after the cause.
+    let command = "stampede run m.json5 --seed 0x5 --trace trace-client.not-applying-while-seated.jsonl --only \(user)"
+    #expect(report.traceCommand(for: first, invariant: broken.id) == command)
+    #expect(markdown.contains("Every event of its users from the start of the run:\n\n```sh\n\(command)\n```"))
+    #expect(HTMLReport.render(report).contains("<code>\(command)</code>"))
+    // Users first; a violation that names none is traced by its rooms; one with neither has none.
+    var rooms = first
+    rooms.entities = ["room:3", "request:7"]
+    #expect(report.traceCommand(for: rooms, invariant: "x")?.hasSuffix("--trace trace-x.jsonl --only room:3") == true)
+    rooms.entities = ["user:4", "room:3", "user:9"]
+    #expect(report.traceCommand(for: rooms, invariant: "x")?.hasSuffix("--only user:4,user:9") == true)
+    rooms.entities = ["call:2"]
+    #expect(report.traceCommand(for: rooms, invariant: "x") == nil)
   }
 
   /// An excerpt keeps its last lines, but a run of alike events (a seat-list broadcast heard time
