@@ -77,12 +77,13 @@ enum AppTemplate {
   static func files(name: String, module: String, stampede: URL) throws -> [(path: String, text: String)] {
     // SwiftPM names a package dependency by the last part of its path.
     let identity = stampede.lastPathComponent
-    let viewModel = try String(
-      contentsOf: stampede.appendingPathComponent("Examples/ExampleApps/AudienceCoGuestViewModel.swift"),
-      encoding: .utf8)
+    func example(_ file: String) throws -> String {
+      try String(contentsOf: stampede.appendingPathComponent("Examples/ExampleApps/\(file)"), encoding: .utf8)
+    }
     return [
       ("Package.swift", packageManifest(name: name, module: module, stampede: stampede.path, identity: identity)),
-      ("Sources/\(module)/AudienceCoGuestViewModel.swift", viewModel),
+      ("Sources/\(module)/AudienceCoGuestViewModel.swift", try example("AudienceCoGuestViewModel.swift")),
+      ("Sources/\(module)/HostCoGuestViewModel.swift", try example("HostCoGuestViewModel.swift")),
       ("Sources/\(name)/main.swift", main(name: name, module: module)),
       ("profiles/smoke.json5", profile(stampede: stampede)),
       (".gitignore", ".build/\nreports/\n"),
@@ -148,7 +149,20 @@ enum AppTemplate {
       }
     }
 
-    let app = AppSuite(name: "\(name)", summary: "our co-guest view model").with(audience: audience)
+    // What a host's or admin's panel does, as the harness taps it, and what its applications list
+    // shows. (Leave a role out of the suite to keep Stampede's built-in clients in it.)
+    var host = HostApp { HostCoGuestViewModel(liveID: $0.liveID!) }
+    host.accept = { vm in vm.firstApplicant.map { vm.acceptApplication(userID: $0.userID) } }
+    host.reject = { vm in vm.firstApplicant.map { vm.rejectApplication(userID: $0.userID) } }
+    host.invite = { vm, userID in vm.inviteToSeat(userID: userID) }
+    host.kick = { vm, userID in vm.kick(userID: userID) }
+    host.lock = { vm, seatIndex in vm.lockSeat(seatIndex) }
+    host.unlock = { vm, seatIndex in vm.unlockSeat(seatIndex) }
+    host.move = { vm, userID, seatIndex in vm.move(userID: userID, toSeat: seatIndex) }
+    host.endLive = { vm in vm.endLive() }
+    host.applicants = { vm in vm.pendingApplicants.map(\\.userID) }
+
+    let app = AppSuite(name: "\(name)", summary: "our co-guest view models").with(audience: audience).with(host: host)
 
     // The whole Stampede command line, with the app registered.
     StampedeCLI.main(apps: [app], program: "\(name)")

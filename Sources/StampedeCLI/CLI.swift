@@ -64,8 +64,9 @@ enum CLI {
     Writes a Swift package in DIR that runs your view models as virtual users: a Package.swift
     that depends on the Stampede checkout at PATH (default: the one this binary was built in), a
     target NAMEApp for the view models (default main-actor isolation, the PlatformShadows plugin)
-    holding the example audience view model to start from, an executable NAME that registers it
-    with the harness and carries the whole command line, and profiles/smoke.json5. Then:
+    holding the example audience and host view models to start from, an executable NAME that
+    registers them with the harness (taps and UI probes) and carries the whole command line, and
+    profiles/smoke.json5. Then:
       cd DIR && swift run NAME run profiles/smoke.json5 --app NAME
 
     Options:

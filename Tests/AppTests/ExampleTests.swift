@@ -178,9 +178,9 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   }
 
   /// A host panel that keeps one locked seat in one variable leaks a seat whenever two locks
-  /// overlap: smoke seeds 1 and 6 of 1 to 8 catch it, with `seat.lock-released` alone.
+  /// overlap: smoke seeds 1, 2, 5, 7 and 8 of 1 to 8 catch it, with `seat.lock-released` alone.
   @Test func aLeakedSeatLockIsCaught() throws {
-    for seed: UInt64 in longTestsEnabled ? [1, 6] : [1] {
+    for seed: UInt64 in longTestsEnabled ? [1, 2, 5] : [1] {
       let report = try runExample("lock-leak", seed: seed)
       #expect(violated(report) == ["seat.lock-released"], "seed \(seed)")
     }
@@ -226,10 +226,10 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
   }
 
   /// A host panel that invites whoever is tapped on the room's list (the harness taps any member,
-  /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 1 to 7 of 1
-  /// to 8; the correct panel, which reads its SDK's state first, never is.
+  /// as a real list offers them) is caught by `coguest.invite-idle-only` on smoke seeds 1, 2, 3, 5,
+  /// 6 and 8 of 1 to 8; the correct panel, which reads its SDK's state first, never is.
   @Test func aHostInvitingWhomItsOwnListsShowBusyIsCaught() throws {
-    for seed: UInt64 in longTestsEnabled ? [1, 2, 7] : [2] {
+    for seed: UInt64 in longTestsEnabled ? [1, 2, 3] : [2] {
       let report = try runExample("invite-any", seed: seed)
       #expect(violated(report).contains("coguest.invite-idle-only"), "seed \(seed)")
       let message = report.invariants.first { $0.id == "coguest.invite-idle-only" }?.first?.message ?? ""

@@ -40,8 +40,17 @@ enum Tool {
         == (try String(
           contentsOf: repositoryRoot.appendingPathComponent("Examples/ExampleApps/AudienceCoGuestViewModel.swift"),
           encoding: .utf8)))
+    let host = try String(
+      contentsOf: folder.appendingPathComponent("Sources/stageApp/HostCoGuestViewModel.swift"), encoding: .utf8)
+    #expect(
+      host
+        == (try String(
+          contentsOf: repositoryRoot.appendingPathComponent("Examples/ExampleApps/HostCoGuestViewModel.swift"),
+          encoding: .utf8)))
     let main = try String(contentsOf: folder.appendingPathComponent("Sources/stage/main.swift"), encoding: .utf8)
     #expect(main.contains("StampedeCLI.main(apps: [app], program: \"stage\")"))
+    #expect(main.contains(".with(audience: audience).with(host: host)"))
+    #expect(main.contains("host.applicants = { vm in vm.pendingApplicants.map(\\.userID) }"))
     // The profile it writes is a valid one.
     let validate = try Tool.run(["validate", folder.appendingPathComponent("profiles/smoke.json5").path])
     #expect(validate.status == 0, "\(validate.stdout)\(validate.stderr)")
