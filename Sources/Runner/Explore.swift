@@ -24,6 +24,17 @@ public enum Explore {
   /// The probability a steered call loses its request or answer.
   public static let rate = "1/4"
 
+  /// Requests and the answers that end them, lost together: the request filed but its answer
+  /// lost (the client reports -1 while its request stands), and the other side's answer to it
+  /// never reaching the server (so the request still stands when the -1 comes). Each steered
+  /// round gives one pair, in turn, to its last seed, beside its share of the frontier: the
+  /// frontier soon holds only the rarest outcomes, and a bug that needs two common ones at once
+  /// (an app that reads that -1 as a refusal) would never be reached.
+  public static let pairs: [(request: String, answer: String)] = [
+    ("applyForSeat", "acceptApplication"), ("applyForSeat", "rejectApplication"),
+    ("inviteToSeat", "acceptInvitation"), ("placeCall", "acceptCall"),
+  ]
+
   /// One outcome on the frontier.
   public struct Target: Sendable, Equatable {
     /// The call's name (`applyForSeat`).
@@ -83,8 +94,21 @@ public enum Explore {
   /// The steering of the seed in place `seat` of its round (from 0): every ``spread``th outcome
   /// of `frontier`, starting at `seat`'s (none if the frontier is empty), and the drawn delivery
   /// order if `drawsOrdering`; `nil` if neither.
-  public static func steering(_ frontier: [Target], seat: Int, drawsOrdering: Bool = false) -> Steering? {
-    let mine = frontier.indices.filter { $0 % spread == seat % spread }.map { frontier[$0] }
+  ///
+  /// The last seat of a round (`seat == round - 1`) also gets the pair of ``pairs`` in place
+  /// `turn` (the steered round, from 0), when the frontier is not empty.
+  public static func steering(_ frontier: [Target], seat: Int, turn: Int? = nil, drawsOrdering: Bool = false)
+    -> Steering?
+  {
+    var mine = frontier.indices.filter { $0 % spread == seat % spread }.map { frontier[$0] }
+    if let turn, seat == round - 1, !frontier.isEmpty {
+      let pair = pairs[turn % pairs.count]
+      for (call, outcome) in [
+        (pair.request, SteeredCall.Outcome.noAnswerCarriedOut), (pair.answer, .noAnswerNotCarriedOut),
+      ] where !mine.contains(where: { $0.call == call && $0.outcome == outcome }) {
+        mine.append(Target(call: call, outcome: outcome, seen: 0))
+      }
+    }
     guard !mine.isEmpty else { return drawsOrdering ? Steering(entries: [], set: nil, drawsOrdering: true) : nil }
     let ratio = Ratio.parse(rate)!
     let entries = mine.map {

@@ -132,7 +132,11 @@ public struct Sweep: Sendable {
           let end = min(total, start + Explore.round)
           let frontier = Explore.frontier(collector.coverage())
           let first = start
-          runSeeds(start..<end) { i in Explore.steering(frontier, seat: i - first, drawsOrdering: ordering) }
+          // (The first round has no frontier yet: the steered rounds count from the second.)
+          let turn = max(0, start / Explore.round - 1)
+          runSeeds(start..<end) { i in
+            Explore.steering(frontier, seat: i - first, turn: turn, drawsOrdering: ordering)
+          }
           start = end
         }
       } else {

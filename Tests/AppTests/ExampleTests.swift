@@ -199,6 +199,31 @@ func violated(_ report: RunReport) -> [String] { report.invariants.filter { $0.v
     #expect(idle.first?.message.hasSuffix("'s UI shows idle while the server has it on a seat for 10s or more") == true)
   }
 
+  /// On smoke it takes the sweep's steering: the last seed of each round loses a request's answer
+  /// while the other side's answer to it never reaches the server (``Explore/pairs``). Seed 20,
+  /// the first round's, loses applies' answers and hosts' accepts together: an apply's -1 comes
+  /// while the application still stands, the screen goes idle, and the host's later accept seats
+  /// the guest under it. No other seed of 1..20 catches it.
+  @Test func aViewerReadingNoAnswerAsARefusalIsCaughtOnceTheSweepSteersPairs() throws {
+    let path = repositoryRoot.appendingPathComponent("profiles/smoke.json5").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    var sweep = Sweep(
+      profile: try Profile.parse(data), profilePath: "profiles/smoke.json5", profileData: data,
+      seeds: .init(from: 1, to: 20), shard: nil, jobs: 2)
+    sweep.app = exampleSuites.first { $0.name == "minus-one-refused" }!.clientApp
+    sweep.program = "stampede-examples"
+    sweep.explore = true
+    let summary = sweep.execute(finished: { _ in })
+    #expect(summary.failing.map(\.seed) == [20])
+    let seated = summary.invariants.filter { $0.seeds.contains(20) }.map(\.id)
+    #expect(seated.contains("ui.idle-means-off-seat"), "\(seated)")
+    let failing = try #require(summary.failing.first)
+    #expect(
+      failing.repro.contains(
+        "{call:\"applyForSeat\",outcome:\"no-answer-carried-out\",rate:\"1/4\"},{call:\"acceptApplication\",outcome:\"no-answer-not-carried-out\",rate:\"1/4\"}]"
+      ), "\(failing.repro)")
+  }
+
   /// A host panel that keeps its own applications list from the host events shows rows its SDK
   /// no longer lists (applications that timed out or ended as the viewer left, which raise no
   /// host event) and misses rows its SDK lists (those an entry into the room brought): caught by

@@ -310,4 +310,40 @@ struct SplitMixForTests {
     #expect(Explore.frontier(report).map(\.seen) == [1])
     #expect(Explore.frontier(nil).isEmpty)
   }
+
+  /// A round's last seed also loses a request's answer while the other side's answer to it never
+  /// reaches the server, a pair in turn from round to round: the frontier soon holds only the
+  /// rarest outcomes, and an app that reads the -1 of an apply that still stands as a refusal
+  /// needs both at once (`ExampleTests` shows `minus-one-refused` caught so).
+  @Test func aRoundsLastSeedLosesARequestsAnswerAndTheAnswerToItTogether() {
+    let frontier = [Explore.Target(call: "login", outcome: .answerLate, seen: 0)]
+    let last = Explore.round - 1
+    func calls(_ s: Explore.Steering?) -> [String] {
+      (s?.set ?? "").split(separator: "{").dropFirst().map { String($0.prefix { $0 != "," }) }
+    }
+    let first = Explore.steering(frontier, seat: last, turn: 0)
+    #expect(
+      first?.set
+        == "explore=[{call:\"applyForSeat\",outcome:\"no-answer-carried-out\",rate:\"1/4\"},"
+        + "{call:\"acceptApplication\",outcome:\"no-answer-not-carried-out\",rate:\"1/4\"}]")
+    #expect(first?.entries.map(\.loss) == [.answer, .request])
+    #expect(
+      calls(Explore.steering(frontier, seat: last, turn: 1)) == ["call:\"applyForSeat\"", "call:\"rejectApplication\""])
+    #expect(
+      calls(Explore.steering(frontier, seat: last, turn: 2)) == ["call:\"inviteToSeat\"", "call:\"acceptInvitation\""])
+    #expect(calls(Explore.steering(frontier, seat: last, turn: 4)) == calls(first), "the pairs come round again")
+    // The other seats keep their share of the frontier alone, and a round with no frontier yet
+    // (the first) steers nothing.
+    #expect(calls(Explore.steering(frontier, seat: 0, turn: 0)) == ["call:\"login\""])
+    #expect(Explore.steering(frontier, seat: 1, turn: 0) == nil)
+    #expect(Explore.steering([], seat: last, turn: 0) == nil)
+    // A pair outcome already in the seat's share is not steered twice.
+    let both = [
+      Explore.Target(call: "login", outcome: .answerLate, seen: 0),
+      Explore.Target(call: "applyForSeat", outcome: .noAnswerCarriedOut, seen: 0),
+    ]
+    #expect(last % Explore.spread == 1, "the last seat's share is the frontier's second outcome")
+    #expect(
+      calls(Explore.steering(both, seat: last, turn: 0)) == ["call:\"applyForSeat\"", "call:\"acceptApplication\""])
+  }
 }
