@@ -1,3 +1,4 @@
+import LiveStack
 import SimKernel
 
 /// A kind of injected fault, with a stable name.
@@ -223,6 +224,25 @@ public enum FaultChannel: String, Sendable, CaseIterable {
     case .all: return 3
     }
   }
+}
+
+/// The SDK channel a server message travels on.
+extension Notice {
+  /// The SDK channel this server message travels on (`nil`: the connection's own, never
+  /// reordered).
+  public var faultChannel: FaultChannel? {
+    switch self {
+    case .guest, .host, .applicantRemoved, .inviteeRemoved, .invitationRemoved: return .signalling
+    case .seats: return .seats
+    case .call: return .calls
+    case .liveEnded, .login: return nil
+    }
+  }
+}
+
+extension FaultChannel {
+  /// The network's class number of `channel` (0 is the connection's own).
+  public static func networkClass(_ channel: FaultChannel?) -> UInt8 { channel.map { UInt8($0.index + 1) } ?? 0 }
 }
 
 /// How an outage treats requests.

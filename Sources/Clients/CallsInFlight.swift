@@ -128,6 +128,12 @@ public struct CallsInFlight {
     if Int(slot) < storage.timerCount { prefetchHint(storage.timers + Int(slot)) }
   }
 
+  /// Hints that the record in operation `slot` is about to be read.
+  @inlinable
+  public func prefetchRecord(_ slot: UInt32) {
+    if Int(slot) < storage.opCount { prefetchHint(storage.ops + Int(slot)) }
+  }
+
   /// Hints that the completion in operation `slot` is about to be taken (its answer comes next).
   public func prefetchCompletion(_ slot: UInt32) {
     if Int(slot) < storage.opCount { prefetchHint(storage.completions + Int(slot)) }

@@ -4,6 +4,10 @@ import SimKernel
 ///
 /// The server, the network and the fault targets read it; the scenario draws the room sizes.
 public struct Layout: Sendable {
+  /// The most users a run holds, less one: 2^27 (134,217,728). An answer's event names its caller
+  /// in 27 bits beside the answer (so that the next-event hint needs no read of the operation's
+  /// record); at about 400 bytes a user, that many would take 50 GiB.
+  public static let maxUsers = 1 << 27
   /// Number of rooms.
   public let rooms: Int
   /// Owner plus admins per room.
@@ -47,11 +51,11 @@ public struct Layout: Sendable {
     for v in viewers {
       base.append(UInt32(total))
       total += staffPerRoom + v
-      precondition(total < Int(Int32.max), "more than 2^31 users")
+      precondition(total < Layout.maxUsers, "more than \(Layout.maxUsers) users")
     }
     base.append(UInt32(total))
     roomBase = base
-    precondition(total + phoneCount < Int(Int32.max), "more than 2^31 users")
+    precondition(total + phoneCount < Layout.maxUsers, "more than \(Layout.maxUsers) users")
     phones = UInt32(total)..<UInt32(total + phoneCount)
     // Phones belong to no room: their home room is the one past the last.
     var home = [UInt32](table: UInt32(rooms), count: total + phoneCount)

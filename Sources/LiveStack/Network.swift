@@ -62,6 +62,13 @@ public struct Network {
     /// request reaches the server a latency after its send read this record, so the draw
     /// usually finds it in the cache.
     package var service = SplitMix64(seed: 0)
+    /// The user's `clients` and `devices` streams, kept by the world: its behaviour's decisions,
+    /// and its devices' open times and failures. Here, because nearly every event of a user's
+    /// client sends or receives a message: with them the record is 64 bytes, one cache line in a
+    /// table of them, where a 48-byte record straddled two lines at every other user and the
+    /// streams took a line of their own.
+    package var client = SplitMix64(seed: 0)
+    package var devices = SplitMix64(seed: 0)
   }
 
   /// The latest batch of deliveries to a user at one instant: its instant in nanoseconds (`-1`:

@@ -59,3 +59,9 @@ public enum SeatError: Int32, Error, CaseIterable, Sendable, Codable {
   /// The constant's name as the profile and reports spell it (`seatLimitExceeded`).
   public var name: String { String(describing: self) }
 }
+
+extension SeatError {
+  /// The error's place in ``allCases`` (its declaration order), so that an event can carry it in a
+  /// few bits.
+  @inlinable public var ordinal: Int { Int(withUnsafeBytes(of: self) { $0[0] }) }
+}

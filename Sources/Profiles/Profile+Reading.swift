@@ -227,9 +227,13 @@ extension Profile {
     profile.invariantsOff = invariantsOff
     profile.livenessSlack = livenessSlack
     profile.calls = calls
-    let expected = Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
-    guard expected <= Double(Int32.max) else {
-      throw ProfileError(path: "population", message: "more than 2^31 users expected in total (\(expected))")
+    let expected =
+      Double(population.rooms) * (1 + Double(population.adminsPerRoom) + population.audiencePerRoom.mean)
+      + Double(calls?.users ?? 0)
+    guard expected < Double(Layout.maxUsers) else {
+      throw ProfileError(
+        path: "population",
+        message: "about \(Int(expected.rounded())) users expected in total; a run holds fewer than \(Layout.maxUsers)")
     }
     return profile
   }

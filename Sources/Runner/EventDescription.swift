@@ -78,8 +78,7 @@ extension LiveWorld {
       }
       if op.kind == .moveUserToSeat { detail += " \(op.policy.name)" }
       if kind == .clientReply {
-        let code = Int32(bitPattern: e.b)
-        detail += code == 0 ? " → ok" : " → \(SeatError(rawValue: code).map { "\($0.name) (\(code))" } ?? String(code))"
+        detail += WireTag.error(ofReply: e.b).map { " → \($0.name) (\($0.rawValue))" } ?? " → ok"
       }
       return .init(
         kind: name, room: home(op.user), users: users, request: nil, detail: detail, onServer: kind == .serverCall)

@@ -2,27 +2,9 @@ import Chaos
 import Clients
 import LiveStack
 
-/// Which SDK channel a server message or an answer travels on, and which server service an SDK
-/// call belongs to: what the network's ordering, chaos's channel and service faults and the
-/// server's desk key on.
-extension Notice {
-  /// The SDK channel this server message travels on (`nil`: the connection's own, never
-  /// reordered).
-  var faultChannel: FaultChannel? {
-    switch self {
-    case .guest, .host, .applicantRemoved, .inviteeRemoved, .invitationRemoved: return .signalling
-    case .seats: return .seats
-    case .call: return .calls
-    case .liveEnded, .login: return nil
-    }
-  }
-}
-
-extension FaultChannel {
-  /// The network's class number of `channel` (0 is the connection's own).
-  static func networkClass(_ channel: FaultChannel?) -> UInt8 { channel.map { UInt8($0.index + 1) } ?? 0 }
-}
-
+/// Which SDK channel an answer travels on, and which server service an SDK call belongs to: what
+/// the network's ordering, chaos's channel and service faults and the server's desk key on (a
+/// server message's channel: ``Notice/faultChannel``).
 extension OperationKind {
   /// The SDK channel the answer to a call of this kind travels on: its store's (`nil`: login,
   /// rooms and devices, never reordered).
@@ -55,5 +37,10 @@ extension OperationKind {
     case .calls: return ServiceDesk.Service.calls.rawValue
     default: return ServiceDesk.Service.seats.rawValue
     }
+  }
+
+  /// What a request of this kind by `user` carries on its server-side events (``WireTag``).
+  func tag(for user: UInt32) -> UInt32 {
+    WireTag.request(user: user, service: deskService, entersOrLeavesRoom: isRoomEntryOrExit)
   }
 }

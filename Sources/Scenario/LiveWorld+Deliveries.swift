@@ -21,7 +21,7 @@ extension LiveWorld {
     while i < followers.count {
       let f = followers[i]
       if f.kind == LiveEvent.clientReply.rawValue {
-        clientReply(slot: f.a, code: Int32(bitPattern: f.b), &scheduler)
+        clientReply(slot: f.a, WireTag.error(ofReply: f.b), &scheduler)
       } else {
         clientNotice(slot: f.a, &scheduler)
       }

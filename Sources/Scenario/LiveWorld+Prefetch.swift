@@ -17,8 +17,8 @@ extension LiveWorld {
   /// loads them only when it starts waits for memory several times over. The next event is known
   /// one event ahead (``EventQueue/upcomingGuess()``): its user (named by the event, or by the
   /// operation or notice it carries, whose small tables stay in the cache) is looked up, and its
-  /// client record, random stream, network record and UI-settle time are hinted, with the timer a
-  /// timer event takes; a request reaching the server or served there hints the server's records
+  /// client record, network record (with its random streams) and UI-settle time are hinted, with
+  /// the timer a timer event takes; a request reaching the server or served there hints the server's records
   /// it reads instead (home room, rate window, login state or membership; measured in
   /// docs/DESIGN.md). Hints change nothing, so the trace is the same with and without them.
   public mutating func prefetch(_ next: Event) {
@@ -36,19 +36,23 @@ extension LiveWorld {
       LiveEvent.hostReenter.rawValue, LiveEvent.presenceLost.rawValue, LiveEvent.sdkRejoin.rawValue:
       user = next.a
     case LiveEvent.serverCall.rawValue, LiveEvent.serverServed.rawValue:
-      // The server's records only: the client's own wait for its answer.
-      guard let op = backend.inFlight.record(inSlot: next.a) else { return }
-      backend.network.links.prefetch(Int(op.user))
+      // The server's records only: the client's own wait for its answer. (The event names the
+      // user, its service and whether it enters or leaves a room: ``WireTag``.)
+      let u = WireTag.user(ofRequest: next.b)
+      let service = WireTag.service(ofRequest: next.b)
+      backend.inFlight.prefetchRecord(next.a)
+      backend.network.links.prefetch(Int(u))
       if next.kind == LiveEvent.serverCall.rawValue {
-        backend.desk.prefetchArrival(op.kind.deskService, of: op.user, layout: layout)
+        backend.desk.prefetchArrival(service, of: u, layout: layout)
       } else {
-        backend.server.prefetchServing(op.user, login: op.kind == .login, membership: op.kind.isRoomEntryOrExit)
+        let login = service == ServiceDesk.Service.login.rawValue
+        backend.server.prefetchServing(u, login: login, membership: WireTag.entersOrLeavesRoom(next.b))
       }
       return
     case LiveEvent.clientReply.rawValue, LiveEvent.deviceReply.rawValue:
       backend.inFlight.prefetchCompletion(next.a)
-      guard let op = backend.inFlight.record(inSlot: next.a) else { return }
-      user = op.user
+      backend.inFlight.prefetchRecord(next.a)
+      user = WireTag.user(ofReply: next.b)
     case LiveEvent.clientNotice.rawValue:
       guard let u = backend.network.recipientIfPending(ofNotice: next.a) else { return }
       user = u
@@ -60,7 +64,6 @@ extension LiveWorld {
     layout.homeRoom.prefetch(i)
     layout.roles.prefetch(i)
     runtime.clients.prefetch(i)
-    clientRandom.prefetch(i)
     backend.network.links.prefetch(i)
     // A client callback ends by asking whether a probe reads the user's UI and noting when it
     // settles (the UI oracles).

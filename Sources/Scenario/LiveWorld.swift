@@ -79,10 +79,6 @@ public struct LiveWorld: World {
     observers.resources(end: end, measured: measured, desk: backend.desk, feed: backend.server.feed, profile: profile)
   }
 
-  /// Each user's `clients` stream (by user ID): its behaviour's decisions.
-  let clientRandom: Column<SplitMix64>
-  /// Each user's `devices` stream (by user ID): its devices' open times and failures.
-  let deviceRandom: Column<SplitMix64>
   /// Arrivals, the flash crowd and co-hosting.
   var workload: Workload
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
@@ -163,8 +159,6 @@ public struct LiveWorld: World {
       profile: profile, layout: layout, runtime: runtime, seats: backend.server.seats, healAtNs: chaos.chaosEnd,
       metrics: m,
       audienceStatusIsUI: audienceStatusIsUI, phoneUsers: profile.calls == nil ? 0..<0 : layout.phones)
-    clientRandom = Column(streams.entities("clients", layout.identities))
-    deviceRandom = Column(streams.entities("devices", layout.identities))
     workload = Workload(profile: profile, layout: layout, streams: streams)
   }
 
@@ -224,9 +218,8 @@ public struct LiveWorld: World {
       .presenceLost, .serviceTimeout, .pushServed, .serverServed, .broadcastSent, .broadcastRelease, .loginEnded:
       backend.handle(kind, e, &measured, &observers, &scheduler)
     case .clientReply:
-      let user = backend.inFlight.ops[Int(e.a)].user
-      clientReply(slot: e.a, code: Int32(bitPattern: e.b), &scheduler)
-      deliverFollowers(of: e, user: user, &scheduler)
+      clientReply(slot: e.a, WireTag.error(ofReply: e.b), &scheduler)
+      deliverFollowers(of: e, user: WireTag.user(ofReply: e.b), &scheduler)
     case .deviceReply:
       deviceReply(slot: e.a, &scheduler)
     case .clientNotice:
@@ -295,8 +288,9 @@ public struct LiveWorld: World {
     let before = runtime.clients[Int(user)].status
     // Every user draws from its own random stream.
     let onPhone = phone != nil && layout.isPhone(user)
+    let links = backend.network.links
     var client = Client(
-      user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: clientRandom[Int(user)])
+      user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: links[Int(user)].client)
     if onPhone {
       body(phone!, &client)
     } else {
@@ -306,7 +300,7 @@ public struct LiveWorld: World {
       case .admin: body(admin, &client)
       }
     }
-    clientRandom[Int(user)] = client.random
+    links[Int(user)].client = client.random
     executeCommands(&scheduler)
     if onPhone { phones!.drain(&self, &scheduler) }
     afterClient(user, before: before, sawOwnLeave: sawOwnLeave, now: scheduler.now)
@@ -332,7 +326,7 @@ public struct LiveWorld: World {
         let slot = backend.inFlight.allocate(op, completion: completion.take(), generation: generation(of: op.user))
         if let refusedLocally {
           // The handle names a request the server never filed: the SDK fails the call itself.
-          scheduler.schedule(after: .zero, event(.clientReply, slot, UInt32(bitPattern: refusedLocally.rawValue)))
+          scheduler.schedule(after: .zero, event(.clientReply, slot, WireTag.reply(user: op.user, refusedLocally)))
         } else if !runtime.clients[Int(op.user)].loggedIn
           && (op.kind == .setVOIP || (profile.calls?.refusedLocallyBeforeLogin == true && op.kind.isCallStore))
         {
@@ -341,7 +335,7 @@ public struct LiveWorld: World {
           if isPhoneUser(op.user) { phoneIssued(op, &scheduler) }
           if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
           scheduler.schedule(
-            after: .zero, event(.clientReply, slot, UInt32(bitPattern: SeatError.notLoggedIn.rawValue)))
+            after: .zero, event(.clientReply, slot, WireTag.reply(user: op.user, .notLoggedIn)))
         } else if !op.kind.isLocal,
           let loss = backend.chaos.requestLoss(user: op.user, call: op.kind.rawValue, scheduler.now)
         {
@@ -353,8 +347,8 @@ public struct LiveWorld: World {
               op, slot: slot, at: backend.fifo(downlink: false, op.user, scheduler.now, &measured), &scheduler)
           }
         } else if op.kind.isLocal {
-          scheduler.schedule(
-            after: profile.devices.openTime.sampleDuration(&deviceRandom[Int(op.user)]), event(.deviceReply, slot))
+          let open = profile.devices.openTime.sampleDuration(&backend.network.links[Int(op.user)].devices)
+          scheduler.schedule(after: open, event(.deviceReply, slot, WireTag.reply(user: op.user, nil)))
         } else {
           if op.kind == .applyForSeat { measured.applyCalled(op.user, scheduler.now) }
           if op.kind == .login { measured.loginCalled(op.user, scheduler.now) }
@@ -386,7 +380,7 @@ public struct LiveWorld: World {
     commands.reset()
   }
 
-  mutating func clientReply(slot: UInt32, code: Int32, _ scheduler: inout Scheduler) {
+  mutating func clientReply(slot: UInt32, _ answer: SeatError?, _ scheduler: inout Scheduler) {
     var completion: Completion?
     let op = backend.inFlight.take(slot, completion: &completion)
     let u = Int(op.user)
@@ -397,7 +391,7 @@ public struct LiveWorld: World {
       return
     }
     // The SDK's state follows the answer, then the world's bookkeeping of it.
-    let error = runtime.answered(op, code == 0 ? nil : SeatError(rawValue: code)!)
+    let error = runtime.answered(op, answer)
     measured.coverage.answered(
       op.kind, error, carriedOut: op.performed,
       late: (now - op.issuedAt).nanoseconds * 2 > profile.network.requestTimeout.nanoseconds)

@@ -48,20 +48,20 @@ extension ServerSide {
       }
       if at <= deadline {
         return deliver(
-          event(.clientReply, slot, UInt32(bitPattern: error?.rawValue ?? 0)), to: op.user, at: at, &scheduler)
+          event(.clientReply, slot, WireTag.reply(user: op.user, error)), to: op.user, at: at, &scheduler)
       }
       // Held up in the network past the SDK's request timeout: lost as well.
     }
     // No answer: the SDK gives up at its timeout (-1), though the server carried the request out.
     scheduler.schedule(
-      at: max(deadline, scheduler.now), event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+      at: max(deadline, scheduler.now), event(.clientReply, slot, WireTag.reply(user: op.user, .failed)))
   }
 
   /// Sends SDK call `op` (in `slot`), made now, to reach the server at `at`; held up in the network
   /// past the SDK's request timeout, it is never delivered, and the SDK's own timer fails it.
   mutating func sendCall(_ op: PendingOperation, slot: UInt32, at: SimInstant, _ scheduler: inout Scheduler) {
     guard at <= scheduler.now + profile.network.requestTimeout else { return neverHeard(op, slot: slot, &scheduler) }
-    scheduler.schedule(at: at, event(.serverCall, slot))
+    scheduler.schedule(at: at, event(.serverCall, slot, op.kind.tag(for: op.user)))
   }
 
   /// The server never hears of SDK call `op` (in `slot`), made now: the SDK gives up after its
@@ -69,7 +69,7 @@ extension ServerSide {
   mutating func neverHeard(_ op: PendingOperation, slot: UInt32, _ scheduler: inout Scheduler) {
     if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
     scheduler.schedule(
-      after: profile.network.requestTimeout, event(.clientReply, slot, UInt32(bitPattern: SeatError.failed.rawValue)))
+      after: profile.network.requestTimeout, event(.clientReply, slot, WireTag.reply(user: op.user, .failed)))
   }
 
   /// Schedules a delivery to `user` over its ordered channel, or adds it to the batch of messages

@@ -82,6 +82,9 @@ struct ServerSide {
       // Each user's `service` stream, the service times of its requests, in its network record.
       for (u, g) in streams.entities("service", layout.identities).enumerated() { network.links[u].service = g }
     }
+    // Each user's `clients` and `devices` streams, kept by the world in its network record.
+    for (u, g) in streams.entities("clients", layout.identities).enumerated() { network.links[u].client = g }
+    for (u, g) in streams.entities("devices", layout.identities).enumerated() { network.links[u].devices = g }
   }
 
   @inline(__always)
@@ -155,7 +158,7 @@ struct ServerSide {
       {
         if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
         measured.countError(.failed)
-        scheduler.schedule(after: .zero, event(.clientReply, e.a, UInt32(bitPattern: SeatError.failed.rawValue)))
+        scheduler.schedule(after: .zero, event(.clientReply, e.a, WireTag.reply(user: op.user, .failed)))
       }
     case .pushServed:
       let push = desk.takePush(e.a)
@@ -165,9 +168,12 @@ struct ServerSide {
       }
     case .serverServed:
       serve(slot: e.a, &measured, &observers, &scheduler)
-      if let next = desk.finished(Int(e.b), now: scheduler.now) {
+      let service = WireTag.service(ofRequest: e.b)
+      if let next = desk.finished(service, now: scheduler.now) {
+        let nextOp = inFlight.ops[Int(next)]
         scheduler.schedule(
-          after: serviceTime(Int(e.b), user: inFlight.ops[Int(next)].user), event(.serverServed, next, e.b))
+          after: serviceTime(service, user: nextOp.user),
+          event(.serverServed, next, nextOp.kind.tag(for: nextOp.user)))
       }
     case .broadcastSent:
       broadcastSent(room: e.a, &measured, &observers, &scheduler)
@@ -254,7 +260,7 @@ struct ServerSide {
           i, slot: slot, user: op.user, room: room, now: scheduler.now, service: &network.links[Int(op.user)].service)
         {
         case .serve(let time):
-          scheduler.schedule(after: time, event(.serverServed, slot, UInt32(i)))
+          scheduler.schedule(after: time, event(.serverServed, slot, op.kind.tag(for: op.user)))
         case .queued:
           // The SDK gives up on it at its request timeout, wherever it then waits.
           scheduler.schedule(

@@ -334,4 +334,26 @@ import Testing
     #expect(world.layout.totalUsers > LiveWorld.prefetchFromRoomUsers)
     #expect(!world.prefetchesNextEvent)
   }
+
+  /// A request's events and its answer's name the caller (and the service, or the answer) beside
+  /// the slot, for the next-event hint: every answer and every user a run can hold come back out.
+  @Test func anEventCarriesItsCallerAndItsAnswerExactly() {
+    #expect(SeatError.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })
+    let users: [UInt32] = [0, 1, 10_559_904, UInt32(Layout.maxUsers - 1)]
+    for error in [nil] + SeatError.allCases.map(Optional.some) {
+      for user in users {
+        let tag = WireTag.reply(user: user, error)
+        #expect(
+          WireTag.user(ofReply: tag) == user && WireTag.error(ofReply: tag) == error,
+          "\(user) \(String(describing: error))")
+      }
+    }
+    for kind in OperationKind.allCases {
+      for user in users {
+        let tag = kind.tag(for: user)
+        #expect(WireTag.user(ofRequest: tag) == user && WireTag.service(ofRequest: tag) == kind.deskService)
+        #expect(WireTag.entersOrLeavesRoom(tag) == kind.isRoomEntryOrExit)
+      }
+    }
+  }
 }

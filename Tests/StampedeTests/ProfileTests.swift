@@ -109,6 +109,10 @@ import Testing
         "calls.conversations.maximumConversationGroups", "from 1 to 100"
       ),
       ("calls", "{ users: 4, app: { coldstart: \"1s\" } }", "calls.app.coldstart", "did you mean \"coldStart\""),
+      (
+        "population", "{ rooms: 1000000, audiencePerRoom: 200 }", "population",
+        "about 201000000 users expected in total; a run holds fewer than 134217728"
+      ),
     ] as [(String, String?, String, String)])
   func everyBadValueIsRejectedWithItsKeyPath(key: String, value: String?, path: String, fragment: String) {
     let base = TestProfile(minimalProfile)
