@@ -83,6 +83,16 @@ public struct ServiceDesk: Sendable {
     queues[i].cancel(slot: slot, now: now)
   }
 
+  /// The place in service `i`'s queue of the request queued last there (see
+  /// ``cancel(_:place:slot:now:)``).
+  public func lastQueuedPlace(_ i: Int) -> UInt32 { queues[i].lastQueuedPlace }
+
+  /// ``cancel(_:slot:now:)`` for the request in `slot` queued at `place` in service `i`'s queue:
+  /// a request that has left the queue is known as such from the queue's own counts.
+  public mutating func cancel(_ i: Int, place: UInt32, slot: UInt32, now: SimInstant) -> Bool {
+    queues[i].cancel(place: place, slot: slot, now: now)
+  }
+
   /// Hints what a request of `user` reaching service `i` reads when the service has a capacity:
   /// the user's rate-limit window there and its home room.
   @inline(__always)

@@ -67,6 +67,9 @@ public struct ServiceQueue: Sendable {
   /// The waiting requests (operation slots with their arrival time), oldest first.
   var waiting: [(slot: UInt32, arrivedNs: Int64)] = []
   var head = 0
+  /// How many entries have been dropped from the front of `waiting`: the request at
+  /// `waiting[p]` is the `removed + p`-th ever queued (its place).
+  var removed = 0
   /// Refusals by reason (index of ``ServiceRefusal/allCases``).
   public private(set) var refused = [UInt64](repeating: 0, count: ServiceRefusal.allCases.count)
   /// Requests served, and their total wait for a worker (nanoseconds).
@@ -165,6 +168,29 @@ public struct ServiceQueue: Sendable {
     return true
   }
 
+  /// The place of the request queued last (see ``cancel(place:slot:now:)``), in 30 bits.
+  public var lastQueuedPlace: UInt32 {
+    UInt32(truncatingIfNeeded: removed + waiting.count - 1) & ServiceQueue.placeMask
+  }
+
+  /// Places are kept in 30 bits (an event carries one beside a service index): a place is told
+  /// apart from the others while fewer than 2^29 requests wait at once.
+  public static let placeMask: UInt32 = 1 << 30 - 1
+
+  /// ``cancel(slot:now:)`` for the request queued at `place` (``lastQueuedPlace`` when it was
+  /// queued): found without a search, and without reading anything of a request that has
+  /// already left the queue.
+  public mutating func cancel(place: UInt32, slot: UInt32, now: SimInstant) -> Bool {
+    let tail = removed + waiting.count - 1
+    let back = Int((UInt32(truncatingIfNeeded: tail) &- place) & ServiceQueue.placeMask)
+    let p = tail - back - removed
+    guard p >= head, waiting[p].slot == slot else { return false }
+    waiting[p].slot = .max
+    queued.add(-1, at: now.nanoseconds)
+    refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!] &+= 1
+    return true
+  }
+
   /// A worker finished at `now`: the next waiting request it takes, if any (the worker stays
   /// busy), or the worker goes idle.
   public mutating func finished(now: SimInstant) -> UInt32? {
@@ -178,6 +204,7 @@ public struct ServiceQueue: Sendable {
     head += 1
     if head > 1024 && head * 2 > waiting.count {
       waiting.removeFirst(head)
+      removed += head
       head = 0
     }
     queued.add(-1, at: now.nanoseconds)

@@ -78,8 +78,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case serverServed
   /// a = queued push slot: a worker of the push backend (`server.push`) sends the push.
   case pushServed
-  /// a = operation slot, b = server service index: the SDK's request timeout of a request that
-  /// was queued at a service passes; if it still waits, the client gets -1 and it leaves the queue.
+  /// a = operation slot, b = its place in the queue (``ServiceQueue/lastQueuedPlace``) << 2 | the
+  /// server service index: the SDK's request timeout of a request that was queued at a service
+  /// passes; if it still waits, the client gets -1 and it leaves the queue.
   case serviceTimeout
   /// a = room: the room's seat-list broadcast leaves room messaging (`server.messaging`).
   case broadcastSent

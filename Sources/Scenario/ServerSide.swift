@@ -151,11 +151,10 @@ struct ServerSide {
         drainServer(&measured, &observers, &scheduler)
       }
     case .serviceTimeout:
-      // Only the request queued then: a slot reused since holds a younger request.
-      let op = inFlight.ops[Int(e.a)]
-      if op.live, op.issuedAt + profile.network.requestTimeout <= scheduler.now,
-        desk.cancel(Int(e.b), slot: e.a, now: scheduler.now)
-      {
+      // b = the request's place in the queue << 2 | the service: a request served meanwhile is
+      // known from the queue's counts, without a read of its (long cold) record.
+      if desk.cancel(Int(e.b & 3), place: e.b >> 2, slot: e.a, now: scheduler.now) {
+        let op = inFlight.ops[Int(e.a)]
         if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
         measured.countError(.failed)
         scheduler.schedule(after: .zero, event(.clientReply, e.a, WireTag.reply(user: op.user, .failed)))
@@ -265,7 +264,7 @@ struct ServerSide {
           // The SDK gives up on it at its request timeout, wherever it then waits.
           scheduler.schedule(
             at: max(scheduler.now, op.issuedAt + profile.network.requestTimeout),
-            event(.serviceTimeout, slot, UInt32(i)))
+            event(.serviceTimeout, slot, desk.lastQueuedPlace(i) << 2 | UInt32(i)))
         case .refused(let error):
           if op.kind.hasCalleeList { _ = runtime.callLists.take(op.calleeList) }
           measured.countError(error)

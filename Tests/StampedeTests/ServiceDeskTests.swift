@@ -73,4 +73,60 @@ import Testing
     let e = desk.arrivePush(user: 5, call: 104, room: 0, now: SimInstant(nanoseconds: 250_000_000), service: &g)
     #expect(e.slot == 0 && e.outcome == .queued)
   }
+
+  /// A request's timeout finds it by its place in the queue, as a search by slot finds it: the
+  /// same requests leave, with the same figures, across the queue's compaction and the wrap of
+  /// places at 2^30, and a request that was served or gave up already is never touched again.
+  @Test func aTimeoutFindsItsRequestByPlaceAsASearchBySlotDoes() {
+    let settings = ServiceSettings(
+      workers: 1, serviceTime: .constant(1), queueLimit: nil, perUser: nil, perRoom: nil, perApp: nil)
+    var byPlace = ServiceQueue(settings: settings, users: 1, rooms: 1)
+    byPlace.removed = (1 << 30) - 3_000  // places wrap after the first few thousand requests
+    var bySlot = byPlace
+    var random = SplitMix64(seed: 11)
+    var free = Array((0..<UInt32(20_000)).reversed())
+    var timers: [(slot: UInt32, place: UInt32)] = []  // every queued request's timeout, pending
+    var inQueue = Set<UInt32>()
+    var busy = false
+    var outcomes = [0, 0, 0]  // timed out, already gone, served
+    for step in 0..<60_000 {
+      let t = SimInstant(nanoseconds: Int64(step))
+      switch random.next(below: 10) {
+      case 0..<(step < 30_000 ? 5 : 2):
+        let slot = free.removeLast()
+        let a = byPlace.arrive(slot: slot, user: 0, room: 0, now: t)
+        #expect(a == bySlot.arrive(slot: slot, user: 0, room: 0, now: t))
+        if a == .queued {
+          timers.append((slot, byPlace.lastQueuedPlace))
+          inQueue.insert(slot)
+        } else {
+          busy = true
+          free.append(slot)
+        }
+      case 5..<7:
+        guard !timers.isEmpty else { continue }
+        let timer = timers.remove(at: Int(random.next(below: UInt64(timers.count))))
+        let left = byPlace.cancel(place: timer.place, slot: timer.slot, now: t)
+        #expect(left == bySlot.cancel(slot: timer.slot, now: t))
+        #expect(left == inQueue.contains(timer.slot))
+        outcomes[left ? 0 : 1] += 1
+        if left { inQueue.remove(timer.slot) }
+        if !inQueue.contains(timer.slot) { free.append(timer.slot) }
+      default:
+        guard busy else { continue }
+        let next = byPlace.finished(now: t)
+        #expect(next == bySlot.finished(now: t))
+        if let next {
+          inQueue.remove(next)
+          outcomes[2] += 1
+        } else {
+          busy = false
+        }
+      }
+    }
+    #expect(outcomes.allSatisfy { $0 > 1_000 }, "every path taken: \(outcomes)")
+    #expect(byPlace.removed > 1 << 30, "places wrapped")
+    #expect(byPlace.queued.level == bySlot.queued.level && byPlace.queued.level == inQueue.count)
+    #expect(byPlace.refused == bySlot.refused && byPlace.served == bySlot.served)
+  }
 }
