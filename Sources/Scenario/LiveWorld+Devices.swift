@@ -21,7 +21,7 @@ extension LiveWorld {
     var error: SeatError? =
       reopenOccupied && runtime.isOn(device, user: op.user)
       ? (device == .microphone ? .microphoneOccupied : .cameraOccupied)
-      : profile.devices.failures.draw(device, &backend.network.links[Int(op.user)].devices)
+      : profile.devices.failures.draw(device, &links[Int(op.user)].devices)
     if error == nil {
       error =
         device == .microphone

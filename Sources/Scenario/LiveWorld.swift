@@ -79,6 +79,8 @@ public struct LiveWorld: World {
     observers.resources(end: end, measured: measured, desk: backend.desk, feed: backend.server.feed, profile: profile)
   }
 
+  /// Each user's network record, with its `clients` and `devices` streams (a view: no retain).
+  let links: ColumnView<Network.Link>
   /// Arrivals, the flash crowd and co-hosting.
   var workload: Workload
   /// How many periodic events (the sampler, the UI check) are scheduled: each goes on only while
@@ -160,6 +162,7 @@ public struct LiveWorld: World {
       metrics: m,
       audienceStatusIsUI: audienceStatusIsUI, phoneUsers: profile.calls == nil ? 0..<0 : layout.phones)
     workload = Workload(profile: profile, layout: layout, streams: streams)
+    links = backend.network.links.view
   }
 
   /// Schedules the first events: owners and admins start at time zero, viewers by the arrival
@@ -288,7 +291,6 @@ public struct LiveWorld: World {
     let before = runtime.clients[Int(user)].status
     // Every user draws from its own random stream.
     let onPhone = phone != nil && layout.isPhone(user)
-    let links = backend.network.links
     var client = Client(
       user: user, room: layout.homeRoom[Int(user)], role: role, runtime: runtime, random: links[Int(user)].client)
     if onPhone {
@@ -347,7 +349,7 @@ public struct LiveWorld: World {
               op, slot: slot, at: backend.fifo(downlink: false, op.user, scheduler.now, &measured), &scheduler)
           }
         } else if op.kind.isLocal {
-          let open = profile.devices.openTime.sampleDuration(&backend.network.links[Int(op.user)].devices)
+          let open = profile.devices.openTime.sampleDuration(&links[Int(op.user)].devices)
           scheduler.schedule(after: open, event(.deviceReply, slot, WireTag.reply(user: op.user, nil)))
         } else {
           if op.kind == .applyForSeat { measured.applyCalled(op.user, scheduler.now) }
