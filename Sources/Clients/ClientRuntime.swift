@@ -143,8 +143,6 @@ public struct ClientState: Sendable {
   /// How many of its SDK calls await their answers (kept by ``CallsInFlight``, here so that a
   /// call's bookkeeping touches the record its handling reads anyway).
   public internal(set) var callsInFlight: UInt16 = 0
-  /// (Padding: a 32-byte record never straddles two cache lines.)
-  var padding: UInt32 = 0
 
   /// A client that has not arrived.
   public init() {}
