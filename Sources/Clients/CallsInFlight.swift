@@ -139,13 +139,6 @@ public struct CallsInFlight {
     if Int(slot) < storage.opCount { prefetchHint(storage.completions + Int(slot)) }
   }
 
-  /// The record in operation `slot`, if the slot is in the table, live or not (for prefetching: a
-  /// free slot holds its last operation).
-  @inlinable
-  public func record(inSlot slot: UInt32) -> OperationRecord? {
-    Int(slot) < storage.opCount ? storage.ops[Int(slot)] : nil
-  }
-
   /// Frees timer `slot`, returning what it holds.
   public mutating func takeTimer(_ slot: UInt32) -> TimerRecord {
     let s = storage

@@ -162,10 +162,15 @@ public struct ServiceQueue: Sendable {
   /// at the SDK's timeout). Returns whether it was waiting.
   public mutating func cancel(slot: UInt32, now: SimInstant) -> Bool {
     guard let i = waiting[head...].firstIndex(where: { $0.slot == slot }) else { return false }
+    gaveUp(at: i, now: now)
+    return true
+  }
+
+  /// The request at `waiting[i]` leaves the queue: its client gave up.
+  mutating func gaveUp(at i: Int, now: SimInstant) {
     waiting[i].slot = .max
     queued.add(-1, at: now.nanoseconds)
     refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!] &+= 1
-    return true
   }
 
   /// The place of the request queued last (see ``cancel(place:slot:now:)``), in 30 bits.
@@ -185,9 +190,7 @@ public struct ServiceQueue: Sendable {
     let back = Int((UInt32(truncatingIfNeeded: tail) &- place) & ServiceQueue.placeMask)
     let p = tail - back - removed
     guard p >= head, waiting[p].slot == slot else { return false }
-    waiting[p].slot = .max
-    queued.add(-1, at: now.nanoseconds)
-    refused[ServiceRefusal.allCases.firstIndex(of: .clientTimeout)!] &+= 1
+    gaveUp(at: p, now: now)
     return true
   }
 

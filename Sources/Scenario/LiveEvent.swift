@@ -7,8 +7,8 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   case clientStart = 1
   /// a = room, b = user: the room's next viewer arrives and its app starts, in this one event.
   case arrival
-  /// a = operation slot, b = its ``WireTag/request(user:service:entersOrLeavesRoom:)`` (the caller, the service, entry or exit):
-  /// an SDK call reaches the server.
+  /// a = operation slot, b = its ``WireTag/request(user:service:entersOrLeavesRoom:)`` (the
+  /// caller, the service, entry or exit): an SDK call reaches the server.
   case serverCall
   /// a = operation slot, b = its ``WireTag/reply(user:_:)`` (the caller and the answer): the answer
   /// reaches the client.
@@ -72,9 +72,9 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// Every second while app code with UI probes runs: the UI oracles compare each probed UI with
   /// the server.
   case uiCheck
-  /// a = operation slot, b = its ``WireTag/request(user:service:entersOrLeavesRoom:)`` (the caller, the server service index in
-  /// the low bits): a worker of a service with a capacity (`server.<service>`) finishes the
-  /// request; the server carries it out.
+  /// a = operation slot, b = its ``WireTag/request(user:service:entersOrLeavesRoom:)`` (the
+  /// caller, the server service index in the low bits): a worker of a service with a capacity
+  /// (`server.<service>`) finishes the request; the server carries it out.
   case serverServed
   /// a = queued push slot: a worker of the push backend (`server.push`) sends the push.
   case pushServed

@@ -15,12 +15,13 @@ extension LiveWorld {
   ///
   /// With a million users those records are spread over hundreds of megabytes, and an event that
   /// loads them only when it starts waits for memory several times over. The next event is known
-  /// one event ahead (``EventQueue/upcomingGuess()``): its user (named by the event, or by the
-  /// operation or notice it carries, whose small tables stay in the cache) is looked up, and its
-  /// client record, network record (with its random streams) and UI-settle time are hinted, with
-  /// the timer a timer event takes; a request reaching the server or served there hints the server's records
-  /// it reads instead (home room, rate window, login state or membership; measured in
-  /// docs/DESIGN.md). Hints change nothing, so the trace is the same with and without them.
+  /// one event ahead (``EventQueue/upcomingGuess()``): its user (named by the event, by its
+  /// ``WireTag``, or by the notice it carries, whose small table stays in the cache) is looked up,
+  /// and its client record, network record (with its random streams) and UI-settle time are
+  /// hinted, with the timer a timer event takes; a request reaching the server or served there
+  /// hints the server's records it reads instead (home room, rate window, login state or
+  /// membership; measured in docs/DESIGN.md). Hints change nothing, so the trace is the same with
+  /// and without them.
   public mutating func prefetch(_ next: Event) {
     let user: UInt32
     // (On the raw kind: the hint must cost little, and the enum's initializer is a call.)
