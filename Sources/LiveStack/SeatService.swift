@@ -22,15 +22,15 @@ public struct SeatService: Sendable {
   /// Each room's co-hosting partner as room ID + 1 (0 = none).
   var coHostPartner: [UInt32]
   /// The room each user is in, as room ID + 1 (0 = none).
-  var userRoom: [UInt32]
+  @usableFromInline var userRoom: [UInt32]
   /// How many users (staff and audience) are in each room: the recipients of its broadcasts.
   public private(set) var memberCount: [Int32]
   /// Each user's role in its room.
-  var userRole: [RoomRole]
+  @usableFromInline var userRole: [RoomRole]
   /// The seat index each user sits on, or -1.
-  var userSeat: [Int16]
+  @usableFromInline var userSeat: [Int16]
   /// Each user's pending application as request ID + 1 (0 = none).
-  var userApplication: [UInt32]
+  @usableFromInline var userApplication: [UInt32]
   /// Each user's pending invitation as request ID + 1 (0 = none).
   var userInvitation: [UInt32]
   /// Every request ever filed, by ID.
@@ -100,6 +100,7 @@ public struct SeatService: Sendable {
   /// Whether seat `index` of `room` is locked.
   public func isLocked(room: UInt32, seat index: Int) -> Bool { seatLocked[seatBase[Int(room)] + index] }
   /// Hints that `user`'s seat and pending application are about to be read.
+  @inlinable @inline(__always)
   public func prefetchSeatState(of user: UInt32) {
     userSeat.prefetch(Int(user))
     userApplication.prefetch(Int(user))

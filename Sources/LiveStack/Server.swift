@@ -76,6 +76,7 @@ public struct Server {
 
   /// Hints what serving a request of `user` reads: its home room and role, and its login state
   /// (`login`) or its room membership (`membership`).
+  @inlinable @inline(__always)
   public func prefetchServing(_ user: UInt32, login: Bool, membership: Bool) {
     let u = Int(user)
     layout.homeRoom.prefetch(u)

@@ -37,12 +37,11 @@ public struct OutcomeCoverage: Sendable, Equatable {
     [.ok, .okLate, .noAnswerCarriedOut, .noAnswerNotCarriedOut]
     + SeatError.allCases.filter { $0 != .failed }.map { .error($0) }
   static let width = outcomes.count
-  /// The column of each error, by its position in `SeatError.allCases`.
-  static let errorColumn: [SeatError: Int] = {
-    var columns: [SeatError: Int] = [:]
-    for (i, o) in outcomes.enumerated() { if case .error(let e) = o { columns[e] = i } }
-    return columns
-  }()
+  /// The column of error `e` (not `.failed`, which is counted as no answer): the errors follow
+  /// the four outcomes before them in the order of `SeatError.allCases`, whose first is `.failed`.
+  /// (Arithmetic rather than a table: it runs for every refused call.)
+  @inline(__always)
+  static func errorColumn(_ e: SeatError) -> Int { 3 &+ e.ordinal }
 
   /// The event kinds counted, in the order of ``events``' columns.
   public static var eventNames: [String] { ClientCallback.coverageNames }
@@ -54,11 +53,17 @@ public struct OutcomeCoverage: Sendable, Equatable {
   public private(set) var calls: [UInt64]
   /// Per role and event kind (``ClientCallback/coverageNames``): how many its handlers heard.
   public private(set) var events: [UInt64]
+  /// ``width`` and the number of event kinds, kept here: read at every count, where reading a
+  /// static constant of another file is a call.
+  let callColumns: Int
+  let eventColumns: Int
 
   /// Nothing counted yet.
   public init() {
-    calls = [UInt64](repeating: 0, count: OperationKind.allCases.count * OutcomeCoverage.width)
-    events = [UInt64](repeating: 0, count: OutcomeCoverage.roles.count * ClientCallback.coverageNames.count)
+    callColumns = OutcomeCoverage.width
+    eventColumns = ClientCallback.coverageNames.count
+    calls = [UInt64](repeating: 0, count: OperationKind.allCases.count * callColumns)
+    events = [UInt64](repeating: 0, count: OutcomeCoverage.roles.count * eventColumns)
   }
 
   /// A call of `kind` got `error` (nil: success); `carriedOut`: whether the server carried the
@@ -68,16 +73,16 @@ public struct OutcomeCoverage: Sendable, Equatable {
     switch error {
     case nil: column = late ? 1 : 0
     case .failed?: column = carriedOut ? 2 : 3
-    case let e?: column = OutcomeCoverage.errorColumn[e]!
+    case let e?: column = OutcomeCoverage.errorColumn(e)
     }
-    calls[Int(kind.rawValue) * OutcomeCoverage.width + column] &+= 1
+    calls[Int(kind.rawValue) &* callColumns &+ column] &+= 1
   }
 
   /// A handler of a user of role `role` (an index into ``roles``) heard `callback`.
   @inline(__always)
   public mutating func heard(_ callback: ClientCallback, role: Int) {
     guard let i = callback.coverageIndex else { return }
-    events[role * ClientCallback.coverageNames.count + i] &+= 1
+    events[role &* eventColumns &+ i] &+= 1
   }
 
   /// How many calls of `kind` ended with `outcome`.

@@ -14,19 +14,32 @@ extension Checker {
   /// `user` (a host or admin) locked or unlocked seat `seat` of `room`, and the server agreed.
   public mutating func observeStaffLock(room: UInt32, seat: Int, locked: Bool, by user: UInt32, at now: SimInstant) {
     let slot = seatBase[Int(room)] + seat
-    if let i = staffLocks.firstIndex(where: { $0.slot == slot }) {
-      if !locked { staffLocks.remove(at: i) }
+    let i = Int(staffLockPlace[slot])
+    if i >= 0 {
+      if !locked { removeStaffLock(at: i) }
     } else if locked {
+      staffLockPlace[slot] = Int32(staffLocks.count)
       staffLocks.append((slot, room, seat, user, now.nanoseconds, 0, false))
     }
+  }
+
+  /// Leaves a gap at `i`; when gaps are half the list, closes them, keeping the order.
+  mutating func removeStaffLock(at i: Int) {
+    staffLockPlace[staffLocks[i].slot] = -1
+    staffLocks[i].slot = -1
+    staffLockGaps += 1
+    guard staffLockGaps >= 32 && staffLockGaps * 2 >= staffLocks.count else { return }
+    staffLocks.removeAll { $0.slot < 0 }
+    staffLockGaps = 0
+    for (k, l) in staffLocks.enumerated() { staffLockPlace[l.slot] = Int32(k) }
   }
 
   /// A host's or admin's app sent `unlockSeat` for `seat` of `room` (`sent`), or saw it fail
   /// (`sent` false). While an unlock is on its way (held in the network, queued at the server),
   /// the app has done its part; after a failure it has `seats.lockLimit` again to send another.
   public mutating func observeUnlock(room: UInt32, seat: Int, sent: Bool, at now: SimInstant) {
-    let slot = seatBase[Int(room)] + seat
-    guard let i = staffLocks.firstIndex(where: { $0.slot == slot }) else { return }
+    let i = Int(staffLockPlace[seatBase[Int(room)] + seat])
+    guard i >= 0 else { return }
     staffLocks[i].unlocking = max(0, staffLocks[i].unlocking + (sent ? 1 : -1))
     if !sent { staffLocks[i].sinceNs = now.nanoseconds }
   }
@@ -35,8 +48,9 @@ extension Checker {
   /// longer than `seats.lockLimit` is reported once, with the lock's age. A locker whose SDK is
   /// logged out or out of its room cannot unlock: its clock starts again when it is back.
   public mutating func checkLocks(seats: SeatService, runtime: ClientRuntime, at now: SimInstant) {
-    guard let limit = lockLimitNs, !staffLocks.isEmpty else { return }
-    for i in staffLocks.indices where !staffLocks[i].reported && staffLocks[i].unlocking == 0 {
+    guard let limit = lockLimitNs, staffLocks.count > staffLockGaps else { return }
+    for i in staffLocks.indices where staffLocks[i].slot >= 0 && !staffLocks[i].reported && staffLocks[i].unlocking == 0
+    {
       let l = staffLocks[i]
       let locker = runtime.clients[Int(l.by)]
       if !locker.loggedIn || locker.joinedRoom == 0 {

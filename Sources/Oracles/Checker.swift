@@ -29,9 +29,14 @@ public struct Checker: Sendable {
   public var lockLimitNs: Int64?
   /// The seats a host or admin locked and the server has not unlocked: seat slot, room, seat,
   /// locker, since when (nanoseconds), unlocks of it sent and not yet failed, and whether it was
-  /// reported.
+  /// reported; in the order they were locked. An unlocked seat's entry stays as a gap (slot -1)
+  /// until gaps are half the list, so that a lock or unlock costs O(1) and the order is kept.
   var staffLocks: [(slot: Int, room: UInt32, seat: Int, by: UInt32, sinceNs: Int64, unlocking: Int, reported: Bool)] =
     []
+  /// Per flat seat: its entry's place in `staffLocks`, or -1.
+  var staffLockPlace: [Int32]
+  /// The gaps in `staffLocks`.
+  var staffLockGaps = 0
   let seatBase: [Int]
   /// Per user: the capture devices being opened, bit `device.rawValue` (`device.opened-once`).
   var devicesOpening: [UInt8] = []
@@ -58,6 +63,7 @@ public struct Checker: Sendable {
     let (base, total) = flatSeats(seats.settings.map(\.seatCount))
     seatBase = base
     lockedOccupant = [UInt32](repeating: 0, count: total)
+    staffLockPlace = [Int32](repeating: -1, count: total)
   }
 
   /// Switches off the invariants whose IDs are in `ids` (see ``ViolationLog/switchOff(_:)``).

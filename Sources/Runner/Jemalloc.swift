@@ -29,11 +29,44 @@ public enum Jemalloc {
     return String(text[text.index(after: open)..<close])
   }
 
-  /// What a report names as the allocator: jemalloc's version and the system's huge-page mode
-  /// (speed figures with and without huge pages differ), or `nil` if `mallctl` does not answer.
+  /// jemalloc's own huge-page setting (its `thp` option: `always` asks for huge pages on every
+  /// mapping it makes, `default` leaves them to the system and to the tables that ask), or `nil`
+  /// if `mallctl` does not answer. `MALLOC_CONF=thp:always` in the environment sets it.
+  public static var hugePageOption: String? {
+    var pointer: UnsafePointer<CChar>? = nil
+    var size = MemoryLayout<UnsafePointer<CChar>?>.size
+    guard mallctl("opt.thp", &pointer, &size, nil, 0) == 0, let pointer else { return nil }
+    return String(cString: pointer)
+  }
+
+  /// What a report names as the allocator: jemalloc's version, the system's huge-page mode and
+  /// jemalloc's (speed figures with and without huge pages differ), or `nil` if `mallctl` does not
+  /// answer.
   public static var summary: String? {
     guard let version else { return nil }
-    return "jemalloc \(version) (transparent huge pages: \(systemHugePages ?? "unknown"))"
+    return "jemalloc \(version) (transparent huge pages: \(systemHugePages ?? "unknown"); "
+      + "jemalloc thp: \(hugePageOption ?? "unknown"))"
+  }
+
+  /// The share of this process's anonymous resident memory on transparent huge pages
+  /// (`AnonHugePages` over `Anonymous` in /proc/self/smaps_rollup), rounded to three decimals, or
+  /// `nil` where the kernel does not say.
+  public static var hugePageShare: Double? {
+    guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps_rollup") else { return nil }
+    defer { try? handle.close() }
+    return hugePageShare(smapsRollup: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+  }
+
+  /// ``hugePageShare`` from the text of an smaps_rollup file.
+  static func hugePageShare(smapsRollup text: String) -> Double? {
+    func kilobytes(_ field: String) -> Double? {
+      guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+      return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }
+    }
+    guard let anonymous = kilobytes("Anonymous"), anonymous > 0, let huge = kilobytes("AnonHugePages") else {
+      return nil
+    }
+    return (min(1, huge / anonymous) * 1000).rounded() / 1000
   }
 
   /// Whether jemalloc serves this process's allocations: 1 MiB allocated through the Swift runtime

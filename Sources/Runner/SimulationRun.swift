@@ -365,7 +365,8 @@ public struct SimulationRun {
     let allocator: String = Jemalloc.summary ?? "unavailable"
     let meta = RunReport.Meta(
       startedAt: ISO8601DateFormatter().string(from: startedAt), speedup: speedup,
-      eventsPerSecond: eventsPerSecond, bytesPerUser: bytesPerUser, allocator: allocator)
+      eventsPerSecond: eventsPerSecond, bytesPerUser: bytesPerUser, allocator: allocator,
+      hugePageShare: Jemalloc.hugePageShare)
     let wallRounded: Double = (result.wallSeconds * 1000).rounded() / 1000
     var report = RunReport(
       complete: !result.interrupted,

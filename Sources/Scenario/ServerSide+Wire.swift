@@ -124,6 +124,9 @@ extension ServerSide {
   /// What the seat service changed reaches the oracles and metrics, then the server fans it out
   /// to the clients (seat-list deltas, kicks, answers to requests) and the world sends it.
   mutating func drainServer(_ measured: inout LiveMetrics, _ observers: inout Observers, _ scheduler: inout Scheduler) {
+    // (Most requests change no seat: asked first, before the seat service is handed over, which
+    // copies it.)
+    if server.seats.changes.isEmpty && server.seats.ended.isEmpty { return }
     var touched: (UInt32, UInt32) = (.max, .max)
     var more: [UInt32] = []
     guard

@@ -49,6 +49,7 @@ struct Workload {
   }
 
   /// The next viewer of `room` to arrive and when, or nil if all have (or the room is closed).
+  @inline(__always)
   func nextArrivingViewer(room r: UInt32, layout: Layout) -> (user: UInt32, at: SimInstant)? {
     let viewers = layout.audience(of: r)
     guard arrival != .closed, Int(arrivalNext[Int(r)]) < viewers.count else { return nil }

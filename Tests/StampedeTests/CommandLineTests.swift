@@ -660,6 +660,12 @@ enum Tool {
   /// /proc/self/smaps); the report names the system's mode.
   @Test func largeTablesAskForHugePages() throws {
     #expect(Jemalloc.summary?.hasPrefix("jemalloc \(Jemalloc.version ?? "?") (transparent huge pages: ") == true)
+    // jemalloc's own setting: left to the system and the tables that ask, unless the environment
+    // says otherwise.
+    if ProcessInfo.processInfo.environment["MALLOC_CONF"] == nil {
+      #expect(Jemalloc.hugePageOption == "default")
+      #expect(Jemalloc.summary?.hasSuffix("; jemalloc thp: default)") == true)
+    }
     if FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled") {
       #expect(["always", "madvise", "never"].contains(Jemalloc.systemHugePages ?? "?"))
     }
@@ -699,6 +705,25 @@ enum Tool {
     // A small one does not, and an empty one is empty.
     #expect([Int32](table: 7, count: 3) == [7, 7, 7])
     #expect([Int32](table: 7, count: 0).isEmpty)
+  }
+
+  /// The huge-page share comes from smaps_rollup's anonymous and huge-page fields; a file without
+  /// them gives none.
+  @Test func theHugePageShareIsReadFromSmapsRollup() {
+    let text = """
+      55d0c0000000-7ffd8a7f1000 ---p 00000000 00:00 0                          [rollup]
+      Rss:             3049804 kB
+      Anonymous:       3000000 kB
+      AnonHugePages:   2174976 kB
+      ShmemPmdMapped:        0 kB
+      """
+    #expect(Jemalloc.hugePageShare(smapsRollup: text) == 0.725)
+    #expect(Jemalloc.hugePageShare(smapsRollup: "Rss: 10 kB\nAnonymous: 0 kB\nAnonHugePages: 0 kB") == nil)
+    #expect(Jemalloc.hugePageShare(smapsRollup: "Rss: 10 kB") == nil)
+    if FileManager.default.fileExists(atPath: "/proc/self/smaps_rollup") {
+      let share = Jemalloc.hugePageShare
+      #expect(share != nil && share! >= 0 && share! <= 1)
+    }
   }
 
   @Test func runningTwiceInOneProcessGivesTheSameHash() throws {

@@ -11,6 +11,18 @@ import Testing
 /// Outcome coverage: what each SDK call got, what it can get and never did, and the events each
 /// role heard, in report.json, report.html and sweep summaries.
 @Suite struct CoverageTests {
+  /// Every error but `.failed` is counted in the column that names it, and only there.
+  @Test func eachErrorIsCountedInItsOwnColumn() {
+    for e in SeatError.allCases where e != .failed {
+      #expect(OutcomeCoverage.outcomes[OutcomeCoverage.errorColumn(e)] == .error(e), "\(e)")
+      var c = OutcomeCoverage()
+      c.answered(.takeSeat, e, carriedOut: true)
+      for o in OutcomeCoverage.outcomes {
+        #expect(c.count(.takeSeat, o) == (o == .error(e) ? 1 : 0), "\(e): \(o.name)")
+      }
+    }
+  }
+
   @Test func answersAreCountedByOutcomeAndTheGapsAreWhatTheCallCanGetAndNeverGot() {
     var c = OutcomeCoverage()
     c.answered(.applyForSeat, nil, carriedOut: true)

@@ -383,4 +383,50 @@ import Testing
     #expect(world.runtime.devicesOn[0] == 0)
     #expect(world.checker.log.total == 0)
   }
+
+  /// `seat.lock-released` keeps the locks in the order they were taken through unlocks (which
+  /// leave gaps, closed once they are half the list) and locks taken again: the locks still held
+  /// past the limit are reported, the oldest first, and a seat whose unlock is on its way is not.
+  @Test func staffLocksKeepTheirOrderThroughUnlocksAndCompaction() {
+    let rooms = 40
+    var s = SeatService(
+      rooms: Array(repeating: RoomSettings(maxSeatCount: 2, packageLimit: 2, seatMode: .apply), count: rooms),
+      userCount: rooms)
+    let runtime = ClientRuntime(
+      layout: Layout(viewers: Array(repeating: 0, count: rooms), staffPerRoom: 1, phoneCount: 0),
+      settings: RoomSettings(maxSeatCount: 2, packageLimit: 2, seatMode: .apply), quirks: [])
+    var c = Checker(seats: s)
+    c.lockLimitNs = SimDuration.seconds(60).nanoseconds
+    func at(_ seconds: Int64) -> SimInstant { SimInstant(nanoseconds: seconds * 1_000_000_000) }
+    func lock(_ r: Int, _ locked: Bool, _ t: Int64) {
+      #expect(s.setLocked(room: UInt32(r), seat: 1, locked) == nil)
+      c.observeStaffLock(room: UInt32(r), seat: 1, locked: locked, by: UInt32(r), at: at(t))
+    }
+    for r in 0..<rooms {
+      runtime.clients[r].loggedIn = true
+      runtime.clients[r].joinedRoom = UInt32(r) + 1
+      lock(r, true, Int64(r))
+    }
+    // Ten unlocks: gaps, not yet closed. Room 20's unlock is on its way.
+    for r in 0..<10 { lock(r, false, 50) }
+    c.observeUnlock(room: 20, seat: 1, sent: true, at: at(50))
+    #expect(c.staffLockGaps == 10 && c.staffLocks.count == rooms)
+    // Twenty-four more: at 32 gaps in 40 they are closed (rooms 20 and 33 still held then),
+    // and the last two unlocks leave gaps again.
+    for r in 10..<34 where r != 20 { lock(r, false, 51) }
+    lock(20, false, 51)
+    #expect(c.staffLocks.count == 8 && c.staffLockGaps == 2)
+    #expect(c.staffLocks.filter { $0.slot >= 0 }.map(\.room) == Array(34..<40))
+    // Room 5 locked again, after all of them; room 36's unlock fails (its clock starts again).
+    lock(5, true, 52)
+    c.observeUnlock(room: 36, seat: 1, sent: false, at: at(100))
+    c.checkLocks(seats: s, runtime: runtime, at: at(140))
+    // Past 60 s at 140 s: rooms 34, 35, 37, 38, 39 (locked at 34-39 s) and room 5 (52 s); room 36
+    // was last seen failing to unlock at 100 s.
+    let id = Checker.catalogue.firstIndex { $0.id == "seat.lock-released" }!
+    #expect(c.log.counts[id] == 6)
+    #expect(c.log.first[id]?.entities == ["room:34", "user:34"])
+    c.checkLocks(seats: s, runtime: runtime, at: at(161))
+    #expect(c.log.counts[id] == 7, "room 36, once")
+  }
 }
