@@ -23,8 +23,13 @@ public struct UIWatch {
   public let words = Column<UInt64>(reservingCapacity: 0)
   /// How many users are due.
   public var count = 0
-  /// Per user: watched until (nanoseconds; 0: not watched).
+  /// Per user: watched until (nanoseconds; 0: not watched), with ``dueFlag`` set while the user is
+  /// due (its bit in ``bits`` set). Read the time through ``end(of:)``. The flag answers "due
+  /// already?" from the record every touch reads anyway (and the next-event hint loads), where
+  /// the bit set, one word per 64 users, is a cache miss of its own at millions of users.
   public let until = Column<Int64>(reservingCapacity: 0)
+  /// The bit of ``until`` that marks a user due.
+  public static let dueFlag = Int64.min
   /// The users a round checks (kept between rounds for its capacity).
   public var due: [UInt32] = []
   /// Per user: whether the SDK reported the user's latest application as failed for want of an
@@ -104,24 +109,32 @@ public struct UIWatch {
   public mutating func watch(_ user: UInt32, until end: SimInstant) {
     let u = Int(user)
     until.grow(toInclude: u, filling: 0)
-    until[u] = max(end.nanoseconds, 1)
+    until[u] = max(end.nanoseconds, 1) | until[u] & UIWatch.dueFlag
     due(u)
   }
 
-  /// Makes `u` due for a check at the next round.
+  /// When `u`'s watch ends (nanoseconds; 0: not watched).
+  @inline(__always)
+  public func end(of u: UInt32) -> Int64 { until[Int(u)] & Int64.max }
+
+  /// Whether `u` is due for a check at the next round.
+  public func isDue(_ u: UInt32) -> Bool { Int(u) < until.count && until[Int(u)] < 0 }
+
+  /// Makes `u`, which is watched, due for a check at the next round.
   public mutating func due(_ u: Int) {
+    guard until[u] >= 0 else { return }
+    until[u] |= UIWatch.dueFlag
     bits.grow(toInclude: u >> 6, filling: 0)
-    let bit: UInt64 = 1 << UInt64(u & 63)
-    if bits[u >> 6] & bit == 0 {
-      bits[u >> 6] |= bit
-      count += 1
-      words.grow(toInclude: u >> 12, filling: 0)
-      words[u >> 12] |= 1 << UInt64((u >> 6) & 63)
-    }
+    bits[u >> 6] |= 1 << UInt64(u & 63)
+    count += 1
+    words.grow(toInclude: u >> 12, filling: 0)
+    words[u >> 12] |= 1 << UInt64((u >> 6) & 63)
   }
 
-  /// Clears `u`'s bit, which is set, and its word's bit once the word has no user due.
+  /// Clears `u`'s due flag and bit, which are set, and its word's bit once the word has no user
+  /// due.
   public mutating func clear(_ u: Int) {
+    until[u] &= Int64.max
     bits[u >> 6] &= ~(1 << UInt64(u & 63))
     count -= 1
     if bits[u >> 6] == 0 { words[u >> 12] &= ~(1 << UInt64((u >> 6) & 63)) }
@@ -162,7 +175,7 @@ public struct UIWatch {
   /// Stops watching `user`.
   public mutating func unwatch(_ user: UInt32) {
     let u = Int(user)
+    if until[u] < 0 { clear(u) }
     until[u] = 0
-    if bits[u >> 6] & (1 << UInt64(u & 63)) != 0 { clear(u) }
   }
 }

@@ -225,7 +225,7 @@ public struct Observers {
     let status = client.status
     let callScreen = runtime.ui.callScreen(of: u)
     let atRest = (status == .idle || status == .left || status == .away) && callScreen != 1
-    let settled = now.nanoseconds >= uiWatch.until[Int(u)] && atRest && checker.uiQuiet(u)
+    let settled = now.nanoseconds >= uiWatch.end(of: u) && atRest && checker.uiQuiet(u)
     if settled { uiWatch.unwatch(u) }
     // A call screen is judged while its code can run (a killed or suspended app shows nothing),
     // and a screen that is down, while its SDK is logged in (a logged-out one knows no call).
@@ -247,7 +247,7 @@ public struct Observers {
       // Quiet: nothing under way now, and its code has not run since the last check (a retry
       // that failed at once between two checks is activity all the same).
       quiet: !backend.inFlight.hasCallInFlight(u) && !backend.network.hasInFlight(u, now: now)
-        && uiWatch.until[Int(u)] - UIWatch.window.nanoseconds <= now.nanoseconds
+        && uiWatch.end(of: u) - UIWatch.window.nanoseconds <= now.nanoseconds
           - UIWatch.checkEvery.nanoseconds,
       answerMayBeLost: mayFailApplying
         && (uiWatch.droppedAnswer(u) || uiWatch.withdrawalUnanswered(u, now: now)

@@ -51,6 +51,11 @@ import Testing
           problems.append("step \(step): \(listed.count) listed, \(expected.count) due")
         }
         if watch.count != expected.count { problems.append("step \(step): count \(watch.count)") }
+        // The due flag in the watch record agrees with the bit set, and the end time is kept
+        // under it.
+        for u in watched where watch.isDue(u) != expected.contains(u) || watch.end(of: u) != 1_000 {
+          problems.append("step \(step): user \(u) flagged \(watch.isDue(u)), ends \(watch.end(of: u))")
+        }
         for w in 0..<watch.bits.count {
           let marked = watch.words[w >> 6] & (1 << UInt64(w & 63)) != 0
           if marked != (watch.bits[w] != 0) { problems.append("step \(step): word \(w) marked \(marked)") }
