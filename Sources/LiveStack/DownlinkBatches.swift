@@ -105,7 +105,12 @@ public struct DownlinkBatches {
     let key = key(e)
     let u = Int(user)
     let latest = links[u].batch
-    if latest.openAt == now.nanoseconds && latest.leader == key { links[u].batch.openAt = -1 }
+    if latest.openAt == now.nanoseconds && latest.leader == key {
+      links[u].batch.openAt = -1
+      // It leads the user's latest batch, which nothing joined: no followers, and no need to read
+      // its head (a cache miss at millions of users; most deliveries travel alone).
+      if latest.tail < 0 { return }
+    }
     var i = head(key)
     guard i >= 0 else { return }
     setHead(key, -1)

@@ -53,6 +53,24 @@ func workload(_ extra: String, population: String = "rooms: 2, audiencePerRoom: 
     #expect(a.role(of: a.roomBase[7]) == .owner && a.role(of: a.roomBase[7] + 1) == .audience)
   }
 
+  /// A user's role follows from its place in its room: the owner first, then the admins, then the
+  /// viewers (rooms with no viewers too); phones are audience. Checked user by user against the
+  /// layout's own lists.
+  @Test func eachUsersRoleFollowsFromItsPlaceInItsRoom() {
+    for staff in [1, 2, 3] {
+      let layout = Layout(viewers: [3, 0, 5, 1], staffPerRoom: staff, phoneCount: 4)
+      var roles: [RoomRole] = []
+      for r in 0..<layout.rooms {
+        let owner = layout.staff(of: UInt32(r)).lowerBound
+        roles += layout.staff(of: UInt32(r)).map { $0 == owner ? .owner : .admin }
+        roles += layout.audience(of: UInt32(r)).map { _ in .audience }
+      }
+      roles += layout.phones.map { _ in .audience }
+      #expect(roles.count == layout.totalUsers)
+      #expect((0..<UInt32(layout.totalUsers)).map { layout.role(of: $0) } == roles, "\(staff) staff per room")
+    }
+  }
+
   @Test func aFlashCrowdOpensLockedSeatsAndAShareOfViewersApplyInTheWindow() throws {
     let text = """
       {
