@@ -14,11 +14,10 @@ public struct Layout: Sendable {
   public let staffPerRoom: Int
   /// First user ID of each room, plus the total as a last element.
   public let roomBase: [UInt32]
-  /// Each user's room (phones: ``rooms``, one past the last). A user's role follows from it and
-  /// the user's place in the room (``role(of:)``), so no table of roles is kept: every event that
-  /// asks a user's role reads its home room too, and at ten million users each table an event
-  /// reads is a cache line of its own.
+  /// Each user's room.
   public let homeRoom: [UInt32]
+  /// Each user's role.
+  public let roles: [RoomRole]
   /// The phone users (after every room's users), who take part in calls only.
   public let phones: Range<UInt32>
   /// The identity of room 0: rooms are the `firstRoom`-th and later rooms of a larger population
@@ -64,6 +63,12 @@ public struct Layout: Sendable {
       for u in Int(base[r])..<Int(base[r + 1]) { home[u] = UInt32(r) }
     }
     homeRoom = home
+    var roles = [RoomRole](table: .audience, count: total + phoneCount)
+    for r in 0..<rooms {
+      roles[Int(base[r])] = .owner
+      for a in 1..<staffPerRoom { roles[Int(base[r]) + a] = .admin }
+    }
+    self.roles = roles
     guard let viewerOrder else {
       viewerOfPlace = []
       return
@@ -139,12 +144,6 @@ public struct Layout: Sendable {
   /// The phone users' identities, by phone index.
   public var phoneIdentities: LazyMapSequence<Range<UInt32>, UInt64> { phones.lazy.map { identity(of: $0) } }
 
-  /// The role of `user` in its room: its owner in the room's first place, an admin in the places
-  /// after it up to ``staffPerRoom``, a viewer after them; a phone user counts as audience.
-  @inlinable public func role(of user: UInt32) -> RoomRole {
-    let room = Int(homeRoom[Int(user)])
-    guard room < rooms else { return .audience }
-    let place = user &- roomBase[room]
-    return place == 0 ? .owner : place < UInt32(truncatingIfNeeded: staffPerRoom) ? .admin : .audience
-  }
+  /// The role of `user` in its room.
+  @inlinable public func role(of user: UInt32) -> RoomRole { roles[Int(user)] }
 }

@@ -74,12 +74,13 @@ public struct Server {
     lastApplication = [UInt32](table: 0, count: users)
   }
 
-  /// Hints what serving a request of `user` reads: its home room (and so its role), its login state
+  /// Hints what serving a request of `user` reads: its home room and role, and its login state
   /// (`login`) or its room membership (`membership`).
   @inlinable @inline(__always)
   public func prefetchServing(_ user: UInt32, login: Bool, membership: Bool) {
     let u = Int(user)
     layout.homeRoom.prefetch(u)
+    layout.roles.prefetch(u)
     if login { self.login.loggedIn.prefetch(u) }
     if membership {
       seats.userRoom.prefetch(u)

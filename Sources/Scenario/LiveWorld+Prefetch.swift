@@ -63,6 +63,7 @@ extension LiveWorld {
     let i = Int(user)
     // Who the user is and where (read by the client dispatch and the server alike).
     layout.homeRoom.prefetch(i)
+    layout.roles.prefetch(i)
     runtime.clients.prefetch(i)
     backend.network.links.prefetch(i)
     // A client callback ends by asking whether a probe reads the user's UI and noting when it
