@@ -113,6 +113,10 @@ extension LiveMetrics {
     starts.phones[Int(user - firstPhone)].loginCalled = now.nanoseconds
   }
 
+  /// Hints the interval starts of `user` (read when it enters its room).
+  @inline(__always)
+  public func prefetchIntervalStarts(of user: UInt32) { starts.users.prefetch(Int(user)) }
+
   /// `user`'s `joinLive` succeeded (closes `login.to_room`).
   public mutating func enteredRoom(_ user: UInt32, _ now: SimInstant) {
     LiveMetrics.close(&latencies[LiveMetrics.loginToRoom], from: &starts.users[Int(user)].loginCalled, now)

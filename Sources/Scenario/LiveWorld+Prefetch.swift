@@ -18,10 +18,10 @@ extension LiveWorld {
   /// one event ahead (``EventQueue/upcomingGuess()``): its user (named by the event, by its
   /// ``WireTag``, or by the notice it carries, whose small table stays in the cache) is looked up,
   /// and its client record, network record (with its random streams) and UI-settle time are
-  /// hinted, with the timer a timer event takes; a request reaching the server or served there
-  /// hints the server's records it reads instead (home room, rate window, login state or
-  /// membership; measured in docs/DESIGN.md). Hints change nothing, so the trace is the same with
-  /// and without them.
+  /// hinted, with the timer a timer event takes (and, for an answer that enters the user's room,
+  /// the interval starts it closes); a request reaching the server or served there hints the
+  /// server's records it reads instead (home room, rate window, login state or membership;
+  /// measured in docs/DESIGN.md). Hints change nothing: the trace is the same without them.
   public mutating func prefetch(_ next: Event) {
     let user: UInt32
     // (On the raw kind: the hint must cost little, and the enum's initializer is a call.)
@@ -54,6 +54,7 @@ extension LiveWorld {
       backend.inFlight.prefetchCompletion(next.a)
       backend.inFlight.prefetchRecord(next.a)
       user = WireTag.user(ofReply: next.b)
+      if WireTag.entersRoom(ofReply: next.b) { measured.prefetchIntervalStarts(of: user) }
     case LiveEvent.clientNotice.rawValue:
       guard let u = backend.network.recipientIfPending(ofNotice: next.a) else { return }
       user = u

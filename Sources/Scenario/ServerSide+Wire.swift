@@ -48,7 +48,8 @@ extension ServerSide {
       }
       if at <= deadline {
         return deliver(
-          event(.clientReply, slot, WireTag.reply(user: op.user, error)), to: op.user, at: at, &scheduler)
+          event(.clientReply, slot, WireTag.reply(user: op.user, error, entersRoom: op.kind == .joinLive)),
+          to: op.user, at: at, &scheduler)
       }
       // Held up in the network past the SDK's request timeout: lost as well.
     }
@@ -124,8 +125,7 @@ extension ServerSide {
   /// What the seat service changed reaches the oracles and metrics, then the server fans it out
   /// to the clients (seat-list deltas, kicks, answers to requests) and the world sends it.
   mutating func drainServer(_ measured: inout LiveMetrics, _ observers: inout Observers, _ scheduler: inout Scheduler) {
-    // (Most requests change no seat: asked first, before the seat service is handed over, which
-    // copies it.)
+    // (Asked before the seat service is handed over, which copies it: most requests change none.)
     if server.seats.changes.isEmpty && server.seats.ended.isEmpty { return }
     var touched: (UInt32, UInt32) = (.max, .max)
     var more: [UInt32] = []

@@ -340,12 +340,18 @@ import Testing
   @Test func anEventCarriesItsCallerAndItsAnswerExactly() {
     #expect(SeatError.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })
     let users: [UInt32] = [0, 1, 10_559_904, UInt32(Layout.maxUsers - 1)]
+    // The errors leave the code of a room entered free.
+    #expect(SeatError.allCases.count < Int(WireTag.enteredRoom))
     for error in [nil] + SeatError.allCases.map(Optional.some) {
       for user in users {
-        let tag = WireTag.reply(user: user, error)
-        #expect(
-          WireTag.user(ofReply: tag) == user && WireTag.error(ofReply: tag) == error,
-          "\(user) \(String(describing: error))")
+        for entersRoom in [false, true] {
+          let tag = WireTag.reply(user: user, error, entersRoom: entersRoom)
+          #expect(
+            WireTag.user(ofReply: tag) == user && WireTag.error(ofReply: tag) == error,
+            "\(user) \(String(describing: error))")
+          // Only a success of a call that enters the room says so.
+          #expect(WireTag.entersRoom(ofReply: tag) == (entersRoom && error == nil))
+        }
       }
     }
     for kind in OperationKind.allCases {
