@@ -10,11 +10,11 @@ public enum LiveEvent: UInt16, CaseIterable, Sendable {
   /// a = operation slot, b = its ``WireTag/request(user:service:entersOrLeavesRoom:)`` (the
   /// caller, the service, entry or exit): an SDK call reaches the server.
   case serverCall
-  /// a = operation slot, b = its ``WireTag/reply(user:_:)`` (the caller and the answer): the answer
-  /// reaches the client.
+  /// a = operation slot, b = its ``WireTag/reply(user:_:entersRoom:)`` (the caller and the
+  /// answer): the answer reaches the client.
   case clientReply
-  /// a = operation slot, b = its ``WireTag/reply(user:_:)`` (the caller): the phone answers a
-  /// device call.
+  /// a = operation slot, b = its ``WireTag/reply(user:_:entersRoom:)`` (the caller): the phone
+  /// answers a device call.
   case deviceReply
   /// a = notice slot: a server event reaches a client.
   case clientNotice
