@@ -9,35 +9,23 @@ import Foundation
 /// statistics behind every memory figure Stampede reports.
 public enum Jemalloc {
   /// jemalloc's version string, or `nil` if `mallctl` does not answer.
-  public static var version: String? {
-    var pointer: UnsafePointer<CChar>? = nil
-    var size = MemoryLayout<UnsafePointer<CChar>?>.size
-    guard mallctl("version", &pointer, &size, nil, 0) == 0, let pointer else { return nil }
-    return String(cString: pointer)
-  }
+  public static var version: String? { readString("version") }
 
   /// The system's transparent-huge-page mode (`always`, `madvise` or `never`, from
   /// /sys/kernel/mm/transparent_hugepage/enabled), or `nil` where the kernel does not say. Large
   /// per-user tables ask for huge pages (`UnsafeMutablePointer.allocateTable`), which takes
   /// effect under `always` and `madvise`.
   public static var systemHugePages: String? {
-    // (Read to the end: sysfs files report no size.)
-    guard let handle = FileHandle(forReadingAtPath: "/sys/kernel/mm/transparent_hugepage/enabled") else { return nil }
-    defer { try? handle.close() }
-    let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-    guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]") else { return nil }
+    guard let text = readKernelFile("/sys/kernel/mm/transparent_hugepage/enabled"),
+      let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]")
+    else { return nil }
     return String(text[text.index(after: open)..<close])
   }
 
   /// jemalloc's own huge-page setting (its `thp` option: `always` asks for huge pages on every
   /// mapping it makes, `default` leaves them to the system and to the tables that ask), or `nil`
   /// if `mallctl` does not answer. `MALLOC_CONF=thp:always` in the environment sets it.
-  public static var hugePageOption: String? {
-    var pointer: UnsafePointer<CChar>? = nil
-    var size = MemoryLayout<UnsafePointer<CChar>?>.size
-    guard mallctl("opt.thp", &pointer, &size, nil, 0) == 0, let pointer else { return nil }
-    return String(cString: pointer)
-  }
+  public static var hugePageOption: String? { readString("opt.thp") }
 
   /// What a report names as the allocator: jemalloc's version, the system's huge-page mode and
   /// jemalloc's (speed figures with and without huge pages differ), or `nil` if `mallctl` does not
@@ -52,9 +40,14 @@ public enum Jemalloc {
   /// (`AnonHugePages` over `Anonymous` in /proc/self/smaps_rollup), rounded to three decimals, or
   /// `nil` where the kernel does not say.
   public static var hugePageShare: Double? {
-    guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps_rollup") else { return nil }
+    readKernelFile("/proc/self/smaps_rollup").flatMap { hugePageShare(smapsRollup: $0) }
+  }
+
+  /// The text of a /proc or /sys file, read to the end (such files report no size), or `nil`.
+  static func readKernelFile(_ path: String) -> String? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
-    return hugePageShare(smapsRollup: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+    return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
   }
 
   /// ``hugePageShare`` from the text of an smaps_rollup file.
@@ -107,6 +100,13 @@ public enum Jemalloc {
     var next: UInt64 = 1
     var size = MemoryLayout<UInt64>.size
     _ = mallctl("epoch", &current, &size, &next, MemoryLayout<UInt64>.size)
+  }
+
+  static func readString(_ name: String) -> String? {
+    var pointer: UnsafePointer<CChar>? = nil
+    var size = MemoryLayout<UnsafePointer<CChar>?>.size
+    guard mallctl(name, &pointer, &size, nil, 0) == 0, let pointer else { return nil }
+    return String(cString: pointer)
   }
 
   static func readUInt64(_ name: String) -> UInt64? {
